@@ -1,0 +1,22 @@
+# The CUDA backend is built whenever nvcc is found, unless switched off.
+# It needs no GPU to build: only to run.
+set(HCUBE_HAVE_CUDA OFF)
+if(HCUBE_ENABLE_CUDA AND NOT HCUBE_SANITIZE)
+  include(CheckLanguage)
+  check_language(CUDA)
+  if(CMAKE_CUDA_COMPILER)
+    enable_language(CUDA)
+    set(CMAKE_CUDA_STANDARD 17)
+    set(CMAKE_CUDA_STANDARD_REQUIRED ON)
+    find_package(CUDAToolkit REQUIRED)
+    set(HCUBE_HAVE_CUDA ON)
+    message(STATUS "hcube: CUDA backend ON (nvcc ${CMAKE_CUDA_COMPILER_VERSION}, architectures ${CMAKE_CUDA_ARCHITECTURES})")
+  else()
+    message(STATUS "hcube: nvcc not found, CUDA backend OFF")
+  endif()
+elseif(HCUBE_SANITIZE)
+  # The CUDA runtime does not run under AddressSanitizer's shadow memory.
+  message(STATUS "hcube: sanitizer build, CUDA backend OFF")
+else()
+  message(STATUS "hcube: CUDA backend switched off (HCUBE_ENABLE_CUDA=OFF)")
+endif()

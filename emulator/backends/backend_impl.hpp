@@ -1,0 +1,140 @@
+// One implementation of the Backend interface for every backend, written
+// against a small launch-and-memory policy (Kokkos style): backends/cpu and
+// backends/cuda supply only the policy, so the kernels are driven the same way.
+//
+// A Policy provides:
+//   static constexpr BackendKind kind;
+//   std::string device_name() const;  std::uint64_t available_bytes() const;
+//   Buffer allocate(std::uint64_t bytes);
+//   template <class Body> void launch(std::uint64_t count, const Body& body);
+//   const void* stage(int slot, const void* host, std::size_t bytes);  // small parameter arrays, 2 slots
+//   std::uint64_t max_chunk_bytes() const;        // copy-in/out granularity
+//   const void* readable(const void* host, std::uint64_t bytes);  // host data a kernel can read
+//   void* writable(void* host, std::uint64_t bytes);              // where a kernel writes host-bound data
+//   void publish(void* host, const void* written, std::uint64_t bytes);  // completes a writable()
+//   void synchronize();
+#pragma once
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <utility>
+
+#include "hcube/emulator/backend.hpp"
+#include "hcube/host/error.hpp"
+#include "hcube/kernels/alignment.hpp"
+#include "hcube/kernels/exchange.hpp"
+#include "hcube/kernels/relayout.hpp"
+#include "hcube/kernels/router.hpp"
+#include "hcube/kernels/word.hpp"
+
+namespace hcube {
+
+template <class Policy>
+class BackendImpl final : public Backend {
+ public:
+  template <class... Args>
+  explicit BackendImpl(Args&&... args) : policy_(std::forward<Args>(args)...) {}
+
+  BackendKind kind() const override { return Policy::kind; }
+  std::string device_name() const override { return policy_.device_name(); }
+  std::uint64_t available_bytes() const override { return policy_.available_bytes(); }
+
+  Buffer allocate(std::uint64_t bytes) override {
+    const std::uint64_t avail = policy_.available_bytes();
+    if (bytes > avail)
+      throw OutOfMemory(fmt::format("{} backend cannot allocate {} bytes: {} bytes available", to_string(kind()),
+                                    bytes, avail));
+    return policy_.allocate(bytes);
+  }
+
+  void to_storage(const void* user, Buffer& storage, const Layout& layout, std::size_t wb) override {
+    for_each_chunk(layout, wb, [&](const Layout& sub, std::uint64_t first, std::uint64_t words) {
+      const void* src = policy_.readable(static_cast<const char*>(user) + first * wb, words * wb);
+      kernels::dispatch_word(wb, [&](auto w) {
+        using W = decltype(w);
+        policy_.launch(words, kernels::RelayoutBody<W, kernels::Direction::to_storage>{
+                                  static_cast<const W*>(src), static_cast<W*>(storage.data()) + first, sub});
+      });
+    });
+  }
+
+  void to_user(const Buffer& storage, void* user, const Layout& layout, std::size_t wb) override {
+    for_each_chunk(layout, wb, [&](const Layout& sub, std::uint64_t first, std::uint64_t words) {
+      char* host = static_cast<char*>(user) + first * wb;
+      void* dst = policy_.writable(host, words * wb);
+      kernels::dispatch_word(wb, [&](auto w) {
+        using W = decltype(w);
+        policy_.launch(words, kernels::RelayoutBody<W, kernels::Direction::to_user>{
+                                  static_cast<const W*>(storage.data()) + first, static_cast<W*>(dst), sub});
+      });
+      policy_.publish(host, dst, words * wb);
+    });
+  }
+
+  void exchange(Buffer& storage, const Layout& layout, std::size_t wb, const Cycle& cycle) override {
+    if (cycle.empty()) return;
+    const auto* ex = static_cast<const Exchange*>(policy_.stage(0, cycle.data(), cycle.size() * sizeof(Exchange)));
+    kernels::dispatch_word(wb, [&](auto w) {
+      using W = decltype(w);
+      const kernels::ExchangeBody<W> body{static_cast<W*>(storage.data()), layout, ex};
+      policy_.launch(body.count(cycle.size()), body);
+    });
+  }
+
+  void align_in_place(Buffer& storage, const Layout& layout, std::size_t wb, const AffineTables& map) override {
+    const kernels::AffineView view = stage_tables(map);
+    kernels::dispatch_word(wb, [&](auto w) {
+      using W = decltype(w);
+      policy_.launch(layout.geo.total_words(), kernels::AlignXorBody<W>{static_cast<W*>(storage.data()), layout, view});
+    });
+  }
+
+  void align_copy(const Buffer& src, Buffer& dst, const Layout& layout, std::size_t wb,
+                  const AffineTables& map) override {
+    const kernels::AffineView view = stage_tables(map);
+    kernels::dispatch_word(wb, [&](auto w) {
+      using W = decltype(w);
+      policy_.launch(layout.geo.total_words(), kernels::AlignCopyBody<W>{static_cast<const W*>(src.data()),
+                                                                         static_cast<W*>(dst.data()), layout, view});
+    });
+  }
+
+  void route(Buffer& storage, const Layout& layout, std::size_t wb, const RouterStep& step) override {
+    if (step.empty()) return;
+    std::uint64_t longest = 0;
+    for (const Message& m : step) longest = std::max(longest, m.length);
+    const auto* msgs = static_cast<const Message*>(policy_.stage(0, step.data(), step.size() * sizeof(Message)));
+    kernels::dispatch_word(wb, [&](auto w) {
+      using W = decltype(w);
+      policy_.launch(step.size() * longest, kernels::RouterBody<W>{static_cast<W*>(storage.data()), layout, msgs, longest});
+    });
+  }
+
+  void synchronize() override { policy_.synchronize(); }
+
+ private:
+  kernels::AffineView stage_tables(const AffineTables& map) {
+    return kernels::AffineView{
+        static_cast<const std::uint64_t*>(policy_.stage(0, map.mem.data(), map.mem.size() * sizeof(std::uint64_t))),
+        static_cast<const std::uint64_t*>(policy_.stage(1, map.node.data(), map.node.size() * sizeof(std::uint64_t))),
+        map.mem_bytes, map.node_bytes};
+  }
+
+  // Copy-in/out runs over subcubes of whole tiles, which are contiguous both in
+  // the user's order and in storage, each at most max_chunk_bytes (or one tile).
+  template <class F>
+  void for_each_chunk(const Layout& layout, std::size_t wb, F&& f) {
+    const Geometry& geo = layout.geo;
+    unsigned sub_n = layout.t;
+    while (sub_n < geo.n && (geo.words_per_node() << (sub_n + 1)) * wb <= policy_.max_chunk_bytes()) ++sub_n;
+    const Layout sub{Geometry{sub_n, geo.m}, layout.t};
+    const std::uint64_t words = sub.geo.total_words();
+    for (std::uint64_t first = 0; first < geo.total_words(); first += words) f(sub, first, words);
+  }
+
+  Policy policy_;
+};
+
+}  // namespace hcube

@@ -1,0 +1,65 @@
+// The CPU backend: kernels run on host memory through the OpenMP launcher.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <limits>
+#include <string>
+#include <thread>
+
+#include "../backend_impl.hpp"
+#include "hcube/kernels/cpu/launch.hpp"
+
+namespace hcube {
+namespace {
+
+// Storage is aligned for 16-byte words and whole cache lines.
+constexpr std::size_t kAlignment = 64;
+
+std::uint64_t mem_available_bytes() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key, unit;
+  std::uint64_t kib = 0;
+  while (meminfo >> key >> kib >> unit)
+    if (key == "MemAvailable:") return kib * 1024;
+  // No /proc: fall back to physical pages.
+  const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page)
+                               : std::numeric_limits<std::uint64_t>::max();
+}
+
+struct CpuPolicy {
+  static constexpr BackendKind kind = BackendKind::cpu;
+
+  std::string device_name() const {
+    return fmt::format("host CPU, {} hardware threads", std::thread::hardware_concurrency());
+  }
+  std::uint64_t available_bytes() const { return mem_available_bytes(); }
+
+  Buffer allocate(std::uint64_t bytes) {
+    const std::uint64_t rounded = (std::max<std::uint64_t>(bytes, 1) + kAlignment - 1) / kAlignment * kAlignment;
+    void* p = std::aligned_alloc(kAlignment, rounded);
+    if (p == nullptr) throw OutOfMemory(fmt::format("cpu backend: allocation of {} bytes failed", bytes));
+    return Buffer(p, bytes, [](void* q) { std::free(q); });
+  }
+
+  template <class Body>
+  void launch(std::uint64_t count, const Body& body) {
+    kernels::cpu::launch(count, body);
+  }
+
+  // Kernels read host memory directly: nothing is staged or copied.
+  const void* stage(int, const void* host, std::size_t) { return host; }
+  std::uint64_t max_chunk_bytes() const { return std::numeric_limits<std::uint64_t>::max(); }
+  const void* readable(const void* host, std::uint64_t) { return host; }
+  void* writable(void* host, std::uint64_t) { return host; }
+  void publish(void*, const void*, std::uint64_t) {}
+  void synchronize() {}
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cpu_backend() { return std::make_unique<BackendImpl<CpuPolicy>>(); }
+
+}  // namespace hcube

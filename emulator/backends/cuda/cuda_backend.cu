@@ -1,0 +1,125 @@
+// The CUDA backend: kernels run on device memory, one launch per primitive.
+#include <cuda_runtime.h>
+#include <fmt/format.h>
+
+#include <cstring>
+#include <string>
+
+#include "../backend_impl.hpp"
+#include "hcube/kernels/cuda/launch.cuh"
+
+namespace hcube {
+namespace {
+
+using kernels::cuda::check;
+
+// Copy-in/out goes through a staging buffer of this size at most (or one tile).
+constexpr std::uint64_t kStagingBytes = std::uint64_t{64} << 20;
+
+struct DeviceFree {
+  void operator()(void* p) const {
+    if (p != nullptr) cudaFree(p);
+  }
+};
+
+class CudaPolicy {
+ public:
+  static constexpr BackendKind kind = BackendKind::cuda;
+
+  CudaPolicy() {
+    check(cudaGetDevice(&device_), "cudaGetDevice");
+    cudaDeviceProp prop{};
+    check(cudaGetDeviceProperties(&prop, device_), "cudaGetDeviceProperties");
+    name_ = fmt::format("{} (device {}, {:.1f} GiB)", prop.name, device_,
+                        static_cast<double>(prop.totalGlobalMem) / (1u << 30));
+  }
+
+  std::string device_name() const { return name_; }
+
+  std::uint64_t available_bytes() const {
+    std::size_t free_bytes = 0, total = 0;
+    check(cudaMemGetInfo(&free_bytes, &total), "cudaMemGetInfo");
+    return free_bytes;
+  }
+
+  Buffer allocate(std::uint64_t bytes) {
+    void* p = nullptr;
+    const cudaError_t err = cudaMalloc(&p, std::max<std::uint64_t>(bytes, 1));
+    if (err != cudaSuccess) {
+      cudaGetLastError();  // clear the sticky allocation error
+      throw OutOfMemory(fmt::format("cuda backend: allocation of {} bytes failed: {}", bytes, cudaGetErrorString(err)));
+    }
+    return Buffer(p, bytes, DeviceFree{});
+  }
+
+  template <class Body>
+  void launch(std::uint64_t count, const Body& body) {
+    kernels::cuda::launch(count, body);
+  }
+
+  const void* stage(int slot, const void* host, std::size_t bytes) {
+    Slot& s = slots_[slot];
+    if (bytes == 0) return nullptr;
+    if (s.bytes < bytes) {
+      s.buffer = allocate(bytes);
+      s.bytes = bytes;
+    }
+    // Ordered after earlier launches on the default stream, so reuse is safe.
+    check(cudaMemcpy(s.buffer.data(), host, bytes, cudaMemcpyHostToDevice), "parameter upload");
+    return s.buffer.data();
+  }
+
+  std::uint64_t max_chunk_bytes() const { return kStagingBytes; }
+
+  const void* readable(const void* host, std::uint64_t bytes) {
+    void* dev = staging(bytes);
+    check(cudaMemcpy(dev, host, bytes, cudaMemcpyHostToDevice), "copy-in");
+    return dev;
+  }
+  void* writable(void*, std::uint64_t bytes) { return staging(bytes); }
+  void publish(void* host, const void* written, std::uint64_t bytes) {
+    check(cudaMemcpy(host, written, bytes, cudaMemcpyDeviceToHost), "copy-out");
+  }
+
+  void synchronize() { check(cudaDeviceSynchronize(), "kernel execution"); }
+
+ private:
+  struct Slot {
+    Buffer buffer;
+    std::size_t bytes = 0;
+  };
+
+  void* staging(std::uint64_t bytes) {
+    if (staging_bytes_ < bytes) {
+      staging_ = allocate(bytes);
+      staging_bytes_ = bytes;
+    }
+    return staging_.data();
+  }
+
+  int device_ = 0;
+  std::string name_;
+  Slot slots_[2];
+  Buffer staging_;
+  std::uint64_t staging_bytes_ = 0;
+};
+
+}  // namespace
+
+bool cuda_backend_built() { return true; }
+
+int cuda_device_count(std::string* why) {
+  int count = 0;
+  const cudaError_t err = cudaGetDeviceCount(&count);
+  if (err != cudaSuccess) {
+    cudaGetLastError();
+    if (why != nullptr) *why = cudaGetErrorString(err);
+    return 0;
+  }
+  if (count == 0 && why != nullptr) *why = "no CUDA device found";
+  return count;
+}
+
+std::unique_ptr<Backend> make_cuda_backend() { return std::make_unique<BackendImpl<CudaPolicy>>(); }
+
+}  // namespace hcube

@@ -1,0 +1,14 @@
+// The hcube subcommands; each registers its flags and its callback.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace hcube::cli {
+
+void add_info(CLI::App& app);
+void add_demo(CLI::App& app);
+void add_cycle(CLI::App& app);
+void add_align(CLI::App& app);
+void add_route(CLI::App& app);
+
+}  // namespace hcube::cli

@@ -1,0 +1,76 @@
+// What every hcube command shares: the machine options, data in and out
+// (.npy or address labels), verification against the reference, traces and
+// the JSON/prose switch.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hcube/emulator/machine.hpp"
+#include "hcube/host/reference.hpp"
+
+namespace hcube::cli {
+
+struct MachineFlags {
+  long long n = 4;
+  long long m = 4;
+  std::string type;  // empty: from --input, else uint32
+  std::string backend = "auto";
+  long long tile_dims = -1;
+};
+
+struct IoFlags {
+  std::string input;
+  std::string output;
+  bool json = false;
+  bool trace = false;
+};
+
+void add_machine_flags(CLI::App& cmd, MachineFlags& f, const char* dims_help = "processor dimensions n (2^n nodes)");
+void add_io_flags(CLI::App& cmd, IoFlags& f);
+
+// A machine with its data loaded: from --input (the file's dtype, unless
+// --type disagrees) or the address labels, and the host copy of that data.
+struct Session {
+  std::unique_ptr<Machine> machine;
+  std::vector<unsigned char> expected;  // the reference state after the steps run so far
+  bool labelled = false;
+  nlohmann::json trace = nlohmann::json::array();  // states, with --trace --json
+};
+Session open_session(const MachineFlags& mf, const IoFlags& io);
+
+using ReferenceStep = std::function<std::vector<unsigned char>(const std::vector<unsigned char>&)>;
+
+// Runs one step on the machine, advances the reference by the same step,
+// verifies the two bit for bit and, with --trace, records or prints the state.
+void run_step(Session& s, const IoFlags& io, const std::string& name, const ReferenceStep& reference,
+              const std::function<void(Machine&)>& step);
+
+// The reference of a permutation given by its destination formula.
+ReferenceStep permutation_reference(const Machine& machine, AddressMap dest);
+
+// The state as JSON rows of elements (complex elements as [re, im]).
+nlohmann::json state_json(const Geometry& geo, ElementType type, const std::vector<unsigned char>& data);
+
+// Prints the machine state as a node x address table (nodes in binary).
+std::string format_memory(const Geometry& geo, ElementType type, const std::vector<unsigned char>& data,
+                          const std::string& title);
+
+// Compares the machine with the reference; throws hcube::Error naming the first
+// word that differs.
+void verify(const Machine& machine, const std::vector<unsigned char>& expected, const std::string& what);
+
+// Writes --output if asked: shape (2^n, K), atomically.
+void write_output(const IoFlags& io, const Machine& machine);
+
+// The JSON fields every run reports: geometry, backend, counters.
+nlohmann::json machine_json(const Machine& machine);
+
+// Prints `j` (with --json) or runs `prose` to print text.
+void emit(const IoFlags& io, const nlohmann::json& j, const std::function<void()>& prose);
+
+}  // namespace hcube::cli

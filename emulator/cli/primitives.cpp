@@ -1,0 +1,145 @@
+// hcube cycle | align | route: run the machine's primitives directly, each
+// verified against the reference permutation of its definition.
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "commands.hpp"
+#include "common.hpp"
+#include "hcube/host/error.hpp"
+#include "hcube/host/parse.hpp"
+
+namespace hcube::cli {
+namespace {
+
+nlohmann::json cycle_json(const Cycle& c) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const Exchange& e : c) j.push_back({{"dim", e.dim}, {"addr", e.addr}, {"peer_addr", e.peer_addr}});
+  return j;
+}
+
+// Finishes a command: --output, then the JSON object or the prose summary.
+void finish(Session& s, const IoFlags& io, nlohmann::json j, const std::string& summary) {
+  write_output(io, *s.machine);
+  const Machine& mach = *s.machine;
+  j.update(machine_json(mach));
+  j["verified"] = true;
+  if (io.trace) j["trace"] = s.trace;
+  emit(io, j, [&] {
+    fmt::print("{} on {} backend ({}), {}\n", summary, to_string(mach.backend().kind()), mach.backend().device_name(),
+               describe(mach.geometry()));
+    fmt::print("verified against the reference: yes\n{}", mach.counters().to_text());
+    if (!io.output.empty()) fmt::print("wrote {}\n", io.output);
+  });
+}
+
+}  // namespace
+
+void add_cycle(CLI::App& app) {
+  struct Flags {
+    MachineFlags machine;
+    IoFlags io;
+    std::vector<std::string> cycles;
+    std::string port = "all";
+    unsigned width = 1;
+  };
+  auto f = std::make_shared<Flags>();
+  auto* cmd = app.add_subcommand("cycle", "run routing cycles: direct-addressed dimension exchanges, one launch each");
+  add_machine_flags(*cmd, f->machine);
+  add_io_flags(*cmd, f->io);
+  cmd->add_option("-c,--cycle", f->cycles,
+                  "one routing cycle: comma-separated exchanges dim:addr[:peer_addr]; node j (bit dim clear) swaps "
+                  "word addr with word peer_addr of node j xor 2^dim. Repeat for more cycles")
+      ->required();
+  cmd->add_option("--port-model", f->port, "all (all-port) or one (one dimension per cycle)")->capture_default_str();
+  cmd->add_option("-b,--channel-width", f->width, "exchanges one dimension may carry per cycle")->capture_default_str();
+  cmd->callback([f] {
+    const PortRules rules{parse_port_model(f->port), f->width};
+    std::vector<Cycle> cycles;
+    const Geometry geo = make_geometry(f->machine.n, f->machine.m);
+    for (std::size_t c = 0; c < f->cycles.size(); ++c) {
+      cycles.push_back(parse_cycle(f->cycles[c]));
+      check_cycle(geo, cycles.back(), rules, c);  // every cycle is checked before anything runs
+    }
+    Session s = open_session(f->machine, f->io);
+    nlohmann::json list = nlohmann::json::array();
+    for (std::size_t c = 0; c < cycles.size(); ++c) {
+      run_step(s, f->io, fmt::format("routing cycle {}", c), permutation_reference(*s.machine, cycle_destination(geo, cycles[c])),
+               [&](Machine& mach) { mach.run_cycle(cycles[c], rules); });
+      list.push_back(cycle_json(cycles[c]));
+    }
+    finish(s, f->io,
+           {{"command", "cycle"}, {"port_model", to_string(rules.model)}, {"channel_width", rules.channel_width},
+            {"cycles", list}},
+           fmt::format("{} routing cycle(s)", cycles.size()));
+  });
+}
+
+void add_align(CLI::App& app) {
+  struct Flags {
+    MachineFlags machine;
+    IoFlags io;
+    std::string xor_proc, xor_mem, perm, gray;
+  };
+  auto f = std::make_shared<Flags>();
+  auto* cmd = app.add_subcommand(
+      "align", "run one local alignment: i -> gray(perm(i xor j_P)), every node at once, one launch");
+  add_machine_flags(*cmd, f->machine);
+  add_io_flags(*cmd, f->io);
+  cmd->add_option("--xor-proc", f->xor_proc, "processor dimensions p0,p1,... whose node bits are xored ...");
+  cmd->add_option("--xor-mem", f->xor_mem, "... onto these memory dimensions (pre/post-alignment (j|i) -> (j|i xor j))");
+  cmd->add_option("--mem-perm", f->perm, "then memory address bit b moves to bit perm[b]: a permutation of 0..m-1");
+  cmd->add_option("--gray", f->gray, "then Gray code conversion of a bit field: lo:width:encode or lo:width:decode");
+  cmd->callback([f] {
+    const Geometry geo = make_geometry(f->machine.n, f->machine.m);
+    const std::vector<unsigned> procs = parse_uint_list(f->xor_proc, "--xor-proc");
+    const std::vector<unsigned> mems = parse_uint_list(f->xor_mem, "--xor-mem");
+    AffineMap map = AffineMap::xor_align(geo, procs, mems);
+    if (!f->perm.empty()) map = map.then(AffineMap::permute_bits(geo, parse_uint_list(f->perm, "--mem-perm")));
+    if (!f->gray.empty()) map = map.then(parse_gray(geo, f->gray));
+    Session s = open_session(f->machine, f->io);
+    run_step(s, f->io, "alignment", permutation_reference(*s.machine, alignment_destination(map)),
+             [&](Machine& mach) { mach.align(map); });
+    finish(s, f->io,
+           {{"command", "align"}, {"map", map.describe()}, {"in_place", map.is_pure_xor()}},
+           "1 alignment (" + map.describe() + ")");
+  });
+}
+
+void add_route(CLI::App& app) {
+  struct Flags {
+    MachineFlags machine;
+    IoFlags io;
+    std::vector<std::string> messages;
+    std::uint64_t max_message = 1;
+    std::string contention = "report";
+  };
+  auto f = std::make_shared<Flags>();
+  auto* cmd = app.add_subcommand("route", "run one router step: each node sends at most one message to any node");
+  add_machine_flags(*cmd, f->machine);
+  add_io_flags(*cmd, f->io);
+  cmd->add_option("--message", f->messages,
+                  "src_node:src_addr:dst_node:dst_addr[:length]: copy length words; repeat for more messages")
+      ->required();
+  cmd->add_option("-B,--max-message", f->max_message, "largest message in words")->capture_default_str();
+  cmd->add_option("--contention", f->contention, "report or reject a receiver hit twice")->capture_default_str();
+  cmd->callback([f] {
+    RouterStep step;
+    for (const std::string& m : f->messages) step.push_back(parse_message(m));
+    const RouterLimits limits{f->max_message, parse_contention_policy(f->contention)};
+    const Geometry geo = make_geometry(f->machine.n, f->machine.m);
+    check_router_step(geo, step, limits);  // before anything is allocated
+    Session s = open_session(f->machine, f->io);
+    RouterStepReport rep;
+    const std::size_t wb = s.machine->word_bytes();
+    run_step(
+        s, f->io, "router step", [&](const std::vector<unsigned char>& in) { return reference_route(in, wb, geo, step); },
+        [&](Machine& mach) { rep = mach.route(step, limits); });
+    finish(s, f->io,
+           {{"command", "route"}, {"messages", step.size()}, {"contention", rep.contention}, {"words", rep.words},
+            {"max_message", rep.max_message}},
+           fmt::format("1 router step, {} message(s), contention {}", step.size(), rep.contention));
+  });
+}
+
+}  // namespace hcube::cli

@@ -1,0 +1,76 @@
+// A backend owns device memory and launches the kernels of kernels/ on it.
+// The machine (machine.hpp) talks to this interface only; backends/cpu and
+// backends/cuda implement it with the same kernel bodies.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "hcube/host/affine_map.hpp"
+#include "hcube/host/cycle.hpp"
+#include "hcube/host/layout.hpp"
+#include "hcube/host/router_step.hpp"
+
+namespace hcube {
+
+enum class BackendKind { cpu, cuda };
+enum class BackendChoice { automatic, cpu, cuda };
+
+std::string to_string(BackendKind k);
+BackendChoice parse_backend_choice(const std::string& s);  // auto | cpu | cuda
+
+// Memory on a backend, freed by the backend that made it.
+class Buffer {
+ public:
+  Buffer() = default;
+  Buffer(void* data, std::uint64_t bytes, std::function<void(void*)> release)
+      : data_(data, std::move(release)), bytes_(bytes) {}
+  void* data() const { return data_.get(); }
+  std::uint64_t bytes() const { return bytes_; }
+  explicit operator bool() const { return data_ != nullptr; }
+
+ private:
+  std::unique_ptr<void, std::function<void(void*)>> data_{nullptr, [](void*) {}};
+  std::uint64_t bytes_ = 0;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual BackendKind kind() const = 0;
+  virtual std::string device_name() const = 0;
+  // Bytes that may still be allocated; checked before every allocation.
+  virtual std::uint64_t available_bytes() const = 0;
+  // Throws hcube::OutOfMemory naming the size when the memory is not there.
+  virtual Buffer allocate(std::uint64_t bytes) = 0;
+
+  // Copy-in and copy-out between host memory in the user's order and storage.
+  virtual void to_storage(const void* user, Buffer& storage, const Layout& layout, std::size_t word_bytes) = 0;
+  virtual void to_user(const Buffer& storage, void* user, const Layout& layout, std::size_t word_bytes) = 0;
+
+  // One launch each.
+  virtual void exchange(Buffer& storage, const Layout& layout, std::size_t word_bytes, const Cycle& cycle) = 0;
+  virtual void align_in_place(Buffer& storage, const Layout& layout, std::size_t word_bytes,
+                              const AffineTables& map) = 0;
+  virtual void align_copy(const Buffer& src, Buffer& dst, const Layout& layout, std::size_t word_bytes,
+                          const AffineTables& map) = 0;
+  virtual void route(Buffer& storage, const Layout& layout, std::size_t word_bytes, const RouterStep& step) = 0;
+
+  virtual void synchronize() = 0;
+};
+
+// The CUDA side, defined by backends/cuda (or by a stand-in when not built).
+bool cuda_backend_built();
+// Number of CUDA devices; 0 with the reason in *why when none can be used.
+int cuda_device_count(std::string* why = nullptr);
+std::unique_ptr<Backend> make_cuda_backend();
+std::unique_ptr<Backend> make_cpu_backend();
+
+// auto: CUDA when a device is present, else the CPU. Throws hcube::Error for
+// cuda without a device.
+std::unique_ptr<Backend> make_backend(BackendChoice choice);
+
+}  // namespace hcube

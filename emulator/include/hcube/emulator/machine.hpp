@@ -1,0 +1,76 @@
+// The emulated SIMD hypercube: 2^n nodes of K = 2^m words held by a backend,
+// running the three primitives (routing cycle, local alignment, router step)
+// and counting what each one did. Every primitive is checked on the host
+// before anything moves, and is one kernel launch.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "hcube/emulator/backend.hpp"
+#include "hcube/emulator/counters.hpp"
+#include "hcube/emulator/element_type.hpp"
+#include "hcube/host/affine_map.hpp"
+#include "hcube/host/cycle.hpp"
+#include "hcube/host/geometry.hpp"
+#include "hcube/host/layout.hpp"
+#include "hcube/host/router_step.hpp"
+
+namespace hcube {
+
+struct MachineOptions {
+  long long n = 0;
+  long long m = 0;
+  ElementType type = ElementType::u32;
+  BackendChoice backend = BackendChoice::automatic;
+  long long tile_dims = -1;  // -1: the default tile width
+};
+
+// Largest q with 2^q words of word_bytes each in `bytes`.
+unsigned largest_fitting_bits(std::uint64_t bytes, std::size_t word_bytes);
+
+class Machine {
+ public:
+  // Validates the geometry and the memory it needs before allocating.
+  explicit Machine(const MachineOptions& options);
+  Machine(const MachineOptions& options, std::unique_ptr<Backend> backend);
+
+  const Geometry& geometry() const { return layout_.geo; }
+  const Layout& layout() const { return layout_; }
+  ElementType type() const { return type_; }
+  std::size_t word_bytes() const { return info(type_).bytes; }
+  std::uint64_t bytes() const { return geometry().total_words() * word_bytes(); }
+  Backend& backend() { return *backend_; }
+  const Backend& backend() const { return *backend_; }
+
+  // Copy-in from host memory in the user's order A[node][local]; `bytes` must match.
+  void load(const void* data, std::uint64_t bytes);
+  // Word g holds the label g (its global address); throws if the type cannot hold every label.
+  void load_labels();
+  // Copy-out in the user's order.
+  std::vector<unsigned char> read() const;
+  void read(void* dst, std::uint64_t bytes) const;
+
+  // Primitive 1: checks the cycle against the port rules, then one launch.
+  void run_cycle(const Cycle& cycle, const PortRules& rules = {});
+  // Primitive 2: in place for an xor map, through a scratch buffer otherwise.
+  void align(const AffineMap& map);
+  // Primitive 3: checks the step, then one launch; returns its counts.
+  RouterStepReport route(const RouterStep& step, const RouterLimits& limits);
+
+  const Counters& counters() const { return counters_; }
+  void reset_counters();
+
+ private:
+  void account_launch(const char* phase, double seconds);
+
+  Layout layout_;
+  ElementType type_;
+  std::unique_ptr<Backend> backend_;
+  Buffer storage_;
+  Buffer scratch_;  // for alignments that are not involutions, made on first use
+  mutable Counters counters_;
+};
+
+}  // namespace hcube

@@ -1,0 +1,27 @@
+#include "hcube/emulator/backend.hpp"
+
+#include <fmt/format.h>
+
+#include "hcube/host/error.hpp"
+
+namespace hcube {
+
+std::string to_string(BackendKind k) { return k == BackendKind::cpu ? "cpu" : "cuda"; }
+
+BackendChoice parse_backend_choice(const std::string& s) {
+  if (s == "auto") return BackendChoice::automatic;
+  if (s == "cpu") return BackendChoice::cpu;
+  if (s == "cuda") return BackendChoice::cuda;
+  throw Error(fmt::format("backend '{}' unknown: allowed auto, cpu, cuda", s));
+}
+
+std::unique_ptr<Backend> make_backend(BackendChoice choice) {
+  if (choice == BackendChoice::cpu) return make_cpu_backend();
+  std::string why;
+  const bool have_gpu = cuda_device_count(&why) > 0;
+  if (choice == BackendChoice::cuda && !have_gpu)
+    throw Error(fmt::format("backend cuda requested but unavailable: {}; use --backend cpu or auto", why));
+  return have_gpu ? make_cuda_backend() : make_cpu_backend();
+}
+
+}  // namespace hcube

@@ -1,0 +1,157 @@
+#include "hcube/emulator/machine.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+
+#include "hcube/emulator/units.hpp"
+#include "hcube/host/error.hpp"
+
+namespace hcube {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+}  // namespace
+
+std::string format_bytes(std::uint64_t bytes) {
+  static const char* const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double v = static_cast<double>(bytes);
+  unsigned u = 0;
+  while (v >= 1024 && u + 1 < std::size(units)) {
+    v /= 1024;
+    ++u;
+  }
+  return u == 0 ? fmt::format("{} B", bytes) : fmt::format("{:.1f} {}", v, units[u]);
+}
+
+unsigned largest_fitting_bits(std::uint64_t bytes, std::size_t word_bytes) {
+  unsigned q = 0;
+  while (q < kMaxAddressBits && (bit(q + 1) <= bytes / word_bytes)) ++q;
+  return q;
+}
+
+Machine::Machine(const MachineOptions& options) : Machine(options, make_backend(options.backend)) {}
+
+Machine::Machine(const MachineOptions& options, std::unique_ptr<Backend> backend)
+    : layout_(make_layout(make_geometry(options.n, options.m), options.tile_dims)),
+      type_(options.type),
+      backend_(std::move(backend)) {
+  const Geometry& geo = layout_.geo;
+  const std::uint64_t need = bytes();
+  const std::uint64_t avail = backend_->available_bytes();
+  if (need > avail)
+    throw Error(fmt::format(
+        "n + m = {} + {} needs 2^{} words of {} = {}: the {} backend has {} available, allowed n + m <= {} for {}",
+        geo.n, geo.m, geo.address_bits(), info(type_).name, format_bytes(need), to_string(backend_->kind()),
+        format_bytes(avail), largest_fitting_bits(avail, word_bytes()), info(type_).name));
+  storage_ = backend_->allocate(need);
+  counters_.links_total = std::uint64_t{geo.n} * geo.nodes();
+}
+
+void Machine::reset_counters() {
+  const std::uint64_t links = counters_.links_total;
+  counters_ = Counters{};
+  counters_.links_total = links;
+}
+
+void Machine::account_launch(const char* phase, double seconds) {
+  ++counters_.kernel_launches;
+  counters_.add_phase(phase, seconds);
+}
+
+void Machine::load(const void* data, std::uint64_t n_bytes) {
+  if (n_bytes != bytes())
+    throw Error(fmt::format("input holds {} bytes: a machine of {} {} words needs {}", n_bytes,
+                            geometry().total_words(), info(type_).name, bytes()));
+  const auto start = Clock::now();
+  backend_->to_storage(data, storage_, layout_, word_bytes());
+  backend_->synchronize();
+  counters_.add_phase("copy-in", seconds_since(start));
+}
+
+void Machine::load_labels() {
+  const ElementInfo& ti = info(type_);
+  if (geometry().address_bits() > ti.label_bits)
+    throw Error(fmt::format("labels need {} address bits but {} holds distinct integers up to 2^{}: allowed n + m <= {} "
+                            "for labelled data of this type",
+                            geometry().address_bits(), ti.name, ti.label_bits, ti.label_bits));
+  std::vector<unsigned char> host(bytes());
+  for (std::uint64_t g = 0; g < geometry().total_words(); ++g) write_label(type_, g, &host[g * ti.bytes]);
+  load(host.data(), host.size());
+}
+
+std::vector<unsigned char> Machine::read() const {
+  std::vector<unsigned char> out(bytes());
+  read(out.data(), out.size());
+  return out;
+}
+
+void Machine::read(void* dst, std::uint64_t n_bytes) const {
+  if (n_bytes != bytes()) throw Error(fmt::format("output buffer holds {} bytes: expected {}", n_bytes, bytes()));
+  const auto start = Clock::now();
+  backend_->to_user(storage_, dst, layout_, word_bytes());
+  backend_->synchronize();
+  counters_.add_phase("copy-out", seconds_since(start));
+}
+
+void Machine::run_cycle(const Cycle& cycle, const PortRules& rules) {
+  check_cycle(geometry(), cycle, rules, counters_.routing_cycles);
+  const CycleUse use = cycle_use(geometry(), cycle);
+  const auto start = Clock::now();
+  backend_->exchange(storage_, layout_, word_bytes(), cycle);
+  backend_->synchronize();
+  account_launch("routing", seconds_since(start));
+  ++counters_.routing_cycles;
+  counters_.element_hops += use.element_hops;
+  counters_.links_used_per_cycle.push_back(use.links_used);
+  // Each exchange reads and writes one word per node.
+  counters_.bytes_read += use.element_hops * word_bytes();
+  counters_.bytes_written += use.element_hops * word_bytes();
+}
+
+void Machine::align(const AffineMap& map) {
+  const Geometry& geo = geometry();
+  if (map.geometry().n != geo.n || map.geometry().m != geo.m)
+    throw Error(fmt::format("alignment is for n = {}, m = {}: the machine has n = {}, m = {}", map.geometry().n,
+                            map.geometry().m, geo.n, geo.m));
+  if (gf2_rank(map.mem_columns()) != geo.m)
+    throw Error("alignment is not a bijection: its memory-bit matrix M is singular");
+  const AffineTables tables = make_tables(map);
+  std::uint64_t moved = 0;
+  const auto start = Clock::now();
+  if (map.is_pure_xor()) {
+    backend_->align_in_place(storage_, layout_, word_bytes(), tables);
+    moved = map.moving_nodes() * geo.words_per_node();
+  } else {
+    if (!scratch_) scratch_ = backend_->allocate(bytes());
+    backend_->align_copy(storage_, scratch_, layout_, word_bytes(), tables);
+    std::swap(storage_, scratch_);
+    moved = geo.total_words();
+  }
+  backend_->synchronize();
+  account_launch("alignment", seconds_since(start));
+  ++counters_.alignments;
+  counters_.bytes_read += moved * word_bytes();
+  counters_.bytes_written += moved * word_bytes();
+}
+
+RouterStepReport Machine::route(const RouterStep& step, const RouterLimits& limits) {
+  const RouterStepReport rep = check_router_step(geometry(), step, limits);
+  const auto start = Clock::now();
+  backend_->route(storage_, layout_, word_bytes(), step);
+  backend_->synchronize();
+  account_launch("router", seconds_since(start));
+  ++counters_.router_steps;
+  counters_.router_contention += rep.contention;
+  counters_.element_hops += rep.element_hops;
+  counters_.bytes_read += rep.words * word_bytes();
+  counters_.bytes_written += rep.words * word_bytes();
+  return rep;
+}
+
+}  // namespace hcube

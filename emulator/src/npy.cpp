@@ -1,0 +1,436 @@
+// NumPy .npy format: https://numpy.org/doc/stable/reference/generated/numpy.lib.format.html
+// A file is the magic "\x93NUMPY", a version, the header length (2 bytes in
+// 1.0, 4 in 2.0/3.0), a Python dict literal padded with spaces and '\n', and
+// the raw array bytes.
+#include "hcube/emulator/npy.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <map>
+
+#include "hcube/host/error.hpp"
+
+// Array bytes are copied as they are, so '<' and '=' dtypes mean host order.
+#if defined(__BYTE_ORDER__)
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "npy.cpp assumes a little-endian host");
+#endif
+
+namespace hcube {
+namespace {
+
+constexpr unsigned char kMagic[] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
+constexpr std::size_t kMagicLen = sizeof kMagic;
+constexpr std::size_t kPreambleLen = kMagicLen + 2;  // magic plus major and minor version
+constexpr std::size_t kAlign = 64;                   // NumPy pads the header to this
+constexpr std::size_t kGrowthDigits = 21;            // NumPy's spare room to grow shape[0] in place
+
+[[noreturn]] void fail(const std::string& what, const std::string& message) { throw Error(what + ": " + message); }
+
+// Quotes text taken from a file: control and non-ASCII bytes become '?' and
+// long text is cut, so that error messages stay a single readable line.
+std::string printable(const std::string& s) {
+  constexpr std::size_t kMax = 200;
+  std::string out;
+  for (std::size_t i = 0; i < s.size() && i < kMax; ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    out += (c >= 0x20 && c < 0x7f) ? static_cast<char>(c) : '?';
+  }
+  if (s.size() > kMax) out += "...";
+  return out;
+}
+
+// The header dict for messages, without its padding.
+std::string printable_header(const std::string& text) {
+  std::size_t end = text.size();
+  while (end > 0 && std::isspace(static_cast<unsigned char>(text[end - 1]))) --end;
+  return printable(text.substr(0, end));
+}
+
+std::string hex_bytes(const unsigned char* p, std::size_t n) {
+  std::string out;
+  for (std::size_t i = 0; i < n; ++i) {
+    char buf[4];
+    std::snprintf(buf, sizeof buf, "%s%02x", i ? " " : "", p[i]);
+    out += buf;
+  }
+  return out;
+}
+
+// Python's repr of a shape tuple: (), (4,), (16, 8).
+std::string shape_str(const std::vector<std::uint64_t>& shape) {
+  std::string out = "(";
+  for (std::size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
+  return out + (shape.size() == 1 ? ",)" : ")");
+}
+
+std::string dtype_str(ElementType t) { return std::string(info(t).npy_descr) + " (" + info(t).name + ")"; }
+
+std::string supported_dtypes() {
+  std::string out;
+  for (const ElementInfo& e : all_element_types()) out += (out.empty() ? "" : ", ") + dtype_str(e.type);
+  return out;
+}
+
+// Bytes taken by an array, guarding the product against overflow. A zero
+// dimension makes the array empty whatever the others are.
+std::uint64_t array_bytes(ElementType t, const std::vector<std::uint64_t>& shape, const std::string& what) {
+  for (std::uint64_t d : shape)
+    if (d == 0) return 0;
+  std::uint64_t total = info(t).bytes;
+  for (std::uint64_t d : shape) {
+    if (total > std::numeric_limits<std::uint64_t>::max() / d)
+      fail(what, "shape " + shape_str(shape) + " of " + info(t).npy_descr + " needs more than 2^64 bytes");
+    total *= d;
+  }
+  return total;
+}
+
+// One value of the header dict; `raw` is its source text, for messages.
+struct HeaderValue {
+  enum Kind { String, Bool, Tuple } kind;
+  std::string raw;
+  std::string text;                 // String
+  bool flag = false;                // Bool
+  std::vector<std::uint64_t> dims;  // Tuple
+};
+
+// Parses the small subset of Python literals a .npy header uses: a dict of
+// quoted keys to strings, True/False and tuples of integers, with any spacing
+// and trailing commas. Anything else (e.g. a structured dtype list) is an error.
+class HeaderParser {
+ public:
+  HeaderParser(const std::string& text, const std::string& what) : text_(text), what_(what) {}
+
+  std::map<std::string, HeaderValue> dict() {
+    std::map<std::string, HeaderValue> out;
+    expect('{', "'{'");
+    while (!accept('}')) {
+      skip_ws();
+      const std::string key = quoted();
+      expect(':', "':'");
+      HeaderValue v = value();
+      if (!out.emplace(key, std::move(v)).second)
+        fail(what_, "duplicate key '" + printable(key) + "' in .npy header " + printable_header(text_));
+      if (!accept(',')) {
+        expect('}', "',' or '}'");
+        break;
+      }
+    }
+    skip_ws();
+    if (pos_ != text_.size()) error("only spaces after '}'");
+    return out;
+  }
+
+ private:
+  [[noreturn]] void error(const std::string& expected) const {
+    fail(what_, "bad .npy header: expected " + expected + " at offset " + std::to_string(pos_) + " of " +
+                    printable_header(text_));
+  }
+  void skip_ws() {
+    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
+  }
+  char peek() const { return pos_ < text_.size() ? text_[pos_] : '\0'; }
+  bool accept(char c) {
+    skip_ws();
+    if (peek() != c) return false;
+    ++pos_;
+    return true;
+  }
+  void expect(char c, const char* description) {
+    if (!accept(c)) error(description);
+  }
+
+  std::string quoted() {
+    const char quote = peek();
+    if (quote != '\'' && quote != '"') error("a quoted string");
+    const std::size_t end = text_.find(quote, pos_ + 1);
+    if (end == std::string::npos) error("a closing quote");
+    std::string s = text_.substr(pos_ + 1, end - pos_ - 1);
+    pos_ = end + 1;
+    return s;
+  }
+
+  HeaderValue value() {
+    skip_ws();
+    const std::size_t start = pos_;
+    HeaderValue v{HeaderValue::String, {}, {}, false, {}};
+    const char c = peek();
+    if (c == '\'' || c == '"') {
+      v.text = quoted();
+    } else if (c == '(') {
+      v.kind = HeaderValue::Tuple;
+      v.dims = tuple();
+    } else {
+      std::size_t end = pos_;
+      while (end < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[end])) || text_[end] == '_')) ++end;
+      const std::string word = text_.substr(pos_, end - pos_);
+      if (word != "True" && word != "False") error("a string, True, False or a shape tuple");
+      v.kind = HeaderValue::Bool;
+      v.flag = word == "True";
+      pos_ = end;
+    }
+    v.raw = text_.substr(start, pos_ - start);
+    return v;
+  }
+
+  std::vector<std::uint64_t> tuple() {
+    expect('(', "'('");
+    std::vector<std::uint64_t> dims;
+    bool trailing_comma = false;
+    while (!accept(')')) {
+      dims.push_back(dimension());
+      trailing_comma = accept(',');
+      if (!trailing_comma) {
+        expect(')', "',' or ')'");
+        break;
+      }
+    }
+    // In Python "(4)" is the integer 4, not a tuple, and NumPy rejects it.
+    if (dims.size() == 1 && !trailing_comma) error("',' after the only dimension of a 1-d shape");
+    return dims;
+  }
+
+  std::uint64_t dimension() {
+    skip_ws();
+    const std::size_t start = pos_;
+    while (std::isdigit(static_cast<unsigned char>(peek()))) ++pos_;
+    if (pos_ == start) error("a non-negative integer dimension");
+    const std::string digits = text_.substr(start, pos_ - start);
+    std::uint64_t d = 0;
+    for (char c : digits) {
+      const auto digit = static_cast<std::uint64_t>(c - '0');
+      if (d > (std::numeric_limits<std::uint64_t>::max() - digit) / 10)
+        fail(what_, "dimension " + printable(digits) + " in .npy header does not fit 64 bits");
+      d = d * 10 + digit;
+    }
+    if (peek() == 'L' || peek() == 'l') ++pos_;  // Python 2 longs, e.g. (4L, 8L), which NumPy still reads
+    return d;
+  }
+
+  const std::string& text_;
+  const std::string& what_;
+  std::size_t pos_ = 0;
+};
+
+ElementType parse_descr(const std::string& descr, const std::string& what) {
+  // '|' (not applicable) and '=' (native) are little-endian here; a bare code is native too.
+  const char order = descr.empty() ? '\0' : descr[0];
+  const bool has_order = order == '<' || order == '>' || order == '|' || order == '=';
+  const std::string code = has_order ? descr.substr(1) : descr;
+  for (const ElementInfo& e : all_element_types()) {
+    if (code != e.npy_descr + 1) continue;  // npy_descr is '<' then the code
+    if (order == '>')
+      fail(what, "big-endian dtype '" + printable(descr) +
+                     "' is not supported; convert it in NumPy with arr.astype(arr.dtype.newbyteorder('<'))");
+    return e.type;
+  }
+  fail(what, "unsupported dtype '" + printable(descr) + "'; supported: " + supported_dtypes());
+}
+
+struct Header {
+  ElementType type;
+  std::vector<std::uint64_t> shape;
+  std::size_t data_offset;
+};
+
+// Validates everything but copies nothing: the preamble, the header dict, and
+// that exactly the array's bytes follow the header.
+Header parse_header(const unsigned char* bytes, std::size_t size, const std::string& what) {
+  const std::size_t magic_seen = size < kMagicLen ? size : kMagicLen;
+  if (magic_seen > 0 && std::memcmp(bytes, kMagic, magic_seen) != 0)
+    fail(what, "not a .npy file: it starts with bytes " + hex_bytes(bytes, magic_seen) + ", expected " +
+                   hex_bytes(kMagic, kMagicLen) + " (\\x93NUMPY)");
+  if (size < kPreambleLen)
+    fail(what, "truncated .npy file: it holds " + std::to_string(size) + " bytes, the preamble alone needs " +
+                   std::to_string(kPreambleLen));
+  const unsigned major = bytes[kMagicLen], minor = bytes[kMagicLen + 1];
+  if (minor != 0 || major < 1 || major > 3)
+    fail(what, "unsupported .npy format version " + std::to_string(major) + "." + std::to_string(minor) +
+                   "; supported: 1.0, 2.0, 3.0");
+
+  const std::size_t length_bytes = major == 1 ? 2 : 4;
+  const std::size_t prefix = kPreambleLen + length_bytes;
+  if (size < prefix)
+    fail(what, "truncated .npy file: it holds " + std::to_string(size) + " bytes, the version " +
+                   std::to_string(major) + ".0 preamble needs " + std::to_string(prefix));
+  std::uint64_t header_len = 0;
+  for (std::size_t i = length_bytes; i-- > 0;) header_len = header_len << 8 | bytes[kPreambleLen + i];
+  const std::uint64_t data_offset = prefix + header_len;
+  if (data_offset > size)
+    fail(what, "truncated .npy header: the file holds " + std::to_string(size) + " bytes, the header ends at byte " +
+                   std::to_string(data_offset));
+
+  // Version 3.0 headers are UTF-8, but the keys and values accepted are ASCII.
+  const std::string text(reinterpret_cast<const char*>(bytes + prefix), static_cast<std::size_t>(header_len));
+  const std::map<std::string, HeaderValue> dict = HeaderParser(text, what).dict();
+  static const char* const kAllowed = "'descr', 'fortran_order' and 'shape'";
+  for (const auto& kv : dict)
+    if (kv.first != "descr" && kv.first != "fortran_order" && kv.first != "shape")
+      fail(what, "unexpected key '" + printable(kv.first) + "' in .npy header; allowed: " + kAllowed);
+  for (const char* key : {"descr", "fortran_order", "shape"})
+    if (dict.count(key) == 0) fail(what, std::string(".npy header lacks the key '") + key + "'; it needs " + kAllowed);
+
+  const HeaderValue& descr = dict.at("descr");
+  const HeaderValue& fortran = dict.at("fortran_order");
+  const HeaderValue& shape = dict.at("shape");
+  if (descr.kind != HeaderValue::String)
+    fail(what, "'descr' " + printable(descr.raw) + " is not supported; supported: " + supported_dtypes());
+  if (fortran.kind != HeaderValue::Bool)
+    fail(what, "'fortran_order' is " + printable(fortran.raw) + ", expected True or False");
+  if (fortran.flag)
+    fail(what, "fortran_order True (column-major data) is not supported; save np.ascontiguousarray(arr) instead");
+  if (shape.kind != HeaderValue::Tuple)
+    fail(what, "'shape' is " + printable(shape.raw) + ", expected a tuple of integers such as (16, 8)");
+
+  Header h{parse_descr(descr.text, what), shape.dims, static_cast<std::size_t>(data_offset)};
+  const std::uint64_t needed = array_bytes(h.type, h.shape, what);
+  const std::uint64_t held = size - data_offset;
+  if (held != needed)
+    fail(what, std::string(held < needed ? "truncated data" : "trailing data") + ": file holds " +
+                   std::to_string(held) + " data bytes, shape " + shape_str(h.shape) + " of " + info(h.type).npy_descr +
+                   " needs " + (held < needed ? "" : "only ") + std::to_string(needed));
+  return h;
+}
+
+// Everything before the data: preamble and padded header, as NumPy writes it.
+std::vector<unsigned char> encode_header(ElementType type, const std::vector<std::uint64_t>& shape, std::size_t bytes,
+                                         const std::string& what) {
+  const std::uint64_t needed = array_bytes(type, shape, what);
+  if (needed != bytes)
+    fail(what, "data holds " + std::to_string(bytes) + " bytes, shape " + shape_str(shape) + " of " +
+                   info(type).npy_descr + " needs " + std::to_string(needed));
+
+  std::string dict = std::string("{'descr': '") + info(type).npy_descr +
+                     "', 'fortran_order': False, 'shape': " + shape_str(shape) + ", }";
+  if (!shape.empty()) dict.append(kGrowthDigits - std::to_string(shape[0]).size(), ' ');
+  const std::size_t text_len = dict.size() + 1;  // plus the final '\n'
+
+  for (const std::size_t length_bytes : {std::size_t{2}, std::size_t{4}}) {
+    // Like NumPy, pads by a whole kAlign when already aligned.
+    const std::size_t pad = kAlign - (kPreambleLen + length_bytes + text_len) % kAlign;
+    const std::uint64_t header_len = text_len + pad;
+    if (header_len >> (8 * length_bytes) != 0) continue;  // too long for this version
+    std::vector<unsigned char> out(kMagic, kMagic + kMagicLen);
+    out.push_back(length_bytes == 2 ? 1 : 2);
+    out.push_back(0);
+    for (std::size_t i = 0; i < length_bytes; ++i) out.push_back(static_cast<unsigned char>(header_len >> (8 * i)));
+    out.insert(out.end(), dict.begin(), dict.end());
+    out.insert(out.end(), pad, ' ');
+    out.push_back('\n');
+    return out;
+  }
+  fail(what, "the .npy header for shape with " + std::to_string(shape.size()) + " dimensions exceeds 4 GiB");
+}
+
+std::string errno_text() { return std::strerror(errno); }
+
+// A failed write_npy removes its temporary (closing `fd` unless it is -1);
+// `path` itself was never touched.
+[[noreturn]] void abandon(int fd, const std::string& tmp, const std::string& path, const std::string& step) {
+  const std::string reason = errno_text();
+  if (fd >= 0) ::close(fd);
+  ::unlink(tmp.c_str());
+  fail(path, "cannot " + step + ": " + reason);
+}
+
+}  // namespace
+
+std::uint64_t NpyArray::elements() const {
+  std::uint64_t n = 1;  // cannot overflow for arrays that passed parse_npy
+  for (std::uint64_t d : shape) n *= d;
+  return n;
+}
+
+NpyArray parse_npy(const unsigned char* bytes, std::size_t size, const std::string& what) {
+  const Header h = parse_header(bytes, size, what);
+  return NpyArray{h.type, h.shape, std::vector<unsigned char>(bytes + h.data_offset, bytes + size)};
+}
+
+NpyArray read_npy(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) fail(path, "cannot open: " + errno_text());
+  struct stat st {};
+  // One spare byte so that reading a regular file to its end never regrows the buffer.
+  std::vector<unsigned char> buf(::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? static_cast<std::size_t>(st.st_size) + 1
+                                                                              : std::size_t{1} << 16);
+  std::size_t used = 0;
+  for (;;) {
+    if (used == buf.size()) buf.resize(2 * buf.size());
+    const ssize_t got = ::read(fd, buf.data() + used, buf.size() - used);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) {
+      const std::string reason = errno_text();
+      ::close(fd);
+      fail(path, "cannot read: " + reason);
+    }
+    if (got == 0) break;
+    used += static_cast<std::size_t>(got);
+  }
+  ::close(fd);
+
+  // Drops the header in place rather than copying the data.
+  const Header h = parse_header(buf.data(), used, path);
+  buf.resize(used);
+  buf.erase(buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(h.data_offset));
+  return NpyArray{h.type, h.shape, std::move(buf)};
+}
+
+std::vector<unsigned char> encode_npy(ElementType type, const std::vector<std::uint64_t>& shape, const void* data,
+                                      std::size_t bytes) {
+  std::vector<unsigned char> out = encode_header(type, shape, bytes, "encode_npy");
+  const auto* p = static_cast<const unsigned char*>(data);
+  out.insert(out.end(), p, p + bytes);
+  return out;
+}
+
+void write_npy(const std::string& path, ElementType type, const std::vector<std::uint64_t>& shape, const void* data,
+               std::size_t bytes) {
+  // Validated before anything touches the disk.
+  const std::vector<unsigned char> header = encode_header(type, shape, bytes, path);
+  const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0) fail(path, "cannot create " + tmp + ": " + errno_text());
+
+  const auto write_all = [&](const unsigned char* p, std::size_t n) {
+    while (n > 0) {
+      const ssize_t done = ::write(fd, p, n);
+      if (done < 0 && errno == EINTR) continue;
+      if (done < 0) abandon(fd, tmp, path, "write " + tmp);
+      p += done;
+      n -= static_cast<std::size_t>(done);
+    }
+  };
+  write_all(header.data(), header.size());
+  write_all(static_cast<const unsigned char*>(data), bytes);
+  // The data must be on disk before the rename makes it visible, or a crash could expose an empty file.
+  if (::fsync(fd) != 0) abandon(fd, tmp, path, "sync " + tmp);
+  if (::close(fd) != 0) abandon(-1, tmp, path, "close " + tmp);
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) abandon(-1, tmp, path, "rename " + tmp + " over it");
+}
+
+void check_machine_array(const NpyArray& a, const std::string& what, unsigned n, unsigned m, ElementType expected) {
+  if (n >= 64 || m >= 64 || n + m >= 64)
+    fail(what, "a machine of 2^" + std::to_string(n) + " nodes x 2^" + std::to_string(m) +
+                   " words is too large; n + m must be below 64");
+  const std::uint64_t nodes = std::uint64_t{1} << n, words = std::uint64_t{1} << m;
+  const std::vector<std::uint64_t> grid{nodes, words}, flat{nodes * words};
+  if (a.shape != grid && a.shape != flat)
+    fail(what, "shape " + shape_str(a.shape) + " does not fit a machine of 2^" + std::to_string(n) + " nodes x 2^" +
+                   std::to_string(m) + " words; expected " + shape_str(grid) + " or " + shape_str(flat));
+  if (a.type != expected)
+    fail(what, "dtype " + dtype_str(a.type) + " does not match the machine's " + dtype_str(expected));
+  // An array built by hand, not by parse_npy, may disagree with its shape.
+  const std::uint64_t needed = array_bytes(a.type, a.shape, what);
+  if (a.data.size() != needed)
+    fail(what, "holds " + std::to_string(a.data.size()) + " data bytes, shape " + shape_str(a.shape) + " of " +
+                   info(a.type).npy_descr + " needs " + std::to_string(needed));
+}
+
+}  // namespace hcube

@@ -1,0 +1,71 @@
+// A local alignment: every node j permutes its local addresses by
+//   i -> M i xor C j     (bit vectors over GF(2)),
+// with M an invertible m x m matrix and C an m x n matrix. This one form
+// covers the papers' pre/post-alignment (j|i) -> (j|i xor j_P), permutations
+// of the memory address bits and binary <-> Gray code conversion of a bit
+// field, and any composition of them, since all are affine over GF(2).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hcube/host/geometry.hpp"
+
+namespace hcube {
+
+class AffineMap {
+ public:
+  // The identity on a machine of geometry geo.
+  explicit AffineMap(const Geometry& geo);
+
+  // (j|i) -> (j|i xor j_P): bit proc_dims[t] of the node is xored onto memory
+  // bit mem_dims[t]. Throws hcube::Error on a bad or repeated dimension.
+  static AffineMap xor_align(const Geometry& geo, const std::vector<unsigned>& proc_dims,
+                             const std::vector<unsigned>& mem_dims);
+  // Memory address bit b moves to bit perm[b]; perm must be a permutation of 0..m-1.
+  static AffineMap permute_bits(const Geometry& geo, const std::vector<unsigned>& perm);
+  // Binary -> Gray code (encode) or back (decode) on bits lo .. lo+width-1.
+  static AffineMap gray(const Geometry& geo, unsigned lo, unsigned width, bool encode);
+
+  // This map followed by `next`.
+  AffineMap then(const AffineMap& next) const;
+
+  const Geometry& geometry() const { return geo_; }
+  // Column b of M: the image of memory bit b. Column k of C: what node bit k adds.
+  const std::vector<std::uint64_t>& mem_columns() const { return mem_cols_; }
+  const std::vector<std::uint64_t>& node_columns() const { return node_cols_; }
+
+  // Plain evaluation, bit by bit: the reference the kernels are checked against.
+  std::uint64_t apply(std::uint64_t node, std::uint64_t local) const;
+
+  bool is_identity() const;
+  // i -> i xor C j: then the map is an involution and runs in place.
+  bool is_pure_xor() const;
+  // Number of nodes whose offset C j is non-zero (they move words in a pure xor map).
+  std::uint64_t moving_nodes() const;
+
+  std::string describe() const;
+
+ private:
+  Geometry geo_;
+  std::vector<std::uint64_t> mem_cols_;
+  std::vector<std::uint64_t> node_cols_;
+};
+
+// Parses "lo:width:encode" or "lo:width:decode" into AffineMap::gray.
+AffineMap parse_gray(const Geometry& geo, const std::string& text);
+
+// Lookup tables that evaluate the map in a kernel with one load per input byte.
+struct AffineTables {
+  std::vector<std::uint64_t> mem;   // ceil(m/8) tables of 256 entries
+  std::vector<std::uint64_t> node;  // ceil(n/8) tables of 256 entries
+  unsigned mem_bytes = 0;
+  unsigned node_bytes = 0;
+};
+AffineTables make_tables(const AffineMap& map);
+
+// Rank over GF(2) of a set of column vectors.
+unsigned gf2_rank(std::vector<std::uint64_t> columns);
+
+}  // namespace hcube

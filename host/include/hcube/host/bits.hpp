@@ -1,0 +1,34 @@
+// Bit manipulation on cube addresses, shared by planning code and kernels.
+#pragma once
+
+#include <cstdint>
+
+#include "hcube/host/hd.hpp"
+
+namespace hcube {
+
+HCUBE_HD constexpr std::uint64_t bit(unsigned k) { return std::uint64_t{1} << k; }
+
+HCUBE_HD constexpr std::uint64_t low_mask(unsigned width) {
+  return width >= 64 ? ~std::uint64_t{0} : bit(width) - 1;
+}
+
+HCUBE_HD constexpr bool test_bit(std::uint64_t x, unsigned k) { return ((x >> k) & 1u) != 0; }
+
+// Spreads p over the positions other than k: the p-th node whose bit k is 0.
+// It enumerates the lower halves of the node pairs of one dimension.
+HCUBE_HD constexpr std::uint64_t insert_zero_bit(std::uint64_t p, unsigned k) {
+  return ((p >> k) << (k + 1)) | (p & low_mask(k));
+}
+
+// Binary-reflected Gray code of a field value and its inverse.
+HCUBE_HD constexpr std::uint64_t gray_encode(std::uint64_t v) { return v ^ (v >> 1); }
+
+HCUBE_HD constexpr std::uint64_t gray_decode(std::uint64_t g) {
+  for (unsigned s = 1; s < 64; s <<= 1) g ^= g >> s;
+  return g;
+}
+
+inline unsigned popcount(std::uint64_t x) { return static_cast<unsigned>(__builtin_popcountll(x)); }
+
+}  // namespace hcube

@@ -1,0 +1,72 @@
+// One synchronous routing cycle: a set of exchanges run by one kernel launch.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hcube/host/geometry.hpp"
+
+namespace hcube {
+
+// Every node j with bit `dim` clear swaps its word `addr` with word
+// `peer_addr` of node j xor 2^dim. A direct-addressed exchange has
+// peer_addr == addr.
+struct Exchange {
+  std::uint32_t dim = 0;
+  std::uint64_t addr = 0;
+  std::uint64_t peer_addr = 0;
+
+  friend bool operator==(const Exchange& a, const Exchange& b) {
+    return a.dim == b.dim && a.addr == b.addr && a.peer_addr == b.peer_addr;
+  }
+};
+
+inline Exchange direct_exchange(std::uint32_t dim, std::uint64_t addr) { return {dim, addr, addr}; }
+
+using Cycle = std::vector<Exchange>;
+
+enum class PortModel {
+  all_port,  // every dimension may carry up to b exchanges in one cycle
+  one_port,  // one dimension per cycle, up to b exchanges on it
+};
+
+struct PortRules {
+  PortModel model = PortModel::all_port;
+  unsigned channel_width = 1;  // b: exchanges one dimension may carry per cycle
+};
+
+std::string to_string(PortModel p);
+PortModel parse_port_model(const std::string& s);  // "all" | "one"; throws hcube::Error
+
+// What is wrong with a cycle: the offending entry and a one-line reason.
+struct CycleViolation {
+  std::size_t entry = 0;
+  std::string reason;
+};
+
+// The first rule the cycle breaks, or nothing when it is legal: dimensions
+// and addresses in range, channel width and port model respected, and no
+// local word taking part in two exchanges.
+std::optional<CycleViolation> find_violation(const Geometry& geo, const Cycle& cycle, const PortRules& rules);
+
+// Throws hcube::Error "cycle <index>, exchange <entry> ...: <reason>".
+void check_cycle(const Geometry& geo, const Cycle& cycle, const PortRules& rules, std::size_t index = 0);
+
+std::string to_string(const Exchange& e);
+
+// Parses "dim:addr" or "dim:addr:peer_addr"; throws hcube::Error naming the text.
+Exchange parse_exchange(const std::string& text);
+// Parses a comma-separated list of exchanges.
+Cycle parse_cycle(const std::string& text);
+
+// Counts of one cycle as the papers count them.
+struct CycleUse {
+  std::uint64_t element_hops = 0;   // words that cross a link
+  std::uint64_t links_used = 0;     // directed links (of n * 2^n) that carry a word
+  std::uint64_t dims_used = 0;
+};
+CycleUse cycle_use(const Geometry& geo, const Cycle& cycle);
+
+}  // namespace hcube

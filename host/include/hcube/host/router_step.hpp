@@ -1,0 +1,52 @@
+// One step of the CM-2's general router: every node sends at most one message
+// of up to B consecutive local words to any node and receives at most one.
+// A step reads from one set of words and writes another (like a send field
+// and a receive field), so all messages of a step see the state before it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hcube/host/geometry.hpp"
+
+namespace hcube {
+
+struct Message {
+  std::uint64_t src_node = 0;
+  std::uint64_t src_addr = 0;  // first local word sent
+  std::uint64_t dst_node = 0;
+  std::uint64_t dst_addr = 0;  // first local word written at the receiver
+  std::uint64_t length = 0;    // words
+};
+
+using RouterStep = std::vector<Message>;
+
+enum class ContentionPolicy {
+  report,  // count receivers hit by more than one message and deliver all
+  reject,  // refuse a step in which a receiver is hit twice
+};
+
+struct RouterLimits {
+  std::uint64_t max_message = 1;  // B: words per message
+  ContentionPolicy contention = ContentionPolicy::report;
+};
+
+struct RouterStepReport {
+  std::uint64_t contention = 0;      // receivers hit by more than one message
+  std::uint64_t words = 0;           // words delivered
+  std::uint64_t element_hops = 0;    // words times links crossed (e-cube distance)
+  std::uint64_t max_message = 0;     // longest message, in words
+};
+
+// Checks the step (ranges, message length, one message sent per node, no word
+// both read and written or written twice, contention by policy) and returns
+// its counts. Throws hcube::Error naming the message and the rule it breaks.
+RouterStepReport check_router_step(const Geometry& geo, const RouterStep& step, const RouterLimits& limits);
+
+std::string to_string(const Message& msg);
+// Parses "src_node:src_addr:dst_node:dst_addr[:length]" (length 1 by default).
+Message parse_message(const std::string& text);
+ContentionPolicy parse_contention_policy(const std::string& s);  // "report" | "reject"
+
+}  // namespace hcube

@@ -1,0 +1,162 @@
+#include "hcube/host/affine_map.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "hcube/host/error.hpp"
+#include "hcube/host/parse.hpp"
+
+namespace hcube {
+namespace {
+
+// y = M x for M given by its columns.
+std::uint64_t mul(const std::vector<std::uint64_t>& cols, std::uint64_t x) {
+  std::uint64_t y = 0;
+  for (unsigned b = 0; b < cols.size(); ++b)
+    if (test_bit(x, b)) y ^= cols[b];
+  return y;
+}
+
+void check_mem_dim(const Geometry& geo, unsigned b, const char* what) {
+  if (b >= geo.m)
+    throw Error(fmt::format("{} memory dimension {} out of range: allowed 0..{}", what, b,
+                            geo.m == 0 ? 0 : geo.m - 1));
+}
+
+}  // namespace
+
+AffineMap::AffineMap(const Geometry& geo) : geo_(geo), mem_cols_(geo.m), node_cols_(geo.n, 0) {
+  for (unsigned b = 0; b < geo.m; ++b) mem_cols_[b] = bit(b);
+}
+
+AffineMap AffineMap::xor_align(const Geometry& geo, const std::vector<unsigned>& proc_dims,
+                               const std::vector<unsigned>& mem_dims) {
+  if (proc_dims.size() != mem_dims.size())
+    throw Error(fmt::format("alignment lays {} processor dimensions onto {} memory dimensions: counts must match",
+                            proc_dims.size(), mem_dims.size()));
+  AffineMap a(geo);
+  std::uint64_t seen_p = 0, seen_m = 0;
+  for (std::size_t t = 0; t < proc_dims.size(); ++t) {
+    const unsigned p = proc_dims[t], b = mem_dims[t];
+    if (p >= geo.n)
+      throw Error(fmt::format("alignment processor dimension {} out of range: allowed 0..{}", p,
+                              geo.n == 0 ? 0 : geo.n - 1));
+    check_mem_dim(geo, b, "alignment");
+    if (test_bit(seen_p, p)) throw Error(fmt::format("alignment processor dimension {} given twice", p));
+    if (test_bit(seen_m, b)) throw Error(fmt::format("alignment memory dimension {} given twice", b));
+    seen_p |= bit(p);
+    seen_m |= bit(b);
+    a.node_cols_[p] = bit(b);
+  }
+  return a;
+}
+
+AffineMap AffineMap::permute_bits(const Geometry& geo, const std::vector<unsigned>& perm) {
+  if (perm.size() != geo.m)
+    throw Error(fmt::format("memory bit permutation has {} entries: expected m = {}", perm.size(), geo.m));
+  AffineMap a(geo);
+  std::uint64_t seen = 0;
+  for (unsigned b = 0; b < geo.m; ++b) {
+    check_mem_dim(geo, perm[b], "permutation target");
+    if (test_bit(seen, perm[b]))
+      throw Error(fmt::format("memory bit permutation is not bijective: bit {} is the target twice", perm[b]));
+    seen |= bit(perm[b]);
+    a.mem_cols_[b] = bit(perm[b]);
+  }
+  return a;
+}
+
+AffineMap AffineMap::gray(const Geometry& geo, unsigned lo, unsigned width, bool encode) {
+  if (width == 0 || lo + width > geo.m)
+    throw Error(fmt::format("Gray code field bits {}..{} out of range: allowed a non-empty field within 0..{}", lo,
+                            static_cast<long long>(lo) + width - 1, geo.m == 0 ? 0 : geo.m - 1));
+  AffineMap a(geo);
+  for (unsigned r = 0; r < width; ++r) {
+    const unsigned b = lo + r;
+    // encode: g = v xor (v >> 1), so bit r feeds g_r and g_(r-1).
+    // decode: v_r = xor of g_s for s >= r, so bit s feeds every v_r with r <= s.
+    a.mem_cols_[b] = encode ? (bit(b) | (r > 0 ? bit(b - 1) : 0)) : (low_mask(b + 1) & ~low_mask(lo));
+  }
+  return a;
+}
+
+AffineMap AffineMap::then(const AffineMap& next) const {
+  if (next.geo_.n != geo_.n || next.geo_.m != geo_.m)
+    throw Error("composed alignments belong to machines of different geometry");
+  // next(this(i, j), j) = M2 (M1 i + C1 j) + C2 j.
+  AffineMap r(geo_);
+  for (unsigned b = 0; b < geo_.m; ++b) r.mem_cols_[b] = mul(next.mem_cols_, mem_cols_[b]);
+  for (unsigned k = 0; k < geo_.n; ++k) r.node_cols_[k] = mul(next.mem_cols_, node_cols_[k]) ^ next.node_cols_[k];
+  return r;
+}
+
+std::uint64_t AffineMap::apply(std::uint64_t node, std::uint64_t local) const {
+  return mul(mem_cols_, local) ^ mul(node_cols_, node);
+}
+
+bool AffineMap::is_identity() const { return is_pure_xor() && moving_nodes() == 0; }
+
+bool AffineMap::is_pure_xor() const {
+  for (unsigned b = 0; b < geo_.m; ++b)
+    if (mem_cols_[b] != bit(b)) return false;
+  return true;
+}
+
+std::uint64_t AffineMap::moving_nodes() const {
+  // Nodes with C j = 0 form a subspace of dimension n - rank(C).
+  return geo_.nodes() - bit(geo_.n - gf2_rank(node_cols_));
+}
+
+std::string AffineMap::describe() const {
+  std::string s = "i -> M i xor C j with M columns [";
+  for (unsigned b = 0; b < geo_.m; ++b) s += fmt::format("{}{:#x}", b ? " " : "", mem_cols_[b]);
+  s += "], C columns [";
+  for (unsigned k = 0; k < geo_.n; ++k) s += fmt::format("{}{:#x}", k ? " " : "", node_cols_[k]);
+  return s + "]";
+}
+
+AffineMap parse_gray(const Geometry& geo, const std::string& text) {
+  const std::size_t c1 = text.find(':');
+  const std::size_t c2 = c1 == std::string::npos ? c1 : text.find(':', c1 + 1);
+  const std::string dir = c2 == std::string::npos ? "" : text.substr(c2 + 1);
+  if (c2 == std::string::npos || (dir != "encode" && dir != "decode"))
+    throw Error(fmt::format("Gray field '{}' malformed: expected lo:width:encode or lo:width:decode", text));
+  const std::uint64_t lo = parse_uint(text.substr(0, c1), "Gray field lo");
+  const std::uint64_t width = parse_uint(text.substr(c1 + 1, c2 - c1 - 1), "Gray field width");
+  if (lo + width > geo.m || width == 0)
+    throw Error(fmt::format("Gray field '{}' out of range: allowed a non-empty field within bits 0..{}", text,
+                            geo.m == 0 ? 0 : geo.m - 1));
+  return AffineMap::gray(geo, static_cast<unsigned>(lo), static_cast<unsigned>(width), dir == "encode");
+}
+
+unsigned gf2_rank(std::vector<std::uint64_t> cols) {
+  unsigned rank = 0;
+  for (unsigned b = 0; b < 64; ++b) {
+    auto pivot = std::find_if(cols.begin() + rank, cols.end(), [b](std::uint64_t c) { return test_bit(c, b); });
+    if (pivot == cols.end()) continue;
+    std::swap(*pivot, cols[rank]);
+    for (std::size_t r = 0; r < cols.size(); ++r)
+      if (r != rank && test_bit(cols[r], b)) cols[r] ^= cols[rank];
+    ++rank;
+  }
+  return rank;
+}
+
+AffineTables make_tables(const AffineMap& map) {
+  const auto fill = [](const std::vector<std::uint64_t>& cols, unsigned& nbytes) {
+    nbytes = static_cast<unsigned>((cols.size() + 7) / 8);
+    std::vector<std::uint64_t> t(std::size_t{nbytes} * 256, 0);
+    for (unsigned byte = 0; byte < nbytes; ++byte)
+      for (unsigned v = 0; v < 256; ++v)
+        for (unsigned r = 0; r < 8; ++r)
+          if (test_bit(v, r) && byte * 8 + r < cols.size()) t[byte * 256 + v] ^= cols[byte * 8 + r];
+    return t;
+  };
+  AffineTables tables;
+  tables.mem = fill(map.mem_columns(), tables.mem_bytes);
+  tables.node = fill(map.node_columns(), tables.node_bytes);
+  return tables;
+}
+
+}  // namespace hcube

@@ -1,0 +1,56 @@
+#include "hcube/host/reference.hpp"
+
+#include <fmt/format.h>
+
+#include "hcube/host/error.hpp"
+
+namespace hcube {
+
+std::vector<unsigned char> reference_permute(const std::vector<unsigned char>& in, std::size_t word_bytes,
+                                             std::uint64_t total_words, const AddressMap& dest) {
+  if (in.size() != total_words * word_bytes)
+    throw Error(fmt::format("reference input holds {} bytes: expected {}", in.size(), total_words * word_bytes));
+  std::vector<unsigned char> out(in.size());
+  std::vector<bool> hit(total_words, false);
+  for (std::uint64_t g = 0; g < total_words; ++g) {
+    const std::uint64_t d = dest(g);
+    if (d >= total_words)
+      throw Error(fmt::format("permutation sends address {} to {}: allowed 0..{}", g, d, total_words - 1));
+    if (hit[d]) throw Error(fmt::format("permutation is not bijective: address {} is the image twice", d));
+    hit[d] = true;
+    std::memcpy(&out[d * word_bytes], &in[g * word_bytes], word_bytes);
+  }
+  return out;
+}
+
+AddressMap cycle_destination(const Geometry& geo, const Cycle& cycle) {
+  return [geo, cycle](std::uint64_t g) {
+    const std::uint64_t j = geo.node_of(g), i = geo.local_of(g);
+    for (const Exchange& e : cycle) {
+      const bool low_side = ((j >> e.dim) & 1) == 0;
+      if (low_side && i == e.addr) return geo.global(j ^ bit(e.dim), e.peer_addr);
+      if (!low_side && i == e.peer_addr) return geo.global(j ^ bit(e.dim), e.addr);
+    }
+    return g;
+  };
+}
+
+AddressMap alignment_destination(const AffineMap& map) {
+  const Geometry geo = map.geometry();
+  return [geo, map](std::uint64_t g) {
+    const std::uint64_t j = geo.node_of(g);
+    return geo.global(j, map.apply(j, geo.local_of(g)));
+  };
+}
+
+std::vector<unsigned char> reference_route(const std::vector<unsigned char>& in, std::size_t word_bytes,
+                                           const Geometry& geo, const RouterStep& step) {
+  std::vector<unsigned char> out = in;
+  for (const Message& m : step)
+    for (std::uint64_t w = 0; w < m.length; ++w)
+      std::memcpy(&out[geo.global(m.dst_node, m.dst_addr + w) * word_bytes],
+                  &in[geo.global(m.src_node, m.src_addr + w) * word_bytes], word_bytes);
+  return out;
+}
+
+}  // namespace hcube

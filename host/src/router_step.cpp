@@ -1,0 +1,107 @@
+#include "hcube/host/router_step.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <tuple>
+
+#include "hcube/host/error.hpp"
+#include "hcube/host/parse.hpp"
+
+namespace hcube {
+namespace {
+
+struct Range {
+  std::uint64_t node, lo, hi;  // words [lo, hi) of node
+  std::size_t msg;
+  bool write;
+};
+
+[[noreturn]] void fail(std::size_t i, const Message& m, const std::string& why) {
+  throw Error(fmt::format("router message {} {}: {}", i, to_string(m), why));
+}
+
+}  // namespace
+
+std::string to_string(const Message& m) {
+  return fmt::format("{{node {} words {}..{} -> node {} words {}..{}}}", m.src_node, m.src_addr,
+                     m.src_addr + m.length - 1, m.dst_node, m.dst_addr, m.dst_addr + m.length - 1);
+}
+
+RouterStepReport check_router_step(const Geometry& geo, const RouterStep& step, const RouterLimits& limits) {
+  const std::uint64_t N = geo.nodes(), K = geo.words_per_node();
+  RouterStepReport rep;
+  std::vector<Range> ranges;
+  ranges.reserve(2 * step.size());
+  for (std::size_t i = 0; i < step.size(); ++i) {
+    const Message& m = step[i];
+    if (m.src_node >= N) fail(i, m, fmt::format("source node {} out of range: allowed 0..{}", m.src_node, N - 1));
+    if (m.dst_node >= N) fail(i, m, fmt::format("destination node {} out of range: allowed 0..{}", m.dst_node, N - 1));
+    if (m.length == 0 || m.length > limits.max_message)
+      fail(i, m, fmt::format("length {} out of range: allowed 1..{} (B)", m.length, limits.max_message));
+    if (m.src_addr >= K || m.length > K - m.src_addr)
+      fail(i, m, fmt::format("source words {}..{} out of range: allowed 0..{}", m.src_addr,
+                             m.src_addr + m.length - 1, K - 1));
+    if (m.dst_addr >= K || m.length > K - m.dst_addr)
+      fail(i, m, fmt::format("destination words {}..{} out of range: allowed 0..{}", m.dst_addr,
+                             m.dst_addr + m.length - 1, K - 1));
+    ranges.push_back({m.src_node, m.src_addr, m.src_addr + m.length, i, false});
+    ranges.push_back({m.dst_node, m.dst_addr, m.dst_addr + m.length, i, true});
+    rep.words += m.length;
+    rep.element_hops += m.length * static_cast<std::uint64_t>(__builtin_popcountll(m.src_node ^ m.dst_node));
+    rep.max_message = std::max(rep.max_message, m.length);
+  }
+  // One message sent per node; receivers hit twice are contention.
+  std::vector<std::pair<std::uint64_t, std::size_t>> senders, receivers;
+  for (std::size_t i = 0; i < step.size(); ++i) {
+    senders.emplace_back(step[i].src_node, i);
+    receivers.emplace_back(step[i].dst_node, i);
+  }
+  std::sort(senders.begin(), senders.end());
+  std::sort(receivers.begin(), receivers.end());
+  for (std::size_t i = 1; i < senders.size(); ++i)
+    if (senders[i].first == senders[i - 1].first)
+      fail(senders[i].second, step[senders[i].second],
+           fmt::format("node {} already sends message {}: one message per node per step", senders[i].first,
+                       senders[i - 1].second));
+  for (std::size_t i = 1; i < receivers.size(); ++i) {
+    if (receivers[i].first != receivers[i - 1].first) continue;
+    if (limits.contention == ContentionPolicy::reject)
+      fail(receivers[i].second, step[receivers[i].second],
+           fmt::format("node contention: node {} also receives message {}", receivers[i].first,
+                       receivers[i - 1].second));
+    if (i == 1 || receivers[i - 2].first != receivers[i].first) ++rep.contention;
+  }
+  // A word written by one message may be neither read nor written by another.
+  std::sort(ranges.begin(), ranges.end(),
+            [](const Range& a, const Range& b) { return std::tie(a.node, a.lo) < std::tie(b.node, b.lo); });
+  for (std::size_t i = 0; i < ranges.size(); ++i) {
+    for (std::size_t k = i + 1; k < ranges.size() && ranges[k].node == ranges[i].node && ranges[k].lo < ranges[i].hi;
+         ++k) {
+      const Range& a = ranges[i];
+      const Range& b = ranges[k];
+      if (!a.write && !b.write) continue;
+      const Range& w = a.write ? a : b;
+      const Range& o = a.write ? b : a;
+      fail(w.msg, step[w.msg],
+           fmt::format("writes word {} of node {} that message {} also {}", std::max(a.lo, b.lo), a.node, o.msg,
+                       o.write ? "writes" : "reads"));
+    }
+  }
+  return rep;
+}
+
+Message parse_message(const std::string& text) {
+  const std::vector<std::uint64_t> f = parse_uint_fields(text, ':', "message");
+  if (f.size() != 4 && f.size() != 5)
+    throw Error(fmt::format("message '{}' malformed: expected src_node:src_addr:dst_node:dst_addr[:length]", text));
+  return Message{f[0], f[1], f[2], f[3], f.size() == 5 ? f[4] : 1};
+}
+
+ContentionPolicy parse_contention_policy(const std::string& s) {
+  if (s == "report") return ContentionPolicy::report;
+  if (s == "reject") return ContentionPolicy::reject;
+  throw Error(fmt::format("contention policy '{}' unknown: allowed report, reject", s));
+}
+
+}  // namespace hcube
