@@ -32,6 +32,8 @@ std::uint64_t mem_available_bytes() {
 struct CpuPolicy {
   static constexpr BackendKind kind = BackendKind::cpu;
 
+  explicit CpuPolicy(std::uint64_t chunk_bytes) : chunk_bytes_(chunk_bytes) {}
+
   std::string device_name() const {
     return fmt::format("host CPU, {} hardware threads", std::thread::hardware_concurrency());
   }
@@ -51,15 +53,19 @@ struct CpuPolicy {
 
   // Kernels read host memory directly: nothing is staged or copied.
   const void* stage(int, const void* host, std::size_t) { return host; }
-  std::uint64_t max_chunk_bytes() const { return std::numeric_limits<std::uint64_t>::max(); }
+  std::uint64_t max_chunk_bytes() const { return chunk_bytes_; }
   const void* readable(const void* host, std::uint64_t) { return host; }
   void* writable(void* host, std::uint64_t) { return host; }
   void publish(void*, const void*, std::uint64_t) {}
   void synchronize() {}
+
+  std::uint64_t chunk_bytes_;
 };
 
 }  // namespace
 
-std::unique_ptr<Backend> make_cpu_backend() { return std::make_unique<BackendImpl<CpuPolicy>>(); }
+std::unique_ptr<Backend> make_cpu_backend(std::uint64_t chunk_bytes) {
+  return std::make_unique<BackendImpl<CpuPolicy>>(chunk_bytes);
+}
 
 }  // namespace hcube

@@ -67,7 +67,9 @@ bool cuda_backend_built();
 // Number of CUDA devices; 0 with the reason in *why when none can be used.
 int cuda_device_count(std::string* why = nullptr);
 std::unique_ptr<Backend> make_cuda_backend();
-std::unique_ptr<Backend> make_cpu_backend();
+// chunk_bytes: copy-in/out granularity; the CPU needs none, tests use a small
+// one to run the chunked path the CUDA backend takes.
+std::unique_ptr<Backend> make_cpu_backend(std::uint64_t chunk_bytes = ~std::uint64_t{0});
 
 // auto: CUDA when a device is present, else the CPU. Throws hcube::Error for
 // cuda without a device.

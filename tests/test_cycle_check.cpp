@@ -1,0 +1,85 @@
+// The routing-cycle checker: port models, channel width, and word clashes.
+#include <gtest/gtest.h>
+
+#include "hcube/host/cycle.hpp"
+#include "hcube/host/error.hpp"
+
+namespace hcube {
+namespace {
+
+const Geometry kGeo{4, 4};
+
+std::string violation(const Cycle& c, PortRules rules = {}) {
+  auto v = find_violation(kGeo, c, rules);
+  return v ? std::to_string(v->entry) + ": " + v->reason : "";
+}
+
+TEST(CycleCheck, AllPortCycleUsingEveryDimensionIsLegal) {
+  Cycle c;
+  for (unsigned k = 0; k < 4; ++k) c.push_back(direct_exchange(k, k));
+  EXPECT_EQ(violation(c), "");
+}
+
+TEST(CycleCheck, AWordInTwoExchangesIsAClash) {
+  EXPECT_EQ(violation({direct_exchange(0, 1), direct_exchange(1, 1)}),
+            "1: local word 1 already used by exchange 0 {dim 0, addr 1}");
+  // Different dimensions meet on some node whichever side each uses.
+  EXPECT_NE(violation({{0, 1, 2}, {1, 3, 2}}), "");
+  EXPECT_NE(violation({{0, 1, 2}, {1, 1, 3}}), "");
+}
+
+TEST(CycleCheck, OppositeSidesOfOneDimensionDoNotClash) {
+  // {0, 1, 2} touches word 1 on even nodes and word 2 on odd ones;
+  // {0, 2, 1} the reverse: disjoint, but two exchanges on dimension 0.
+  EXPECT_EQ(violation({{0, 1, 2}, {0, 2, 1}}, {PortModel::all_port, 2}), "");
+  EXPECT_NE(violation({{0, 1, 2}, {0, 1, 3}}, {PortModel::all_port, 2}), "");
+}
+
+TEST(CycleCheck, ChannelWidthLimitsExchangesPerDimension) {
+  const Cycle c = {direct_exchange(2, 0), direct_exchange(2, 1), direct_exchange(2, 2)};
+  EXPECT_EQ(violation(c), "1: dim 2 carries 2 exchanges: channel width allows 1");
+  EXPECT_EQ(violation(c, {PortModel::all_port, 2}), "2: dim 2 carries 3 exchanges: channel width allows 2");
+  EXPECT_EQ(violation(c, {PortModel::all_port, 3}), "");
+  EXPECT_EQ(violation(c, {PortModel::all_port, 0}), "0: channel width 0: allowed at least 1");
+}
+
+TEST(CycleCheck, OnePortAllowsOneDimensionPerCycle) {
+  EXPECT_EQ(violation({direct_exchange(0, 0), direct_exchange(1, 1)}, {PortModel::one_port, 1}),
+            "1: one-port cycle uses dim 1 after dim 0: one dimension per cycle");
+  EXPECT_EQ(violation({direct_exchange(3, 0), direct_exchange(3, 1)}, {PortModel::one_port, 2}), "");
+}
+
+TEST(CycleCheck, RangesAreNamed) {
+  EXPECT_EQ(violation({direct_exchange(4, 0)}), "0: dim 4 out of range: allowed 0..3");
+  EXPECT_EQ(violation({direct_exchange(0, 16)}), "0: addr 16 out of range: allowed 0..15");
+  EXPECT_EQ(violation({{0, 1, 99}}), "0: peer_addr 99 out of range: allowed 0..15");
+}
+
+TEST(CycleCheck, CheckCycleNamesCycleAndEntry) {
+  try {
+    check_cycle(kGeo, {direct_exchange(0, 1), direct_exchange(1, 1)}, {}, 7);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(),
+                 "cycle 7, exchange 1 {dim 1, addr 1}: local word 1 already used by exchange 0 {dim 0, addr 1}");
+  }
+}
+
+TEST(CycleCheck, ParsesExchangesAndRejectsMalformedText) {
+  EXPECT_EQ(parse_cycle("0:3,2:5:6"), (Cycle{{0, 3, 3}, {2, 5, 6}}));
+  EXPECT_THROW(parse_cycle(""), Error);
+  EXPECT_THROW(parse_exchange("0-1"), Error);
+  EXPECT_THROW(parse_exchange("0:1:2:3"), Error);
+  EXPECT_THROW(parse_exchange("0:-1"), Error);
+  EXPECT_THROW(parse_exchange("99:1"), Error);
+}
+
+TEST(CycleCheck, UseCountsHopsAndLinks) {
+  const CycleUse u = cycle_use(kGeo, {direct_exchange(0, 0), direct_exchange(0, 1), direct_exchange(3, 2)});
+  EXPECT_EQ(u.element_hops, 3u * 16);  // each exchange moves one word per node
+  EXPECT_EQ(u.links_used, 2u * 16);    // two dimensions, both directions of 8 links
+  EXPECT_EQ(u.dims_used, 2u);
+}
+
+}  // namespace
+}  // namespace hcube

@@ -1,0 +1,238 @@
+// The machine on every backend: each primitive against the reference, bit for
+// bit, over many geometries, tile widths and element types, plus the exact
+// counts it reports. Written once, instantiated for the CPU and CUDA backends
+// (CUDA skips, saying so, where no device is present).
+#include <gtest/gtest.h>
+
+#include <numeric>
+#include <random>
+
+#include "hcube/emulator/machine.hpp"
+#include "hcube/host/error.hpp"
+#include "hcube/host/reference.hpp"
+
+namespace hcube {
+namespace {
+
+class MachineTest : public ::testing::TestWithParam<BackendKind> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == BackendKind::cuda) {
+      std::string why;
+      if (cuda_device_count(&why) == 0) GTEST_SKIP() << "CUDA backend tests skipped: " << why;
+    }
+  }
+
+  std::unique_ptr<Machine> make(unsigned n, unsigned m, ElementType type = ElementType::u32, long long t = -1) {
+    const BackendChoice choice = GetParam() == BackendKind::cpu ? BackendChoice::cpu : BackendChoice::cuda;
+    auto mach = std::make_unique<Machine>(MachineOptions{n, m, type, choice, t});
+    mach->load_labels();
+    return mach;
+  }
+
+  // Runs `step` and checks the machine against the reference permutation `dest`.
+  void expect_permutation(Machine& mach, const AddressMap& dest, const std::function<void()>& step) {
+    const std::vector<unsigned char> before = mach.read();
+    const auto expected = reference_permute(before, mach.word_bytes(), mach.geometry().total_words(), dest);
+    step();
+    ASSERT_EQ(mach.read(), expected) << "n = " << mach.geometry().n << ", m = " << mach.geometry().m
+                                     << ", t = " << mach.layout().t << ", type " << info(mach.type()).name;
+  }
+
+  std::mt19937_64 rng_{20261121};
+};
+
+// A random legal cycle: candidate exchanges kept only when the checker allows them.
+Cycle random_cycle(const Geometry& g, const PortRules& rules, std::mt19937_64& rng) {
+  Cycle c;
+  for (int tries = 0; tries < 4 * static_cast<int>(g.n * rules.channel_width) + 4; ++tries) {
+    const Exchange e{static_cast<std::uint32_t>(rng() % g.n), rng() & low_mask(g.m),
+                     (rng() % 3 == 0) ? rng() & low_mask(g.m) : ~std::uint64_t{0}};
+    Cycle more = c;
+    more.push_back(e.peer_addr == ~std::uint64_t{0} ? direct_exchange(e.dim, e.addr) : e);
+    if (!find_violation(g, more, rules)) c = std::move(more);
+  }
+  return c;
+}
+
+AffineMap random_map(const Geometry& g, std::mt19937_64& rng, bool pure_xor) {
+  std::vector<unsigned> procs(g.n), mems(g.m);
+  std::iota(procs.begin(), procs.end(), 0u);
+  std::iota(mems.begin(), mems.end(), 0u);
+  std::shuffle(procs.begin(), procs.end(), rng);
+  std::shuffle(mems.begin(), mems.end(), rng);
+  const std::size_t k = std::min(g.n, g.m) == 0 ? 0 : rng() % (std::min(g.n, g.m) + 1);
+  AffineMap a = AffineMap::xor_align(g, {procs.begin(), procs.begin() + k}, {mems.begin(), mems.begin() + k});
+  if (pure_xor || g.m == 0) return a;
+  std::shuffle(mems.begin(), mems.end(), rng);
+  const unsigned lo = static_cast<unsigned>(rng() % g.m);
+  return a.then(AffineMap::permute_bits(g, mems))
+      .then(AffineMap::gray(g, lo, 1 + static_cast<unsigned>(rng() % (g.m - lo)), rng() % 2 == 0));
+}
+
+TEST_P(MachineTest, CopyInAndOutRoundTripForEveryTileWidthAndType) {
+  for (const ElementInfo& e : all_element_types())
+    for (unsigned n : {0u, 1u, 3u, 6u})
+      for (unsigned m : {0u, 2u, 5u})
+        for (unsigned t = 0; t <= n; ++t) {
+          auto mach = make(n, m, e.type, t);
+          const std::vector<unsigned char> out = mach->read();
+          for (std::uint64_t g = 0; g < mach->geometry().total_words(); ++g)
+            ASSERT_EQ(read_label(e.type, &out[g * e.bytes]), g) << e.name << " n=" << n << " m=" << m << " t=" << t;
+        }
+}
+
+TEST(CpuBackend, ChunkedCopyInAndOutRoundTrip) {
+  // 64-byte chunks: several tiles per chunk, or one tile larger than a chunk.
+  for (unsigned t : {0u, 2u, 5u}) {
+    Machine mach(MachineOptions{5, 3, ElementType::u64, BackendChoice::cpu, t}, make_cpu_backend(64));
+    mach.load_labels();
+    const std::vector<unsigned char> out = mach.read();
+    for (std::uint64_t g = 0; g < mach.geometry().total_words(); ++g)
+      ASSERT_EQ(read_label(ElementType::u64, &out[g * 8]), g) << "t = " << t;
+  }
+}
+
+TEST_P(MachineTest, RoutingCyclesMatchTheReference) {
+  for (unsigned n = 1; n <= 8; ++n)
+    for (unsigned m : {0u, 1u, 3u, 5u})
+      for (const ElementInfo& e : all_element_types()) {
+        if (n + m > 11 && e.bytes != 8) continue;  // the big cubes once per type size is enough
+        const long long t = static_cast<long long>(rng_() % (n + 1));
+        auto mach = make(n, m, e.type, t);
+        for (const PortRules rules : {PortRules{PortModel::all_port, 1}, PortRules{PortModel::all_port, 3},
+                                      PortRules{PortModel::one_port, 2}}) {
+          const Cycle c = random_cycle(mach->geometry(), rules, rng_);
+          expect_permutation(*mach, cycle_destination(mach->geometry(), c), [&] { mach->run_cycle(c, rules); });
+        }
+      }
+}
+
+TEST_P(MachineTest, AlignmentsMatchTheReferenceInPlaceAndThroughScratch) {
+  for (unsigned n = 0; n <= 7; ++n)
+    for (unsigned m : {0u, 1u, 2u, 4u, 6u})
+      for (bool pure_xor : {true, false})
+        for (const ElementInfo& e : all_element_types()) {
+          if (n + m > 10 && e.type != ElementType::c128) continue;
+          auto mach = make(n, m, e.type, static_cast<long long>(rng_() % (n + 1)));
+          const AffineMap map = random_map(mach->geometry(), rng_, pure_xor);
+          expect_permutation(*mach, alignment_destination(map), [&] { mach->align(map); });
+        }
+}
+
+TEST_P(MachineTest, RouterStepsMatchTheReference) {
+  for (unsigned n : {0u, 1u, 4u, 7u})
+    for (unsigned m : {1u, 3u, 5u})
+      for (const ElementInfo& e : all_element_types()) {
+        auto mach = make(n, m, e.type, static_cast<long long>(rng_() % (n + 1)));
+        const Geometry& g = mach->geometry();
+        // Senders read the lower half of their memory, receivers write the upper half.
+        const std::uint64_t half = g.words_per_node() / 2;
+        std::vector<std::uint64_t> dst(g.nodes());
+        std::iota(dst.begin(), dst.end(), 0u);
+        std::shuffle(dst.begin(), dst.end(), rng_);
+        RouterStep step;
+        for (std::uint64_t j = 0; j < g.nodes(); ++j) {
+          if (rng_() % 4 == 0) continue;  // some nodes stay silent
+          const std::uint64_t len = 1 + rng_() % half;
+          step.push_back({j, rng_() % (half - len + 1), dst[j], half + rng_() % (half - len + 1), len});
+        }
+        const auto expected = reference_route(mach->read(), mach->word_bytes(), g, step);
+        const RouterStepReport rep = mach->route(step, {half, ContentionPolicy::reject});
+        EXPECT_EQ(rep.contention, 0u);
+        ASSERT_EQ(mach->read(), expected) << "n = " << n << ", m = " << m << ", type " << e.name;
+      }
+}
+
+TEST_P(MachineTest, ContentionIsReportedAndDelivered) {
+  auto mach = make(3, 2);
+  const RouterStep step = {{0, 0, 5, 2, 1}, {1, 0, 5, 3, 1}, {2, 1, 6, 0, 1}};
+  const auto expected = reference_route(mach->read(), mach->word_bytes(), mach->geometry(), step);
+  EXPECT_EQ(mach->route(step, {1, ContentionPolicy::report}).contention, 1u);
+  EXPECT_EQ(mach->read(), expected);
+  EXPECT_EQ(mach->counters().router_contention, 1u);
+  EXPECT_THROW(mach->route(step, {1, ContentionPolicy::reject}), Error);
+}
+
+TEST_P(MachineTest, CountersAreExact) {
+  auto mach = make(4, 3, ElementType::f64);
+  mach->reset_counters();
+  mach->run_cycle({direct_exchange(0, 0), direct_exchange(1, 1), direct_exchange(2, 2), direct_exchange(3, 3)});
+  mach->run_cycle({direct_exchange(2, 5), direct_exchange(2, 6)}, {PortModel::one_port, 2});
+  const Counters& c = mach->counters();
+  EXPECT_EQ(c.routing_cycles, 2u);
+  EXPECT_EQ(c.kernel_launches, 2u);
+  EXPECT_EQ(c.element_hops, 6u * 16);  // one word per node per exchange
+  EXPECT_EQ(c.links_total, 4u * 16);
+  EXPECT_EQ(c.links_used_per_cycle, (std::vector<std::uint64_t>{64, 16}));
+  EXPECT_DOUBLE_EQ(c.mean_channel_use(), (1.0 + 0.25) / 2);
+  EXPECT_EQ(c.bytes_read, 6u * 16 * 8);
+  EXPECT_EQ(c.bytes_written, 6u * 16 * 8);
+
+  // The xor alignment over two node bits moves every word of 12 of the 16 nodes.
+  mach->align(AffineMap::xor_align(mach->geometry(), {0, 3}, {0, 2}));
+  EXPECT_EQ(c.alignments, 1u);
+  EXPECT_EQ(c.kernel_launches, 3u);
+  EXPECT_EQ(c.bytes_read, 6u * 16 * 8 + 12u * 8 * 8);
+  // A general map rewrites all words through scratch.
+  mach->align(AffineMap::permute_bits(mach->geometry(), {1, 2, 0}));
+  EXPECT_EQ(c.bytes_written, 6u * 16 * 8 + 12u * 8 * 8 + 128u * 8);
+
+  mach->route({{0, 0, 15, 4, 3}}, {4, ContentionPolicy::reject});
+  EXPECT_EQ(c.router_steps, 1u);
+  EXPECT_EQ(c.kernel_launches, 5u);
+  EXPECT_EQ(c.element_hops, 6u * 16 + 3u * 4);  // 3 words over 4 links each
+  EXPECT_GT(c.phase_seconds("routing"), 0.0);
+  const nlohmann::json j = c.to_json();
+  EXPECT_EQ(j["routing_cycles"], 2);
+  EXPECT_EQ(j["channel_use"]["links_used_per_cycle"][1], 16);
+  EXPECT_EQ(j["phases"]["router"]["calls"], 1);
+}
+
+TEST_P(MachineTest, IllegalCycleMovesNothing) {
+  auto mach = make(3, 3);
+  const auto before = mach->read();
+  EXPECT_THROW(mach->run_cycle({direct_exchange(0, 1), direct_exchange(1, 1)}), Error);
+  EXPECT_THROW(mach->run_cycle({direct_exchange(0, 1), direct_exchange(1, 2)}, {PortModel::one_port, 1}), Error);
+  EXPECT_THROW(mach->route({{0, 0, 1, 0, 2}}, {1, ContentionPolicy::report}), Error);
+  EXPECT_EQ(mach->read(), before);
+  EXPECT_EQ(mach->counters().kernel_launches, 0u);
+}
+
+TEST_P(MachineTest, LimitsAreCheckedBeforeAllocation) {
+  const BackendChoice choice = GetParam() == BackendKind::cpu ? BackendChoice::cpu : BackendChoice::cuda;
+  try {
+    Machine too_big(MachineOptions{30, 20, ElementType::c128, choice, -1});
+    FAIL() << "a 2^50-word machine was allocated";
+  } catch (const Error& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("n + m = 30 + 20"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("available"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("allowed n + m <="), std::string::npos) << msg;
+  }
+  EXPECT_THROW(Machine(MachineOptions{60, 0, ElementType::u32, choice, -1}), Error);
+  EXPECT_THROW(Machine(MachineOptions{3, 2, ElementType::u32, choice, 4}), Error);  // t > n
+  Machine labels(MachineOptions{13, 12, ElementType::f32, choice, -1});
+  EXPECT_THROW(labels.load_labels(), Error);  // 25 address bits exceed float's 24-bit labels
+  std::vector<unsigned char> wrong(10);
+  EXPECT_THROW(labels.load(wrong.data(), wrong.size()), Error);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, MachineTest, ::testing::Values(BackendKind::cpu, BackendKind::cuda),
+                         [](const auto& p) { return to_string(p.param); });
+
+TEST(BackendChoice, CudaWithoutADeviceIsAClearError) {
+  std::string why;
+  if (cuda_device_count(&why) > 0) GTEST_SKIP() << "a CUDA device is present";
+  try {
+    make_backend(BackendChoice::cuda);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("backend cuda requested but unavailable"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(make_backend(BackendChoice::automatic)->kind(), BackendKind::cpu);
+  EXPECT_THROW(parse_backend_choice("gpu"), Error);
+}
+
+}  // namespace
+}  // namespace hcube
