@@ -43,8 +43,17 @@ Session open_session(const MachineFlags& mf, const IoFlags& io) {
   if (input) check_machine_array(*input, io.input, geo.n, geo.m, type);
 
   Session s;
-  s.machine = std::make_unique<Machine>(
-      MachineOptions{mf.n, mf.m, type, parse_backend_choice(mf.backend), mf.tile_dims});
+  const BackendChoice choice = parse_backend_choice(mf.backend);
+  s.machine = std::make_unique<Machine>(MachineOptions{mf.n, mf.m, type, choice, mf.tile_dims});
+  // --backend auto says what it chose and why.
+  if (choice == BackendChoice::automatic && s.machine->backend().kind() == BackendKind::cpu) {
+    std::string why;
+    cuda_device_count(&why);
+    s.backend_note = "auto chose cpu: " + why;
+  } else if (choice == BackendChoice::automatic) {
+    s.backend_note = "auto chose cuda: a GPU is present";
+  }
+  if (!io.json && !s.backend_note.empty()) std::cout << "backend " << s.backend_note << "\n";
   if (input) {
     s.machine->load(input->data.data(), input->data.size());
     s.expected = std::move(input->data);
@@ -136,9 +145,11 @@ void write_output(const IoFlags& io, const Machine& machine) {
             data.size());
 }
 
-nlohmann::json machine_json(const Machine& machine) {
+nlohmann::json machine_json(const Session& s) {
+  const Machine& machine = *s.machine;
   const Geometry& geo = machine.geometry();
   return {
+      {"backend_note", s.backend_note},
       {"n", geo.n},
       {"m", geo.m},
       {"nodes", geo.nodes()},

@@ -39,6 +39,7 @@ struct Session {
   std::unique_ptr<Machine> machine;
   std::vector<unsigned char> expected;  // the reference state after the steps run so far
   bool labelled = false;
+  std::string backend_note;  // how --backend auto chose
   nlohmann::json trace = nlohmann::json::array();  // states, with --trace --json
 };
 Session open_session(const MachineFlags& mf, const IoFlags& io);
@@ -68,7 +69,7 @@ void verify(const Machine& machine, const std::vector<unsigned char>& expected, 
 void write_output(const IoFlags& io, const Machine& machine);
 
 // The JSON fields every run reports: geometry, backend, counters.
-nlohmann::json machine_json(const Machine& machine);
+nlohmann::json machine_json(const Session& s);
 
 // Prints `j` (with --json) or runs `prose` to print text.
 void emit(const IoFlags& io, const nlohmann::json& j, const std::function<void()>& prose);

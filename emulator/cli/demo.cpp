@@ -60,7 +60,7 @@ void add_demo(CLI::App& app) {
     const Machine& mach = *s.machine;
     nlohmann::json j = {{"command", "demo"}, {"cycle", nlohmann::json::array()}, {"verified", true}, {"trace", s.trace}};
     for (const Exchange& e : cycle) j["cycle"].push_back({{"dim", e.dim}, {"addr", e.addr}, {"peer_addr", e.peer_addr}});
-    j.update(machine_json(mach));
+    j.update(machine_json(s));
     emit(io, j, [&] {
       fmt::print("Both steps verified bit for bit against the reference permutation.\n");
       fmt::print("backend: {} ({})\n{}", to_string(mach.backend().kind()), mach.backend().device_name(),

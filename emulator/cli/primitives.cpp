@@ -22,7 +22,7 @@ nlohmann::json cycle_json(const Cycle& c) {
 void finish(Session& s, const IoFlags& io, nlohmann::json j, const std::string& summary) {
   write_output(io, *s.machine);
   const Machine& mach = *s.machine;
-  j.update(machine_json(mach));
+  j.update(machine_json(s));
   j["verified"] = true;
   if (io.trace) j["trace"] = s.trace;
   emit(io, j, [&] {

@@ -113,7 +113,10 @@ int cuda_device_count(std::string* why) {
   const cudaError_t err = cudaGetDeviceCount(&count);
   if (err != cudaSuccess) {
     cudaGetLastError();
-    if (why != nullptr) *why = cudaGetErrorString(err);
+    if (why != nullptr)
+      *why = err == cudaErrorInsufficientDriver || err == cudaErrorNoDevice
+                 ? fmt::format("no usable CUDA device or driver on this machine ({})", cudaGetErrorString(err))
+                 : fmt::format("CUDA unavailable: {}", cudaGetErrorString(err));
     return 0;
   }
   if (count == 0 && why != nullptr) *why = "no CUDA device found";
