@@ -12,6 +12,9 @@
 #include "hcube/host/reference.hpp"
 
 namespace hcube {
+
+void PrintTo(BackendKind k, std::ostream* os) { *os << to_string(k); }
+
 namespace {
 
 class MachineTest : public ::testing::TestWithParam<BackendKind> {

@@ -53,7 +53,6 @@ Session open_session(const MachineFlags& mf, const IoFlags& io) {
   } else if (choice == BackendChoice::automatic) {
     s.backend_note = "auto chose cuda: a GPU is present";
   }
-  if (!io.json && !s.backend_note.empty()) std::cout << "backend " << s.backend_note << "\n";
   if (input) {
     s.machine->load(input->data.data(), input->data.size());
     s.expected = std::move(input->data);
@@ -62,13 +61,17 @@ Session open_session(const MachineFlags& mf, const IoFlags& io) {
     s.expected = s.machine->read();
     s.labelled = true;
   }
-  if (io.trace) {
-    if (io.json)
-      s.trace.push_back({{"step", "initial"}, {"state", state_json(s.machine->geometry(), type, s.expected)}});
-    else
-      std::cout << format_memory(s.machine->geometry(), type, s.expected, "initial state") << "\n";
-  }
   return s;
+}
+
+void begin_trace(Session& s, const IoFlags& io) {
+  if (!io.json && !s.backend_note.empty()) std::cout << "backend " << s.backend_note << "\n";
+  if (!io.trace) return;
+  const Geometry& geo = s.machine->geometry();
+  if (io.json)
+    s.trace.push_back({{"step", "initial"}, {"state", state_json(geo, s.machine->type(), s.expected)}});
+  else
+    std::cout << format_memory(geo, s.machine->type(), s.expected, "initial state") << "\n";
 }
 
 void run_step(Session& s, const IoFlags& io, const std::string& name, const ReferenceStep& reference,

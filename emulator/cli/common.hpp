@@ -42,7 +42,10 @@ struct Session {
   std::string backend_note;  // how --backend auto chose
   nlohmann::json trace = nlohmann::json::array();  // states, with --trace --json
 };
+// Nothing is printed until the machine exists, so a bad flag prints only its error.
 Session open_session(const MachineFlags& mf, const IoFlags& io);
+// Says which backend auto chose and, with --trace, shows the initial state.
+void begin_trace(Session& s, const IoFlags& io);
 
 using ReferenceStep = std::function<std::vector<unsigned char>(const std::vector<unsigned char>&)>;
 

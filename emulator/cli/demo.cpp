@@ -30,12 +30,13 @@ void add_demo(CLI::App& app) {
     if (geo.n < 1 || geo.n > 6 || geo.m < geo.n || geo.m > 8)
       throw Error(fmt::format("demo prints every word: allowed 1 <= d <= 6 and d <= m <= 8, got d = {}, m = {}", geo.n,
                               geo.m));
+    Session s = open_session(mf, io);
     if (!io.json)
       fmt::print(
           "A {}-cube of {} nodes, {} words each. Word (node j, address i) starts with the label j*{} + i.\n"
           "Rows are nodes (in binary), columns local addresses.\n\n",
           geo.n, geo.nodes(), geo.words_per_node(), geo.words_per_node());
-    Session s = open_session(mf, io);
+    begin_trace(s, io);
 
     // One all-port cycle: every dimension k carries one exchange, at address k,
     // so all n * 2^n directed links are busy at once.

@@ -62,6 +62,7 @@ void add_cycle(CLI::App& app) {
       check_cycle(geo, cycles.back(), rules, c);  // every cycle is checked before anything runs
     }
     Session s = open_session(f->machine, f->io);
+    begin_trace(s, f->io);
     nlohmann::json list = nlohmann::json::array();
     for (std::size_t c = 0; c < cycles.size(); ++c) {
       run_step(s, f->io, fmt::format("routing cycle {}", c), permutation_reference(*s.machine, cycle_destination(geo, cycles[c])),
@@ -98,6 +99,7 @@ void add_align(CLI::App& app) {
     if (!f->perm.empty()) map = map.then(AffineMap::permute_bits(geo, parse_uint_list(f->perm, "--mem-perm")));
     if (!f->gray.empty()) map = map.then(parse_gray(geo, f->gray));
     Session s = open_session(f->machine, f->io);
+    begin_trace(s, f->io);
     run_step(s, f->io, "alignment", permutation_reference(*s.machine, alignment_destination(map)),
              [&](Machine& mach) { mach.align(map); });
     finish(s, f->io,
@@ -130,6 +132,7 @@ void add_route(CLI::App& app) {
     const Geometry geo = make_geometry(f->machine.n, f->machine.m);
     check_router_step(geo, step, limits);  // before anything is allocated
     Session s = open_session(f->machine, f->io);
+    begin_trace(s, f->io);
     RouterStepReport rep;
     const std::size_t wb = s.machine->word_bytes();
     run_step(

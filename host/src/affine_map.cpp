@@ -20,8 +20,7 @@ std::uint64_t mul(const std::vector<std::uint64_t>& cols, std::uint64_t x) {
 
 void check_mem_dim(const Geometry& geo, unsigned b, const char* what) {
   if (b >= geo.m)
-    throw Error(fmt::format("{} memory dimension {} out of range: allowed 0..{}", what, b,
-                            geo.m == 0 ? 0 : geo.m - 1));
+    throw Error(fmt::format("{} memory dimension {} out of range: {}", what, b, allowed_indices(geo.m, "m")));
 }
 
 }  // namespace
@@ -40,8 +39,7 @@ AffineMap AffineMap::xor_align(const Geometry& geo, const std::vector<unsigned>&
   for (std::size_t t = 0; t < proc_dims.size(); ++t) {
     const unsigned p = proc_dims[t], b = mem_dims[t];
     if (p >= geo.n)
-      throw Error(fmt::format("alignment processor dimension {} out of range: allowed 0..{}", p,
-                              geo.n == 0 ? 0 : geo.n - 1));
+      throw Error(fmt::format("alignment processor dimension {} out of range: {}", p, allowed_indices(geo.n, "n")));
     check_mem_dim(geo, b, "alignment");
     if (test_bit(seen_p, p)) throw Error(fmt::format("alignment processor dimension {} given twice", p));
     if (test_bit(seen_m, b)) throw Error(fmt::format("alignment memory dimension {} given twice", b));
@@ -69,8 +67,8 @@ AffineMap AffineMap::permute_bits(const Geometry& geo, const std::vector<unsigne
 
 AffineMap AffineMap::gray(const Geometry& geo, unsigned lo, unsigned width, bool encode) {
   if (width == 0 || lo + width > geo.m)
-    throw Error(fmt::format("Gray code field bits {}..{} out of range: allowed a non-empty field within 0..{}", lo,
-                            static_cast<long long>(lo) + width - 1, geo.m == 0 ? 0 : geo.m - 1));
+    throw Error(fmt::format("Gray code field of {} bits from bit {} out of range: a non-empty field within memory bits, {}",
+                            width, lo, allowed_indices(geo.m, "m")));
   AffineMap a(geo);
   for (unsigned r = 0; r < width; ++r) {
     const unsigned b = lo + r;
@@ -125,8 +123,8 @@ AffineMap parse_gray(const Geometry& geo, const std::string& text) {
   const std::uint64_t lo = parse_uint(text.substr(0, c1), "Gray field lo");
   const std::uint64_t width = parse_uint(text.substr(c1 + 1, c2 - c1 - 1), "Gray field width");
   if (lo + width > geo.m || width == 0)
-    throw Error(fmt::format("Gray field '{}' out of range: allowed a non-empty field within bits 0..{}", text,
-                            geo.m == 0 ? 0 : geo.m - 1));
+    throw Error(fmt::format("Gray field '{}' out of range: a non-empty field within memory bits, {}", text,
+                            allowed_indices(geo.m, "m")));
   return AffineMap::gray(geo, static_cast<unsigned>(lo), static_cast<unsigned>(width), dir == "encode");
 }
 

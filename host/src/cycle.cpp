@@ -38,7 +38,7 @@ std::optional<CycleViolation> find_violation(const Geometry& geo, const Cycle& c
   for (std::size_t e = 0; e < cycle.size(); ++e) {
     const Exchange& x = cycle[e];
     if (x.dim >= geo.n)
-      return CycleViolation{e, fmt::format("dim {} out of range: allowed 0..{}", x.dim, geo.n == 0 ? 0 : geo.n - 1)};
+      return CycleViolation{e, fmt::format("dim {} out of range: {}", x.dim, allowed_indices(geo.n, "n"))};
     if (x.addr >= K) return CycleViolation{e, fmt::format("addr {} out of range: allowed 0..{}", x.addr, K - 1)};
     if (x.peer_addr >= K)
       return CycleViolation{e, fmt::format("peer_addr {} out of range: allowed 0..{}", x.peer_addr, K - 1)};

@@ -44,4 +44,8 @@ std::vector<unsigned> parse_uint_list(const std::string& text, const std::string
   return out;
 }
 
+std::string allowed_indices(std::uint64_t count, const char* name) {
+  return count == 0 ? fmt::format("allowed none ({} = 0)", name) : fmt::format("allowed 0..{}", count - 1);
+}
+
 }  // namespace hcube

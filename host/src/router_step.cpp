@@ -83,6 +83,7 @@ RouterStepReport check_router_step(const Geometry& geo, const RouterStep& step, 
       if (!a.write && !b.write) continue;
       const Range& w = a.write ? a : b;
       const Range& o = a.write ? b : a;
+      if (a.msg == b.msg) fail(a.msg, step[a.msg], "its source and destination words overlap");
       fail(w.msg, step[w.msg],
            fmt::format("writes word {} of node {} that message {} also {}", std::max(a.lo, b.lo), a.node, o.msg,
                        o.write ? "writes" : "reads"));

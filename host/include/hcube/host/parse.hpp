@@ -13,4 +13,7 @@ std::uint64_t parse_uint(const std::string& text, const std::string& what);
 std::vector<std::uint64_t> parse_uint_fields(const std::string& text, char sep, const std::string& what);
 std::vector<unsigned> parse_uint_list(const std::string& text, const std::string& what);
 
+// "allowed 0..count-1", or "allowed none (<name> = 0)" when there is nothing to allow.
+std::string allowed_indices(std::uint64_t count, const char* name);
+
 }  // namespace hcube
