@@ -100,12 +100,32 @@ TEST(AffineMap, LookupTablesAgreeWithApply) {
       AffineMap a = AffineMap::permute_bits(g, perm).then(AffineMap::gray(g, 0, m, false));
       if (n > 0) a = AffineMap::xor_align(g, {n - 1}, {m - 1}).then(a);
       const AffineTables t = make_tables(a);
-      const kernels::AffineView v{t.mem.data(), t.node.data(), t.mem_bytes, t.node_bytes};
+      const kernels::AffineView v{t.mem.data(), t.node.data(), t.mem_bytes, t.node_bytes, t.constant};
       for (int trial = 0; trial < 200; ++trial) {
         const std::uint64_t j = rng() & low_mask(n), i = rng() & low_mask(m);
         EXPECT_EQ(v.mem_part(i) ^ v.node_part(j), a.apply(j, i));
       }
     }
+}
+
+TEST(AffineMap, ComplementAddsAConstantAndComposes) {
+  const Geometry g{2, 4};
+  const AffineMap c = AffineMap::complement(g, 1, 2);
+  EXPECT_EQ(c.apply(3, 0b0000), 0b0110u);
+  EXPECT_TRUE(c.is_pure_xor());
+  EXPECT_EQ(c.moving_nodes(), 4u);  // the constant moves every node's words
+  const AffineMap x = AffineMap::xor_align(g, {0}, {1}).then(c);
+  EXPECT_EQ(x.apply(1, 0), 0b0100u);  // node bit 0 cancels one complemented bit
+  EXPECT_EQ(x.moving_nodes(), 4u);
+  const AffineMap y = AffineMap::xor_align(g, {0, 1}, {1, 2}).then(c);
+  EXPECT_EQ(y.moving_nodes(), 3u);    // node 3 has C j = c and keeps its words
+  const AffineMap p = AffineMap::permute_bits(g, {1, 0, 2, 3});
+  EXPECT_EQ(c.then(p).apply(0, 0), p.apply(0, c.apply(0, 0)));
+  EXPECT_THROW(AffineMap::complement(g, 3, 2), Error);
+  const AffineTables t = make_tables(y);
+  const kernels::AffineView v{t.mem.data(), t.node.data(), t.mem_bytes, t.node_bytes, t.constant};
+  for (std::uint64_t j = 0; j < 4; ++j)
+    for (std::uint64_t i = 0; i < 16; ++i) EXPECT_EQ(v.mem_part(i) ^ v.node_part(j), y.apply(j, i));
 }
 
 TEST(AffineMap, Gf2RankCountsIndependentColumns) {

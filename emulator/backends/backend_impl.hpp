@@ -73,13 +73,14 @@ class BackendImpl final : public Backend {
     });
   }
 
-  void exchange(Buffer& storage, const Layout& layout, std::size_t wb, const Cycle& cycle) override {
-    if (cycle.empty()) return;
-    const auto* ex = static_cast<const Exchange*>(policy_.stage(0, cycle.data(), cycle.size() * sizeof(Exchange)));
+  void exchange(Buffer& storage, const Layout& layout, std::size_t wb, const Exchange* exchanges,
+                std::size_t count) override {
+    if (count == 0) return;
+    const auto* ex = static_cast<const Exchange*>(policy_.stage(0, exchanges, count * sizeof(Exchange)));
     kernels::dispatch_word(wb, [&](auto w) {
       using W = decltype(w);
       const kernels::ExchangeBody<W> body{static_cast<W*>(storage.data()), layout, ex};
-      policy_.launch(body.count(cycle.size()), body);
+      policy_.launch(body.count(count), body);
     });
   }
 
@@ -119,7 +120,7 @@ class BackendImpl final : public Backend {
     return kernels::AffineView{
         static_cast<const std::uint64_t*>(policy_.stage(0, map.mem.data(), map.mem.size() * sizeof(std::uint64_t))),
         static_cast<const std::uint64_t*>(policy_.stage(1, map.node.data(), map.node.size() * sizeof(std::uint64_t))),
-        map.mem_bytes, map.node_bytes};
+        map.mem_bytes, map.node_bytes, map.constant};
   }
 
   // Copy-in/out runs over subcubes of whole tiles, which are contiguous both in

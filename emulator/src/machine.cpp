@@ -99,19 +99,44 @@ void Machine::read(void* dst, std::uint64_t n_bytes) const {
   counters_.add_phase("copy-out", seconds_since(start));
 }
 
-void Machine::run_cycle(const Cycle& cycle, const PortRules& rules) {
-  check_cycle(geometry(), cycle, rules, counters_.routing_cycles);
-  const CycleUse use = cycle_use(geometry(), cycle);
-  const auto start = Clock::now();
-  backend_->exchange(storage_, layout_, word_bytes(), cycle);
-  backend_->synchronize();
-  account_launch("routing", seconds_since(start));
+void Machine::account_cycle(const CycleUse& use) {
   ++counters_.routing_cycles;
   counters_.element_hops += use.element_hops;
   counters_.links_used_per_cycle.push_back(use.links_used);
   // Each exchange reads and writes one word per node.
   counters_.bytes_read += use.element_hops * word_bytes();
   counters_.bytes_written += use.element_hops * word_bytes();
+}
+
+void Machine::run_cycle(const Cycle& cycle, const PortRules& rules) {
+  check_cycle(geometry(), cycle, rules, counters_.routing_cycles);
+  const auto start = Clock::now();
+  backend_->exchange(storage_, layout_, word_bytes(), cycle.data(), cycle.size());
+  backend_->synchronize();
+  account_launch("routing", seconds_since(start));
+  account_cycle(cycle_use(geometry(), cycle));
+}
+
+ScheduleStats Machine::run_cycles(const Schedule& s, const Progress& progress) {
+  ScheduleStats stats = check_schedule(s);
+  run_checked_cycles(s, progress);
+  return stats;
+}
+
+void Machine::run_checked_cycles(const Schedule& s, const Progress& progress) {
+  const Geometry& geo = geometry();
+  if (s.n != geo.n || s.m != geo.m)
+    throw Error(fmt::format("schedule is for n = {}, m = {}: the machine has n = {}, m = {}", s.n, s.m, geo.n, geo.m));
+  const std::size_t total = s.cycles(), every = std::max<std::size_t>(1, total / 100);
+  const auto start = Clock::now();
+  for (std::size_t c = 0; c < total; ++c) {
+    backend_->exchange(storage_, layout_, word_bytes(), s.cycle_begin(c), s.cycle_size(c));
+    ++counters_.kernel_launches;
+    account_cycle(cycle_use(geo, s.cycle_begin(c), s.cycle_size(c)));
+    if (progress && (c % every == 0 || c + 1 == total)) progress(c + 1, total);
+  }
+  backend_->synchronize();
+  counters_.add_phase("routing", seconds_since(start));
 }
 
 void Machine::align(const AffineMap& map) {

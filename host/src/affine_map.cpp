@@ -65,6 +65,15 @@ AffineMap AffineMap::permute_bits(const Geometry& geo, const std::vector<unsigne
   return a;
 }
 
+AffineMap AffineMap::complement(const Geometry& geo, unsigned lo, unsigned width) {
+  if (lo + width > geo.m)
+    throw Error(fmt::format("complemented field of {} bits from bit {} out of range: memory bits {}", width, lo,
+                            allowed_indices(geo.m, "m")));
+  AffineMap a(geo);
+  a.constant_ = low_mask(lo + width) & ~low_mask(lo);
+  return a;
+}
+
 AffineMap AffineMap::gray(const Geometry& geo, unsigned lo, unsigned width, bool encode) {
   if (width == 0 || lo + width > geo.m)
     throw Error(fmt::format("Gray code field of {} bits from bit {} out of range: a non-empty field within memory bits, {}",
@@ -82,15 +91,16 @@ AffineMap AffineMap::gray(const Geometry& geo, unsigned lo, unsigned width, bool
 AffineMap AffineMap::then(const AffineMap& next) const {
   if (next.geo_.n != geo_.n || next.geo_.m != geo_.m)
     throw Error("composed alignments belong to machines of different geometry");
-  // next(this(i, j), j) = M2 (M1 i + C1 j) + C2 j.
+  // next(this(i, j), j) = M2 (M1 i + C1 j + c1) + C2 j + c2.
   AffineMap r(geo_);
   for (unsigned b = 0; b < geo_.m; ++b) r.mem_cols_[b] = mul(next.mem_cols_, mem_cols_[b]);
   for (unsigned k = 0; k < geo_.n; ++k) r.node_cols_[k] = mul(next.mem_cols_, node_cols_[k]) ^ next.node_cols_[k];
+  r.constant_ = mul(next.mem_cols_, constant_) ^ next.constant_;
   return r;
 }
 
 std::uint64_t AffineMap::apply(std::uint64_t node, std::uint64_t local) const {
-  return mul(mem_cols_, local) ^ mul(node_cols_, node);
+  return mul(mem_cols_, local) ^ mul(node_cols_, node) ^ constant_;
 }
 
 bool AffineMap::is_identity() const { return is_pure_xor() && moving_nodes() == 0; }
@@ -102,8 +112,13 @@ bool AffineMap::is_pure_xor() const {
 }
 
 std::uint64_t AffineMap::moving_nodes() const {
-  // Nodes with C j = 0 form a subspace of dimension n - rank(C).
-  return geo_.nodes() - bit(geo_.n - gf2_rank(node_cols_));
+  // Nodes with C j = c form a coset of the kernel of C, of size 2^(n - rank C),
+  // when c lies in the span of C's columns, and are none otherwise.
+  const unsigned rank = gf2_rank(node_cols_);
+  std::vector<std::uint64_t> with_c = node_cols_;
+  with_c.push_back(constant_);
+  const bool reachable = gf2_rank(with_c) == rank;
+  return geo_.nodes() - (reachable ? bit(geo_.n - rank) : 0);
 }
 
 std::string AffineMap::describe() const {
@@ -111,6 +126,7 @@ std::string AffineMap::describe() const {
   for (unsigned b = 0; b < geo_.m; ++b) s += fmt::format("{}{:#x}", b ? " " : "", mem_cols_[b]);
   s += "], C columns [";
   for (unsigned k = 0; k < geo_.n; ++k) s += fmt::format("{}{:#x}", k ? " " : "", node_cols_[k]);
+  if (constant_ != 0) s += fmt::format(" xor {:#x}", constant_);
   return s + "]";
 }
 
@@ -154,6 +170,7 @@ AffineTables make_tables(const AffineMap& map) {
   AffineTables tables;
   tables.mem = fill(map.mem_columns(), tables.mem_bytes);
   tables.node = fill(map.node_columns(), tables.node_bytes);
+  tables.constant = map.constant();
   return tables;
 }
 

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <map>
-#include <set>
 #include <sstream>
 
 #include "hcube/host/error.hpp"
@@ -89,14 +88,14 @@ Cycle parse_cycle(const std::string& text) {
   return c;
 }
 
-CycleUse cycle_use(const Geometry& geo, const Cycle& cycle) {
-  std::set<std::uint32_t> dims;
-  for (const Exchange& e : cycle) dims.insert(e.dim);
+CycleUse cycle_use(const Geometry& geo, const Exchange* exchanges, std::size_t count) {
+  std::uint64_t dims = 0;
+  for (std::size_t e = 0; e < count; ++e) dims |= bit(exchanges[e].dim);
   CycleUse u;
-  u.dims_used = dims.size();
+  u.dims_used = popcount(dims);
   // Every exchange swaps one word each way over all 2^(n-1) links of its dimension.
-  u.element_hops = cycle.size() * geo.nodes();
-  u.links_used = dims.size() * geo.nodes();
+  u.element_hops = count * geo.nodes();
+  u.links_used = u.dims_used * geo.nodes();
   return u;
 }
 

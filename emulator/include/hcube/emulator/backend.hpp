@@ -52,7 +52,8 @@ class Backend {
   virtual void to_user(const Buffer& storage, void* user, const Layout& layout, std::size_t word_bytes) = 0;
 
   // One launch each.
-  virtual void exchange(Buffer& storage, const Layout& layout, std::size_t word_bytes, const Cycle& cycle) = 0;
+  virtual void exchange(Buffer& storage, const Layout& layout, std::size_t word_bytes, const Exchange* exchanges,
+                        std::size_t count) = 0;
   virtual void align_in_place(Buffer& storage, const Layout& layout, std::size_t word_bytes,
                               const AffineTables& map) = 0;
   virtual void align_copy(const Buffer& src, Buffer& dst, const Layout& layout, std::size_t word_bytes,

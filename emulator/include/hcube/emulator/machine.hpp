@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include "hcube/host/geometry.hpp"
 #include "hcube/host/layout.hpp"
 #include "hcube/host/router_step.hpp"
+#include "hcube/host/schedule.hpp"
 
 namespace hcube {
 
@@ -54,6 +56,12 @@ class Machine {
 
   // Primitive 1: checks the cycle against the port rules, then one launch.
   void run_cycle(const Cycle& cycle, const PortRules& rules = {});
+  // Every cycle of a schedule, one launch each, after checking the whole
+  // schedule once; `progress(done, total)` is called now and then.
+  using Progress = std::function<void(std::size_t done, std::size_t total)>;
+  ScheduleStats run_cycles(const Schedule& schedule, const Progress& progress = {});
+  // The same for a schedule that has passed check_schedule already.
+  void run_checked_cycles(const Schedule& schedule, const Progress& progress = {});
   // Primitive 2: in place for an xor map, through a scratch buffer otherwise.
   void align(const AffineMap& map);
   // Primitive 3: checks the step, then one launch; returns its counts.
@@ -64,6 +72,7 @@ class Machine {
 
  private:
   void account_launch(const char* phase, double seconds);
+  void account_cycle(const CycleUse& use);
 
   Layout layout_;
   ElementType type_;

@@ -1,6 +1,6 @@
 // A local alignment: every node j permutes its local addresses by
-//   i -> M i xor C j     (bit vectors over GF(2)),
-// with M an invertible m x m matrix and C an m x n matrix. This one form
+//   i -> M i xor C j xor c   (bit vectors over GF(2)),
+// with M an invertible m x m matrix, C an m x n matrix and c a constant. This one form
 // covers the papers' pre/post-alignment (j|i) -> (j|i xor j_P), permutations
 // of the memory address bits and binary <-> Gray code conversion of a bit
 // field, and any composition of them, since all are affine over GF(2).
@@ -25,6 +25,8 @@ class AffineMap {
                              const std::vector<unsigned>& mem_dims);
   // Memory address bit b moves to bit perm[b]; perm must be a permutation of 0..m-1.
   static AffineMap permute_bits(const Geometry& geo, const std::vector<unsigned>& perm);
+  // Complements memory bits lo .. lo+width-1 (i -> i xor mask).
+  static AffineMap complement(const Geometry& geo, unsigned lo, unsigned width);
   // Binary -> Gray code (encode) or back (decode) on bits lo .. lo+width-1.
   static AffineMap gray(const Geometry& geo, unsigned lo, unsigned width, bool encode);
 
@@ -35,14 +37,15 @@ class AffineMap {
   // Column b of M: the image of memory bit b. Column k of C: what node bit k adds.
   const std::vector<std::uint64_t>& mem_columns() const { return mem_cols_; }
   const std::vector<std::uint64_t>& node_columns() const { return node_cols_; }
+  std::uint64_t constant() const { return constant_; }
 
   // Plain evaluation, bit by bit: the reference the kernels are checked against.
   std::uint64_t apply(std::uint64_t node, std::uint64_t local) const;
 
   bool is_identity() const;
-  // i -> i xor C j: then the map is an involution and runs in place.
+  // i -> i xor C j xor c: then the map is an involution and runs in place.
   bool is_pure_xor() const;
-  // Number of nodes whose offset C j is non-zero (they move words in a pure xor map).
+  // Number of nodes whose offset C j xor c is non-zero (they move words in a pure xor map).
   std::uint64_t moving_nodes() const;
 
   std::string describe() const;
@@ -51,6 +54,7 @@ class AffineMap {
   Geometry geo_;
   std::vector<std::uint64_t> mem_cols_;
   std::vector<std::uint64_t> node_cols_;
+  std::uint64_t constant_ = 0;
 };
 
 // Parses "lo:width:encode" or "lo:width:decode" into AffineMap::gray.
@@ -62,6 +66,7 @@ struct AffineTables {
   std::vector<std::uint64_t> node;  // ceil(n/8) tables of 256 entries
   unsigned mem_bytes = 0;
   unsigned node_bytes = 0;
+  std::uint64_t constant = 0;
 };
 AffineTables make_tables(const AffineMap& map);
 

@@ -67,6 +67,7 @@ struct CycleUse {
   std::uint64_t links_used = 0;     // directed links (of n * 2^n) that carry a word
   std::uint64_t dims_used = 0;
 };
-CycleUse cycle_use(const Geometry& geo, const Cycle& cycle);
+CycleUse cycle_use(const Geometry& geo, const Exchange* exchanges, std::size_t count);
+inline CycleUse cycle_use(const Geometry& geo, const Cycle& cycle) { return cycle_use(geo, cycle.data(), cycle.size()); }
 
 }  // namespace hcube

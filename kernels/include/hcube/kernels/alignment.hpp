@@ -14,13 +14,16 @@ struct AffineView {
   const std::uint64_t* node_table;  // node_bytes tables of 256 entries
   unsigned mem_bytes;
   unsigned node_bytes;
+  std::uint64_t constant;
 
   HCUBE_HD static std::uint64_t lookup(const std::uint64_t* table, unsigned bytes, std::uint64_t x) {
     std::uint64_t r = 0;
     for (unsigned b = 0; b < bytes; ++b) r ^= table[b * 256 + ((x >> (8 * b)) & 0xff)];
     return r;
   }
-  HCUBE_HD std::uint64_t mem_part(std::uint64_t local) const { return lookup(mem_table, mem_bytes, local); }
+  HCUBE_HD std::uint64_t mem_part(std::uint64_t local) const {
+    return lookup(mem_table, mem_bytes, local) ^ constant;
+  }
   HCUBE_HD std::uint64_t node_part(std::uint64_t node) const { return lookup(node_table, node_bytes, node); }
 };
 
@@ -38,7 +41,7 @@ struct AlignCopyBody {
   }
 };
 
-// i -> i xor C j is an involution: swap each pair once, in place, no scratch.
+// i -> i xor C j xor c is an involution: swap each pair once, in place, no scratch.
 template <class Word>
 struct AlignXorBody {
   Word* mem;
@@ -48,7 +51,7 @@ struct AlignXorBody {
   HCUBE_HD void operator()(std::uint64_t s) const {
     const std::uint64_t j = layout.node_at(s);
     const std::uint64_t i = layout.local_at(s);
-    const std::uint64_t p = i ^ map.node_part(j);
+    const std::uint64_t p = map.mem_part(i) ^ map.node_part(j);
     if (i < p) swap_words(mem[s], mem[layout.index(j, p)]);
   }
 };

@@ -1,0 +1,22 @@
+// Runs a schedule on a machine: pre-alignment, one launch per routing cycle,
+// post-alignment (Johnsson & Ho 1992, sec. 2.2.1, phases 1-3).
+#pragma once
+
+#include "hcube/emulator/machine.hpp"
+#include "hcube/host/affine_map.hpp"
+#include "hcube/host/schedule.hpp"
+
+namespace hcube {
+
+struct ScheduleRun {
+  ScheduleStats stats;
+  double seconds = 0;  // wall time of the three phases
+};
+
+// f and g are the permutation's code conversions, folded into the alignments
+// (identity maps for the plain axis exchange). With alignment `none` a
+// non-identity f or g runs as an alignment of its own.
+ScheduleRun run_schedule(Machine& machine, const Schedule& schedule, const AffineMap& f, const AffineMap& g,
+                         const Machine::Progress& progress = {});
+
+}  // namespace hcube

@@ -1,0 +1,58 @@
+// Schedules for one all-to-all personalized communication (AAPC) on a d-cube,
+// Johnsson & Ho 1992, sec. 3 (Algorithms 1-4), 5 (blocking) and 6 (wide
+// channels). All run in aligned coordinates: after the pre-alignment
+// (j|i) -> (j|i xor j), the word at local address a must cross exactly the
+// cube dimensions of its relative address a mod 2^d, and every exchange is
+// direct-addressed (all nodes touch the same address).
+#pragma once
+
+#include <string>
+
+#include "hcube/host/schedule.hpp"
+
+namespace hcube {
+
+enum class AapcAlgorithm { alg1 = 1, alg2 = 2, alg3 = 3, alg4 = 4 };
+AapcAlgorithm parse_aapc_algorithm(const std::string& s);  // "1".."4"; throws naming the allowed ones
+
+// Algorithm 4's schedule for the c leftover cyclic pairs and their (d-c)-necklace.
+enum class LineDrawing {
+  diagonal,  // "type 1": closed form, each necklace member along a diagonal of the generating table
+  greedy,    // "type 2": cycle by cycle, greedy with alternating-path repair
+};
+LineDrawing parse_line_drawing(const std::string& s);  // "diagonal" | "type1" | "greedy" | "type2"
+std::string to_string(LineDrawing l);
+
+struct AapcOptions {
+  AapcAlgorithm algorithm = AapcAlgorithm::alg4;
+  unsigned d = 1;  // AAPC dimensions
+  unsigned n = 0;  // machine processor dimensions; 0 means d
+  unsigned m = 0;  // machine memory dimensions; 0 means d
+  LineDrawing lines = LineDrawing::diagonal;
+};
+
+// The schedule with channel width 1. Throws hcube::Error for d = 0, d > n or d > m.
+Schedule make_aapc_schedule(const AapcOptions& options);
+
+// Sec. 5: cycles grouped by index mod T_max (the schedule's maximum span) into
+// T_max block transfers, each one cycle whose channel width is the largest block.
+Schedule block_schedule(const Schedule& s);
+// Sec. 6: a channel of width b carries b words per cycle: each block transfer
+// of the blocked schedule is split into cycles of at most b words per channel.
+Schedule widen_schedule(const Schedule& s, unsigned b);
+
+// The paper's counts, from its formulas, for tests and reports (K = 2^m).
+struct AapcBounds {
+  std::uint64_t cycles = 0;    // Table 6 (element transfers in sequence)
+  std::uint64_t max_span = 0;  // Table 6 / Theorem 1 (upper bound; exact for Alg. 1 and 4)
+  std::uint64_t block_transfers = 0;  // Lemma 4
+  std::uint64_t max_block_size = 0;   // ceil(cycles / block_transfers)
+};
+AapcBounds paper_bounds(AapcAlgorithm alg, unsigned d, unsigned m);
+// Lemma 5: d ceil(K / (2 d b)) cycles for channel width b.
+std::uint64_t lemma5_cycles(unsigned d, unsigned m, unsigned b);
+
+// The CM-2 and CM-200 had two links between each pair of nodes (sec. 1).
+inline constexpr unsigned kCm2ChannelWidth = 2;
+
+}  // namespace hcube

@@ -1,0 +1,82 @@
+// A schedule is data: an ordered list of routing cycles (each a list of
+// exchanges in aligned coordinates) plus the alignments around them. It can
+// be printed, saved, loaded and checked without any data on a machine.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "hcube/host/cycle.hpp"
+#include "hcube/host/geometry.hpp"
+
+namespace hcube {
+
+// What runs before and after the cycles.
+enum class AlignmentKind {
+  none,       // the cycles alone
+  xor_align,  // (j|i) -> (j|i xor j) on the d AAPC dimensions (Johnsson & Ho, sec. 2.2.1)
+};
+std::string to_string(AlignmentKind k);
+AlignmentKind parse_alignment_kind(const std::string& s);
+
+class Schedule {
+ public:
+  std::string algorithm;  // "1", "2", "3", "4", ...
+  unsigned d = 0;         // cube dimensions in the AAPC: processor dims 0..d-1, memory dims 0..d-1
+  unsigned n = 0;         // machine's processor dimensions (n >= d: independent AAPCs in subcubes)
+  unsigned m = 0;         // machine's memory dimensions (m >= d: the AAPC repeated 2^(m-d) times)
+  PortRules rules;        // port model and channel width b
+  AlignmentKind pre = AlignmentKind::xor_align;
+  AlignmentKind post = AlignmentKind::xor_align;
+  bool blocked = false;   // each cycle is one block transfer
+  std::string lines;      // Alg. 4's line drawing: "diagonal" or "greedy" (empty otherwise)
+
+  Geometry geometry() const { return Geometry{n, m}; }
+  std::size_t cycles() const { return offsets_.size() - 1; }
+  std::size_t exchanges() const { return exchanges_.size(); }
+  const Exchange* cycle_begin(std::size_t c) const { return exchanges_.data() + offsets_[c]; }
+  std::size_t cycle_size(std::size_t c) const { return offsets_[c + 1] - offsets_[c]; }
+  Cycle cycle(std::size_t c) const { return Cycle(cycle_begin(c), cycle_begin(c) + cycle_size(c)); }
+
+  // Appends an exchange to the last cycle / closes it and opens the next.
+  void add(const Exchange& e) { exchanges_.push_back(e); }
+  void end_cycle() { offsets_.push_back(exchanges_.size()); }
+  void reserve(std::size_t cycles, std::size_t exchanges);
+
+ private:
+  std::vector<Exchange> exchanges_;
+  std::vector<std::size_t> offsets_{0};
+};
+
+// What a checked schedule does, computed from the schedule alone.
+struct ScheduleStats {
+  std::uint64_t cycles = 0;
+  std::uint64_t exchanges = 0;
+  std::uint64_t element_hops = 0;      // exchanges * 2^n: one word per node per exchange
+  unsigned max_span = 0;               // over local addresses that move: last - first cycle + 1
+  unsigned min_span = 0;
+  double min_channel_use = 0;          // per cycle: exchanges / (d * b), the AAPC subcube's capacity
+  double mean_channel_use = 0;
+  std::vector<std::uint32_t> exchanges_per_cycle;
+  std::vector<std::uint32_t> span;     // per local address (0: never moves)
+  // Blocking (sec. 5): cycles grouped by index mod max_span into block transfers.
+  std::uint64_t block_transfers = 0;
+  std::uint64_t max_block_size = 0;    // most words one channel carries in one block transfer
+};
+
+// Checks every cycle (ranges, port model, channel width, no word in two
+// exchanges), and with an xor alignment that the cycles realise the AAPC:
+// every address a crosses exactly the dimensions of its relative bits a mod 2^d,
+// once each. Throws hcube::Error naming the cycle and entry, or the address.
+ScheduleStats check_schedule(const Schedule& s);
+
+// The schedule file format "hcube-schedule/1" (docs/schedule-format.md).
+nlohmann::json to_json(const Schedule& s);
+// Throws hcube::Error naming `what`, the cycle and the entry of anything malformed.
+Schedule schedule_from_json(const nlohmann::json& j, const std::string& what);
+Schedule load_schedule(const std::string& path);
+void save_schedule(const std::string& path, const Schedule& s);
+
+}  // namespace hcube

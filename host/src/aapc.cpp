@@ -1,0 +1,333 @@
+#include "hcube/host/aapc.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <numeric>
+
+#include "hcube/host/error.hpp"
+#include "hcube/host/necklace.hpp"
+
+namespace hcube {
+
+AapcAlgorithm parse_aapc_algorithm(const std::string& s) {
+  if (s == "1") return AapcAlgorithm::alg1;
+  if (s == "2") return AapcAlgorithm::alg2;
+  if (s == "3") return AapcAlgorithm::alg3;
+  if (s == "4") return AapcAlgorithm::alg4;
+  throw Error(fmt::format("algorithm '{}' unknown: allowed 1, 2, 3, 4", s));
+}
+
+LineDrawing parse_line_drawing(const std::string& s) {
+  if (s == "diagonal" || s == "type1" || s == "1") return LineDrawing::diagonal;
+  if (s == "greedy" || s == "type2" || s == "2") return LineDrawing::greedy;
+  throw Error(fmt::format("line drawing '{}' unknown: allowed diagonal (type1), greedy (type2)", s));
+}
+
+std::string to_string(LineDrawing l) { return l == LineDrawing::diagonal ? "diagonal" : "greedy"; }
+
+namespace {
+
+// The member of a complement pair (x, x xor (2^d - 1)) that must cross dimension
+// k: exactly one of the two has relative bit k set.
+std::uint64_t pair_member(std::uint64_t x, unsigned k, unsigned d) { return test_bit(x, k) ? x : x ^ low_mask(d); }
+
+// Pair P of the K/2 complement pairs over all local addresses: the low member
+// is (P >> (d-1)) << d | (P mod 2^(d-1)), its partner differs in the low d bits.
+std::uint64_t pair_low(std::uint64_t P, unsigned d) { return ((P >> (d - 1)) << d) | (P & low_mask(d - 1)); }
+
+// Alg. 1 (sec. 3.1, Figure 2): groups of d pairs; in step r of a group pair v
+// crosses dimension (v + r) mod d. A short last group still takes d steps.
+void add_alg1(Schedule& s, std::uint64_t first, std::uint64_t count, unsigned d) {
+  for (std::uint64_t g = 0; g < count; g += d)
+    for (unsigned r = 0; r < d; ++r) {
+      for (std::uint64_t v = 0; v < std::min<std::uint64_t>(d, count - g); ++v) {
+        const unsigned k = static_cast<unsigned>((v + r) % d);
+        s.add(direct_exchange(k, pair_member(pair_low(first + g + v, d), k, d)));
+      }
+      s.end_cycle();
+    }
+}
+
+// Alg. 2 (sec. 3.2, Table 5) on `count` pairs: pair u crosses dimension r in
+// step (u + r) mod count, so every step has one pair on every dimension.
+void add_alg2(Schedule& s, std::uint64_t first, std::uint64_t count, unsigned d) {
+  for (std::uint64_t t = 0; t < count; ++t) {
+    for (unsigned r = 0; r < d; ++r) {
+      const std::uint64_t u = (t + count - r % count) % count;
+      s.add(direct_exchange(r, pair_member(pair_low(first + u, d), r, d)));
+    }
+    s.end_cycle();
+  }
+}
+
+using Grid = std::vector<std::vector<std::uint64_t>>;  // [cycle t][dimension k] -> address
+
+// The leftover c cyclic pairs with the full q-necklace of 0^c 1^q (q = d - c),
+// sec. 3.5.2-3.5.3, by the closed form ("type 1", diagonal lines): necklace
+// member r makes its e-th exchange (dimension r + e) in cycle r + e - o, where
+// o is the e-th free column counted from the right; pair u holds column s_u,
+// crossing dimension t + s_u in cycle t. The pair columns S are the last c
+// columns; that needs e - o distinct mod d, which fails for d even with
+// c < d/2, where one pair column is skewed to d/2 - 1 (S = {0..c-2, d/2-1}).
+Grid mixed_block_diagonal(const std::vector<std::uint64_t>& pairs, unsigned d) {
+  const unsigned c = static_cast<unsigned>(pairs.size()), q = d - c;
+  const auto columns_work = [&](const std::vector<unsigned>& S) {
+    std::vector<unsigned> O;
+    for (unsigned o = 0; o < d; ++o)
+      if (std::find(S.begin(), S.end(), o) == S.end()) O.push_back(o);
+    std::vector<bool> seen(d, false);
+    for (unsigned i = 0; i < q; ++i) {
+      const unsigned v = (O[i] + i) % d;  // e - o + const for e = q-1-i
+      if (seen[v]) return std::vector<unsigned>{};
+      seen[v] = true;
+    }
+    return O;
+  };
+  std::vector<unsigned> S(c);
+  std::iota(S.begin(), S.end(), q);
+  std::vector<unsigned> O = columns_work(S);
+  if (O.empty()) {
+    std::iota(S.begin(), S.end(), 0u);
+    S.back() = d / 2 - 1;
+    O = columns_work(S);
+  }
+  if (O.empty()) throw Error(fmt::format("internal: no diagonal line drawing for d = {}, c = {}", d, c));
+  const std::uint64_t seed = low_mask(q);  // 0^c 1^q
+  Grid grid(d, std::vector<std::uint64_t>(d));
+  for (unsigned t = 0; t < d; ++t) {
+    for (unsigned i = 0; i < q; ++i) {
+      const unsigned k = (t + O[i]) % d, e = q - 1 - i;
+      grid[t][k] = rotate_left(seed, (k + d - e) % d, d);
+    }
+    for (unsigned u = 0; u < c; ++u) {
+      const unsigned k = (t + S[u]) % d;
+      grid[t][k] = pair_member(pairs[u], k, d);
+    }
+  }
+  return grid;
+}
+
+// The same block as a bipartite edge colouring ("type 2", greedy lines): the c
+// pairs (each needing all d dimensions) and the d necklace members (each its q
+// dimensions) on one side, dimensions on the other, cycles as colours. Every
+// vertex has degree at most d, so d colours suffice (Konig); edges take the
+// first colour free at both ends, and when there is none an alternating path
+// of two colours is swapped to free one.
+Grid mixed_block_greedy(const std::vector<std::uint64_t>& pairs, unsigned d) {
+  const unsigned c = static_cast<unsigned>(pairs.size()), q = d - c;
+  const std::uint64_t seed = low_mask(q);
+  std::vector<std::uint64_t> left_addr_base;  // per left vertex: pair low member or necklace member
+  std::vector<std::vector<unsigned>> left_dims;
+  for (unsigned u = 0; u < c; ++u) {
+    left_addr_base.push_back(pairs[u]);
+    std::vector<unsigned> all(d);
+    std::iota(all.begin(), all.end(), 0u);
+    left_dims.push_back(all);
+  }
+  for (unsigned r = 0; r < d; ++r) {
+    left_addr_base.push_back(rotate_left(seed, r, d));
+    std::vector<unsigned> mine;
+    for (unsigned e = 0; e < q; ++e) mine.push_back((r + e) % d);
+    left_dims.push_back(mine);
+  }
+  const int L = static_cast<int>(left_dims.size());
+  std::vector<std::vector<int>> lc(L, std::vector<int>(d, -1)), rc(d, std::vector<int>(d, -1));
+  const auto free_at = [&](const std::vector<int>& row) {
+    return static_cast<unsigned>(std::find(row.begin(), row.end(), -1) - row.begin());
+  };
+  for (int v = 0; v < L; ++v)
+    for (unsigned k : left_dims[v]) {
+      const unsigned a = free_at(lc[v]), b = free_at(rc[k]);
+      if (rc[k][a] != -1) {
+        // Swap colours a and b along the path leaving k by its a-edge; it cannot reach v.
+        std::vector<std::array<int, 3>> path;
+        for (int kk = static_cast<int>(k);;) {
+          const int w = rc[kk][a];
+          if (w < 0) break;
+          path.push_back({w, kk, static_cast<int>(a)});
+          const int next = lc[w][b];
+          if (next < 0) break;
+          path.push_back({w, next, static_cast<int>(b)});
+          kk = next;
+        }
+        for (const auto& [w, kk, col] : path) lc[w][col] = rc[kk][col] = -1;
+        for (const auto& [w, kk, col] : path) {
+          const int other = col == static_cast<int>(a) ? static_cast<int>(b) : static_cast<int>(a);
+          lc[w][other] = kk;
+          rc[kk][other] = w;
+        }
+      }
+      lc[v][a] = static_cast<int>(k);
+      rc[k][a] = v;
+    }
+  Grid grid(d, std::vector<std::uint64_t>(d));
+  for (unsigned t = 0; t < d; ++t)
+    for (unsigned k = 0; k < d; ++k) {
+      const int v = rc[k][t];
+      if (v < 0) throw Error(fmt::format("internal: greedy line drawing left cycle {} dimension {} empty", t, k));
+      grid[t][k] = v < static_cast<int>(c) ? pair_member(left_addr_base[v], k, d) : left_addr_base[v];
+    }
+  return grid;
+}
+
+// Alg. 4 on the d relative-address bits: blocks of d cyclic pairs, the mixed
+// block, then every other full q-necklace in q cycles (Lemma 2).
+std::vector<Cycle> alg4_cycles(unsigned d, LineDrawing lines) {
+  std::vector<Cycle> out;
+  const std::vector<std::uint64_t> lows = cyclic_pair_lows(d);
+  const std::size_t p = lows.size(), c = p % d;
+  for (std::size_t blk = 0; blk + c < p; blk += d)
+    for (unsigned r = 0; r < d; ++r) {
+      Cycle cyc;
+      for (unsigned v = 0; v < d; ++v) {
+        const unsigned k = (v + r) % d;
+        cyc.push_back(direct_exchange(k, pair_member(lows[blk + v], k, d)));
+      }
+      out.push_back(std::move(cyc));
+    }
+  std::uint64_t mixed_seed = ~std::uint64_t{0};
+  if (c > 0) {
+    const std::vector<std::uint64_t> rest(lows.end() - static_cast<std::ptrdiff_t>(c), lows.end());
+    const Grid grid = lines == LineDrawing::diagonal ? mixed_block_diagonal(rest, d) : mixed_block_greedy(rest, d);
+    for (unsigned t = 0; t < d; ++t) {
+      Cycle cyc;
+      for (unsigned k = 0; k < d; ++k) cyc.push_back(direct_exchange(k, grid[t][k]));
+      out.push_back(std::move(cyc));
+    }
+    mixed_seed = low_mask(d - static_cast<unsigned>(c));
+  }
+  for (const Necklace& nk : necklaces(d)) {
+    if (!nk.full(d) || nk.weight == 0 || nk.first == mixed_seed) continue;
+    for (unsigned i = 0; i < d; ++i) {
+      if (!test_bit(nk.first, i)) continue;
+      // Member r (rotation by r) crosses dimension i + r: all d dimensions busy.
+      Cycle cyc;
+      for (unsigned r = 0; r < d; ++r) cyc.push_back(direct_exchange((i + r) % d, rotate_left(nk.first, r, d)));
+      out.push_back(std::move(cyc));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Schedule make_aapc_schedule(const AapcOptions& o) {
+  Schedule s;
+  s.d = o.d;
+  s.n = o.n == 0 ? o.d : o.n;
+  s.m = o.m == 0 ? o.d : o.m;
+  if (o.d < 1 || o.d > 32) throw Error(fmt::format("AAPC dimension d = {} out of range: allowed 1..32", o.d));
+  if (s.n < o.d) throw Error(fmt::format("d = {} exceeds the processor dimensions n = {}: allowed d <= n", o.d, s.n));
+  if (s.m < o.d) throw Error(fmt::format("d = {} exceeds the memory dimensions m = {}: allowed d <= m", o.d, s.m));
+  if (s.n + s.m > kMaxAddressBits)
+    throw Error(fmt::format("n + m = {} out of range: allowed at most {}", s.n + s.m, kMaxAddressBits));
+  s.algorithm = std::to_string(static_cast<int>(o.algorithm));
+  const unsigned d = o.d;
+  const std::uint64_t pairs = bit(s.m - 1);  // K/2
+  switch (o.algorithm) {
+    case AapcAlgorithm::alg1:
+      add_alg1(s, 0, pairs, d);
+      break;
+    case AapcAlgorithm::alg2:
+      add_alg2(s, 0, pairs, d);
+      break;
+    case AapcAlgorithm::alg3: {
+      // Alg. 3 (sec. 3.3): Alg. 2 on d + (K/2 mod d) pairs, Alg. 1 on the rest.
+      const std::uint64_t head = d + pairs % d;
+      add_alg2(s, 0, head, d);
+      add_alg1(s, head, pairs - head, d);
+      break;
+    }
+    case AapcAlgorithm::alg4: {
+      s.lines = to_string(o.lines);
+      const std::vector<Cycle> one = alg4_cycles(d, o.lines);
+      s.reserve(one.size() << (s.m - d), (one.size() * d) << (s.m - d));
+      // K > 2^d repeats the AAPC on each value of the high memory bits (sec. 2.1).
+      for (std::uint64_t h = 0; h < bit(s.m - d); ++h)
+        for (const Cycle& cyc : one) {
+          for (const Exchange& e : cyc) s.add(direct_exchange(e.dim, (h << d) | e.addr));
+          s.end_cycle();
+        }
+      break;
+    }
+  }
+  return s;
+}
+
+Schedule block_schedule(const Schedule& s) {
+  const ScheduleStats st = check_schedule(s);
+  Schedule b = s;
+  b = Schedule{};
+  b.algorithm = s.algorithm;
+  b.d = s.d;
+  b.n = s.n;
+  b.m = s.m;
+  b.rules = s.rules;
+  b.pre = s.pre;
+  b.post = s.post;
+  b.lines = s.lines;
+  b.blocked = true;
+  b.rules.channel_width = static_cast<unsigned>(std::max<std::uint64_t>(1, st.max_block_size));
+  for (std::uint64_t r = 0; r < st.block_transfers; ++r) {
+    for (std::size_t c = r; c < s.cycles(); c += st.block_transfers)
+      for (std::size_t e = 0; e < s.cycle_size(c); ++e) b.add(s.cycle_begin(c)[e]);
+    b.end_cycle();
+  }
+  return b;
+}
+
+Schedule widen_schedule(const Schedule& s, unsigned width) {
+  if (width < 1) throw Error("channel width b = 0 out of range: allowed at least 1");
+  if (width == 1 || s.cycles() == 0) return s;  // the schedule already is optimal for b = 1
+  const Schedule blocked = block_schedule(s);
+  Schedule w = blocked;
+  w = Schedule{};
+  w.algorithm = s.algorithm;
+  w.d = s.d;
+  w.n = s.n;
+  w.m = s.m;
+  w.rules = s.rules;
+  w.rules.channel_width = width;
+  w.pre = s.pre;
+  w.post = s.post;
+  w.lines = s.lines;
+  for (std::size_t r = 0; r < blocked.cycles(); ++r) {
+    std::vector<std::vector<Exchange>> per_dim(s.n);
+    for (std::size_t e = 0; e < blocked.cycle_size(r); ++e) {
+      const Exchange& x = blocked.cycle_begin(r)[e];
+      per_dim[x.dim].push_back(x);
+    }
+    std::size_t longest = 0;
+    for (const auto& l : per_dim) longest = std::max(longest, l.size());
+    // Each address appears once in a block transfer, so any split is legal.
+    for (std::size_t lo = 0; lo < longest; lo += width) {
+      for (const auto& l : per_dim)
+        for (std::size_t i = lo; i < std::min(l.size(), lo + width); ++i) w.add(l[i]);
+      w.end_cycle();
+    }
+  }
+  return w;
+}
+
+AapcBounds paper_bounds(AapcAlgorithm alg, unsigned d, unsigned m) {
+  const std::uint64_t half = bit(m - 1), rem = half % d;
+  const auto ceil_div = [](std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; };
+  AapcBounds b;
+  switch (alg) {
+    case AapcAlgorithm::alg1: b = {d * ceil_div(half, d), d, d, 0}; break;
+    case AapcAlgorithm::alg2: b = {half, half, half, 0}; break;
+    case AapcAlgorithm::alg3: b = {half, d + rem, d + rem, 0}; break;
+    case AapcAlgorithm::alg4: b = {half, d, d, 0}; break;
+  }
+  b.max_block_size = ceil_div(b.cycles, b.block_transfers);
+  return b;
+}
+
+std::uint64_t lemma5_cycles(unsigned d, unsigned m, unsigned b) {
+  const std::uint64_t K = bit(m), denom = std::uint64_t{2} * d * b;
+  return d * ((K + denom - 1) / denom);
+}
+
+}  // namespace hcube

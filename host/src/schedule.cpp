@@ -1,0 +1,264 @@
+#include "hcube/host/schedule.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <fstream>
+#include <limits>
+
+#include "hcube/host/error.hpp"
+
+namespace hcube {
+
+std::string to_string(AlignmentKind k) { return k == AlignmentKind::none ? "none" : "xor-align"; }
+
+AlignmentKind parse_alignment_kind(const std::string& s) {
+  if (s == "none") return AlignmentKind::none;
+  if (s == "xor-align") return AlignmentKind::xor_align;
+  throw Error(fmt::format("alignment '{}' unknown: allowed xor-align, none", s));
+}
+
+void Schedule::reserve(std::size_t cycles, std::size_t exchanges) {
+  offsets_.reserve(cycles + 1);
+  exchanges_.reserve(exchanges);
+}
+
+namespace {
+
+void check_shape(const Schedule& s) {
+  if (s.d < 1) throw Error(fmt::format("schedule d = {} out of range: allowed d >= 1", s.d));
+  if (s.d > s.n) throw Error(fmt::format("schedule d = {} exceeds its processor dimensions n = {}: allowed d <= n", s.d, s.n));
+  if (s.d > s.m) throw Error(fmt::format("schedule d = {} exceeds its memory dimensions m = {}: allowed d <= m", s.d, s.m));
+  if (s.n + s.m > kMaxAddressBits)
+    throw Error(fmt::format("schedule n + m = {} out of range: allowed at most {}", s.n + s.m, kMaxAddressBits));
+  if (s.rules.channel_width < 1) throw Error("schedule channel width 0: allowed at least 1");
+}
+
+[[noreturn]] void fail_at(const Schedule& s, std::size_t c, std::size_t e, const std::string& why) {
+  throw Error(fmt::format("cycle {}, exchange {} {}: {}", c, e, to_string(s.cycle_begin(c)[e]), why));
+}
+
+}  // namespace
+
+ScheduleStats check_schedule(const Schedule& s) {
+  check_shape(s);
+  const Geometry geo = s.geometry();
+  const std::uint64_t K = geo.words_per_node();
+  const bool aapc = s.pre == AlignmentKind::xor_align || s.post == AlignmentKind::xor_align;
+  const std::uint64_t rel_mask = low_mask(s.d);
+  constexpr std::uint32_t kNever = std::numeric_limits<std::uint32_t>::max();
+
+  ScheduleStats st;
+  st.cycles = s.cycles();
+  st.exchanges = s.exchanges();
+  st.element_hops = st.exchanges * geo.nodes();
+  st.exchanges_per_cycle.resize(s.cycles());
+  std::vector<std::uint32_t> first(K, kNever), last(K, 0);
+  std::vector<std::uint64_t> crossed(aapc ? K : 0, 0);
+  std::vector<std::uint64_t> used(K, ~std::uint64_t{0});  // (cycle << 32 | entry) of the last use
+  std::vector<unsigned> per_dim(geo.n, 0);
+
+  for (std::size_t c = 0; c < s.cycles(); ++c) {
+    const Exchange* ex = s.cycle_begin(c);
+    const std::size_t size = s.cycle_size(c);
+    st.exchanges_per_cycle[c] = static_cast<std::uint32_t>(size);
+    bool direct = true;
+    for (std::size_t e = 0; e < size; ++e) direct = direct && ex[e].addr == ex[e].peer_addr;
+    if (!direct) check_cycle(geo, s.cycle(c), s.rules, c);  // the general checker names any clash
+    for (std::size_t e = 0; e < size; ++e) {
+      const Exchange& x = ex[e];
+      if (x.dim >= geo.n || x.addr >= K || x.peer_addr >= K) check_cycle(geo, s.cycle(c), s.rules, c);
+      if (++per_dim[x.dim] > s.rules.channel_width ||
+          (s.rules.model == PortModel::one_port && x.dim != ex[0].dim))
+        check_cycle(geo, s.cycle(c), s.rules, c);
+      if (direct) {
+        if ((used[x.addr] >> 32) == c) check_cycle(geo, s.cycle(c), s.rules, c);
+        used[x.addr] = (std::uint64_t{c} << 32) | e;
+      }
+      for (std::uint64_t a : {x.addr, x.peer_addr}) {
+        first[a] = std::min(first[a], static_cast<std::uint32_t>(c));
+        last[a] = static_cast<std::uint32_t>(c);
+      }
+      if (!aapc) continue;
+      if (!direct) fail_at(s, c, e, "an AAPC schedule runs direct exchanges only (peer_addr = addr)");
+      if (x.dim >= s.d) fail_at(s, c, e, fmt::format("dim {} outside the AAPC's dimensions 0..{}", x.dim, s.d - 1));
+      const std::uint64_t rel = x.addr & rel_mask;
+      if (!test_bit(rel, x.dim))
+        fail_at(s, c, e, fmt::format("address {} (relative address {}) must not cross dimension {}", x.addr, rel, x.dim));
+      if (test_bit(crossed[x.addr], x.dim))
+        fail_at(s, c, e, fmt::format("address {} crosses dimension {} a second time", x.addr, x.dim));
+      crossed[x.addr] |= bit(x.dim);
+    }
+    for (std::size_t e = 0; e < size; ++e) per_dim[ex[e].dim] = 0;
+  }
+  if (aapc)
+    for (std::uint64_t a = 0; a < K; ++a)
+      if (crossed[a] != (a & rel_mask)) {
+        const std::uint64_t missing = (a & rel_mask) & ~crossed[a];
+        throw Error(fmt::format("schedule incomplete: address {} never crosses dimension {}", a,
+                                static_cast<unsigned>(__builtin_ctzll(missing))));
+      }
+
+  st.span.assign(K, 0);
+  st.min_span = std::numeric_limits<unsigned>::max();
+  for (std::uint64_t a = 0; a < K; ++a) {
+    if (first[a] == kNever) continue;
+    st.span[a] = last[a] - first[a] + 1;
+    st.max_span = std::max(st.max_span, st.span[a]);
+    st.min_span = std::min(st.min_span, st.span[a]);
+  }
+  if (st.max_span == 0) st.min_span = 0;
+
+  const double capacity = static_cast<double>(s.d) * s.rules.channel_width;
+  double sum = 0;
+  st.min_channel_use = s.cycles() == 0 ? 0 : 1e300;
+  for (std::uint32_t n_ex : st.exchanges_per_cycle) {
+    const double use = n_ex / capacity;
+    sum += use;
+    st.min_channel_use = std::min(st.min_channel_use, use);
+  }
+  st.mean_channel_use = s.cycles() == 0 ? 0 : sum / static_cast<double>(s.cycles());
+
+  // Block transfers (sec. 5): cycle c joins block c mod T_max; an address moves
+  // within T_max consecutive cycles, so it appears at most once per block.
+  const std::uint64_t T = st.max_span;
+  if (T > 0) {
+    std::vector<std::uint32_t> load(T * geo.n, 0);
+    for (std::size_t c = 0; c < s.cycles(); ++c)
+      for (std::size_t e = 0; e < s.cycle_size(c); ++e) {
+        const std::uint32_t v = ++load[(c % T) * geo.n + s.cycle_begin(c)[e].dim];
+        st.max_block_size = std::max<std::uint64_t>(st.max_block_size, v);
+      }
+    st.block_transfers = std::min<std::uint64_t>(T, s.cycles());
+  }
+  return st;
+}
+
+nlohmann::json to_json(const Schedule& s) {
+  nlohmann::json cycles = nlohmann::json::array();
+  for (std::size_t c = 0; c < s.cycles(); ++c) {
+    nlohmann::json cyc = nlohmann::json::array();
+    for (std::size_t e = 0; e < s.cycle_size(c); ++e) {
+      const Exchange& x = s.cycle_begin(c)[e];
+      nlohmann::json j = {{"dim", x.dim}, {"addr", x.addr}};
+      if (x.peer_addr != x.addr) j["peer_addr"] = x.peer_addr;
+      cyc.push_back(std::move(j));
+    }
+    cycles.push_back(std::move(cyc));
+  }
+  nlohmann::json j = {{"format", "hcube-schedule/1"},
+                      {"algorithm", s.algorithm},
+                      {"d", s.d},
+                      {"n", s.n},
+                      {"m", s.m},
+                      {"channel_width", s.rules.channel_width},
+                      {"port_model", to_string(s.rules.model)},
+                      {"pre", to_string(s.pre)},
+                      {"post", to_string(s.post)},
+                      {"blocked", s.blocked}};
+  if (!s.lines.empty()) j["lines"] = s.lines;
+  j["cycles"] = std::move(cycles);
+  return j;
+}
+
+namespace {
+
+std::uint64_t get_uint(const nlohmann::json& obj, const char* key, const std::string& where, bool required,
+                       std::uint64_t fallback) {
+  if (!obj.contains(key)) {
+    if (required) throw Error(fmt::format("{}: '{}' is missing", where, key));
+    return fallback;
+  }
+  const nlohmann::json& v = obj.at(key);
+  if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<long long>() >= 0))
+    throw Error(fmt::format("{}: '{}' is {}, expected a non-negative integer", where, key, v.dump()));
+  return v.get<std::uint64_t>();
+}
+
+std::string get_string(const nlohmann::json& obj, const char* key, const std::string& where, const char* fallback) {
+  if (!obj.contains(key)) return fallback;
+  if (!obj.at(key).is_string()) throw Error(fmt::format("{}: '{}' is {}, expected a string", where, key, obj.at(key).dump()));
+  return obj.at(key).get<std::string>();
+}
+
+unsigned small(std::uint64_t v, const char* key, const std::string& where) {
+  if (v > 64) throw Error(fmt::format("{}: '{}' = {} out of range: allowed 0..64", where, key, v));
+  return static_cast<unsigned>(v);
+}
+
+}  // namespace
+
+Schedule schedule_from_json(const nlohmann::json& j, const std::string& what) {
+  if (!j.is_object()) throw Error(fmt::format("{}: expected a JSON object with \"format\": \"hcube-schedule/1\"", what));
+  const std::string format = get_string(j, "format", what, "");
+  if (format != "hcube-schedule/1")
+    throw Error(fmt::format("{}: format '{}' unknown: allowed hcube-schedule/1", what, format));
+  Schedule s;
+  s.algorithm = get_string(j, "algorithm", what, "custom");
+  s.d = small(get_uint(j, "d", what, true, 0), "d", what);
+  s.n = small(get_uint(j, "n", what, false, s.d), "n", what);
+  s.m = small(get_uint(j, "m", what, false, s.d), "m", what);
+  const std::uint64_t b = get_uint(j, "channel_width", what, false, 1);
+  if (b < 1 || b > std::numeric_limits<unsigned>::max())
+    throw Error(fmt::format("{}: 'channel_width' = {} out of range: allowed at least 1", what, b));
+  s.rules.channel_width = static_cast<unsigned>(b);
+  s.rules.model = parse_port_model(get_string(j, "port_model", what, "all"));
+  s.pre = parse_alignment_kind(get_string(j, "pre", what, "xor-align"));
+  s.post = parse_alignment_kind(get_string(j, "post", what, "xor-align"));
+  if (j.contains("blocked")) {
+    if (!j["blocked"].is_boolean()) throw Error(fmt::format("{}: 'blocked' must be true or false", what));
+    s.blocked = j["blocked"].get<bool>();
+  }
+  s.lines = get_string(j, "lines", what, "");
+  if (!j.contains("cycles") || !j["cycles"].is_array())
+    throw Error(fmt::format("{}: 'cycles' is missing or not an array of cycles", what));
+  const nlohmann::json& cycles = j["cycles"];
+  for (std::size_t c = 0; c < cycles.size(); ++c) {
+    if (!cycles[c].is_array()) throw Error(fmt::format("{}: cycle {} is not an array of exchanges", what, c));
+    for (std::size_t e = 0; e < cycles[c].size(); ++e) {
+      const nlohmann::json& x = cycles[c][e];
+      const std::string where = fmt::format("{}: cycle {}, entry {}", what, c, e);
+      if (!x.is_object()) throw Error(where + ": expected an object {\"dim\": k, \"addr\": a}");
+      const std::uint64_t dim = get_uint(x, "dim", where, true, 0);
+      if (dim > 63) throw Error(fmt::format("{}: 'dim' = {} out of range: allowed 0..63", where, dim));
+      const std::uint64_t addr = get_uint(x, "addr", where, true, 0);
+      s.add(Exchange{static_cast<std::uint32_t>(dim), addr, get_uint(x, "peer_addr", where, false, addr)});
+    }
+    s.end_cycle();
+  }
+  return s;
+}
+
+Schedule load_schedule(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error(fmt::format("cannot open schedule file {}", path));
+  nlohmann::json j;
+  try {
+    in >> j;
+  } catch (const nlohmann::json::parse_error& e) {
+    throw Error(fmt::format("{}: not valid JSON at byte {}", path, e.byte));
+  }
+  Schedule s = schedule_from_json(j, path);
+  try {
+    check_schedule(s);
+  } catch (const Error& e) {
+    throw Error(fmt::format("{}: {}", path, e.what()));
+  }
+  return s;
+}
+
+void save_schedule(const std::string& path, const Schedule& s) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp);
+    if (!out) throw Error(fmt::format("cannot write schedule file {}", path));
+    out << to_json(s).dump() << "\n";
+    if (!out) throw Error(fmt::format("writing schedule file {} failed", path));
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw Error(fmt::format("cannot write schedule file {}", path));
+  }
+}
+
+}  // namespace hcube

@@ -1,0 +1,267 @@
+// AAPC schedules checked as data, no machine needed (Johnsson & Ho 1992,
+// "the paper"): necklaces, Tables 5 and 6, Theorem 1, Lemmas 4 and 5, the
+// file format and the checker's errors.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+
+#include "hcube/host/aapc.hpp"
+#include "hcube/host/error.hpp"
+#include "hcube/host/necklace.hpp"
+
+namespace hcube {
+namespace {
+
+Schedule make(AapcAlgorithm alg, unsigned d, unsigned m = 0, unsigned n = 0,
+              LineDrawing lines = LineDrawing::diagonal) {
+  return make_aapc_schedule(AapcOptions{alg, d, n, m, lines});
+}
+
+std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Necklace, PeriodsAndDistinguishedAddresses) {
+  // Sec. 2.1: (0000) cyclic with period 1, (0101) period 2, (0001) and (0011) noncyclic.
+  EXPECT_EQ(necklace_period(0b0000, 4), 1u);
+  EXPECT_EQ(necklace_period(0b0101, 4), 2u);
+  EXPECT_EQ(necklace_period(0b0001, 4), 4u);
+  EXPECT_EQ(necklace_period(0b0011, 4), 4u);
+  EXPECT_EQ(distinguished(0b1110, 4), 0b0111u);
+  EXPECT_EQ(rotate_left(0b0111, 1, 4), 0b1110u);
+  std::vector<std::uint64_t> firsts;
+  for (const Necklace& nk : necklaces(4)) firsts.push_back(nk.first);
+  EXPECT_EQ(firsts, (std::vector<std::uint64_t>{0b0000, 0b0001, 0b0011, 0b0101, 0b0111, 0b1111}));
+  EXPECT_EQ(cyclic_pair_lows(3), (std::vector<std::uint64_t>{0}));
+  EXPECT_EQ(cyclic_pair_lows(4), (std::vector<std::uint64_t>{0b0000, 0b0101}));
+}
+
+TEST(Necklace, CyclicCountsMatchTheDivisorFormula) {
+  // Strings whose period is a proper divisor of d: inclusion-exclusion over the divisors.
+  const std::map<unsigned, std::size_t> cyclic = {{2, 2}, {3, 2}, {4, 4}, {6, 10}, {8, 16}, {9, 8}, {10, 34}, {12, 76}};
+  for (const auto& [d, count] : cyclic) EXPECT_EQ(2 * cyclic_pair_lows(d).size(), count) << "d = " << d;
+  std::size_t members = 0;
+  for (const Necklace& nk : necklaces(10)) members += nk.period;
+  EXPECT_EQ(members, 1024u);  // the necklaces partition the addresses
+}
+
+// Table 5 (Algorithm 2). The caption says five processor dimensions, but the
+// printed table is for d = 4 (4-bit addresses, 8 steps, dimensions 0..3); the
+// table body is trusted and checked here cell by cell.
+TEST(PaperTables, Table5Algorithm2) {
+  const char* table5[] = {
+      "0123----", "-0123---", "--0123--", "---0123-", "----0123", "3----012", "23----01", "123----0",
+  };
+  const Schedule s = make(AapcAlgorithm::alg2, 4);
+  ASSERT_EQ(s.cycles(), 8u);
+  std::vector<std::string> got(8, std::string(8, '-'));
+  for (std::size_t t = 0; t < s.cycles(); ++t)
+    for (std::size_t e = 0; e < s.cycle_size(t); ++e) {
+      const Exchange& x = s.cycle_begin(t)[e];
+      const std::uint64_t pair = test_bit(x.addr, 3) ? x.addr ^ 0xf : x.addr;  // rows (0000,1111), (0001,1110), ...
+      got[pair][t] = static_cast<char>('0' + x.dim);
+    }
+  for (int u = 0; u < 8; ++u) EXPECT_EQ(got[u], table5[u]) << "pair " << u;
+}
+
+// Table 6 and Theorem 1: cycles and spans, checked exactly on the schedules.
+TEST(PaperTables, Table6CyclesAndSpans) {
+  for (unsigned d = 1; d <= 10; ++d)
+    for (unsigned m = d; m <= std::min(d + 2, 11u); ++m) {
+      const std::uint64_t half = bit(m - 1), rem = half % d;
+      for (AapcAlgorithm alg : {AapcAlgorithm::alg1, AapcAlgorithm::alg2, AapcAlgorithm::alg3, AapcAlgorithm::alg4}) {
+        const ScheduleStats st = check_schedule(make(alg, d, m));
+        const AapcBounds b = paper_bounds(alg, d, m);
+        SCOPED_TRACE(testing::Message() << "algorithm " << static_cast<int>(alg) << ", d = " << d << ", m = " << m);
+        EXPECT_EQ(st.cycles, b.cycles);
+        switch (alg) {
+          case AapcAlgorithm::alg1:
+            EXPECT_EQ(st.cycles, d * ceil_div(half, d));
+            EXPECT_EQ(st.max_span, d);
+            break;
+          case AapcAlgorithm::alg2:
+            EXPECT_EQ(st.cycles, half);
+            // "Up to K/2": wrap-around spreads a pair over the whole schedule.
+            EXPECT_LE(st.max_span, half);
+            EXPECT_GE(st.max_span, d);
+            break;
+          case AapcAlgorithm::alg3:
+            EXPECT_EQ(st.cycles, half);
+            EXPECT_LE(st.max_span, d + rem);
+            EXPECT_GE(st.max_span, d);
+            break;
+          case AapcAlgorithm::alg4:
+            EXPECT_EQ(st.cycles, half);
+            EXPECT_EQ(st.max_span, d);
+            break;
+        }
+      }
+    }
+}
+
+// Theorem 1: Algorithm 4 takes K/2 cycles with maximum span exactly d, and
+// every channel of every node is busy in every cycle; both line drawings.
+TEST(Theorem1, Algorithm4IsOptimalInCyclesSpanAndChannelUse) {
+  for (unsigned d = 1; d <= 16; ++d)
+    for (LineDrawing lines : {LineDrawing::diagonal, LineDrawing::greedy}) {
+      const Schedule s = make(AapcAlgorithm::alg4, d, d, d, lines);
+      const ScheduleStats st = check_schedule(s);  // also proves it realises the AAPC
+      SCOPED_TRACE(testing::Message() << "d = " << d << ", lines " << to_string(lines));
+      EXPECT_EQ(st.cycles, bit(d - 1));
+      EXPECT_EQ(st.max_span, d);
+      EXPECT_DOUBLE_EQ(st.min_channel_use, 1.0);
+      for (std::size_t c = 0; c < s.cycles(); ++c) {
+        std::uint64_t dims = 0;
+        for (std::size_t e = 0; e < s.cycle_size(c); ++e) dims |= bit(s.cycle_begin(c)[e].dim);
+        ASSERT_EQ(dims, low_mask(d)) << "cycle " << c;
+      }
+    }
+}
+
+TEST(Algorithm4, EvenDimensionsNeedingTheSkewedColumns) {
+  // d = 12 has 38 cyclic pairs: c = 2 < d/2, the case the diagonal drawing skews.
+  ASSERT_EQ(cyclic_pair_lows(12).size() % 12, 2u);
+  const ScheduleStats st = check_schedule(make(AapcAlgorithm::alg4, 12));
+  EXPECT_EQ(st.max_span, 12u);
+  EXPECT_DOUBLE_EQ(st.min_channel_use, 1.0);
+}
+
+TEST(Algorithm4, RepeatsForLargerMemoryAndIgnoresExtraNodes) {
+  const ScheduleStats st = check_schedule(make(AapcAlgorithm::alg4, 3, 6, 5));
+  EXPECT_EQ(st.cycles, 32u);  // K/2 with K = 64
+  EXPECT_EQ(st.max_span, 3u);
+  EXPECT_EQ(st.element_hops, st.exchanges * 32);  // one word per node of the 5-cube per exchange
+}
+
+// Lemma 4 (sec. 5): Algorithm 4 blocks into d transfers of at most ceil(K/2d)
+// words, Algorithm 3 into d + (K/2 mod d); the blocked schedule stays legal.
+TEST(Lemma4, BlockTransfers) {
+  for (unsigned d = 1; d <= 9; ++d)
+    for (unsigned m = d; m <= d + 2; ++m)
+      for (AapcAlgorithm alg : {AapcAlgorithm::alg1, AapcAlgorithm::alg3, AapcAlgorithm::alg4}) {
+        const Schedule s = make(alg, d, m);
+        const ScheduleStats st = check_schedule(s);
+        const AapcBounds b = paper_bounds(alg, d, m);
+        SCOPED_TRACE(testing::Message() << "algorithm " << static_cast<int>(alg) << ", d = " << d << ", m = " << m);
+        const Schedule blocked = block_schedule(s);
+        const ScheduleStats bst = check_schedule(blocked);
+        EXPECT_EQ(blocked.cycles(), st.block_transfers);
+        EXPECT_EQ(bst.exchanges, st.exchanges);
+        EXPECT_EQ(blocked.rules.channel_width, st.max_block_size);
+        if (alg == AapcAlgorithm::alg4) {
+          EXPECT_EQ(st.block_transfers, d);
+          EXPECT_EQ(st.max_block_size, ceil_div(bit(m - 1), d));
+        }
+        if (alg == AapcAlgorithm::alg3) {
+          EXPECT_LE(st.block_transfers, b.block_transfers);
+        }
+        EXPECT_LE(st.max_block_size, ceil_div(st.cycles, st.block_transfers));
+      }
+}
+
+// Lemma 5 (sec. 6): d ceil(K/(2db)) cycles on channels of width b, or d when
+// floor(K/2d) < b. Splitting each block by its own size never needs more, and
+// needs exactly that when d divides K/2; it never beats the bound K/(2b).
+TEST(Lemma5, WideChannels) {
+  for (unsigned d = 1; d <= 8; ++d)
+    for (unsigned m = d; m <= d + 3; ++m)
+      for (unsigned b : {1u, 2u, 3u, 5u, 64u}) {
+        const Schedule w = widen_schedule(make(AapcAlgorithm::alg4, d, m), b);
+        const ScheduleStats st = check_schedule(w);
+        const std::uint64_t half = bit(m - 1), bound = lemma5_cycles(d, m, b);
+        SCOPED_TRACE(testing::Message() << "d = " << d << ", m = " << m << ", b = " << b);
+        if (b == 1) {
+          EXPECT_EQ(st.cycles, half);
+          continue;
+        }
+        EXPECT_LE(st.cycles, bound);
+        EXPECT_GE(st.cycles, std::max<std::uint64_t>(d, ceil_div(half, b)));
+        if (half % d == 0) {
+          EXPECT_EQ(st.cycles, bound);
+        }
+        if (half / d < b) {
+          EXPECT_EQ(st.cycles, d);
+        }
+      }
+}
+
+TEST(ScheduleFile, RoundTripsThroughJson) {
+  const Schedule s = make(AapcAlgorithm::alg4, 5);
+  const nlohmann::json j = to_json(s);
+  EXPECT_EQ(j["format"], "hcube-schedule/1");
+  EXPECT_EQ(j["algorithm"], "4");
+  EXPECT_EQ(j["d"], 5);
+  EXPECT_EQ(j["pre"], "xor-align");
+  EXPECT_EQ(j["cycles"].size(), 16u);
+  EXPECT_EQ(j["cycles"][0][0].size(), 2u);  // {"dim", "addr"}: peer_addr only when it differs
+  const Schedule back = schedule_from_json(j, "x");
+  ASSERT_EQ(back.cycles(), s.cycles());
+  for (std::size_t c = 0; c < s.cycles(); ++c) EXPECT_EQ(back.cycle(c), s.cycle(c));
+  EXPECT_NO_THROW(check_schedule(back));
+}
+
+TEST(ScheduleFile, MalformedFilesNameTheCycleAndEntry) {
+  nlohmann::json j = to_json(make(AapcAlgorithm::alg1, 3));
+  auto with = [&](const std::function<void(nlohmann::json&)>& edit) {
+    nlohmann::json k = j;
+    edit(k);
+    return error_of([&] { check_schedule(schedule_from_json(k, "f.json")); });
+  };
+  EXPECT_EQ(with([](nlohmann::json& k) { k["format"] = "other"; }),
+            "f.json: format 'other' unknown: allowed hcube-schedule/1");
+  EXPECT_EQ(with([](nlohmann::json& k) { k.erase("d"); }), "f.json: 'd' is missing");
+  EXPECT_EQ(with([](nlohmann::json& k) { k["cycles"][2][1].erase("addr"); }), "f.json: cycle 2, entry 1: 'addr' is missing");
+  EXPECT_EQ(with([](nlohmann::json& k) { k["cycles"][1][0]["dim"] = -1; }),
+            "f.json: cycle 1, entry 0: 'dim' is -1, expected a non-negative integer");
+  EXPECT_EQ(with([](nlohmann::json& k) { k["cycles"][1] = 5; }), "f.json: cycle 1 is not an array of exchanges");
+  // Legal JSON, illegal schedule: the checker names the clash.
+  EXPECT_NE(with([](nlohmann::json& k) { k["cycles"][0][1]["addr"] = k["cycles"][0][0]["addr"]; })
+                .find("cycle 0, exchange 1"),
+            std::string::npos);
+  EXPECT_EQ(with([](nlohmann::json& k) { k["cycles"][0][0]["dim"] = 7; }),
+            "cycle 0, exchange 0 {dim 7, addr 7}: dim 7 out of range: allowed 0..2");
+  // A schedule that does not complete the AAPC.
+  EXPECT_EQ(with([](nlohmann::json& k) { k["cycles"].erase(k["cycles"].size() - 1); }).rfind("schedule incomplete", 0), 0u);
+  EXPECT_EQ(with([](nlohmann::json& k) { k["d"] = 4; }), "schedule d = 4 exceeds its processor dimensions n = 3: allowed d <= n");
+  EXPECT_EQ(with([](nlohmann::json& k) { k["channel_width"] = 0; }),
+            "f.json: 'channel_width' = 0 out of range: allowed at least 1");
+}
+
+TEST(ScheduleChecker, CatchesWrongDimensionsAndRepeats) {
+  Schedule s = make(AapcAlgorithm::alg1, 3);
+  Schedule bad;
+  bad.d = 3;
+  bad.n = 3;
+  bad.m = 3;
+  bad.add(direct_exchange(0, 2));  // address 2 (relative 010) must not cross dimension 0
+  bad.end_cycle();
+  EXPECT_EQ(error_of([&] { check_schedule(bad); }),
+            "cycle 0, exchange 0 {dim 0, addr 2}: address 2 (relative address 2) must not cross dimension 0");
+  Schedule twice;
+  twice.d = twice.n = twice.m = 2;
+  twice.add(direct_exchange(0, 1));
+  twice.end_cycle();
+  twice.add(direct_exchange(0, 1));
+  twice.end_cycle();
+  EXPECT_NE(error_of([&] { check_schedule(twice); }).find("crosses dimension 0 a second time"), std::string::npos);
+}
+
+TEST(AapcOptions, BadInputIsRejected) {
+  EXPECT_EQ(error_of([] { make(AapcAlgorithm::alg4, 0); }), "AAPC dimension d = 0 out of range: allowed 1..32");
+  EXPECT_EQ(error_of([] { make(AapcAlgorithm::alg4, 4, 3, 4); }), "d = 4 exceeds the memory dimensions m = 3: allowed d <= m");
+  EXPECT_EQ(error_of([] { make(AapcAlgorithm::alg4, 4, 4, 3); }), "d = 4 exceeds the processor dimensions n = 3: allowed d <= n");
+  EXPECT_EQ(error_of([] { parse_aapc_algorithm("5"); }), "algorithm '5' unknown: allowed 1, 2, 3, 4");
+  EXPECT_THROW(parse_line_drawing("zigzag"), Error);
+  EXPECT_THROW(widen_schedule(make(AapcAlgorithm::alg4, 3), 0), Error);
+}
+
+}  // namespace
+}  // namespace hcube
