@@ -172,29 +172,28 @@ Grid mixed_block_greedy(const std::vector<std::uint64_t>& pairs, unsigned d) {
   return grid;
 }
 
-// Alg. 4 on the d relative-address bits: blocks of d cyclic pairs, the mixed
-// block, then every other full q-necklace in q cycles (Lemma 2).
-std::vector<Cycle> alg4_cycles(unsigned d, LineDrawing lines) {
-  std::vector<Cycle> out;
+// Alg. 4 on the d relative-address bits, appended to s: blocks of d cyclic
+// pairs, the mixed block, then every other full q-necklace in q cycles
+// (Lemma 2). Every cycle has exactly d exchanges, dimension k at entry k's
+// slot in the order emitted.
+void add_alg4(Schedule& s, unsigned d, LineDrawing lines) {
   const std::vector<std::uint64_t> lows = cyclic_pair_lows(d);
   const std::size_t p = lows.size(), c = p % d;
   for (std::size_t blk = 0; blk + c < p; blk += d)
     for (unsigned r = 0; r < d; ++r) {
-      Cycle cyc;
       for (unsigned v = 0; v < d; ++v) {
         const unsigned k = (v + r) % d;
-        cyc.push_back(direct_exchange(k, pair_member(lows[blk + v], k, d)));
+        s.add(direct_exchange(k, pair_member(lows[blk + v], k, d)));
       }
-      out.push_back(std::move(cyc));
+      s.end_cycle();
     }
   std::uint64_t mixed_seed = ~std::uint64_t{0};
   if (c > 0) {
     const std::vector<std::uint64_t> rest(lows.end() - static_cast<std::ptrdiff_t>(c), lows.end());
     const Grid grid = lines == LineDrawing::diagonal ? mixed_block_diagonal(rest, d) : mixed_block_greedy(rest, d);
     for (unsigned t = 0; t < d; ++t) {
-      Cycle cyc;
-      for (unsigned k = 0; k < d; ++k) cyc.push_back(direct_exchange(k, grid[t][k]));
-      out.push_back(std::move(cyc));
+      for (unsigned k = 0; k < d; ++k) s.add(direct_exchange(k, grid[t][k]));
+      s.end_cycle();
     }
     mixed_seed = low_mask(d - static_cast<unsigned>(c));
   }
@@ -203,12 +202,10 @@ std::vector<Cycle> alg4_cycles(unsigned d, LineDrawing lines) {
     for (unsigned i = 0; i < d; ++i) {
       if (!test_bit(nk.first, i)) continue;
       // Member r (rotation by r) crosses dimension i + r: all d dimensions busy.
-      Cycle cyc;
-      for (unsigned r = 0; r < d; ++r) cyc.push_back(direct_exchange((i + r) % d, rotate_left(nk.first, r, d)));
-      out.push_back(std::move(cyc));
+      for (unsigned r = 0; r < d; ++r) s.add(direct_exchange((i + r) % d, rotate_left(nk.first, r, d)));
+      s.end_cycle();
     }
   }
-  return out;
 }
 
 }  // namespace
@@ -226,6 +223,9 @@ Schedule make_aapc_schedule(const AapcOptions& o) {
   s.algorithm = std::to_string(static_cast<int>(o.algorithm));
   const unsigned d = o.d;
   const std::uint64_t pairs = bit(s.m - 1);  // K/2
+  // Alg. 1 may leave its last group short; the others run exactly K/2 cycles of d exchanges.
+  const std::uint64_t cycles = o.algorithm == AapcAlgorithm::alg1 ? d * ((pairs + d - 1) / d) : pairs;
+  s.reserve(cycles, pairs * d);
   switch (o.algorithm) {
     case AapcAlgorithm::alg1:
       add_alg1(s, 0, pairs, d);
@@ -242,14 +242,9 @@ Schedule make_aapc_schedule(const AapcOptions& o) {
     }
     case AapcAlgorithm::alg4: {
       s.lines = to_string(o.lines);
-      const std::vector<Cycle> one = alg4_cycles(d, o.lines);
-      s.reserve(one.size() << (s.m - d), (one.size() * d) << (s.m - d));
+      add_alg4(s, d, o.lines);
       // K > 2^d repeats the AAPC on each value of the high memory bits (sec. 2.1).
-      for (std::uint64_t h = 0; h < bit(s.m - d); ++h)
-        for (const Cycle& cyc : one) {
-          for (const Exchange& e : cyc) s.add(direct_exchange(e.dim, (h << d) | e.addr));
-          s.end_cycle();
-        }
+      s.repeat_with_high_bits(d, bit(s.m - d));
       break;
     }
   }

@@ -23,6 +23,20 @@ void Schedule::reserve(std::size_t cycles, std::size_t exchanges) {
   exchanges_.reserve(exchanges);
 }
 
+void Schedule::repeat_with_high_bits(unsigned shift, std::uint64_t copies) {
+  const std::size_t cycles0 = cycles(), exchanges0 = exchanges_.size();
+  reserve(cycles0 * copies, exchanges0 * copies);
+  for (std::uint64_t h = 1; h < copies; ++h) {
+    for (std::size_t e = 0; e < exchanges0; ++e) {
+      Exchange x = exchanges_[e];
+      x.addr |= h << shift;
+      x.peer_addr |= h << shift;
+      exchanges_.push_back(x);
+    }
+    for (std::size_t c = 1; c <= cycles0; ++c) offsets_.push_back(offsets_[c] + h * exchanges0);
+  }
+}
+
 namespace {
 
 void check_shape(const Schedule& s) {
