@@ -3,6 +3,8 @@
 // file format and the checker's errors.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
 
@@ -261,6 +263,70 @@ TEST(AapcOptions, BadInputIsRejected) {
   EXPECT_EQ(error_of([] { parse_aapc_algorithm("5"); }), "algorithm '5' unknown: allowed 1, 2, 3, 4");
   EXPECT_THROW(parse_line_drawing("zigzag"), Error);
   EXPECT_THROW(widen_schedule(make(AapcAlgorithm::alg4, 3), 0), Error);
+}
+
+}  // namespace
+}  // namespace hcube
+
+namespace hcube {
+namespace {
+
+std::vector<std::string> rows_of(const Schedule& s, std::size_t from, std::size_t to) {
+  std::vector<std::string> rows;
+  for (std::size_t c = from; c < to; ++c) {
+    std::string row;
+    for (std::size_t e = 0; e < s.cycle_size(c); ++e) {
+      const Exchange& x = s.cycle_begin(c)[e];
+      row += fmt::format("{}{}:{:05b}", e ? " " : "", x.dim, x.addr);
+    }
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+// Table 7 (d = 5, both line drawings). The seed text of the paper ends before
+// Table 7, so these rows are derived from the constructions (docs/aapc.md):
+// the pair (00000, 11111) with the 4-necklace of 01111 in d = 5 cycles. The
+// diagonal rows follow the closed form: member rotl(01111, r) makes its e-th
+// exchange in cycle r + e - o_e, the pair crosses dimension t + 4 in cycle t.
+TEST(PaperTables, Table7MixedBlockForDEquals5Derived) {
+  const std::vector<std::string> diagonal = {
+      "0:11101 1:10111 2:11110 3:11011 4:11111", "0:11111 1:11011 2:01111 3:11101 4:10111",
+      "0:01111 1:11111 2:10111 3:11110 4:11011", "0:10111 1:11110 2:11111 3:01111 4:11101",
+      "0:11011 1:01111 2:11101 3:11111 4:11110",
+  };
+  const std::vector<std::string> greedy = {
+      "0:01111 1:11110 2:11101 3:11111 4:10111", "0:10111 1:01111 2:11110 3:11011 4:11111",
+      "0:11111 1:10111 2:01111 3:11101 4:11011", "0:11011 1:11111 2:10111 3:11110 4:11101",
+      "0:11101 1:11011 2:11111 3:01111 4:11110",
+  };
+  EXPECT_EQ(rows_of(make(AapcAlgorithm::alg4, 5), 0, 5), diagonal);
+  EXPECT_EQ(rows_of(make(AapcAlgorithm::alg4, 5, 5, 5, LineDrawing::greedy), 0, 5), greedy);
+  // The rest of the schedule: the 1-necklace, two 2-necklaces, two 3-necklaces (Lemma 2).
+  EXPECT_EQ(rows_of(make(AapcAlgorithm::alg4, 5), 5, 6)[0], "0:00001 1:00010 2:00100 3:01000 4:10000");
+  EXPECT_EQ(rows_of(make(AapcAlgorithm::alg4, 5), 15, 16)[0], "3:01011 4:10110 0:01101 1:11010 2:10101");
+}
+
+// Tables 8 and 9 (blocking and channel width b = 3, d = 5): derived, the seed
+// text ends before them. Blocking groups cycles 0, 5, 10, 15 / 1, 6, 11 / ...
+// into 5 block transfers of at most ceil(16/5) = 4 words per channel; width 3
+// then needs 6 cycles, the lower bound ceil(16/3), where Lemma 5's
+// d ceil(K/2db) = 10 pads every block to 4 words.
+TEST(PaperTables, Tables8And9BlockingAndWideChannelsDerived) {
+  const Schedule s = make(AapcAlgorithm::alg4, 5);
+  const Schedule blocked = block_schedule(s);
+  ASSERT_EQ(blocked.cycles(), 5u);
+  EXPECT_EQ(blocked.rules.channel_width, 4u);
+  const std::size_t sizes[] = {20, 15, 15, 15, 15};  // words per block transfer, all channels
+  for (std::size_t r = 0; r < 5; ++r) EXPECT_EQ(blocked.cycle_size(r), sizes[r]) << "block " << r;
+  const Schedule wide = widen_schedule(s, 3);
+  EXPECT_EQ(wide.cycles(), 6u);
+  EXPECT_EQ(lemma5_cycles(5, 5, 3), 10u);
+  EXPECT_EQ(check_schedule(wide).exchanges, 80u);
+  const ScheduleStats alg3 = check_schedule(make(AapcAlgorithm::alg3, 5));
+  EXPECT_EQ(alg3.max_span, 6u);  // d + (K/2 mod d) = 5 + 1
+  EXPECT_EQ(alg3.block_transfers, 6u);
+  EXPECT_EQ(alg3.max_block_size, 3u);
 }
 
 }  // namespace
