@@ -331,3 +331,32 @@ TEST(PaperTables, Tables8And9BlockingAndWideChannelsDerived) {
 
 }  // namespace
 }  // namespace hcube
+
+namespace hcube {
+namespace {
+
+// Both line drawings are legal for every d and every number c of leftover
+// pairs, not just the c that occur: every cycle has each dimension once, each
+// necklace member crosses its d - c dimensions once, each pair all d.
+TEST(Algorithm4, MixedBlockIsLegalForEveryDAndC) {
+  for (unsigned d = 5; d <= 40; ++d)
+    for (unsigned c = 1; c < d; ++c)
+      for (LineDrawing lines : {LineDrawing::diagonal, LineDrawing::greedy}) {
+        std::vector<std::uint64_t> pairs;  // two runs of ones: never a rotation of 0^c 1^q or its complement
+        for (unsigned u = 0; u < c; ++u) pairs.push_back(rotate_left(0b101, u, d));
+        const auto grid = alg4_mixed_block(pairs, d, lines);
+        std::map<std::pair<std::uint64_t, unsigned>, int> crossings;
+        for (unsigned t = 0; t < d; ++t)
+          for (unsigned k = 0; k < d; ++k) ++crossings[{grid[t][k], k}];
+        std::map<std::pair<std::uint64_t, unsigned>, int> expected;
+        const unsigned q = d - c;
+        for (unsigned r = 0; r < d; ++r)
+          for (unsigned e = 0; e < q; ++e) ++expected[{rotate_left(low_mask(q), r, d), (r + e) % d}];
+        for (std::uint64_t x : pairs)
+          for (unsigned k = 0; k < d; ++k) ++expected[{test_bit(x, k) ? x : x ^ low_mask(d), k}];
+        ASSERT_EQ(crossings, expected) << "d = " << d << ", c = " << c << ", " << to_string(lines);
+      }
+}
+
+}  // namespace
+}  // namespace hcube

@@ -190,7 +190,7 @@ void add_alg4(Schedule& s, unsigned d, LineDrawing lines) {
   std::uint64_t mixed_seed = ~std::uint64_t{0};
   if (c > 0) {
     const std::vector<std::uint64_t> rest(lows.end() - static_cast<std::ptrdiff_t>(c), lows.end());
-    const Grid grid = lines == LineDrawing::diagonal ? mixed_block_diagonal(rest, d) : mixed_block_greedy(rest, d);
+    const Grid grid = alg4_mixed_block(rest, d, lines);
     for (unsigned t = 0; t < d; ++t) {
       for (unsigned k = 0; k < d; ++k) s.add(direct_exchange(k, grid[t][k]));
       s.end_cycle();
@@ -209,6 +209,13 @@ void add_alg4(Schedule& s, unsigned d, LineDrawing lines) {
 }
 
 }  // namespace
+
+std::vector<std::vector<std::uint64_t>> alg4_mixed_block(const std::vector<std::uint64_t>& pair_lows, unsigned d,
+                                                         LineDrawing lines) {
+  if (pair_lows.empty() || pair_lows.size() >= d)
+    throw Error(fmt::format("mixed block needs 1..{} pairs, got {}", d - 1, pair_lows.size()));
+  return lines == LineDrawing::diagonal ? mixed_block_diagonal(pair_lows, d) : mixed_block_greedy(pair_lows, d);
+}
 
 Schedule make_aapc_schedule(const AapcOptions& o) {
   Schedule s;

@@ -6,7 +6,9 @@
 // direct-addressed (all nodes touch the same address).
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "hcube/host/schedule.hpp"
 
@@ -30,6 +32,12 @@ struct AapcOptions {
   unsigned m = 0;  // machine memory dimensions; 0 means d
   LineDrawing lines = LineDrawing::diagonal;
 };
+
+// Alg. 4's mixed block (sec. 3.5.2): the c complement pairs with low members
+// `pair_lows` together with the full (d-c)-necklace of 0^c 1^(d-c), in d
+// cycles; grid[t][k] is the address crossing dimension k in cycle t.
+std::vector<std::vector<std::uint64_t>> alg4_mixed_block(const std::vector<std::uint64_t>& pair_lows, unsigned d,
+                                                         LineDrawing lines);
 
 // The schedule with channel width 1. Throws hcube::Error for d = 0, d > n or d > m.
 Schedule make_aapc_schedule(const AapcOptions& options);
