@@ -10,5 +10,8 @@ void add_demo(CLI::App& app);
 void add_cycle(CLI::App& app);
 void add_align(CLI::App& app);
 void add_route(CLI::App& app);
+void add_schedule(CLI::App& app);
+void add_aapc(CLI::App& app);
+void add_run(CLI::App& app);
 
 }  // namespace hcube::cli

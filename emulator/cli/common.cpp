@@ -14,6 +14,10 @@ namespace hcube::cli {
 void add_machine_flags(CLI::App& cmd, MachineFlags& f, const char* dims_help) {
   cmd.add_option("-n,--dims", f.n, dims_help)->capture_default_str();
   cmd.add_option("-m,--mem-dims", f.m, "memory dimensions m (K = 2^m words per node)")->capture_default_str();
+  add_backend_flags(cmd, f);
+}
+
+void add_backend_flags(CLI::App& cmd, MachineFlags& f) {
   cmd.add_option("-t,--type", f.type, "element type: " + element_type_names() + " (default uint32, or --input's)");
   cmd.add_option("--backend", f.backend, "auto (CUDA when a GPU is present), cpu or cuda")->capture_default_str();
   cmd.add_option("--tile-dims", f.tile_dims,
@@ -171,6 +175,20 @@ void emit(const IoFlags& io, const nlohmann::json& j, const std::function<void()
     std::cout << j.dump(2) << "\n";
   else
     prose();
+}
+
+void finish_run(Session& s, const IoFlags& io, nlohmann::json j, const std::string& summary) {
+  write_output(io, *s.machine);
+  const Machine& mach = *s.machine;
+  j.update(machine_json(s));
+  j["verified"] = true;
+  if (io.trace) j["trace"] = s.trace;
+  emit(io, j, [&] {
+    fmt::print("{} on {} backend ({}), {}\n", summary, to_string(mach.backend().kind()), mach.backend().device_name(),
+               describe(mach.geometry()));
+    fmt::print("verified against the reference: yes\n{}", mach.counters().to_text());
+    if (!io.output.empty()) fmt::print("wrote {}\n", io.output);
+  });
 }
 
 }  // namespace hcube::cli

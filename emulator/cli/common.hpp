@@ -31,6 +31,9 @@ struct IoFlags {
 };
 
 void add_machine_flags(CLI::App& cmd, MachineFlags& f, const char* dims_help = "processor dimensions n (2^n nodes)");
+// The machine flags other than the geometry: --type, --backend, --tile-dims
+// (for commands that take n and m from elsewhere).
+void add_backend_flags(CLI::App& cmd, MachineFlags& f);
 void add_io_flags(CLI::App& cmd, IoFlags& f);
 
 // A machine with its data loaded: from --input (the file's dtype, unless
@@ -76,5 +79,10 @@ nlohmann::json machine_json(const Session& s);
 
 // Prints `j` (with --json) or runs `prose` to print text.
 void emit(const IoFlags& io, const nlohmann::json& j, const std::function<void()>& prose);
+
+// Ends a verified run: writes --output, then prints `j` with machine_json,
+// "verified" and the trace added (--json), or `summary`, the backend, the
+// verification and the counters (prose).
+void finish_run(Session& s, const IoFlags& io, nlohmann::json j, const std::string& summary);
 
 }  // namespace hcube::cli

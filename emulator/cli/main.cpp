@@ -17,6 +17,9 @@ int main(int argc, char** argv) {
   hcube::cli::add_cycle(app);
   hcube::cli::add_align(app);
   hcube::cli::add_route(app);
+  hcube::cli::add_schedule(app);
+  hcube::cli::add_aapc(app);
+  hcube::cli::add_run(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -260,16 +260,7 @@ Schedule make_aapc_schedule(const AapcOptions& o) {
 
 Schedule block_schedule(const Schedule& s) {
   const ScheduleStats st = check_schedule(s);
-  Schedule b = s;
-  b = Schedule{};
-  b.algorithm = s.algorithm;
-  b.d = s.d;
-  b.n = s.n;
-  b.m = s.m;
-  b.rules = s.rules;
-  b.pre = s.pre;
-  b.post = s.post;
-  b.lines = s.lines;
+  Schedule b = s.header();
   b.blocked = true;
   b.rules.channel_width = static_cast<unsigned>(std::max<std::uint64_t>(1, st.max_block_size));
   for (std::uint64_t r = 0; r < st.block_transfers; ++r) {
@@ -284,17 +275,8 @@ Schedule widen_schedule(const Schedule& s, unsigned width) {
   if (width < 1) throw Error("channel width b = 0 out of range: allowed at least 1");
   if (width == 1 || s.cycles() == 0) return s;  // the schedule already is optimal for b = 1
   const Schedule blocked = block_schedule(s);
-  Schedule w = blocked;
-  w = Schedule{};
-  w.algorithm = s.algorithm;
-  w.d = s.d;
-  w.n = s.n;
-  w.m = s.m;
-  w.rules = s.rules;
+  Schedule w = s.header();
   w.rules.channel_width = width;
-  w.pre = s.pre;
-  w.post = s.post;
-  w.lines = s.lines;
   for (std::size_t r = 0; r < blocked.cycles(); ++r) {
     std::vector<std::vector<Exchange>> per_dim(s.n);
     for (std::size_t e = 0; e < blocked.cycle_size(r); ++e) {

@@ -23,6 +23,20 @@ void Schedule::reserve(std::size_t cycles, std::size_t exchanges) {
   exchanges_.reserve(exchanges);
 }
 
+Schedule Schedule::header() const {
+  Schedule h;
+  h.algorithm = algorithm;
+  h.d = d;
+  h.n = n;
+  h.m = m;
+  h.rules = rules;
+  h.pre = pre;
+  h.post = post;
+  h.blocked = blocked;
+  h.lines = lines;
+  return h;
+}
+
 void Schedule::repeat_with_high_bits(unsigned shift, std::uint64_t copies) {
   const std::size_t cycles0 = cycles(), exchanges0 = exchanges_.size();
   reserve(cycles0 * copies, exchanges0 * copies);

@@ -44,6 +44,8 @@ class Schedule {
   void add(const Exchange& e) { exchanges_.push_back(e); }
   void end_cycle() { offsets_.push_back(exchanges_.size()); }
   void reserve(std::size_t cycles, std::size_t exchanges);
+  // The same description (algorithm, sizes, rules, alignments) with no cycles.
+  Schedule header() const;
   // Appends copies of all cycles with h << shift or-ed into every address, h = 1 .. copies-1.
   void repeat_with_high_bits(unsigned shift, std::uint64_t copies);
 
