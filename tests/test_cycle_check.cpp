@@ -74,6 +74,25 @@ TEST(CycleCheck, ParsesExchangesAndRejectsMalformedText) {
   EXPECT_THROW(parse_exchange("99:1"), Error);
 }
 
+TEST(CycleCheck, OffsetMapsMakeAddressesNodeDependent) {
+  const Geometry g{2, 2};
+  const OffsetMaps maps = {{0, 1}};  // node bit 1 adds memory bit 0
+  const PortRules wide{PortModel::all_port, 2};
+  // {dim 0, addr 0, map 1} uses word 0 on nodes 0, 1 and word 1 on nodes 2, 3.
+  const Exchange a{0, 0, 0, 1};
+  EXPECT_FALSE(find_violation(g, {a, direct_exchange(1, 2)}, {}, maps));
+  const auto v = find_violation(g, {a, direct_exchange(0, 1)}, wide, maps);
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->reason, "a local word is also used by exchange 0 {dim 0, addr 0, map 1} on some node");
+  // Word 1 on nodes 0 and 1 only: disjoint from a's words there.
+  const Exchange c{0, 1, 1, 1};
+  EXPECT_FALSE(find_violation(g, {a, direct_exchange(1, 2), c}, wide, maps));
+  EXPECT_EQ(find_violation(g, {Exchange{0, 0, 0, 2}}, {}, maps)->reason, "offset map 2 undefined: the schedule has 1");
+  EXPECT_THROW(check_offset_maps(g, {{0}}), Error);
+  EXPECT_THROW(check_offset_maps(g, {{0, 4}}), Error);
+  EXPECT_EQ(apply_offset(maps[0], 3), 1u);
+}
+
 TEST(CycleCheck, UseCountsHopsAndLinks) {
   const CycleUse u = cycle_use(kGeo, {direct_exchange(0, 0), direct_exchange(0, 1), direct_exchange(3, 2)});
   EXPECT_EQ(u.element_hops, 3u * 16);  // each exchange moves one word per node

@@ -111,6 +111,30 @@ TEST_P(MachineTest, RoutingCyclesMatchTheReference) {
       }
 }
 
+// Node-dependent addresses (offset maps): random maps and cycles, kept when the
+// exact GF(2) clash test allows them, against the reference.
+TEST_P(MachineTest, CyclesWithOffsetMapsMatchTheReference) {
+  for (unsigned n = 1; n <= 7; ++n)
+    for (unsigned m : {1u, 3u, 4u}) {
+      auto mach = make(n, m, ElementType::u64, static_cast<long long>(rng_() % (n + 1)));
+      const Geometry& g = mach->geometry();
+      OffsetMaps maps(2, NodeOffsetMap(n));
+      for (auto& map : maps)
+        for (auto& col : map) col = rng_() % 3 == 0 ? 0 : rng_() & low_mask(m);
+      const PortRules rules{PortModel::all_port, 2};
+      for (int trial = 0; trial < 3; ++trial) {
+        Cycle c;
+        for (int tries = 0; tries < 12; ++tries) {
+          Cycle more = c;
+          more.push_back(Exchange{static_cast<std::uint32_t>(rng_() % n), rng_() & low_mask(m), rng_() & low_mask(m),
+                                  static_cast<std::uint32_t>(rng_() % 3)});
+          if (!find_violation(g, more, rules, maps)) c = std::move(more);
+        }
+        expect_permutation(*mach, cycle_destination(g, c, maps), [&] { mach->run_cycle(c, rules, maps); });
+      }
+    }
+}
+
 TEST_P(MachineTest, AlignmentsMatchTheReferenceInPlaceAndThroughScratch) {
   for (unsigned n = 0; n <= 7; ++n)
     for (unsigned m : {0u, 1u, 2u, 4u, 6u})

@@ -74,12 +74,14 @@ class BackendImpl final : public Backend {
   }
 
   void exchange(Buffer& storage, const Layout& layout, std::size_t wb, const Exchange* exchanges,
-                std::size_t count) override {
+                std::size_t count, const std::vector<std::uint64_t>& offset_tables, unsigned offset_bytes) override {
     if (count == 0) return;
     const auto* ex = static_cast<const Exchange*>(policy_.stage(0, exchanges, count * sizeof(Exchange)));
+    const auto* tables = static_cast<const std::uint64_t*>(
+        policy_.stage(1, offset_tables.data(), offset_tables.size() * sizeof(std::uint64_t)));
     kernels::dispatch_word(wb, [&](auto w) {
       using W = decltype(w);
-      const kernels::ExchangeBody<W> body{static_cast<W*>(storage.data()), layout, ex};
+      const kernels::ExchangeBody<W> body{static_cast<W*>(storage.data()), layout, ex, tables, offset_bytes};
       policy_.launch(body.count(count), body);
     });
   }

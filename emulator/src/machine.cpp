@@ -16,6 +16,17 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
+// All offset maps' byte tables, one block of `bytes` * 256 entries per map.
+std::vector<std::uint64_t> offset_tables(const OffsetMaps& maps, unsigned& bytes) {
+  std::vector<std::uint64_t> all;
+  bytes = 0;
+  for (const NodeOffsetMap& m : maps) {
+    const std::vector<std::uint64_t> t = byte_tables(m, bytes);
+    all.insert(all.end(), t.begin(), t.end());
+  }
+  return all;
+}
+
 }  // namespace
 
 std::string format_bytes(std::uint64_t bytes) {
@@ -108,10 +119,13 @@ void Machine::account_cycle(const CycleUse& use) {
   counters_.bytes_written += use.element_hops * word_bytes();
 }
 
-void Machine::run_cycle(const Cycle& cycle, const PortRules& rules) {
-  check_cycle(geometry(), cycle, rules, counters_.routing_cycles);
+void Machine::run_cycle(const Cycle& cycle, const PortRules& rules, const OffsetMaps& maps) {
+  check_offset_maps(geometry(), maps);
+  check_cycle(geometry(), cycle, rules, counters_.routing_cycles, maps);
+  unsigned bytes = 0;
+  const std::vector<std::uint64_t> tables = offset_tables(maps, bytes);
   const auto start = Clock::now();
-  backend_->exchange(storage_, layout_, word_bytes(), cycle.data(), cycle.size());
+  backend_->exchange(storage_, layout_, word_bytes(), cycle.data(), cycle.size(), tables, bytes);
   backend_->synchronize();
   account_launch("routing", seconds_since(start));
   account_cycle(cycle_use(geometry(), cycle));
@@ -128,9 +142,11 @@ void Machine::run_checked_cycles(const Schedule& s, const Progress& progress) {
   if (s.n != geo.n || s.m != geo.m)
     throw Error(fmt::format("schedule is for n = {}, m = {}: the machine has n = {}, m = {}", s.n, s.m, geo.n, geo.m));
   const std::size_t total = s.cycles(), every = std::max<std::size_t>(1, total / 100);
+  unsigned bytes = 0;
+  const std::vector<std::uint64_t> tables = offset_tables(s.offset_maps, bytes);
   const auto start = Clock::now();
   for (std::size_t c = 0; c < total; ++c) {
-    backend_->exchange(storage_, layout_, word_bytes(), s.cycle_begin(c), s.cycle_size(c));
+    backend_->exchange(storage_, layout_, word_bytes(), s.cycle_begin(c), s.cycle_size(c), tables, bytes);
     ++counters_.kernel_launches;
     account_cycle(cycle_use(geo, s.cycle_begin(c), s.cycle_size(c)));
     if (progress && (c % every == 0 || c + 1 == total)) progress(c + 1, total);

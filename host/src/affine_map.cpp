@@ -157,19 +157,20 @@ unsigned gf2_rank(std::vector<std::uint64_t> cols) {
   return rank;
 }
 
+std::vector<std::uint64_t> byte_tables(const std::vector<std::uint64_t>& cols, unsigned& nbytes) {
+  nbytes = static_cast<unsigned>((cols.size() + 7) / 8);
+  std::vector<std::uint64_t> t(std::size_t{nbytes} * 256, 0);
+  for (unsigned byte = 0; byte < nbytes; ++byte)
+    for (unsigned v = 0; v < 256; ++v)
+      for (unsigned r = 0; r < 8; ++r)
+        if (test_bit(v, r) && byte * 8 + r < cols.size()) t[byte * 256 + v] ^= cols[byte * 8 + r];
+  return t;
+}
+
 AffineTables make_tables(const AffineMap& map) {
-  const auto fill = [](const std::vector<std::uint64_t>& cols, unsigned& nbytes) {
-    nbytes = static_cast<unsigned>((cols.size() + 7) / 8);
-    std::vector<std::uint64_t> t(std::size_t{nbytes} * 256, 0);
-    for (unsigned byte = 0; byte < nbytes; ++byte)
-      for (unsigned v = 0; v < 256; ++v)
-        for (unsigned r = 0; r < 8; ++r)
-          if (test_bit(v, r) && byte * 8 + r < cols.size()) t[byte * 256 + v] ^= cols[byte * 8 + r];
-    return t;
-  };
   AffineTables tables;
-  tables.mem = fill(map.mem_columns(), tables.mem_bytes);
-  tables.node = fill(map.node_columns(), tables.node_bytes);
+  tables.mem = byte_tables(map.mem_columns(), tables.mem_bytes);
+  tables.node = byte_tables(map.node_columns(), tables.node_bytes);
   tables.constant = map.constant();
   return tables;
 }

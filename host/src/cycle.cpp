@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <sstream>
 
+#include "hcube/host/affine_map.hpp"
 #include "hcube/host/error.hpp"
 #include "hcube/host/parse.hpp"
 
@@ -19,11 +21,65 @@ PortModel parse_port_model(const std::string& s) {
 }
 
 std::string to_string(const Exchange& e) {
-  if (e.addr == e.peer_addr) return fmt::format("{{dim {}, addr {}}}", e.dim, e.addr);
-  return fmt::format("{{dim {}, addr {}, peer_addr {}}}", e.dim, e.addr, e.peer_addr);
+  const std::string map = e.offset_map ? fmt::format(", map {}", e.offset_map) : "";
+  if (e.addr == e.peer_addr) return fmt::format("{{dim {}, addr {}{}}}", e.dim, e.addr, map);
+  return fmt::format("{{dim {}, addr {}, peer_addr {}{}}}", e.dim, e.addr, e.peer_addr, map);
 }
 
-std::optional<CycleViolation> find_violation(const Geometry& geo, const Cycle& cycle, const PortRules& rules) {
+std::uint64_t apply_offset(const NodeOffsetMap& map, std::uint64_t node) {
+  std::uint64_t r = 0;
+  for (unsigned k = 0; k < map.size(); ++k)
+    if (test_bit(node, k)) r ^= map[k];
+  return r;
+}
+
+void check_offset_maps(const Geometry& geo, const OffsetMaps& maps) {
+  for (std::size_t i = 0; i < maps.size(); ++i) {
+    if (maps[i].size() != geo.n)
+      throw Error(fmt::format("offset map {} has {} columns: expected n = {}", i + 1, maps[i].size(), geo.n));
+    for (unsigned k = 0; k < geo.n; ++k)
+      if (maps[i][k] >= geo.words_per_node())
+        throw Error(fmt::format("offset map {} column {} = {} out of range: allowed 0..{}", i + 1, k, maps[i][k],
+                                geo.words_per_node() - 1));
+  }
+}
+
+namespace {
+
+// Is there a node j with bits k1 = b1, k2 = b2 and M j = v (M by columns)?
+bool solvable(const NodeOffsetMap& M, unsigned k1, bool b1, unsigned k2, bool b2, std::uint64_t v) {
+  std::vector<std::uint64_t> free_cols;
+  for (unsigned k = 0; k < M.size(); ++k) {
+    if (k == k1 || k == k2) continue;
+    free_cols.push_back(M[k]);
+  }
+  if (b1 && k1 < M.size()) v ^= M[k1];
+  if (b2 && k2 < M.size() && k2 != k1) v ^= M[k2];
+  const unsigned rank = gf2_rank(free_cols);
+  free_cols.push_back(v);
+  return gf2_rank(free_cols) == rank;
+}
+
+// Do exchanges x and y touch one word on some node? Node j touches
+// (bit dim of j ? peer_addr : addr) xor L(j) for each exchange.
+bool clash(const Exchange& x, const Exchange& y, const OffsetMaps& maps, unsigned n) {
+  NodeOffsetMap M(n, 0);
+  for (const Exchange* e : {&x, &y})
+    if (e->offset_map)
+      for (unsigned k = 0; k < n; ++k) M[k] ^= maps[e->offset_map - 1][k];
+  for (int bx = 0; bx < 2; ++bx)
+    for (int by = 0; by < 2; ++by) {
+      if (x.dim == y.dim && bx != by) continue;
+      const std::uint64_t v = (bx ? x.peer_addr : x.addr) ^ (by ? y.peer_addr : y.addr);
+      if (solvable(M, x.dim, bx != 0, y.dim, by != 0, v)) return true;
+    }
+  return false;
+}
+
+}  // namespace
+
+std::optional<CycleViolation> find_violation(const Geometry& geo, const Cycle& cycle, const PortRules& rules,
+                                             const OffsetMaps& maps) {
   const std::uint64_t K = geo.words_per_node();
   if (rules.channel_width == 0) return CycleViolation{0, "channel width 0: allowed at least 1"};
   std::map<std::uint32_t, unsigned> per_dim;
@@ -47,6 +103,17 @@ std::optional<CycleViolation> find_violation(const Geometry& geo, const Cycle& c
     if (++per_dim[x.dim] > rules.channel_width)
       return CycleViolation{e, fmt::format("dim {} carries {} exchanges: channel width allows {}", x.dim,
                                            per_dim[x.dim], rules.channel_width)};
+    if (x.offset_map > maps.size())
+      return CycleViolation{e, fmt::format("offset map {} undefined: the schedule has {}", x.offset_map, maps.size())};
+    if (x.offset_map != 0 || std::any_of(cycle.begin(), cycle.begin() + static_cast<std::ptrdiff_t>(e),
+                                         [](const Exchange& y) { return y.offset_map != 0; })) {
+      // Node-dependent addresses: test against every earlier exchange exactly.
+      for (std::size_t f = 0; f < e; ++f)
+        if (clash(cycle[f], x, maps, geo.n))
+          return CycleViolation{e, fmt::format("a local word is also used by exchange {} {} on some node", f,
+                                               to_string(cycle[f]))};
+      continue;
+    }
     const std::pair<std::uint64_t, int> touched[2] = {{x.addr, x.addr == x.peer_addr ? 2 : 0}, {x.peer_addr, 1}};
     for (int s = 0; s < (x.addr == x.peer_addr ? 1 : 2); ++s) {
       const auto [addr, side] = touched[s];
@@ -64,8 +131,9 @@ std::optional<CycleViolation> find_violation(const Geometry& geo, const Cycle& c
   return std::nullopt;
 }
 
-void check_cycle(const Geometry& geo, const Cycle& cycle, const PortRules& rules, std::size_t index) {
-  if (auto v = find_violation(geo, cycle, rules)) {
+void check_cycle(const Geometry& geo, const Cycle& cycle, const PortRules& rules, std::size_t index,
+                 const OffsetMaps& maps) {
+  if (auto v = find_violation(geo, cycle, rules, maps)) {
     const std::string which = v->entry < cycle.size() ? " " + to_string(cycle[v->entry]) : std::string();
     throw Error(fmt::format("cycle {}, exchange {}{}: {}", index, v->entry, which, v->reason));
   }

@@ -23,13 +23,17 @@ std::vector<unsigned char> reference_permute(const std::vector<unsigned char>& i
   return out;
 }
 
-AddressMap cycle_destination(const Geometry& geo, const Cycle& cycle) {
-  return [geo, cycle](std::uint64_t g) {
+AddressMap cycle_destination(const Geometry& geo, const Cycle& cycle, const OffsetMaps& maps) {
+  return [geo, cycle, maps](std::uint64_t g) {
     const std::uint64_t j = geo.node_of(g), i = geo.local_of(g);
     for (const Exchange& e : cycle) {
+      const std::uint64_t partner = j ^ bit(e.dim);
+      const auto offset = [&](std::uint64_t node) {
+        return e.offset_map ? apply_offset(maps.at(e.offset_map - 1), node) : 0;
+      };
       const bool low_side = ((j >> e.dim) & 1) == 0;
-      if (low_side && i == e.addr) return geo.global(j ^ bit(e.dim), e.peer_addr);
-      if (!low_side && i == e.peer_addr) return geo.global(j ^ bit(e.dim), e.addr);
+      if (low_side && i == (e.addr ^ offset(j))) return geo.global(partner, e.peer_addr ^ offset(partner));
+      if (!low_side && i == (e.peer_addr ^ offset(j))) return geo.global(partner, e.addr ^ offset(partner));
     }
     return g;
   };

@@ -34,6 +34,8 @@ Schedule Schedule::header() const {
   h.post = post;
   h.blocked = blocked;
   h.lines = lines;
+  h.axes = axes;
+  h.offset_maps = offset_maps;
   return h;
 }
 
@@ -60,6 +62,10 @@ void check_shape(const Schedule& s) {
   if (s.n + s.m > kMaxAddressBits)
     throw Error(fmt::format("schedule n + m = {} out of range: allowed at most {}", s.n + s.m, kMaxAddressBits));
   if (s.rules.channel_width < 1) throw Error("schedule channel width 0: allowed at least 1");
+  if (s.axes < 1 || s.axes * s.d > s.n)
+    throw Error(fmt::format("schedule has {} axes of d = {} bits on n = {} processor dimensions: allowed 1..{} axes",
+                            s.axes, s.d, s.n, s.n / s.d));
+  check_offset_maps(s.geometry(), s.offset_maps);
 }
 
 [[noreturn]] void fail_at(const Schedule& s, std::size_t c, std::size_t e, const std::string& why) {
@@ -72,7 +78,11 @@ ScheduleStats check_schedule(const Schedule& s) {
   check_shape(s);
   const Geometry geo = s.geometry();
   const std::uint64_t K = geo.words_per_node();
-  const bool aapc = s.pre == AlignmentKind::xor_align || s.post == AlignmentKind::xor_align;
+  // A single AAPC without node-dependent addresses is checked for completeness
+  // too; sequences are checked for legality here and against the reference
+  // permutation when they run.
+  const bool aapc = (s.pre == AlignmentKind::xor_align || s.post == AlignmentKind::xor_align) && s.axes == 1 &&
+                    s.offset_maps.empty();
   const std::uint64_t rel_mask = low_mask(s.d);
   constexpr std::uint32_t kNever = std::numeric_limits<std::uint32_t>::max();
 
@@ -91,16 +101,16 @@ ScheduleStats check_schedule(const Schedule& s) {
     const std::size_t size = s.cycle_size(c);
     st.exchanges_per_cycle[c] = static_cast<std::uint32_t>(size);
     bool direct = true;
-    for (std::size_t e = 0; e < size; ++e) direct = direct && ex[e].addr == ex[e].peer_addr;
-    if (!direct) check_cycle(geo, s.cycle(c), s.rules, c);  // the general checker names any clash
+    for (std::size_t e = 0; e < size; ++e) direct = direct && ex[e].addr == ex[e].peer_addr && ex[e].offset_map == 0;
+    if (!direct) check_cycle(geo, s.cycle(c), s.rules, c, s.offset_maps);  // the general checker names any clash
     for (std::size_t e = 0; e < size; ++e) {
       const Exchange& x = ex[e];
-      if (x.dim >= geo.n || x.addr >= K || x.peer_addr >= K) check_cycle(geo, s.cycle(c), s.rules, c);
+      if (x.dim >= geo.n || x.addr >= K || x.peer_addr >= K) check_cycle(geo, s.cycle(c), s.rules, c, s.offset_maps);
       if (++per_dim[x.dim] > s.rules.channel_width ||
           (s.rules.model == PortModel::one_port && x.dim != ex[0].dim))
-        check_cycle(geo, s.cycle(c), s.rules, c);
+        check_cycle(geo, s.cycle(c), s.rules, c, s.offset_maps);
       if (direct) {
-        if ((used[x.addr] >> 32) == c) check_cycle(geo, s.cycle(c), s.rules, c);
+        if ((used[x.addr] >> 32) == c) check_cycle(geo, s.cycle(c), s.rules, c, s.offset_maps);
         used[x.addr] = (std::uint64_t{c} << 32) | e;
       }
       for (std::uint64_t a : {x.addr, x.peer_addr}) {
@@ -170,6 +180,7 @@ nlohmann::json to_json(const Schedule& s) {
       const Exchange& x = s.cycle_begin(c)[e];
       nlohmann::json j = {{"dim", x.dim}, {"addr", x.addr}};
       if (x.peer_addr != x.addr) j["peer_addr"] = x.peer_addr;
+      if (x.offset_map != 0) j["map"] = x.offset_map;
       cyc.push_back(std::move(j));
     }
     cycles.push_back(std::move(cyc));
@@ -185,6 +196,8 @@ nlohmann::json to_json(const Schedule& s) {
                       {"post", to_string(s.post)},
                       {"blocked", s.blocked}};
   if (!s.lines.empty()) j["lines"] = s.lines;
+  if (s.axes != 1) j["axes"] = s.axes;
+  if (!s.offset_maps.empty()) j["offset_maps"] = s.offset_maps;
   j["cycles"] = std::move(cycles);
   return j;
 }
@@ -238,6 +251,20 @@ Schedule schedule_from_json(const nlohmann::json& j, const std::string& what) {
     s.blocked = j["blocked"].get<bool>();
   }
   s.lines = get_string(j, "lines", what, "");
+  s.axes = small(get_uint(j, "axes", what, false, 1), "axes", what);
+  if (j.contains("offset_maps")) {
+    const nlohmann::json& maps = j["offset_maps"];
+    if (!maps.is_array()) throw Error(fmt::format("{}: 'offset_maps' must be an array of arrays of columns", what));
+    for (std::size_t i = 0; i < maps.size(); ++i) {
+      if (!maps[i].is_array()) throw Error(fmt::format("{}: offset map {} is not an array of columns", what, i + 1));
+      NodeOffsetMap m;
+      for (const nlohmann::json& col : maps[i]) {
+        if (!col.is_number_unsigned()) throw Error(fmt::format("{}: offset map {} has a column that is not a non-negative integer", what, i + 1));
+        m.push_back(col.get<std::uint64_t>());
+      }
+      s.offset_maps.push_back(std::move(m));
+    }
+  }
   if (!j.contains("cycles") || !j["cycles"].is_array())
     throw Error(fmt::format("{}: 'cycles' is missing or not an array of cycles", what));
   const nlohmann::json& cycles = j["cycles"];
@@ -250,7 +277,11 @@ Schedule schedule_from_json(const nlohmann::json& j, const std::string& what) {
       const std::uint64_t dim = get_uint(x, "dim", where, true, 0);
       if (dim > 63) throw Error(fmt::format("{}: 'dim' = {} out of range: allowed 0..63", where, dim));
       const std::uint64_t addr = get_uint(x, "addr", where, true, 0);
-      s.add(Exchange{static_cast<std::uint32_t>(dim), addr, get_uint(x, "peer_addr", where, false, addr)});
+      const std::uint64_t map = get_uint(x, "map", where, false, 0);
+      if (map > s.offset_maps.size())
+        throw Error(fmt::format("{}: 'map' = {} out of range: allowed 0..{}", where, map, s.offset_maps.size()));
+      s.add(Exchange{static_cast<std::uint32_t>(dim), addr, get_uint(x, "peer_addr", where, false, addr),
+                     static_cast<std::uint32_t>(map)});
     }
     s.end_cycle();
   }

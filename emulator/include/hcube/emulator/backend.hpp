@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "hcube/host/affine_map.hpp"
 #include "hcube/host/cycle.hpp"
@@ -52,8 +53,10 @@ class Backend {
   virtual void to_user(const Buffer& storage, void* user, const Layout& layout, std::size_t word_bytes) = 0;
 
   // One launch each.
+  // offset_tables: byte tables of the cycle's offset maps (empty when no exchange uses one).
   virtual void exchange(Buffer& storage, const Layout& layout, std::size_t word_bytes, const Exchange* exchanges,
-                        std::size_t count) = 0;
+                        std::size_t count, const std::vector<std::uint64_t>& offset_tables = {},
+                        unsigned offset_bytes = 0) = 0;
   virtual void align_in_place(Buffer& storage, const Layout& layout, std::size_t word_bytes,
                               const AffineTables& map) = 0;
   virtual void align_copy(const Buffer& src, Buffer& dst, const Layout& layout, std::size_t word_bytes,

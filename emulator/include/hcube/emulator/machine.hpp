@@ -55,7 +55,7 @@ class Machine {
   void read(void* dst, std::uint64_t bytes) const;
 
   // Primitive 1: checks the cycle against the port rules, then one launch.
-  void run_cycle(const Cycle& cycle, const PortRules& rules = {});
+  void run_cycle(const Cycle& cycle, const PortRules& rules = {}, const OffsetMaps& maps = {});
   // Every cycle of a schedule, one launch each, after checking the whole
   // schedule once; `progress(done, total)` is called now and then.
   using Progress = std::function<void(std::size_t done, std::size_t total)>;

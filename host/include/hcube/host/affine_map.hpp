@@ -69,6 +69,8 @@ struct AffineTables {
   std::uint64_t constant = 0;
 };
 AffineTables make_tables(const AffineMap& map);
+// Byte-sliced tables of y = M x for M given by its columns: ceil(cols/8) tables of 256.
+std::vector<std::uint64_t> byte_tables(const std::vector<std::uint64_t>& columns, unsigned& table_count);
 
 // Rank over GF(2) of a set of column vectors.
 unsigned gf2_rank(std::vector<std::uint64_t> columns);

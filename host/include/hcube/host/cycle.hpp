@@ -10,22 +10,38 @@
 
 namespace hcube {
 
+// A linear map over GF(2) from node addresses to memory addresses: column k
+// is what node bit k adds (n columns, each below K).
+using NodeOffsetMap = std::vector<std::uint64_t>;
+
 // Every node j with bit `dim` clear swaps its word `addr` with word
 // `peer_addr` of node j xor 2^dim. A direct-addressed exchange has
-// peer_addr == addr.
+// peer_addr == addr. With offset_map = k > 0, the addresses depend on the
+// node through map L = maps[k-1]: node j uses addr xor L(j), its partner
+// peer_addr xor L(partner) -- direct addressing within each subcube where L
+// is constant, as the sequences of AAPCs of Johnsson & Ho (sec. 2.3) need.
 struct Exchange {
   std::uint32_t dim = 0;
+  std::uint32_t offset_map = 0;
   std::uint64_t addr = 0;
   std::uint64_t peer_addr = 0;
 
+  constexpr Exchange() = default;
+  constexpr Exchange(std::uint32_t d, std::uint64_t a, std::uint64_t p, std::uint32_t map = 0)
+      : dim(d), offset_map(map), addr(a), peer_addr(p) {}
+
   friend bool operator==(const Exchange& a, const Exchange& b) {
-    return a.dim == b.dim && a.addr == b.addr && a.peer_addr == b.peer_addr;
+    return a.dim == b.dim && a.addr == b.addr && a.peer_addr == b.peer_addr && a.offset_map == b.offset_map;
   }
 };
 
 inline Exchange direct_exchange(std::uint32_t dim, std::uint64_t addr) { return {dim, addr, addr}; }
 
 using Cycle = std::vector<Exchange>;
+using OffsetMaps = std::vector<NodeOffsetMap>;
+
+// L(j) for an offset map.
+std::uint64_t apply_offset(const NodeOffsetMap& map, std::uint64_t node);
 
 enum class PortModel {
   all_port,  // every dimension may carry up to b exchanges in one cycle
@@ -48,11 +64,18 @@ struct CycleViolation {
 
 // The first rule the cycle breaks, or nothing when it is legal: dimensions
 // and addresses in range, channel width and port model respected, and no
-// local word taking part in two exchanges.
-std::optional<CycleViolation> find_violation(const Geometry& geo, const Cycle& cycle, const PortRules& rules);
+// local word taking part in two exchanges on any node. Exchanges with offset
+// maps are checked exactly: two exchanges clash iff a linear system over
+// GF(2) for the node address has a solution.
+std::optional<CycleViolation> find_violation(const Geometry& geo, const Cycle& cycle, const PortRules& rules,
+                                             const OffsetMaps& maps = {});
 
 // Throws hcube::Error "cycle <index>, exchange <entry> ...: <reason>".
-void check_cycle(const Geometry& geo, const Cycle& cycle, const PortRules& rules, std::size_t index = 0);
+void check_cycle(const Geometry& geo, const Cycle& cycle, const PortRules& rules, std::size_t index = 0,
+                 const OffsetMaps& maps = {});
+
+// Throws hcube::Error unless every map has n columns below K.
+void check_offset_maps(const Geometry& geo, const OffsetMaps& maps);
 
 std::string to_string(const Exchange& e);
 

@@ -23,7 +23,7 @@ std::vector<unsigned char> reference_permute(const std::vector<unsigned char>& i
                                              std::uint64_t total_words, const AddressMap& dest);
 
 // Destination formulas of the primitives, written from their definitions.
-AddressMap cycle_destination(const Geometry& geo, const Cycle& cycle);
+AddressMap cycle_destination(const Geometry& geo, const Cycle& cycle, const OffsetMaps& maps = {});
 AddressMap alignment_destination(const AffineMap& map);
 // Words no message touches stay; a delivered word lands at its receiver and
 // its source keeps its old value, so this reference returns the whole new state.

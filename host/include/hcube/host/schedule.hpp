@@ -32,6 +32,8 @@ class Schedule {
   AlignmentKind post = AlignmentKind::xor_align;
   bool blocked = false;   // each cycle is one block transfer
   std::string lines;      // Alg. 4's line drawing: "diagonal" or "greedy" (empty otherwise)
+  unsigned axes = 1;      // s: AAPCs on processor axes 0..s-1 of d bits each (sec. 2.3)
+  OffsetMaps offset_maps; // node-dependent addresses of exchanges with offset_map > 0
 
   Geometry geometry() const { return Geometry{n, m}; }
   std::size_t cycles() const { return offsets_.size() - 1; }
