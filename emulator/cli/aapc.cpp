@@ -1,0 +1,663 @@
+// hcube schedule | aapc | run: one all-to-all personalized communication
+// (Johnsson & Ho 1992) as a schedule of routing cycles, printed or saved
+// (schedule), built and run (aapc), or loaded from a file and run (run). Every
+// run is verified bit for bit against the permutation it realises, written
+// straight from its formula.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <limits>
+#include <memory>
+#include <numeric>
+#include <optional>
+
+#include "commands.hpp"
+#include "common.hpp"
+#include "hcube/emulator/schedule_run.hpp"
+#include "hcube/host/aapc.hpp"
+#include "hcube/host/aapc_permutation.hpp"
+#include "hcube/host/error.hpp"
+#include "hcube/host/parse.hpp"
+
+namespace hcube::cli {
+namespace {
+
+constexpr long long kUnset = std::numeric_limits<long long>::min();
+// --trace prints every word after every step.
+constexpr std::uint64_t kMaxTraceWords = 4096;
+// A schedule is held in host memory, 24 bytes an exchange: 3 GiB at most.
+constexpr std::uint64_t kMaxScheduleExchanges = std::uint64_t{1} << 27;
+// schedule --format table: longer schedules show their head and tail unless --all.
+constexpr std::size_t kTableAll = 64, kTableHead = 32, kTableTail = 8;
+
+// --- building a schedule -----------------------------------------------------
+
+// The flags that choose a schedule (schedule, aapc).
+struct ScheduleFlags {
+  std::string algorithm = "4";
+  long long d = kUnset;
+  long long n = kUnset;  // unset: d
+  long long m = kUnset;  // unset: d
+  std::string width = "1";
+  bool blocked = false;
+  std::string lines = "diagonal";
+};
+
+void add_schedule_flags(CLI::App& cmd, ScheduleFlags& f) {
+  cmd.add_option("-a,--algorithm", f.algorithm,
+                 "Johnsson & Ho's Algorithm 1, 2, 3 or 4 (4: K/2 cycles, every word within d consecutive cycles)")
+      ->capture_default_str();
+  cmd.add_option("-d,--dims", f.d, "AAPC dimensions d: 2^d nodes, each sending one word to every other")->required();
+  cmd.add_option("-n,--nodes-dims", f.n,
+                 "machine processor dimensions n >= d (default d): 2^(n-d) independent AAPCs in subcubes");
+  cmd.add_option("-m,--mem-dims", f.m,
+                 "machine memory dimensions m >= d (default d): K = 2^m words, the AAPC repeated 2^(m-d) times");
+  cmd.add_option("-b,--channel-width", f.width,
+                 "words a link carries per cycle: b >= 1, or cm2 (b = 2, the CM-2's two links per node pair)")
+      ->capture_default_str();
+  cmd.add_flag("--blocked", f.blocked,
+               "group the cycles into block transfers (sec. 5): one cycle each, as wide as its largest block");
+  cmd.add_option("--lines", f.lines, "Algorithm 4's line drawing: diagonal or greedy")->capture_default_str();
+}
+
+unsigned parse_channel_width(const std::string& text) {
+  if (text == "cm2") return kCm2ChannelWidth;
+  const std::uint64_t b = parse_uint(text, "--channel-width");
+  if (b < 1 || b > std::numeric_limits<std::uint32_t>::max())
+    throw Error(fmt::format("channel width b = {} out of range: allowed b >= 1, or cm2 (b = {})", b, kCm2ChannelWidth));
+  return static_cast<unsigned>(b);
+}
+
+// Checks d, n and m (n and m default to d) and the other choices, before anything is built.
+AapcOptions aapc_options(const ScheduleFlags& f) {
+  AapcOptions o;
+  o.algorithm = parse_aapc_algorithm(f.algorithm);
+  o.lines = parse_line_drawing(f.lines);
+  const long long d = f.d, n = f.n == kUnset ? d : f.n, m = f.m == kUnset ? d : f.m;
+  if (d < 1 || d > 32) throw Error(fmt::format("AAPC dimension d = {} out of range: allowed 1..32", d));
+  if (n < d) throw Error(fmt::format("d = {} exceeds the processor dimensions n = {}: allowed d <= n", d, n));
+  if (m < d) throw Error(fmt::format("d = {} exceeds the memory dimensions m = {}: allowed d <= m", d, m));
+  if (n + m > kMaxAddressBits)
+    throw Error(fmt::format("n + m = {} + {} = {} out of range: allowed at most {}", n, m, n + m, kMaxAddressBits));
+  // K/2 cycles of d exchanges (Alg. 1 pads its last group with idle channels only).
+  const std::uint64_t exchanges = (std::uint64_t{1} << (m - 1)) * static_cast<std::uint64_t>(d);
+  if (exchanges > kMaxScheduleExchanges)
+    throw Error(fmt::format("the schedule for d = {}, m = {} holds {} exchanges: allowed at most {}; lower --mem-dims",
+                            d, m, exchanges, kMaxScheduleExchanges));
+  o.d = static_cast<unsigned>(d);
+  o.n = static_cast<unsigned>(n);
+  o.m = static_cast<unsigned>(m);
+  return o;
+}
+
+struct Built {
+  Schedule schedule;
+  ScheduleStats stats;
+};
+
+// make_aapc_schedule, then --blocked (block_schedule) and --channel-width b > 1
+// (widen_schedule, itself block transfers split into cycles of b words a link).
+Built build_schedule(const ScheduleFlags& f) {
+  const AapcOptions o = aapc_options(f);
+  const unsigned b = parse_channel_width(f.width);
+  Schedule s = make_aapc_schedule(o);
+  if (f.blocked) s = block_schedule(s);
+  if (b > 1) s = widen_schedule(s, b);
+  ScheduleStats stats = check_schedule(s);
+  return {std::move(s), std::move(stats)};
+}
+
+// The paper's cycle count for a schedule of its algorithms: Table 6 for the
+// plain schedule, Lemma 4's block transfers for a blocked one, Lemma 5 for a
+// channel width b > 1. None for other schedules.
+struct CycleBound {
+  std::uint64_t cycles = 0;
+  std::string source;
+  AapcBounds paper;
+};
+
+// One AAPC between xor alignments: its run is the transpose (j|i) -> (i|j).
+bool plain_aapc(const Schedule& s) {
+  return s.pre == AlignmentKind::xor_align && s.post == AlignmentKind::xor_align && s.axes == 1 &&
+         s.offset_maps.empty();
+}
+
+std::optional<CycleBound> cycle_bound(const Schedule& s) {
+  if (!plain_aapc(s)) return std::nullopt;
+  AapcAlgorithm alg{};
+  try {
+    alg = parse_aapc_algorithm(s.algorithm);
+  } catch (const Error&) {
+    return std::nullopt;  // "custom" and the like
+  }
+  const AapcBounds paper = paper_bounds(alg, s.d, s.m);
+  if (s.blocked) return CycleBound{paper.block_transfers, "Lemma 4: block transfers", paper};
+  if (s.rules.channel_width > 1)
+    return CycleBound{lemma5_cycles(s.d, s.m, s.rules.channel_width), "Lemma 5: d ceil(K / 2db)", paper};
+  return CycleBound{paper.cycles, "Table 6", paper};
+}
+
+std::string describe_schedule(const Schedule& s) {
+  std::string text = s.algorithm == "1" || s.algorithm == "2" || s.algorithm == "3" || s.algorithm == "4"
+                         ? "Algorithm " + s.algorithm
+                         : "schedule '" + s.algorithm + "'";
+  if (!s.lines.empty()) text += " (" + s.lines + " lines)";
+  text += fmt::format(", d = {} on n = {}, m = {} (K = {}), channel width {}", s.d, s.n, s.m, bit(s.m),
+                      s.rules.channel_width);
+  if (s.rules.model == PortModel::one_port) text += ", one-port";
+  if (s.blocked) text += ", blocked";
+  return text;
+}
+
+// --- schedule --------------------------------------------------------------
+
+// Addresses in binary (m bits, the low d the relative address) while that stays short.
+std::string format_address(std::uint64_t a, unsigned m) {
+  return m <= 12 ? fmt::format("{:0{}b}", a, std::max(1u, m)) : fmt::format("{}", a);
+}
+
+// The paper's Table 5 layout: a row per cycle, the address each dimension carries.
+std::string schedule_table(const Schedule& s, const ScheduleStats& st, bool all) {
+  unsigned dims = s.d;
+  for (std::size_t c = 0; c < s.cycles(); ++c)
+    for (std::size_t e = 0; e < s.cycle_size(c); ++e) dims = std::max(dims, s.cycle_begin(c)[e].dim + 1);
+  std::vector<std::size_t> rows;
+  const bool cut = !all && s.cycles() > kTableAll;
+  for (std::size_t c = 0; c < s.cycles(); ++c)
+    if (!cut || c < kTableHead || c >= s.cycles() - kTableTail) rows.push_back(c);
+
+  const auto cells_of = [&](std::size_t c) {
+    std::vector<std::string> cells(dims);
+    for (std::size_t e = 0; e < s.cycle_size(c); ++e) {
+      const Exchange& x = s.cycle_begin(c)[e];
+      std::string& cell = cells[x.dim];
+      if (!cell.empty()) cell += ",";
+      cell += format_address(x.addr, s.m);
+      if (x.peer_addr != x.addr) cell += ":" + format_address(x.peer_addr, s.m);
+    }
+    for (std::string& cell : cells)
+      if (cell.empty()) cell = "-";
+    return cells;
+  };
+  const std::size_t cycle_w = std::max<std::size_t>(5, fmt::format("{}", s.cycles()).size());
+  std::vector<std::size_t> width(dims);
+  for (unsigned k = 0; k < dims; ++k) width[k] = fmt::format("dim {}", k).size();
+  std::vector<std::vector<std::string>> table;
+  for (std::size_t c : rows) {
+    table.push_back(cells_of(c));
+    for (unsigned k = 0; k < dims; ++k) width[k] = std::max(width[k], table.back()[k].size());
+  }
+
+  std::string out = describe_schedule(s) + "\n";
+  out += fmt::format("pre-alignment: {}, post-alignment: {}; {}\n\n", to_string(s.pre), to_string(s.post),
+                     s.m > 12     ? std::string("addresses in decimal")
+                     : s.m == s.d ? std::string("addresses in binary")
+                                  : fmt::format("addresses in binary, the low {} bits the relative address", s.d));
+  out += fmt::format("{:>{}}", "cycle", cycle_w);
+  for (unsigned k = 0; k < dims; ++k) out += fmt::format(" | {:>{}}", fmt::format("dim {}", k), width[k]);
+  out += "\n" + std::string(cycle_w + 1, '-');
+  for (unsigned k = 0; k < dims; ++k) out += "+" + std::string(width[k] + 2, '-');
+  out += "\n";
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    if (cut && r == kTableHead)
+      out += fmt::format("{:>{}}   ... {} cycles omitted (--all shows them) ...\n", "", cycle_w,
+                         s.cycles() - kTableHead - kTableTail);
+    out += fmt::format("{:>{}}", rows[r], cycle_w);
+    for (unsigned k = 0; k < dims; ++k) out += fmt::format(" | {:>{}}", table[r][k], width[k]);
+    out += "\n";
+  }
+
+  // The summary, beside the paper's counts where they apply.
+  const std::optional<CycleBound> bound = cycle_bound(s);
+  const bool plain = bound && !s.blocked && s.rules.channel_width == 1;
+  const auto line = [](const char* what, const std::string& value, const std::string& paper) {
+    return fmt::format("{:<16} {:>10}{}\n", what, value, paper.empty() ? "" : "   paper: " + paper);
+  };
+  out += "\n";
+  out += line("cycles", std::to_string(st.cycles),
+              bound ? fmt::format("{} ({})", bound->cycles, bound->source) : std::string());
+  out += line("exchanges", std::to_string(st.exchanges), "");
+  out += line("max span", std::to_string(st.max_span),
+              plain ? fmt::format("{} (Table 6, Theorem 1)", bound->paper.max_span) : std::string());
+  out += fmt::format("{:<16} min {:.3f}, mean {:.3f} (exchanges per cycle / d b)\n", "channel use", st.min_channel_use,
+                     st.mean_channel_use);
+  out += line("block transfers", std::to_string(st.block_transfers),
+              plain ? fmt::format("{} (Lemma 4)", bound->paper.block_transfers) : std::string());
+  out += line("max block size", std::to_string(st.max_block_size),
+              plain ? std::to_string(bound->paper.max_block_size) : std::string());
+  return out;
+}
+
+// --- running a schedule ------------------------------------------------------
+
+// A one-line progress bar on a terminal's stderr, cleared when the run ends
+// (or fails, before the error is printed).
+class ProgressBar {
+ public:
+  explicit ProgressBar(bool on) : on_(on) {}
+  ProgressBar(const ProgressBar&) = delete;
+  ProgressBar& operator=(const ProgressBar&) = delete;
+  ~ProgressBar() {
+    if (shown_ == 0) return;
+    std::fprintf(stderr, "\r%*s\r", static_cast<int>(shown_), "");
+    std::fflush(stderr);
+  }
+
+  Machine::Progress callback() {
+    if (!on_) return {};
+    return [this](std::size_t done, std::size_t total) { draw(done, total); };
+  }
+
+ private:
+  void draw(std::size_t done, std::size_t total) {
+    const std::size_t pct = total == 0 ? 100 : 100 * done / total;
+    if (pct == last_pct_ && done != total) return;
+    last_pct_ = pct;
+    constexpr std::size_t kBar = 30;
+    const std::size_t fill = pct * kBar / 100;
+    const std::string text = fmt::format("routing [{}{}] {:>3}%  {}/{} cycles", std::string(fill, '#'),
+                                         std::string(kBar - fill, ' '), pct, done, total);
+    shown_ = std::max(shown_, text.size());
+    std::fprintf(stderr, "\r%s", text.c_str());
+    std::fflush(stderr);
+  }
+
+  bool on_;
+  std::size_t last_pct_ = std::numeric_limits<std::size_t>::max();
+  std::size_t shown_ = 0;
+};
+
+// What one run executes and what it must produce.
+struct Job {
+  Schedule schedule;
+  ScheduleStats stats;
+  AffineMap f, g;           // the permutation's code conversions, folded into the alignments
+  AddressMap destination;   // where the whole run sends every word: the reference
+  std::string permutation;  // its name
+  std::string formula;
+};
+
+// The alignments run_schedule runs around the cycles (none, or f / g alone).
+std::optional<AffineMap> pre_map(const Schedule& s, const AffineMap& f) {
+  if (s.pre == AlignmentKind::xor_align) return pre_alignment(s.geometry(), s.d, f);
+  if (!f.is_identity()) return f;
+  return std::nullopt;
+}
+
+std::optional<AffineMap> post_map(const Schedule& s, const AffineMap& g) {
+  if (s.post == AlignmentKind::xor_align) return post_alignment(s.geometry(), s.d, g);
+  if (!g.is_identity()) return g;
+  return std::nullopt;
+}
+
+// What an alignment does, in the paper's notation; f (before the xor) or g
+// (after it) is a permutation's code conversion.
+std::string alignment_text(AlignmentKind kind, const AffineMap& code, bool before) {
+  const std::string xor_text = "(j|i) -> (j|i xor j)";
+  if (kind == AlignmentKind::none) return code.describe();
+  if (code.is_identity()) return xor_text;
+  return before ? "i -> f(i): " + code.describe() + ", then " + xor_text
+                : xor_text + ", then i -> g(i): " + code.describe();
+}
+
+std::string exchanges_text(const Cycle& cycle) {
+  std::string text;
+  for (const Exchange& x : cycle) {
+    text += fmt::format("{}dim {}: addr {}", text.empty() ? "" : "; ", x.dim, x.addr);
+    if (x.peer_addr != x.addr) text += fmt::format(", peer {}", x.peer_addr);
+    if (x.offset_map != 0) text += fmt::format(" xor offset map {}", x.offset_map);
+  }
+  return text.empty() ? "no exchanges" : text;
+}
+
+nlohmann::json exchanges_json(const Cycle& cycle) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const Exchange& e : cycle) {
+    j.push_back({{"dim", e.dim}, {"addr", e.addr}, {"peer_addr", e.peer_addr}});
+    if (e.offset_map != 0) j.back()["map"] = e.offset_map;
+  }
+  return j;
+}
+
+// The composition of the references of every step: each alignment's
+// alignment_destination, and each cycle's cycle_destination evaluated on the
+// words the cycle touches (every other word stays, by its definition).
+AddressMap composed_destination(const Schedule& s, const AffineMap& f, const AffineMap& g) {
+  const Geometry geo = s.geometry();
+  const std::uint64_t total = geo.total_words();
+  constexpr std::size_t kWord = sizeof(std::uint64_t);
+  // origin[p]: the start address of the word now at p.
+  std::vector<unsigned char> origin(total * kWord);
+  for (std::uint64_t p = 0; p < total; ++p) std::memcpy(&origin[p * kWord], &p, kWord);
+  const auto align_all = [&](const std::optional<AffineMap>& map) {
+    if (map) origin = reference_permute(origin, kWord, total, alignment_destination(*map));
+  };
+  align_all(pre_map(s, f));
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> moved;  // (destination, origin) of the touched words
+  for (std::size_t c = 0; c < s.cycles(); ++c) {
+    const Cycle cycle = s.cycle(c);
+    const AddressMap dest = cycle_destination(geo, cycle, s.offset_maps);
+    moved.clear();
+    for (const Exchange& x : cycle)
+      for (std::uint64_t j = 0; j < geo.nodes(); ++j) {
+        const std::uint64_t offset = x.offset_map == 0 ? 0 : apply_offset(s.offset_maps.at(x.offset_map - 1), j);
+        for (std::uint64_t a : {x.addr, x.peer_addr}) {
+          const std::uint64_t p = geo.global(j, a ^ offset);
+          std::uint64_t o = 0;
+          std::memcpy(&o, &origin[p * kWord], kWord);
+          moved.emplace_back(dest(p), o);
+        }
+      }
+    for (const auto& [p, o] : moved) std::memcpy(&origin[p * kWord], &o, kWord);
+  }
+  align_all(post_map(s, g));
+  auto to = std::make_shared<std::vector<std::uint64_t>>(total);
+  for (std::uint64_t p = 0; p < total; ++p) {
+    std::uint64_t o = 0;
+    std::memcpy(&o, &origin[p * kWord], kWord);
+    (*to)[o] = p;
+  }
+  return [to](std::uint64_t start) { return (*to)[start]; };
+}
+
+// The teaching view of --trace: each cell shows where its word started,
+// "node.addr", and '*' marks the words the step moved.
+class OriginView {
+ public:
+  OriginView(const Geometry& geo, bool on) : geo_(geo), on_(on) {
+    if (!on_) return;
+    origin_.resize(geo.total_words() * kWord);
+    for (std::uint64_t g = 0; g < geo.total_words(); ++g) std::memcpy(&origin_[g * kWord], &g, kWord);
+    std::cout << "Each cell is node.addr of the word's starting place; * marks a word the step moved.\n\n";
+    print("initial state", {});
+  }
+
+  void advance(const AddressMap& dest, const std::string& title) {
+    if (!on_) return;
+    std::vector<unsigned char> next = reference_permute(origin_, kWord, geo_.total_words(), dest);
+    print(title, next);
+    origin_ = std::move(next);
+  }
+
+ private:
+  static constexpr std::size_t kWord = sizeof(std::uint64_t);
+
+  std::uint64_t at(const std::vector<unsigned char>& v, std::uint64_t g) const {
+    std::uint64_t o = 0;
+    std::memcpy(&o, &v[g * kWord], kWord);
+    return o;
+  }
+
+  // Prints `state` (the current one when empty), marking words that differ from the current one.
+  void print(const std::string& title, const std::vector<unsigned char>& state) {
+    const std::vector<unsigned char>& now = state.empty() ? origin_ : state;
+    const std::uint64_t total = geo_.total_words(), K = geo_.words_per_node();
+    std::vector<std::string> cells(total);
+    std::size_t width = 1;
+    for (std::uint64_t g = 0; g < total; ++g) {
+      const std::uint64_t o = at(now, g);
+      cells[g] = fmt::format("{}.{}", geo_.node_of(o), geo_.local_of(o));
+      width = std::max(width, cells[g].size());
+    }
+    const std::size_t node_w = std::max<std::size_t>(4, fmt::format("{}", geo_.nodes() - 1).size());
+    std::string out = title + "\n" + fmt::format("{:>{}} |", "node", node_w);
+    for (std::uint64_t a = 0; a < K; ++a) out += fmt::format(" {:>{}} ", a, width);
+    out += "\n" + std::string(node_w + 1, '-') + "+" + std::string(K * (width + 2), '-') + "\n";
+    for (std::uint64_t j = 0; j < geo_.nodes(); ++j) {
+      out += fmt::format("{:>{}} |", j, node_w);
+      for (std::uint64_t a = 0; a < K; ++a) {
+        const std::uint64_t g = geo_.global(j, a);
+        out += fmt::format(" {:>{}}{}", cells[g], width, !state.empty() && at(now, g) != at(origin_, g) ? '*' : ' ');
+      }
+      out += "\n";
+    }
+    std::cout << out << "\n";
+  }
+
+  Geometry geo_;
+  bool on_;
+  std::vector<unsigned char> origin_;
+};
+
+// The run step by step, each step verified against its own reference
+// (run_step), with the teaching view or the JSON trace.
+// `step_io` has trace on with --json only: run_step records the JSON trace,
+// the prose view is OriginView's.
+double run_traced(Session& s, const IoFlags& step_io, const Job& job) {
+  Machine& mach = *s.machine;
+  const Schedule& sch = job.schedule;
+  const Geometry geo = mach.geometry();
+  const bool json = step_io.json;
+  OriginView view(geo, !json);
+  const auto step = [&](const std::string& name, const std::string& title, const AddressMap& dest,
+                        const std::function<void(Machine&)>& act) {
+    run_step(s, step_io, name, permutation_reference(mach, dest), act);
+    view.advance(dest, title);
+  };
+  if (const std::optional<AffineMap> pre = pre_map(sch, job.f))
+    step("pre-alignment", "after the pre-alignment " + alignment_text(sch.pre, job.f, true),
+         alignment_destination(*pre), [&](Machine& m) { m.align(*pre); });
+  for (std::size_t c = 0; c < sch.cycles(); ++c) {
+    const Cycle cycle = sch.cycle(c);
+    step(fmt::format("routing cycle {}", c),
+         fmt::format("after routing cycle {} of {}: {}", c, sch.cycles(), exchanges_text(cycle)),
+         cycle_destination(geo, cycle, sch.offset_maps),
+         [&](Machine& m) { m.run_cycle(cycle, sch.rules, sch.offset_maps); });
+    if (json) s.trace.back()["exchanges"] = exchanges_json(cycle);
+  }
+  if (const std::optional<AffineMap> post = post_map(sch, job.g))
+    step("post-alignment", "after the post-alignment " + alignment_text(sch.post, job.g, false),
+         alignment_destination(*post), [&](Machine& m) { m.align(*post); });
+  const Counters& k = mach.counters();
+  return k.phase_seconds("routing") + k.phase_seconds("alignment");
+}
+
+// Runs the job (with run_schedule, or step by step with --trace) and verifies
+// the final state against job.destination applied to the initial one.
+// Returns the seconds the data motion took.
+double run_job(Session& s, const IoFlags& io, const Job& job) {
+  Machine& mach = *s.machine;
+  const std::vector<unsigned char> initial = s.expected;
+  IoFlags step_io = io;
+  step_io.trace = io.trace && io.json;
+  begin_trace(s, step_io);
+  double seconds = 0;
+  if (io.trace) {
+    seconds = run_traced(s, step_io, job);
+  } else {
+    ProgressBar bar(!io.json && ::isatty(2) == 1);
+    seconds = run_schedule(mach, job.schedule, job.f, job.g, bar.callback()).seconds;
+  }
+  s.expected = permutation_reference(mach, job.destination)(initial);
+  verify(mach, s.expected, fmt::format("the {} {}", job.permutation, job.formula));
+  return seconds;
+}
+
+// The fields aapc and run report, before machine_json's.
+nlohmann::json job_json(const std::string& command, const Job& job, const Machine& mach, double seconds) {
+  const Schedule& sch = job.schedule;
+  const ScheduleStats& st = job.stats;
+  const std::optional<CycleBound> bound = cycle_bound(sch);
+  return {
+      {"command", command},
+      {"algorithm", sch.algorithm},
+      {"d", sch.d},
+      {"cycles", st.cycles},
+      {"launches", mach.counters().kernel_launches},
+      {"exchanges", st.exchanges},
+      {"element_hops", st.element_hops},
+      {"max_span", st.max_span},
+      {"min_channel_use", st.min_channel_use},
+      {"mean_channel_use", st.mean_channel_use},
+      {"block_transfers", st.block_transfers},
+      {"max_block_size", st.max_block_size},
+      {"seconds", seconds},
+      {"permutation", job.permutation},
+      {"formula", job.formula},
+      {"lines", sch.lines.empty() ? nlohmann::json(nullptr) : nlohmann::json(sch.lines)},
+      {"channel_width", sch.rules.channel_width},
+      {"port_model", to_string(sch.rules.model)},
+      {"blocked", sch.blocked},
+      {"pre", to_string(sch.pre)},
+      {"post", to_string(sch.post)},
+      {"bound", bound ? nlohmann::json(bound->cycles) : nlohmann::json(nullptr)},
+      {"bound_source", bound ? nlohmann::json(bound->source) : nlohmann::json(nullptr)},
+  };
+}
+
+std::string job_summary(const Job& job, const Machine& mach, double seconds) {
+  const Schedule& sch = job.schedule;
+  const std::optional<CycleBound> bound = cycle_bound(sch);
+  const std::uint64_t aligns = mach.counters().alignments;
+  return fmt::format(
+      "{}{}\n{}: {}\n{} routing cycles{}, max span {}, channel use min {:.3f} mean {:.3f}, + {} alignment{} in {:.6f} "
+      "s",
+      bound ? "AAPC, " : "", describe_schedule(sch), job.permutation, job.formula, job.stats.cycles,
+      bound ? fmt::format(" (paper: {})", bound->cycles) : std::string(), job.stats.max_span, job.stats.min_channel_use,
+      job.stats.mean_channel_use, aligns, aligns == 1 ? "" : "s", seconds);
+}
+
+void check_trace_size(const IoFlags& io, unsigned n, unsigned m) {
+  if (io.trace && bit(n + m) > kMaxTraceWords)
+    throw Error(
+        fmt::format("--trace prints every word: 2^(n+m) = {} words for n = {}, m = {}, allowed at most {}; "
+                    "`hcube schedule` prints the schedule alone",
+                    bit(n + m), n, m, kMaxTraceWords));
+}
+
+}  // namespace
+
+void add_schedule(CLI::App& app) {
+  struct Flags {
+    ScheduleFlags schedule;
+    std::string format = "table";
+    bool json = false;
+    bool all = false;
+    std::string output;
+  };
+  auto f = std::make_shared<Flags>();
+  auto* cmd = app.add_subcommand("schedule",
+                                 "print or save an AAPC schedule (Johnsson & Ho): its routing cycles, checked, "
+                                 "with its counts beside the paper's");
+  add_schedule_flags(*cmd, f->schedule);
+  cmd->add_option("--format", f->format, "table (the paper's Table 5 layout) or json (the schedule file)")
+      ->capture_default_str();
+  cmd->add_flag("--json", f->json, "the same as --format json");
+  cmd->add_flag("--all", f->all, fmt::format("print every cycle of a table longer than {}", kTableAll));
+  cmd->add_option("-o,--output", f->output, "write the schedule file (hcube-schedule/1, docs/schedule-format.md)");
+  cmd->callback([f] {
+    const std::string format = f->json ? "json" : f->format;
+    if (format != "table" && format != "json")
+      throw Error(fmt::format("format '{}' unknown: allowed table, json", format));
+    const Built b = build_schedule(f->schedule);
+    const Schedule& s = b.schedule;
+    if (!f->output.empty()) save_schedule(f->output, s);
+    if (format == "table") {
+      std::cout << schedule_table(s, b.stats, f->all);
+      if (!f->output.empty()) fmt::print("wrote {}\n", f->output);
+    } else if (f->output.empty()) {
+      std::cout << to_json(s).dump() << "\n";
+    } else {
+      // The file holds the schedule; stdout a one-line summary object.
+      const nlohmann::json summary = {{"command", "schedule"},
+                                      {"output", f->output},
+                                      {"format", "hcube-schedule/1"},
+                                      {"algorithm", s.algorithm},
+                                      {"d", s.d},
+                                      {"n", s.n},
+                                      {"m", s.m},
+                                      {"channel_width", s.rules.channel_width},
+                                      {"blocked", s.blocked},
+                                      {"cycles", b.stats.cycles},
+                                      {"exchanges", b.stats.exchanges}};
+      std::cout << summary.dump() << "\n";
+    }
+  });
+}
+
+void add_aapc(CLI::App& app) {
+  struct Flags {
+    ScheduleFlags schedule;
+    MachineFlags machine;
+    IoFlags io;
+    std::string permutation = "transpose";
+  };
+  auto f = std::make_shared<Flags>();
+  auto* cmd = app.add_subcommand(
+      "aapc",
+      "run one all-to-all personalized communication (Johnsson & Ho): pre-alignment, one launch per routing cycle, "
+      "post-alignment, verified against the permutation");
+  add_schedule_flags(*cmd, f->schedule);
+  add_backend_flags(*cmd, f->machine);
+  add_io_flags(*cmd, f->io);
+  cmd->add_option("-p,--permutation", f->permutation, "the permutation the AAPC realises: " + aapc_permutation_names())
+      ->capture_default_str();
+  cmd->callback([f] {
+    const IoFlags& io = f->io;
+    const AapcOptions o = aapc_options(f->schedule);  // every flag is checked before anything is built
+    const AapcPermutation perm = parse_aapc_permutation(f->permutation);
+    check_trace_size(io, o.n, o.m);
+    Built b = build_schedule(f->schedule);
+    PermutationPlan plan = plan_aapc_permutation(perm, b.schedule.geometry(), o.d);
+    const Job job{std::move(b.schedule),       std::move(b.stats), std::move(plan.f),      std::move(plan.g),
+                  std::move(plan.destination), to_string(perm),    std::move(plan.formula)};
+    MachineFlags mf = f->machine;
+    mf.n = o.n;
+    mf.m = o.m;
+    Session s = open_session(mf, io);
+    const double seconds = run_job(s, io, job);
+    finish_run(s, io, job_json("aapc", job, *s.machine, seconds), job_summary(job, *s.machine, seconds));
+  });
+}
+
+void add_run(CLI::App& app) {
+  struct Flags {
+    MachineFlags machine;
+    IoFlags io;
+    std::string schedule;
+    long long d = kUnset;
+  };
+  auto f = std::make_shared<Flags>();
+  auto* cmd =
+      app.add_subcommand("run", "run a schedule file (hcube-schedule/1): its alignments and routing cycles, verified");
+  cmd->add_option("-s,--schedule", f->schedule, "the schedule file, e.g. from `hcube schedule --output`")->required();
+  cmd->add_option("-d,--dims", f->d, "the AAPC dimensions d the file must be for (default: the file's)");
+  add_backend_flags(*cmd, f->machine);
+  add_io_flags(*cmd, f->io);
+  cmd->callback([f] {
+    const IoFlags& io = f->io;
+    Schedule sch = load_schedule(f->schedule);  // checked: nothing runs on a bad file
+    if (f->d != kUnset && f->d != static_cast<long long>(sch.d))
+      throw Error(fmt::format("schedule file {} is for d = {}, --dims asks for {}", f->schedule, sch.d, f->d));
+    check_trace_size(io, sch.n, sch.m);
+    const Geometry geo = sch.geometry();
+    ScheduleStats stats = check_schedule(sch);
+    // An AAPC between xor alignments is the transpose; anything else is checked
+    // against the composition of its steps.
+    std::optional<Job> job;
+    if (plain_aapc(sch)) {
+      PermutationPlan plan = plan_aapc_permutation(AapcPermutation::transpose, geo, sch.d);
+      job.emplace(Job{std::move(sch), std::move(stats), std::move(plan.f), std::move(plan.g),
+                      std::move(plan.destination), to_string(AapcPermutation::transpose), std::move(plan.formula)});
+    } else {
+      const AffineMap id(geo);
+      AddressMap dest = composed_destination(sch, id, id);
+      job.emplace(Job{std::move(sch), std::move(stats), id, id, std::move(dest), "as-scheduled",
+                      "(the composition of the schedule's steps)"});
+    }
+    MachineFlags mf = f->machine;
+    mf.n = geo.n;
+    mf.m = geo.m;
+    Session s = open_session(mf, io);
+    const double seconds = run_job(s, io, *job);
+    nlohmann::json j = job_json("run", *job, *s.machine, seconds);
+    j["schedule"] = f->schedule;
+    finish_run(s, io, std::move(j), job_summary(*job, *s.machine, seconds));
+  });
+}
+
+}  // namespace hcube::cli
