@@ -197,7 +197,8 @@ TEST(Lemma5, WideChannels) {
 
 TEST(ScheduleFile, RoundTripsThroughJson) {
   const Schedule s = make(AapcAlgorithm::alg4, 5);
-  const nlohmann::json j = to_json(s);
+  const nlohmann::json j = nlohmann::json::parse(to_json(s).dump());
+  EXPECT_EQ(to_json(s).begin().key(), "format");  // the documented order
   EXPECT_EQ(j["format"], "hcube-schedule/1");
   EXPECT_EQ(j["algorithm"], "4");
   EXPECT_EQ(j["d"], 5);
@@ -211,7 +212,7 @@ TEST(ScheduleFile, RoundTripsThroughJson) {
 }
 
 TEST(ScheduleFile, MalformedFilesNameTheCycleAndEntry) {
-  nlohmann::json j = to_json(make(AapcAlgorithm::alg1, 3));
+  nlohmann::json j = nlohmann::json::parse(to_json(make(AapcAlgorithm::alg1, 3)).dump());
   auto with = [&](const std::function<void(nlohmann::json&)>& edit) {
     nlohmann::json k = j;
     edit(k);
@@ -220,6 +221,7 @@ TEST(ScheduleFile, MalformedFilesNameTheCycleAndEntry) {
   EXPECT_EQ(with([](nlohmann::json& k) { k["format"] = "other"; }),
             "f.json: format 'other' unknown: allowed hcube-schedule/1");
   EXPECT_EQ(with([](nlohmann::json& k) { k.erase("d"); }), "f.json: 'd' is missing");
+  EXPECT_EQ(with([](nlohmann::json& k) { k["chanel_width"] = 2; }).rfind("f.json: unknown field 'chanel_width' (a typo?)", 0), 0u);
   EXPECT_EQ(with([](nlohmann::json& k) { k["cycles"][2][1].erase("addr"); }), "f.json: cycle 2, entry 1: 'addr' is missing");
   EXPECT_EQ(with([](nlohmann::json& k) { k["cycles"][1][0]["dim"] = -1; }),
             "f.json: cycle 1, entry 0: 'dim' is -1, expected a non-negative integer");

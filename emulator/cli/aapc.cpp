@@ -281,19 +281,6 @@ struct Job {
   std::string formula;
 };
 
-// The alignments run_schedule runs around the cycles (none, or f / g alone).
-std::optional<AffineMap> pre_map(const Schedule& s, const AffineMap& f) {
-  if (s.pre == AlignmentKind::xor_align) return pre_alignment(s.geometry(), s.d, f);
-  if (!f.is_identity()) return f;
-  return std::nullopt;
-}
-
-std::optional<AffineMap> post_map(const Schedule& s, const AffineMap& g) {
-  if (s.post == AlignmentKind::xor_align) return post_alignment(s.geometry(), s.d, g);
-  if (!g.is_identity()) return g;
-  return std::nullopt;
-}
-
 // What an alignment does, in the paper's notation; f (before the xor) or g
 // (after it) is a permutation's code conversion.
 std::string alignment_text(AlignmentKind kind, const AffineMap& code, bool before) {
@@ -336,7 +323,7 @@ AddressMap composed_destination(const Schedule& s, const AffineMap& f, const Aff
   const auto align_all = [&](const std::optional<AffineMap>& map) {
     if (map) origin = reference_permute(origin, kWord, total, alignment_destination(*map));
   };
-  align_all(pre_map(s, f));
+  align_all(schedule_pre_alignment(s, f));
   std::vector<std::pair<std::uint64_t, std::uint64_t>> moved;  // (destination, origin) of the touched words
   for (std::size_t c = 0; c < s.cycles(); ++c) {
     const Cycle cycle = s.cycle(c);
@@ -354,7 +341,7 @@ AddressMap composed_destination(const Schedule& s, const AffineMap& f, const Aff
       }
     for (const auto& [p, o] : moved) std::memcpy(&origin[p * kWord], &o, kWord);
   }
-  align_all(post_map(s, g));
+  align_all(schedule_post_alignment(s, g));
   auto to = std::make_shared<std::vector<std::uint64_t>>(total);
   for (std::uint64_t p = 0; p < total; ++p) {
     std::uint64_t o = 0;
@@ -438,7 +425,7 @@ double run_traced(Session& s, const IoFlags& step_io, const Job& job) {
     run_step(s, step_io, name, permutation_reference(mach, dest), act);
     view.advance(dest, title);
   };
-  if (const std::optional<AffineMap> pre = pre_map(sch, job.f))
+  if (const std::optional<AffineMap> pre = schedule_pre_alignment(sch, job.f))
     step("pre-alignment", "after the pre-alignment " + alignment_text(sch.pre, job.f, true),
          alignment_destination(*pre), [&](Machine& m) { m.align(*pre); });
   for (std::size_t c = 0; c < sch.cycles(); ++c) {
@@ -449,7 +436,7 @@ double run_traced(Session& s, const IoFlags& step_io, const Job& job) {
          [&](Machine& m) { m.run_cycle(cycle, sch.rules, sch.offset_maps); });
     if (json) s.trace.back()["exchanges"] = exchanges_json(cycle);
   }
-  if (const std::optional<AffineMap> post = post_map(sch, job.g))
+  if (const std::optional<AffineMap> post = schedule_post_alignment(sch, job.g))
     step("post-alignment", "after the post-alignment " + alignment_text(sch.post, job.g, false),
          alignment_destination(*post), [&](Machine& m) { m.align(*post); });
   const Counters& k = mach.counters();

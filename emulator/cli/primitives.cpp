@@ -18,21 +18,6 @@ nlohmann::json cycle_json(const Cycle& c) {
   return j;
 }
 
-// Finishes a command: --output, then the JSON object or the prose summary.
-void finish(Session& s, const IoFlags& io, nlohmann::json j, const std::string& summary) {
-  write_output(io, *s.machine);
-  const Machine& mach = *s.machine;
-  j.update(machine_json(s));
-  j["verified"] = true;
-  if (io.trace) j["trace"] = s.trace;
-  emit(io, j, [&] {
-    fmt::print("{} on {} backend ({}), {}\n", summary, to_string(mach.backend().kind()), mach.backend().device_name(),
-               describe(mach.geometry()));
-    fmt::print("verified against the reference: yes\n{}", mach.counters().to_text());
-    if (!io.output.empty()) fmt::print("wrote {}\n", io.output);
-  });
-}
-
 }  // namespace
 
 void add_cycle(CLI::App& app) {
@@ -69,7 +54,7 @@ void add_cycle(CLI::App& app) {
                [&](Machine& mach) { mach.run_cycle(cycles[c], rules); });
       list.push_back(cycle_json(cycles[c]));
     }
-    finish(s, f->io,
+    finish_run(s, f->io,
            {{"command", "cycle"}, {"port_model", to_string(rules.model)}, {"channel_width", rules.channel_width},
             {"cycles", list}},
            fmt::format("{} routing cycle(s)", cycles.size()));
@@ -102,7 +87,7 @@ void add_align(CLI::App& app) {
     begin_trace(s, f->io);
     run_step(s, f->io, "alignment", permutation_reference(*s.machine, alignment_destination(map)),
              [&](Machine& mach) { mach.align(map); });
-    finish(s, f->io,
+    finish_run(s, f->io,
            {{"command", "align"}, {"map", map.describe()}, {"in_place", map.is_pure_xor()}},
            "1 alignment (" + map.describe() + ")");
   });
@@ -138,7 +123,7 @@ void add_route(CLI::App& app) {
     run_step(
         s, f->io, "router step", [&](const std::vector<unsigned char>& in) { return reference_route(in, wb, geo, step); },
         [&](Machine& mach) { rep = mach.route(step, limits); });
-    finish(s, f->io,
+    finish_run(s, f->io,
            {{"command", "route"}, {"messages", step.size()}, {"contention", rep.contention}, {"words", rep.words},
             {"max_message", rep.max_message}},
            fmt::format("1 router step, {} message(s), contention {}", step.size(), rep.contention));

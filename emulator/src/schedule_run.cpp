@@ -10,24 +10,31 @@
 
 namespace hcube {
 
+std::optional<AffineMap> schedule_pre_alignment(const Schedule& s, const AffineMap& f) {
+  if (s.pre == AlignmentKind::xor_align) return pre_alignment(s.geometry(), s.d, f, s.axes);
+  if (!f.is_identity()) return f;
+  return std::nullopt;
+}
+
+std::optional<AffineMap> schedule_post_alignment(const Schedule& s, const AffineMap& g) {
+  if (s.post == AlignmentKind::xor_align) return post_alignment(s.geometry(), s.d, g, s.axes);
+  if (!g.is_identity()) return g;
+  return std::nullopt;
+}
+
 ScheduleRun run_schedule(Machine& machine, const Schedule& s, const AffineMap& f, const AffineMap& g,
                          const Machine::Progress& progress) {
-  const auto start = std::chrono::steady_clock::now();
   const Geometry geo = machine.geometry();
   // Check everything before the first word moves.
   ScheduleRun run;
   if (s.n != geo.n || s.m != geo.m)
     throw Error(fmt::format("schedule is for n = {}, m = {}: the machine has n = {}, m = {}", s.n, s.m, geo.n, geo.m));
   run.stats = check_schedule(s);
-  if (s.pre == AlignmentKind::xor_align)
-    machine.align(pre_alignment(geo, s.d, f));
-  else if (!f.is_identity())
-    machine.align(f);
+  const std::optional<AffineMap> pre = schedule_pre_alignment(s, f), post = schedule_post_alignment(s, g);
+  const auto start = std::chrono::steady_clock::now();
+  if (pre) machine.align(*pre);
   machine.run_checked_cycles(s, progress);
-  if (s.post == AlignmentKind::xor_align)
-    machine.align(post_alignment(geo, s.d, g));
-  else if (!g.is_identity())
-    machine.align(g);
+  if (post) machine.align(*post);
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return run;
 }

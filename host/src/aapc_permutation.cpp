@@ -83,16 +83,12 @@ PermutationPlan plan_aapc_permutation(AapcPermutation p, const Geometry& geo, un
   throw Error("internal: unknown permutation");
 }
 
-AffineMap pre_alignment(const Geometry& geo, unsigned d, const AffineMap& f) {
-  std::vector<unsigned> dims(d);
-  std::iota(dims.begin(), dims.end(), 0u);
-  return f.then(AffineMap::xor_align(geo, dims, dims));
+AffineMap pre_alignment(const Geometry& geo, unsigned d, const AffineMap& f, unsigned axes) {
+  return f.then(AffineMap::xor_fold(geo, d, axes));
 }
 
-AffineMap post_alignment(const Geometry& geo, unsigned d, const AffineMap& g) {
-  std::vector<unsigned> dims(d);
-  std::iota(dims.begin(), dims.end(), 0u);
-  return AffineMap::xor_align(geo, dims, dims).then(g);
+AffineMap post_alignment(const Geometry& geo, unsigned d, const AffineMap& g, unsigned axes) {
+  return AffineMap::xor_fold(geo, d, axes).then(g);
 }
 
 }  // namespace hcube

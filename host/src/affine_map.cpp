@@ -50,6 +50,15 @@ AffineMap AffineMap::xor_align(const Geometry& geo, const std::vector<unsigned>&
   return a;
 }
 
+AffineMap AffineMap::xor_fold(const Geometry& geo, unsigned d, unsigned axes) {
+  if (d < 1 || d > geo.m || static_cast<std::uint64_t>(d) * axes > geo.n)
+    throw Error(fmt::format("alignment of {} axes of d = {} bits out of range: allowed d <= m = {}, axes * d <= n = {}",
+                            axes, d, geo.m, geo.n));
+  AffineMap a(geo);
+  for (unsigned k = 0; k < d * axes; ++k) a.node_cols_[k] = bit(k % d);
+  return a;
+}
+
 AffineMap AffineMap::permute_bits(const Geometry& geo, const std::vector<unsigned>& perm) {
   if (perm.size() != geo.m)
     throw Error(fmt::format("memory bit permutation has {} entries: expected m = {}", perm.size(), geo.m));

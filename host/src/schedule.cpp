@@ -172,20 +172,20 @@ ScheduleStats check_schedule(const Schedule& s) {
   return st;
 }
 
-nlohmann::json to_json(const Schedule& s) {
-  nlohmann::json cycles = nlohmann::json::array();
+nlohmann::ordered_json to_json(const Schedule& s) {
+  nlohmann::ordered_json cycles = nlohmann::ordered_json::array();
   for (std::size_t c = 0; c < s.cycles(); ++c) {
-    nlohmann::json cyc = nlohmann::json::array();
+    nlohmann::ordered_json cyc = nlohmann::ordered_json::array();
     for (std::size_t e = 0; e < s.cycle_size(c); ++e) {
       const Exchange& x = s.cycle_begin(c)[e];
-      nlohmann::json j = {{"dim", x.dim}, {"addr", x.addr}};
+      nlohmann::ordered_json j = {{"dim", x.dim}, {"addr", x.addr}};
       if (x.peer_addr != x.addr) j["peer_addr"] = x.peer_addr;
       if (x.offset_map != 0) j["map"] = x.offset_map;
       cyc.push_back(std::move(j));
     }
     cycles.push_back(std::move(cyc));
   }
-  nlohmann::json j = {{"format", "hcube-schedule/1"},
+  nlohmann::ordered_json j = {{"format", "hcube-schedule/1"},
                       {"algorithm", s.algorithm},
                       {"d", s.d},
                       {"n", s.n},
@@ -234,6 +234,13 @@ Schedule schedule_from_json(const nlohmann::json& j, const std::string& what) {
   const std::string format = get_string(j, "format", what, "");
   if (format != "hcube-schedule/1")
     throw Error(fmt::format("{}: format '{}' unknown: allowed hcube-schedule/1", what, format));
+  static const char* const known[] = {"format", "algorithm", "d", "n", "m", "channel_width", "port_model", "pre",
+                                      "post", "blocked", "lines", "axes", "offset_maps", "cycles"};
+  for (const auto& [key, value] : j.items())
+    if (std::find(std::begin(known), std::end(known), key) == std::end(known))
+      throw Error(fmt::format("{}: unknown field '{}' (a typo?): allowed format, algorithm, d, n, m, channel_width, "
+                              "port_model, pre, post, blocked, lines, axes, offset_maps, cycles",
+                              what, key));
   Schedule s;
   s.algorithm = get_string(j, "algorithm", what, "custom");
   s.d = small(get_uint(j, "d", what, true, 0), "d", what);

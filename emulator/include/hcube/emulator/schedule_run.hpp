@@ -2,6 +2,8 @@
 // post-alignment (Johnsson & Ho 1992, sec. 2.2.1, phases 1-3).
 #pragma once
 
+#include <optional>
+
 #include "hcube/emulator/machine.hpp"
 #include "hcube/host/affine_map.hpp"
 #include "hcube/host/schedule.hpp"
@@ -12,6 +14,12 @@ struct ScheduleRun {
   ScheduleStats stats;
   double seconds = 0;  // wall time of the three phases
 };
+
+// The alignments run_schedule runs before and after the cycles: the
+// schedule's xor alignment (all its axes, Lemma 1) with f before / g after it
+// folded in, f or g alone when the schedule has none, or nothing.
+std::optional<AffineMap> schedule_pre_alignment(const Schedule& schedule, const AffineMap& f);
+std::optional<AffineMap> schedule_post_alignment(const Schedule& schedule, const AffineMap& g);
 
 // f and g are the permutation's code conversions, folded into the alignments
 // (identity maps for the plain axis exchange). With alignment `none` a

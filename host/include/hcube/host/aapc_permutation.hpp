@@ -33,7 +33,8 @@ PermutationPlan plan_aapc_permutation(AapcPermutation p, const Geometry& geo, un
 // What the machine runs: pre = f, then (j|i) -> (j|i xor j) on the d AAPC
 // bits; post = the same xor, then g. One launch each (Lemma 1's point: the
 // code conversions cost no extra data motion).
-AffineMap pre_alignment(const Geometry& geo, unsigned d, const AffineMap& f);
-AffineMap post_alignment(const Geometry& geo, unsigned d, const AffineMap& g);
+// With axes > 1, the xor folds all axes (Lemma 1).
+AffineMap pre_alignment(const Geometry& geo, unsigned d, const AffineMap& f, unsigned axes = 1);
+AffineMap post_alignment(const Geometry& geo, unsigned d, const AffineMap& g, unsigned axes = 1);
 
 }  // namespace hcube

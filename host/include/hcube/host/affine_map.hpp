@@ -23,6 +23,9 @@ class AffineMap {
   // bit mem_dims[t]. Throws hcube::Error on a bad or repeated dimension.
   static AffineMap xor_align(const Geometry& geo, const std::vector<unsigned>& proc_dims,
                              const std::vector<unsigned>& mem_dims);
+  // Lemma 1's alignment for a sequence of AAPCs: node bit k (k < axes * d)
+  // is xored onto memory bit k mod d, i.e. i -> i xor a_1 xor ... xor a_s.
+  static AffineMap xor_fold(const Geometry& geo, unsigned d, unsigned axes);
   // Memory address bit b moves to bit perm[b]; perm must be a permutation of 0..m-1.
   static AffineMap permute_bits(const Geometry& geo, const std::vector<unsigned>& perm);
   // Complements memory bits lo .. lo+width-1 (i -> i xor mask).

@@ -79,7 +79,8 @@ struct ScheduleStats {
 ScheduleStats check_schedule(const Schedule& s);
 
 // The schedule file format "hcube-schedule/1" (docs/schedule-format.md).
-nlohmann::json to_json(const Schedule& s);
+// Keys in the documented order, "format" first.
+nlohmann::ordered_json to_json(const Schedule& s);
 // Throws hcube::Error naming `what`, the cycle and the entry of anything malformed.
 Schedule schedule_from_json(const nlohmann::json& j, const std::string& what);
 Schedule load_schedule(const std::string& path);

@@ -1,0 +1,42 @@
+// Sequences of AAPCs (Johnsson & Ho 1992, sec. 2.3 and 4.1): s AAPCs on the
+// processor axes a_1..a_s of d bits each (axis u = node bits u*d .. u*d+d-1,
+// counting from 0), all sharing the memory axis a_0 (the low d memory bits):
+//   (a_s, ..., a_1 | a_0) -> (a_s, ..., a_0 | a_1) -> ... -> (a_(s-1), ..., a_0 | a_s),
+// the generalized shuffle, e.g. (l,k,j|i) -> (l,k,i|j) -> (l,j,i|k) -> (k,j,i|l).
+//
+// Lemma 1: one pre-alignment (j|i) -> (j|i xor a_1 xor ... xor a_s) and one
+// post-alignment serve the whole sequence. A word then keeps its local
+// address x, and in AAPC t it must cross axis t by x xor (the node's other
+// axes): so the exchanges of AAPC t carry an offset map adding the node's
+// other axes to the address -- direct addressing within each subcube of axis t.
+#pragma once
+
+#include "hcube/host/aapc.hpp"
+#include "hcube/host/reference.hpp"
+
+namespace hcube {
+
+struct AapcSequenceOptions {
+  AapcAlgorithm algorithm = AapcAlgorithm::alg4;
+  unsigned d = 1;
+  unsigned axes = 1;  // s
+  unsigned m = 0;     // memory dimensions, 0 means d
+  bool pipelined = true;
+  LineDrawing lines = LineDrawing::diagonal;
+};
+
+// n = s d processor dimensions. Sequential: the single-AAPC schedule once per
+// axis, one after another. Pipelined (sec. 4.1): each complement pair of local
+// addresses starts the next AAPC as soon as it has finished the previous one;
+// see make_aapc_sequence's notes in docs/multi-aapc.md for which single-AAPC
+// schedule each algorithm pipelines with.
+Schedule make_aapc_sequence(const AapcSequenceOptions& options);
+
+// The generalized shuffle written directly: where word g ends up.
+AddressMap shuffle_destination(const Geometry& geo, unsigned d, unsigned axes);
+
+// Corollary 2: s pipelined AAPCs take K/2 + (s-1)d cycles with Alg. 4,
+// d ceil(K/2d) + (s-1)d with Alg. 1, K/2 + (s-1)(d + (K/2 mod d)) with Alg. 3.
+std::uint64_t corollary2_cycles(AapcAlgorithm alg, unsigned d, unsigned m, unsigned axes);
+
+}  // namespace hcube
