@@ -53,6 +53,17 @@ Schedule make_aapc_sequence(const AapcSequenceOptions& o) {
     throw Error(fmt::format("s = {} axes of d = {} bits with m = {}: allowed d >= 1 and s d + m <= {}", o.axes, o.d, m,
                             kMaxAddressBits));
   const unsigned d = o.d, s_axes = o.axes, n = d * s_axes;
+  std::vector<unsigned> order = o.order;
+  if (order.empty())
+    for (unsigned t = 0; t < s_axes; ++t) order.push_back(t);
+  std::vector<bool> seen(s_axes, false);
+  for (unsigned u : order) {
+    if (u >= s_axes || seen[u])
+      throw Error(fmt::format("axis order must list each axis 0..{} once: got {}", s_axes - 1, u));
+    seen[u] = true;
+  }
+  if (order.size() != s_axes)
+    throw Error(fmt::format("axis order lists {} axes: expected s = {}", order.size(), s_axes));
   // Pipelining moves complement pairs, which works whichever member a node's
   // offset makes move; Alg. 4's necklace blocks are not pairs, so it pipelines
   // with Alg. 1's pair schedule when d divides K/2 (the same K/2 cycles and
@@ -71,9 +82,9 @@ Schedule make_aapc_sequence(const AapcSequenceOptions& o) {
   if (o.pipelined) {
     lag = max_pair_span(one);
     for (unsigned t = 0; t < s_axes; ++t)
-      for (unsigned r = 0; r < d; ++r) seq.offset_maps.push_back(pair_flip(d, s_axes, t, r));
+      for (unsigned r = 0; r < d; ++r) seq.offset_maps.push_back(pair_flip(d, s_axes, order[t], r));
   } else {
-    for (unsigned t = 0; t < s_axes; ++t) seq.offset_maps.push_back(other_axes(d, s_axes, t));
+    for (unsigned t = 0; t < s_axes; ++t) seq.offset_maps.push_back(other_axes(d, s_axes, order[t]));
   }
   const std::uint64_t total = one.cycles() + (s_axes - 1) * lag;
   seq.reserve(total, one.exchanges() * s_axes);
@@ -84,7 +95,7 @@ Schedule make_aapc_sequence(const AapcSequenceOptions& o) {
       for (std::size_t e = 0; e < one.cycle_size(c); ++e) {
         const Exchange& x = one.cycle_begin(c)[e];
         const std::uint32_t map = o.pipelined ? 1 + t * d + x.dim : 1 + t;
-        seq.add(Exchange{x.dim + t * d, x.addr, x.addr, map});
+        seq.add(Exchange{x.dim + order[t] * d, x.addr, x.addr, map});
       }
     }
     seq.end_cycle();
@@ -92,14 +103,18 @@ Schedule make_aapc_sequence(const AapcSequenceOptions& o) {
   return seq;
 }
 
-AddressMap shuffle_destination(const Geometry& geo, unsigned d, unsigned axes) {
-  return [geo, d, axes](std::uint64_t g) {
-    const std::uint64_t j = geo.node_of(g), i = geo.local_of(g), lo = low_mask(d);
-    // New axis 0 is the old memory axis, new axis u the old axis u-1, and the
-    // memory axis receives the old top axis.
-    std::uint64_t node = (j & ~low_mask(d * axes)) | (i & lo);
-    for (unsigned u = 1; u < axes; ++u) node |= ((j >> ((u - 1) * d)) & lo) << (u * d);
-    const std::uint64_t local = (i & ~lo) | ((j >> ((axes - 1) * d)) & lo);
+AddressMap shuffle_destination(const Geometry& geo, unsigned d, unsigned axes, std::vector<unsigned> order) {
+  if (order.empty())
+    for (unsigned t = 0; t < axes; ++t) order.push_back(t);
+  return [geo, d, order](std::uint64_t g) {
+    const std::uint64_t lo = low_mask(d);
+    std::uint64_t node = geo.node_of(g), local = geo.local_of(g);
+    // Each AAPC swaps the memory axis with the next axis of the order.
+    for (unsigned u : order) {
+      const std::uint64_t axis = (node >> (u * d)) & lo, mem = local & lo;
+      node = (node & ~(lo << (u * d))) | (mem << (u * d));
+      local = (local & ~lo) | axis;
+    }
     return geo.global(node, local);
   };
 }

@@ -23,6 +23,10 @@ struct AapcSequenceOptions {
   unsigned m = 0;     // memory dimensions, 0 means d
   bool pipelined = true;
   LineDrawing lines = LineDrawing::diagonal;
+  // The axis each AAPC exchanges with the memory axis, in order; empty means
+  // 0, 1, ..., s-1 (the shuffle above). A distributed FFT, working from the
+  // top index bits down, uses s-1, ..., 0.
+  std::vector<unsigned> order;
 };
 
 // n = s d processor dimensions. Sequential: the single-AAPC schedule once per
@@ -32,8 +36,9 @@ struct AapcSequenceOptions {
 // schedule each algorithm pipelines with.
 Schedule make_aapc_sequence(const AapcSequenceOptions& options);
 
-// The generalized shuffle written directly: where word g ends up.
-AddressMap shuffle_destination(const Geometry& geo, unsigned d, unsigned axes);
+// The sequence written directly: where word g ends up when the memory axis is
+// exchanged with axis order[0], then order[1], ... (empty: 0, 1, ..., s-1).
+AddressMap shuffle_destination(const Geometry& geo, unsigned d, unsigned axes, std::vector<unsigned> order = {});
 
 // Corollary 2: s pipelined AAPCs take K/2 + (s-1)d cycles with Alg. 4,
 // d ceil(K/2d) + (s-1)d with Alg. 1, K/2 + (s-1)(d + (K/2 mod d)) with Alg. 3.
