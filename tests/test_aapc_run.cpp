@@ -4,6 +4,8 @@
 // paper's Tables 1, 2 and 4 (d = 3) read off the machine's state.
 #include <gtest/gtest.h>
 
+#include "backend_test.hpp"
+
 #include <fmt/format.h>
 
 #include "hcube/emulator/schedule_run.hpp"
@@ -12,25 +14,12 @@
 #include "hcube/host/error.hpp"
 
 namespace hcube {
-
-void PrintTo(BackendKind k, std::ostream* os);
-
 namespace {
 
-class AapcRun : public ::testing::TestWithParam<BackendKind> {
+class AapcRun : public BackendTest {
  protected:
-  void SetUp() override {
-    if (GetParam() == BackendKind::cuda) {
-      std::string why;
-      if (cuda_device_count(&why) == 0) GTEST_SKIP() << "CUDA backend tests skipped: " << why;
-    }
-  }
-
   std::unique_ptr<Machine> make(unsigned n, unsigned m, ElementType type = ElementType::u32) {
-    const BackendChoice choice = GetParam() == BackendKind::cpu ? BackendChoice::cpu : BackendChoice::cuda;
-    auto mach = std::make_unique<Machine>(MachineOptions{n, m, type, choice, -1});
-    mach->load_labels();
-    return mach;
+    return make_labelled(n, m, type);
   }
 
   // Runs the schedule for permutation p and checks the machine against its reference.
@@ -182,8 +171,7 @@ TEST_P(AapcRun, ScheduleForAnotherGeometryIsRefusedBeforeAnythingMoves) {
   EXPECT_EQ(mach->counters().kernel_launches, 0u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, AapcRun, ::testing::Values(BackendKind::cpu, BackendKind::cuda),
-                         [](const auto& p) { return to_string(p.param); });
+HCUBE_ON_EVERY_BACKEND(AapcRun);
 
 }  // namespace
 }  // namespace hcube

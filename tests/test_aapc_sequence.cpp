@@ -3,6 +3,8 @@
 // alignments, Table 3 state by state, and Corollary 2's pipelined counts.
 #include <gtest/gtest.h>
 
+#include "backend_test.hpp"
+
 #include <fmt/format.h>
 
 #include "hcube/emulator/schedule_run.hpp"
@@ -11,24 +13,12 @@
 #include "hcube/host/error.hpp"
 
 namespace hcube {
-
-void PrintTo(BackendKind k, std::ostream* os);
-
 namespace {
 
-class AapcSequence : public ::testing::TestWithParam<BackendKind> {
+class AapcSequence : public BackendTest {
  protected:
-  void SetUp() override {
-    if (GetParam() == BackendKind::cuda) {
-      std::string why;
-      if (cuda_device_count(&why) == 0) GTEST_SKIP() << "CUDA backend tests skipped: " << why;
-    }
-  }
   std::unique_ptr<Machine> make(unsigned n, unsigned m, ElementType type = ElementType::u32) {
-    const BackendChoice choice = GetParam() == BackendKind::cpu ? BackendChoice::cpu : BackendChoice::cuda;
-    auto mach = std::make_unique<Machine>(MachineOptions{n, m, type, choice, -1});
-    mach->load_labels();
-    return mach;
+    return make_labelled(n, m, type);
   }
 };
 
@@ -106,8 +96,7 @@ TEST_P(AapcSequence, Table3StateByState) {
   EXPECT_EQ(rows(mach->read()), table3[4]) << "after the final mod 2 addition";
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, AapcSequence, ::testing::Values(BackendKind::cpu, BackendKind::cuda),
-                         [](const auto& p) { return to_string(p.param); });
+HCUBE_ON_EVERY_BACKEND(AapcSequence);
 
 // Corollary 2, on the schedules: pipelined Alg. 1 and Alg. 3 take exactly
 // d ceil(K/2d) + (s-1)d and K/2 + (s-1)(d + K/2 mod d) cycles; Alg. 4 takes

@@ -4,6 +4,8 @@
 // (CUDA skips, saying so, where no device is present).
 #include <gtest/gtest.h>
 
+#include "backend_test.hpp"
+
 #include <numeric>
 #include <random>
 
@@ -12,25 +14,12 @@
 #include "hcube/host/reference.hpp"
 
 namespace hcube {
-
-void PrintTo(BackendKind k, std::ostream* os) { *os << to_string(k); }
-
 namespace {
 
-class MachineTest : public ::testing::TestWithParam<BackendKind> {
+class MachineTest : public BackendTest {
  protected:
-  void SetUp() override {
-    if (GetParam() == BackendKind::cuda) {
-      std::string why;
-      if (cuda_device_count(&why) == 0) GTEST_SKIP() << "CUDA backend tests skipped: " << why;
-    }
-  }
-
   std::unique_ptr<Machine> make(unsigned n, unsigned m, ElementType type = ElementType::u32, long long t = -1) {
-    const BackendChoice choice = GetParam() == BackendKind::cpu ? BackendChoice::cpu : BackendChoice::cuda;
-    auto mach = std::make_unique<Machine>(MachineOptions{n, m, type, choice, t});
-    mach->load_labels();
-    return mach;
+    return make_labelled(n, m, type, t);
   }
 
   // Runs `step` and checks the machine against the reference permutation `dest`.
@@ -227,7 +216,7 @@ TEST_P(MachineTest, IllegalCycleMovesNothing) {
 }
 
 TEST_P(MachineTest, LimitsAreCheckedBeforeAllocation) {
-  const BackendChoice choice = GetParam() == BackendKind::cpu ? BackendChoice::cpu : BackendChoice::cuda;
+  const BackendChoice choice = this->choice();
   try {
     Machine too_big(MachineOptions{30, 20, ElementType::c128, choice, -1});
     FAIL() << "a 2^50-word machine was allocated";
@@ -245,8 +234,7 @@ TEST_P(MachineTest, LimitsAreCheckedBeforeAllocation) {
   EXPECT_THROW(labels.load(wrong.data(), wrong.size()), Error);
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, MachineTest, ::testing::Values(BackendKind::cpu, BackendKind::cuda),
-                         [](const auto& p) { return to_string(p.param); });
+HCUBE_ON_EVERY_BACKEND(MachineTest);
 
 TEST(BackendChoice, CudaWithoutADeviceIsAClearError) {
   std::string why;
