@@ -4,10 +4,8 @@
 // run is verified bit for bit against the permutation it realises, written
 // straight from its formula.
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <cstring>
 #include <iostream>
 #include <limits>
@@ -27,10 +25,6 @@ namespace hcube::cli {
 namespace {
 
 constexpr long long kUnset = std::numeric_limits<long long>::min();
-// --trace prints every word after every step.
-constexpr std::uint64_t kMaxTraceWords = 4096;
-// A schedule is held in host memory, 24 bytes an exchange: 3 GiB at most.
-constexpr std::uint64_t kMaxScheduleExchanges = std::uint64_t{1} << 27;
 // schedule --format table: longer schedules show their head and tail unless --all.
 constexpr std::size_t kTableAll = 64, kTableHead = 32, kTableTail = 8;
 
@@ -234,82 +228,6 @@ std::string schedule_table(const Schedule& s, const ScheduleStats& st, bool all)
 
 // --- running a schedule ------------------------------------------------------
 
-// A one-line progress bar on a terminal's stderr, cleared when the run ends
-// (or fails, before the error is printed).
-class ProgressBar {
- public:
-  explicit ProgressBar(bool on) : on_(on) {}
-  ProgressBar(const ProgressBar&) = delete;
-  ProgressBar& operator=(const ProgressBar&) = delete;
-  ~ProgressBar() {
-    if (shown_ == 0) return;
-    std::fprintf(stderr, "\r%*s\r", static_cast<int>(shown_), "");
-    std::fflush(stderr);
-  }
-
-  Machine::Progress callback() {
-    if (!on_) return {};
-    return [this](std::size_t done, std::size_t total) { draw(done, total); };
-  }
-
- private:
-  void draw(std::size_t done, std::size_t total) {
-    const std::size_t pct = total == 0 ? 100 : 100 * done / total;
-    if (pct == last_pct_ && done != total) return;
-    last_pct_ = pct;
-    constexpr std::size_t kBar = 30;
-    const std::size_t fill = pct * kBar / 100;
-    const std::string text = fmt::format("routing [{}{}] {:>3}%  {}/{} cycles", std::string(fill, '#'),
-                                         std::string(kBar - fill, ' '), pct, done, total);
-    shown_ = std::max(shown_, text.size());
-    std::fprintf(stderr, "\r%s", text.c_str());
-    std::fflush(stderr);
-  }
-
-  bool on_;
-  std::size_t last_pct_ = std::numeric_limits<std::size_t>::max();
-  std::size_t shown_ = 0;
-};
-
-// What one run executes and what it must produce.
-struct Job {
-  Schedule schedule;
-  ScheduleStats stats;
-  AffineMap f, g;           // the permutation's code conversions, folded into the alignments
-  AddressMap destination;   // where the whole run sends every word: the reference
-  std::string permutation;  // its name
-  std::string formula;
-};
-
-// What an alignment does, in the paper's notation; f (before the xor) or g
-// (after it) is a permutation's code conversion.
-std::string alignment_text(AlignmentKind kind, const AffineMap& code, bool before) {
-  const std::string xor_text = "(j|i) -> (j|i xor j)";
-  if (kind == AlignmentKind::none) return code.describe();
-  if (code.is_identity()) return xor_text;
-  return before ? "i -> f(i): " + code.describe() + ", then " + xor_text
-                : xor_text + ", then i -> g(i): " + code.describe();
-}
-
-std::string exchanges_text(const Cycle& cycle) {
-  std::string text;
-  for (const Exchange& x : cycle) {
-    text += fmt::format("{}dim {}: addr {}", text.empty() ? "" : "; ", x.dim, x.addr);
-    if (x.peer_addr != x.addr) text += fmt::format(", peer {}", x.peer_addr);
-    if (x.offset_map != 0) text += fmt::format(" xor offset map {}", x.offset_map);
-  }
-  return text.empty() ? "no exchanges" : text;
-}
-
-nlohmann::json exchanges_json(const Cycle& cycle) {
-  nlohmann::json j = nlohmann::json::array();
-  for (const Exchange& e : cycle) {
-    j.push_back({{"dim", e.dim}, {"addr", e.addr}, {"peer_addr", e.peer_addr}});
-    if (e.offset_map != 0) j.back()["map"] = e.offset_map;
-  }
-  return j;
-}
-
 // The composition of the references of every step: each alignment's
 // alignment_destination, and each cycle's cycle_destination evaluated on the
 // words the cycle touches (every other word stays, by its definition).
@@ -351,149 +269,13 @@ AddressMap composed_destination(const Schedule& s, const AffineMap& f, const Aff
   return [to](std::uint64_t start) { return (*to)[start]; };
 }
 
-// The teaching view of --trace: each cell shows where its word started,
-// "node.addr", and '*' marks the words the step moved.
-class OriginView {
- public:
-  OriginView(const Geometry& geo, bool on) : geo_(geo), on_(on) {
-    if (!on_) return;
-    origin_.resize(geo.total_words() * kWord);
-    for (std::uint64_t g = 0; g < geo.total_words(); ++g) std::memcpy(&origin_[g * kWord], &g, kWord);
-    std::cout << "Each cell is node.addr of the word's starting place; * marks a word the step moved.\n\n";
-    print("initial state", {});
-  }
-
-  void advance(const AddressMap& dest, const std::string& title) {
-    if (!on_) return;
-    std::vector<unsigned char> next = reference_permute(origin_, kWord, geo_.total_words(), dest);
-    print(title, next);
-    origin_ = std::move(next);
-  }
-
- private:
-  static constexpr std::size_t kWord = sizeof(std::uint64_t);
-
-  std::uint64_t at(const std::vector<unsigned char>& v, std::uint64_t g) const {
-    std::uint64_t o = 0;
-    std::memcpy(&o, &v[g * kWord], kWord);
-    return o;
-  }
-
-  // Prints `state` (the current one when empty), marking words that differ from the current one.
-  void print(const std::string& title, const std::vector<unsigned char>& state) {
-    const std::vector<unsigned char>& now = state.empty() ? origin_ : state;
-    const std::uint64_t total = geo_.total_words(), K = geo_.words_per_node();
-    std::vector<std::string> cells(total);
-    std::size_t width = 1;
-    for (std::uint64_t g = 0; g < total; ++g) {
-      const std::uint64_t o = at(now, g);
-      cells[g] = fmt::format("{}.{}", geo_.node_of(o), geo_.local_of(o));
-      width = std::max(width, cells[g].size());
-    }
-    const std::size_t node_w = std::max<std::size_t>(4, fmt::format("{}", geo_.nodes() - 1).size());
-    std::string out = title + "\n" + fmt::format("{:>{}} |", "node", node_w);
-    for (std::uint64_t a = 0; a < K; ++a) out += fmt::format(" {:>{}} ", a, width);
-    out += "\n" + std::string(node_w + 1, '-') + "+" + std::string(K * (width + 2), '-') + "\n";
-    for (std::uint64_t j = 0; j < geo_.nodes(); ++j) {
-      out += fmt::format("{:>{}} |", j, node_w);
-      for (std::uint64_t a = 0; a < K; ++a) {
-        const std::uint64_t g = geo_.global(j, a);
-        out += fmt::format(" {:>{}}{}", cells[g], width, !state.empty() && at(now, g) != at(origin_, g) ? '*' : ' ');
-      }
-      out += "\n";
-    }
-    std::cout << out << "\n";
-  }
-
-  Geometry geo_;
-  bool on_;
-  std::vector<unsigned char> origin_;
-};
-
-// The run step by step, each step verified against its own reference
-// (run_step), with the teaching view or the JSON trace.
-// `step_io` has trace on with --json only: run_step records the JSON trace,
-// the prose view is OriginView's.
-double run_traced(Session& s, const IoFlags& step_io, const Job& job) {
-  Machine& mach = *s.machine;
-  const Schedule& sch = job.schedule;
-  const Geometry geo = mach.geometry();
-  const bool json = step_io.json;
-  OriginView view(geo, !json);
-  const auto step = [&](const std::string& name, const std::string& title, const AddressMap& dest,
-                        const std::function<void(Machine&)>& act) {
-    run_step(s, step_io, name, permutation_reference(mach, dest), act);
-    view.advance(dest, title);
-  };
-  if (const std::optional<AffineMap> pre = schedule_pre_alignment(sch, job.f))
-    step("pre-alignment", "after the pre-alignment " + alignment_text(sch.pre, job.f, true),
-         alignment_destination(*pre), [&](Machine& m) { m.align(*pre); });
-  for (std::size_t c = 0; c < sch.cycles(); ++c) {
-    const Cycle cycle = sch.cycle(c);
-    step(fmt::format("routing cycle {}", c),
-         fmt::format("after routing cycle {} of {}: {}", c, sch.cycles(), exchanges_text(cycle)),
-         cycle_destination(geo, cycle, sch.offset_maps),
-         [&](Machine& m) { m.run_cycle(cycle, sch.rules, sch.offset_maps); });
-    if (json) s.trace.back()["exchanges"] = exchanges_json(cycle);
-  }
-  if (const std::optional<AffineMap> post = schedule_post_alignment(sch, job.g))
-    step("post-alignment", "after the post-alignment " + alignment_text(sch.post, job.g, false),
-         alignment_destination(*post), [&](Machine& m) { m.align(*post); });
-  const Counters& k = mach.counters();
-  return k.phase_seconds("routing") + k.phase_seconds("alignment");
-}
-
-// Runs the job (with run_schedule, or step by step with --trace) and verifies
-// the final state against job.destination applied to the initial one.
-// Returns the seconds the data motion took.
-double run_job(Session& s, const IoFlags& io, const Job& job) {
-  Machine& mach = *s.machine;
-  const std::vector<unsigned char> initial = s.expected;
-  IoFlags step_io = io;
-  step_io.trace = io.trace && io.json;
-  begin_trace(s, step_io);
-  double seconds = 0;
-  if (io.trace) {
-    seconds = run_traced(s, step_io, job);
-  } else {
-    ProgressBar bar(!io.json && ::isatty(2) == 1);
-    seconds = run_schedule(mach, job.schedule, job.f, job.g, bar.callback()).seconds;
-  }
-  s.expected = permutation_reference(mach, job.destination)(initial);
-  verify(mach, s.expected, fmt::format("the {} {}", job.permutation, job.formula));
-  return seconds;
-}
-
-// The fields aapc and run report, before machine_json's.
-nlohmann::json job_json(const std::string& command, const Job& job, const Machine& mach, double seconds) {
-  const Schedule& sch = job.schedule;
-  const ScheduleStats& st = job.stats;
-  const std::optional<CycleBound> bound = cycle_bound(sch);
-  return {
-      {"command", command},
-      {"algorithm", sch.algorithm},
-      {"d", sch.d},
-      {"cycles", st.cycles},
-      {"launches", mach.counters().kernel_launches},
-      {"exchanges", st.exchanges},
-      {"element_hops", st.element_hops},
-      {"max_span", st.max_span},
-      {"min_channel_use", st.min_channel_use},
-      {"mean_channel_use", st.mean_channel_use},
-      {"block_transfers", st.block_transfers},
-      {"max_block_size", st.max_block_size},
-      {"seconds", seconds},
-      {"permutation", job.permutation},
-      {"formula", job.formula},
-      {"lines", sch.lines.empty() ? nlohmann::json(nullptr) : nlohmann::json(sch.lines)},
-      {"channel_width", sch.rules.channel_width},
-      {"port_model", to_string(sch.rules.model)},
-      {"blocked", sch.blocked},
-      {"pre", to_string(sch.pre)},
-      {"post", to_string(sch.post)},
-      {"bound", bound ? nlohmann::json(bound->cycles) : nlohmann::json(nullptr)},
-      {"bound_source", bound ? nlohmann::json(bound->source) : nlohmann::json(nullptr)},
-  };
+// The fields aapc and run report, before machine_json's: the job's and the paper's count.
+nlohmann::json aapc_json(const std::string& command, const Job& job, const Machine& mach, double seconds) {
+  nlohmann::json j = job_json(command, job, mach, seconds);
+  const std::optional<CycleBound> bound = cycle_bound(job.schedule);
+  j["bound"] = bound ? nlohmann::json(bound->cycles) : nlohmann::json(nullptr);
+  j["bound_source"] = bound ? nlohmann::json(bound->source) : nlohmann::json(nullptr);
+  return j;
 }
 
 std::string job_summary(const Job& job, const Machine& mach, double seconds) {
@@ -506,14 +288,6 @@ std::string job_summary(const Job& job, const Machine& mach, double seconds) {
       bound ? "AAPC, " : "", describe_schedule(sch), job.permutation, job.formula, job.stats.cycles,
       bound ? fmt::format(" (paper: {})", bound->cycles) : std::string(), job.stats.max_span, job.stats.min_channel_use,
       job.stats.mean_channel_use, aligns, aligns == 1 ? "" : "s", seconds);
-}
-
-void check_trace_size(const IoFlags& io, unsigned n, unsigned m) {
-  if (io.trace && bit(n + m) > kMaxTraceWords)
-    throw Error(
-        fmt::format("--trace prints every word: 2^(n+m) = {} words for n = {}, m = {}, allowed at most {}; "
-                    "`hcube schedule` prints the schedule alone",
-                    bit(n + m), n, m, kMaxTraceWords));
 }
 
 }  // namespace
@@ -591,13 +365,13 @@ void add_aapc(CLI::App& app) {
     Built b = build_schedule(f->schedule);
     PermutationPlan plan = plan_aapc_permutation(perm, b.schedule.geometry(), o.d);
     const Job job{std::move(b.schedule),       std::move(b.stats), std::move(plan.f),      std::move(plan.g),
-                  std::move(plan.destination), to_string(perm),    std::move(plan.formula)};
+                  std::move(plan.destination), to_string(perm),    std::move(plan.formula), {}, {}, 0, {}};
     MachineFlags mf = f->machine;
     mf.n = o.n;
     mf.m = o.m;
     Session s = open_session(mf, io);
     const double seconds = run_job(s, io, job);
-    finish_run(s, io, job_json("aapc", job, *s.machine, seconds), job_summary(job, *s.machine, seconds));
+    finish_run(s, io, aapc_json("aapc", job, *s.machine, seconds), job_summary(job, *s.machine, seconds));
   });
 }
 
@@ -629,19 +403,20 @@ void add_run(CLI::App& app) {
     if (plain_aapc(sch)) {
       PermutationPlan plan = plan_aapc_permutation(AapcPermutation::transpose, geo, sch.d);
       job.emplace(Job{std::move(sch), std::move(stats), std::move(plan.f), std::move(plan.g),
-                      std::move(plan.destination), to_string(AapcPermutation::transpose), std::move(plan.formula)});
+                      std::move(plan.destination), to_string(AapcPermutation::transpose), std::move(plan.formula),
+                      {}, {}, 0, {}});
     } else {
       const AffineMap id(geo);
       AddressMap dest = composed_destination(sch, id, id);
       job.emplace(Job{std::move(sch), std::move(stats), id, id, std::move(dest), "as-scheduled",
-                      "(the composition of the schedule's steps)"});
+                      "(the composition of the schedule's steps)", {}, {}, 0, {}});
     }
     MachineFlags mf = f->machine;
     mf.n = geo.n;
     mf.m = geo.m;
     Session s = open_session(mf, io);
     const double seconds = run_job(s, io, *job);
-    nlohmann::json j = job_json("run", *job, *s.machine, seconds);
+    nlohmann::json j = aapc_json("run", *job, *s.machine, seconds);
     j["schedule"] = f->schedule;
     finish_run(s, io, std::move(j), job_summary(*job, *s.machine, seconds));
   });

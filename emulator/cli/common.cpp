@@ -1,11 +1,16 @@
 #include "common.hpp"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
+#include <limits>
 
 #include "hcube/emulator/npy.hpp"
+#include "hcube/emulator/schedule_run.hpp"
 #include "hcube/emulator/units.hpp"
 #include "hcube/host/error.hpp"
 
@@ -189,6 +194,233 @@ void finish_run(Session& s, const IoFlags& io, nlohmann::json j, const std::stri
     fmt::print("verified against the reference: yes\n{}", mach.counters().to_text());
     if (!io.output.empty()) fmt::print("wrote {}\n", io.output);
   });
+}
+
+
+// --- running a schedule ------------------------------------------------------
+
+void check_trace_size(const IoFlags& io, unsigned n, unsigned m) {
+  if (io.trace && bit(n + m) > kMaxTraceWords)
+    throw Error(
+        fmt::format("--trace prints every word: 2^(n+m) = {} words for n = {}, m = {}, allowed at most {}; "
+                    "`hcube schedule` prints the schedule alone",
+                    bit(n + m), n, m, kMaxTraceWords));
+}
+
+std::string alignment_text(AlignmentKind kind, const AffineMap& code, bool before) {
+  const std::string xor_text = "(j|i) -> (j|i xor j)";
+  if (kind == AlignmentKind::none) return code.describe();
+  if (code.is_identity()) return xor_text;
+  return before ? "i -> f(i): " + code.describe() + ", then " + xor_text
+                : xor_text + ", then i -> g(i): " + code.describe();
+}
+
+std::string exchanges_text(const Cycle& cycle) {
+  std::string text;
+  for (const Exchange& x : cycle) {
+    text += fmt::format("{}dim {}: addr {}", text.empty() ? "" : "; ", x.dim, x.addr);
+    if (x.peer_addr != x.addr) text += fmt::format(", peer {}", x.peer_addr);
+    if (x.offset_map != 0) text += fmt::format(" (map {})", x.offset_map);
+  }
+  return text.empty() ? "no exchanges" : text;
+}
+
+nlohmann::json exchanges_json(const Cycle& cycle) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const Exchange& e : cycle) {
+    j.push_back({{"dim", e.dim}, {"addr", e.addr}, {"peer_addr", e.peer_addr}});
+    if (e.offset_map != 0) j.back()["map"] = e.offset_map;
+  }
+  return j;
+}
+
+namespace {
+
+// A one-line progress bar on a terminal's stderr, cleared when the run ends
+// (or fails, before the error is printed).
+class ProgressBar {
+ public:
+  explicit ProgressBar(bool on) : on_(on) {}
+  ProgressBar(const ProgressBar&) = delete;
+  ProgressBar& operator=(const ProgressBar&) = delete;
+  ~ProgressBar() {
+    if (shown_ == 0) return;
+    std::fprintf(stderr, "\r%*s\r", static_cast<int>(shown_), "");
+    std::fflush(stderr);
+  }
+
+  Machine::Progress callback() {
+    if (!on_) return {};
+    return [this](std::size_t done, std::size_t total) { draw(done, total); };
+  }
+
+ private:
+  void draw(std::size_t done, std::size_t total) {
+    const std::size_t pct = total == 0 ? 100 : 100 * done / total;
+    if (pct == last_pct_ && done != total) return;
+    last_pct_ = pct;
+    constexpr std::size_t kBar = 30;
+    const std::size_t fill = pct * kBar / 100;
+    const std::string text = fmt::format("routing [{}{}] {:>3}%  {}/{} cycles", std::string(fill, '#'),
+                                         std::string(kBar - fill, ' '), pct, done, total);
+    shown_ = std::max(shown_, text.size());
+    std::fprintf(stderr, "\r%s", text.c_str());
+    std::fflush(stderr);
+  }
+
+  bool on_;
+  std::size_t last_pct_ = std::numeric_limits<std::size_t>::max();
+  std::size_t shown_ = 0;
+};
+
+// The teaching view of --trace: each cell shows where its word started,
+// "node.addr", and '*' marks the words the step moved.
+class OriginView {
+ public:
+  OriginView(const Geometry& geo, bool on) : geo_(geo), on_(on) {
+    if (!on_) return;
+    origin_.resize(geo.total_words() * kWord);
+    for (std::uint64_t g = 0; g < geo.total_words(); ++g) std::memcpy(&origin_[g * kWord], &g, kWord);
+    std::cout << "Each cell is node.addr of the word's starting place; * marks a word the step moved.\n\n";
+    print("initial state", {});
+  }
+
+  void advance(const AddressMap& dest, const std::string& title) {
+    if (!on_) return;
+    std::vector<unsigned char> next = reference_permute(origin_, kWord, geo_.total_words(), dest);
+    print(title, next);
+    origin_ = std::move(next);
+  }
+
+ private:
+  static constexpr std::size_t kWord = sizeof(std::uint64_t);
+
+  std::uint64_t at(const std::vector<unsigned char>& v, std::uint64_t g) const {
+    std::uint64_t o = 0;
+    std::memcpy(&o, &v[g * kWord], kWord);
+    return o;
+  }
+
+  // Prints `state` (the current one when empty), marking words that differ from the current one.
+  void print(const std::string& title, const std::vector<unsigned char>& state) {
+    const std::vector<unsigned char>& now = state.empty() ? origin_ : state;
+    const std::uint64_t total = geo_.total_words(), K = geo_.words_per_node();
+    std::vector<std::string> cells(total);
+    std::size_t width = 1;
+    for (std::uint64_t g = 0; g < total; ++g) {
+      const std::uint64_t o = at(now, g);
+      cells[g] = fmt::format("{}.{}", geo_.node_of(o), geo_.local_of(o));
+      width = std::max(width, cells[g].size());
+    }
+    const std::size_t node_w = std::max<std::size_t>(4, fmt::format("{}", geo_.nodes() - 1).size());
+    std::string out = title + "\n" + fmt::format("{:>{}} |", "node", node_w);
+    for (std::uint64_t a = 0; a < K; ++a) out += fmt::format(" {:>{}} ", a, width);
+    out += "\n" + std::string(node_w + 1, '-') + "+" + std::string(K * (width + 2), '-') + "\n";
+    for (std::uint64_t j = 0; j < geo_.nodes(); ++j) {
+      out += fmt::format("{:>{}} |", j, node_w);
+      for (std::uint64_t a = 0; a < K; ++a) {
+        const std::uint64_t g = geo_.global(j, a);
+        out += fmt::format(" {:>{}}{}", cells[g], width, !state.empty() && at(now, g) != at(origin_, g) ? '*' : ' ');
+      }
+      out += "\n";
+    }
+    std::cout << out << "\n";
+  }
+
+  Geometry geo_;
+  bool on_;
+  std::vector<unsigned char> origin_;
+};
+
+// The run step by step, each step verified against its own reference
+// (run_step), with the teaching view or the JSON trace.
+// `step_io` has trace on with --json only: run_step records the JSON trace,
+// the prose view is OriginView's.
+double run_traced(Session& s, const IoFlags& step_io, const Job& job) {
+  Machine& mach = *s.machine;
+  const Schedule& sch = job.schedule;
+  const Geometry geo = mach.geometry();
+  const bool json = step_io.json;
+  OriginView view(geo, !json);
+  const auto step = [&](const std::string& name, const std::string& title, const AddressMap& dest,
+                        const std::function<void(Machine&)>& act) {
+    run_step(s, step_io, name, permutation_reference(mach, dest), act);
+    view.advance(dest, title);
+  };
+  if (const std::optional<AffineMap> pre = schedule_pre_alignment(sch, job.f))
+    step("pre-alignment",
+         "after the pre-alignment " + (job.pre_text.empty() ? alignment_text(sch.pre, job.f, true) : job.pre_text),
+         alignment_destination(*pre), [&](Machine& m) { m.align(*pre); });
+  for (std::size_t c = 0; c < sch.cycles(); ++c) {
+    const Cycle cycle = sch.cycle(c);
+    std::string title = fmt::format("after routing cycle {} of {}: {}", c, sch.cycles(), exchanges_text(cycle));
+    // The last cycle of an AAPC of a sequential sequence: its end is marked.
+    const std::size_t aapc = job.aapc_cycles != 0 && (c + 1) % job.aapc_cycles == 0 ? (c + 1) / job.aapc_cycles : 0;
+    if (aapc != 0) {
+      title += fmt::format("\nafter AAPC {} of {}", aapc, sch.cycles() / job.aapc_cycles);
+      if (aapc <= job.aapc_notes.size()) title += ": " + job.aapc_notes[aapc - 1];
+    }
+    step(fmt::format("routing cycle {}", c), title, cycle_destination(geo, cycle, sch.offset_maps),
+         [&](Machine& m) { m.run_cycle(cycle, sch.rules, sch.offset_maps); });
+    if (json) {
+      s.trace.back()["exchanges"] = exchanges_json(cycle);
+      if (aapc != 0) s.trace.back()["after_aapc"] = aapc;
+    }
+  }
+  if (const std::optional<AffineMap> post = schedule_post_alignment(sch, job.g))
+    step("post-alignment",
+         "after the post-alignment " + (job.post_text.empty() ? alignment_text(sch.post, job.g, false) : job.post_text),
+         alignment_destination(*post), [&](Machine& m) { m.align(*post); });
+  const Counters& k = mach.counters();
+  return k.phase_seconds("routing") + k.phase_seconds("alignment");
+}
+
+}  // namespace
+
+double run_job(Session& s, const IoFlags& io, const Job& job) {
+  Machine& mach = *s.machine;
+  const std::vector<unsigned char> initial = s.expected;
+  IoFlags step_io = io;
+  step_io.trace = io.trace && io.json;
+  begin_trace(s, step_io);
+  double seconds = 0;
+  if (io.trace) {
+    seconds = run_traced(s, step_io, job);
+  } else {
+    ProgressBar bar(!io.json && ::isatty(2) == 1);
+    seconds = run_schedule(mach, job.schedule, job.f, job.g, bar.callback()).seconds;
+  }
+  s.expected = permutation_reference(mach, job.destination)(initial);
+  verify(mach, s.expected, fmt::format("the {} {}", job.permutation, job.formula));
+  return seconds;
+}
+
+nlohmann::json job_json(const std::string& command, const Job& job, const Machine& mach, double seconds) {
+  const Schedule& sch = job.schedule;
+  const ScheduleStats& st = job.stats;
+  return {
+      {"command", command},
+      {"algorithm", sch.algorithm},
+      {"d", sch.d},
+      {"cycles", st.cycles},
+      {"launches", mach.counters().kernel_launches},
+      {"exchanges", st.exchanges},
+      {"element_hops", st.element_hops},
+      {"max_span", st.max_span},
+      {"min_channel_use", st.min_channel_use},
+      {"mean_channel_use", st.mean_channel_use},
+      {"block_transfers", st.block_transfers},
+      {"max_block_size", st.max_block_size},
+      {"seconds", seconds},
+      {"permutation", job.permutation},
+      {"formula", job.formula},
+      {"lines", sch.lines.empty() ? nlohmann::json(nullptr) : nlohmann::json(sch.lines)},
+      {"channel_width", sch.rules.channel_width},
+      {"port_model", to_string(sch.rules.model)},
+      {"blocked", sch.blocked},
+      {"pre", to_string(sch.pre)},
+      {"post", to_string(sch.post)},
+  };
 }
 
 }  // namespace hcube::cli

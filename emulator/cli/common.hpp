@@ -11,7 +11,9 @@
 #include <vector>
 
 #include "hcube/emulator/machine.hpp"
+#include "hcube/host/affine_map.hpp"
 #include "hcube/host/reference.hpp"
+#include "hcube/host/schedule.hpp"
 
 namespace hcube::cli {
 
@@ -84,5 +86,48 @@ void emit(const IoFlags& io, const nlohmann::json& j, const std::function<void()
 // "verified" and the trace added (--json), or `summary`, the backend, the
 // verification and the counters (prose).
 void finish_run(Session& s, const IoFlags& io, nlohmann::json j, const std::string& summary);
+
+// --- running a schedule (aapc, run, multi-aapc) ------------------------------
+
+// --trace prints every word after every step.
+inline constexpr std::uint64_t kMaxTraceWords = 4096;
+// A schedule is held in host memory, 24 bytes an exchange: 3 GiB at most.
+inline constexpr std::uint64_t kMaxScheduleExchanges = std::uint64_t{1} << 27;
+
+// Refuses --trace on machines of more than kMaxTraceWords words.
+void check_trace_size(const IoFlags& io, unsigned n, unsigned m);
+
+// What one run executes and what it must produce.
+struct Job {
+  Schedule schedule;
+  ScheduleStats stats;
+  AffineMap f, g;           // the permutation's code conversions, folded into the alignments
+  AddressMap destination;   // where the whole run sends every word: the reference
+  std::string permutation;  // its name
+  std::string formula;
+  // --trace: what the alignments do (empty: alignment_text's description).
+  std::string pre_text, post_text;
+  // --trace of a sequential sequence of AAPCs: each AAPC's cycles, its end
+  // marked "after AAPC t of s" with aapc_notes[t - 1] (0: no marks).
+  std::size_t aapc_cycles = 0;
+  std::vector<std::string> aapc_notes;
+};
+
+// What an alignment does, in the paper's notation; f (before the xor) or g
+// (after it) is a permutation's code conversion.
+std::string alignment_text(AlignmentKind kind, const AffineMap& code, bool before);
+// "dim k: addr a; ...", with ", peer a'" and " (map i)" where they apply.
+std::string exchanges_text(const Cycle& cycle);
+nlohmann::json exchanges_json(const Cycle& cycle);
+
+// Runs the job (with run_schedule and a progress bar on a terminal, or step by
+// step with --trace, each step verified against its own reference) and
+// verifies the final state against job.destination applied to the initial
+// one. Returns the seconds the data motion took.
+double run_job(Session& s, const IoFlags& io, const Job& job);
+
+// The fields aapc, run and multi-aapc report about their job, before
+// machine_json's (the callers add their bound).
+nlohmann::json job_json(const std::string& command, const Job& job, const Machine& mach, double seconds);
 
 }  // namespace hcube::cli

@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   hcube::cli::add_schedule(app);
   hcube::cli::add_aapc(app);
   hcube::cli::add_run(app);
+  hcube::cli::add_multi_aapc(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

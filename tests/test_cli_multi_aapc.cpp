@@ -1,0 +1,349 @@
+// Tests of hcube multi-aapc as a user runs it: the real binary, its JSON, its
+// trace and the files it writes. The generalized shuffle and the paper's
+// cycle counts are written here from their formulas (Johnsson & Ho 1992,
+// sec. 2.3, Table 6, Corollary 2), not with the emulator's own code.
+#include <sstream>
+
+#include "cli_harness.hpp"
+
+namespace {
+
+using namespace hcube::test;
+
+class CliMultiAapc : public Cli {
+ protected:
+  // A rejected multi-aapc run: expect_error's one-line error, and no --output
+  // file left behind, not even a partial one.
+  void expect_rejected(Args args, const std::vector<std::string>& mentions) const {
+    args.insert(args.begin(), "multi-aapc");
+    args.push_back("--output");
+    args.push_back(path("out.npy").string());
+    expect_error(args, mentions);
+    for (const auto& entry : fs::directory_iterator(dir_))
+      EXPECT_FALSE(contains(entry.path().filename().string(), "out.npy")) << "left behind: " << entry.path();
+  }
+};
+
+std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
+
+// Table 6: one AAPC takes d ceil(K/2d) cycles with Algorithm 1, K/2 with 3 and 4.
+std::uint64_t single_cycles(int alg, unsigned d, unsigned m) {
+  const std::uint64_t half = std::uint64_t{1} << (m - 1);
+  return alg == 1 ? d * ceil_div(half, d) : half;
+}
+
+// Corollary 2: s pipelined AAPCs.
+std::uint64_t corollary2(int alg, unsigned d, unsigned m, unsigned s) {
+  const std::uint64_t half = std::uint64_t{1} << (m - 1);
+  if (alg == 1) return d * ceil_div(half, d) + (s - 1) * d;
+  if (alg == 3) return half + (s - 1) * (d + half % d);
+  return half + (s - 1) * d;
+}
+
+// The generalized shuffle from its definition: AAPC t exchanges node axis
+// order[t] (node bits u d .. u d + d - 1) with the memory axis (the low d
+// memory bits); the other bits stay.
+Words shuffle(const Words& in, const Cube& c, unsigned d, const std::vector<unsigned>& order) {
+  const std::uint64_t lo = (std::uint64_t{1} << d) - 1;
+  Words out(in.size());
+  for (std::uint64_t j = 0; j < c.nodes(); ++j)
+    for (std::uint64_t i = 0; i < c.K(); ++i) {
+      std::uint64_t node = j, local = i;
+      for (unsigned u : order) {
+        const std::uint64_t axis = (node >> (u * d)) & lo;
+        node = (node & ~(lo << (u * d))) | ((local & lo) << (u * d));
+        local = (local & ~lo) | axis;
+      }
+      out[c.g(node, local)] = in[c.g(j, i)];
+    }
+  return out;
+}
+
+std::vector<unsigned> identity_order(unsigned s) {
+  std::vector<unsigned> order(s);
+  for (unsigned t = 0; t < s; ++t) order[t] = t;
+  return order;
+}
+
+// The rows of the prose table printed after the line holding `title`: node -> cells.
+std::vector<std::vector<std::string>> table_after(const std::string& out, const std::string& title) {
+  std::vector<std::vector<std::string>> rows;
+  const std::size_t at = out.find(title);
+  if (at == std::string::npos) return rows;
+  std::istringstream in(out.substr(at));
+  std::string line;
+  std::getline(in, line);  // the title
+  std::getline(in, line);  // node | 0 1 ...
+  std::getline(in, line);  // -----+------
+  while (std::getline(in, line) && !line.empty()) {
+    std::istringstream cells(line.substr(line.find('|') + 1));
+    std::vector<std::string> row;
+    for (std::string cell; cells >> cell;) row.push_back(cell);
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+std::string unmarked(const std::string& cell) { return cell.substr(0, cell.find('*')); }
+
+struct Case {
+  unsigned d, s, m;
+};
+
+// --- help ------------------------------------------------------------------
+
+TEST_F(CliMultiAapc, HelpNamesTheCommandAndItsFlags) {
+  EXPECT_TRUE(contains(ok({"--help"}), "multi-aapc"));
+  const std::string help = ok({"multi-aapc", "--help"});
+  for (const char* flag : {"--axes", "--dims", "--mem-dims", "--algorithm", "--sequential", "--order", "--lines",
+                           "--type", "--backend", "--tile-dims", "--input", "--output", "--trace", "--json"})
+    EXPECT_TRUE(contains(help, flag)) << "multi-aapc --help lacks " << flag;
+}
+
+// --- counts ----------------------------------------------------------------
+
+TEST_F(CliMultiAapc, CyclesMeetThePaperCounts) {
+  const Case cases[] = {{1, 3, 1}, {1, 4, 2}, {2, 2, 2}, {2, 3, 3}, {2, 2, 4}, {3, 2, 3}, {3, 2, 4}, {4, 2, 4}};
+  for (const Case& k : cases)
+    for (int alg : {1, 3, 4})
+      for (bool sequential : {false, true}) {
+        SCOPED_TRACE(testing::Message() << "algorithm " << alg << ", d = " << k.d << ", s = " << k.s
+                                        << ", m = " << k.m << (sequential ? ", sequential" : ", pipelined"));
+        Args args = {"multi-aapc", "--axes",     std::to_string(k.s), "--dims", std::to_string(k.d),
+                     "--mem-dims", std::to_string(k.m), "--algorithm", std::to_string(alg)};
+        if (sequential) args.push_back("--sequential");
+        const json j = ok_json(args);
+        const std::uint64_t half = std::uint64_t{1} << (k.m - 1);
+        const std::uint64_t bound = sequential ? k.s * single_cycles(alg, k.d, k.m) : corollary2(alg, k.d, k.m, k.s);
+        EXPECT_EQ(j["command"], "multi-aapc");
+        EXPECT_EQ(j["verified"], true);
+        EXPECT_EQ(j["axes"], k.s);
+        EXPECT_EQ(j["d"], k.d);
+        EXPECT_EQ(j["m"], k.m);
+        EXPECT_EQ(j["n"], k.s * k.d);
+        EXPECT_EQ(j["K"], 2 * half);
+        EXPECT_EQ(j["algorithm"], std::to_string(alg));
+        EXPECT_EQ(j["pipelined"], !sequential);
+        EXPECT_EQ(j["order"], json(identity_order(k.s)));
+        EXPECT_EQ(j["bound"], bound);
+        EXPECT_EQ(j["bound_source"], sequential ? "s x Table 6" : "Corollary 2");
+        // Lemma 1: one pre- and one post-alignment for the whole sequence.
+        EXPECT_EQ(j["alignments"], 2);
+        EXPECT_EQ(j["counters"]["alignments"], 2);
+        EXPECT_EQ(j["launches"], j["cycles"].get<std::uint64_t>() + 2);
+        EXPECT_EQ(j["counters"]["kernel_launches"], j["launches"]);
+        EXPECT_EQ(j["counters"]["routing_cycles"], j["cycles"]);
+        // Every AAPC: K/2 complement pairs cross each of the d dimensions of its axis.
+        EXPECT_EQ(j["exchanges"], k.s * k.d * half);
+        EXPECT_TRUE(j["max_span"].is_number());
+        EXPECT_TRUE(j["seconds"].is_number());
+        EXPECT_TRUE(j["backend"].is_string());
+        EXPECT_EQ(j["permutation"], "generalized-shuffle");
+        EXPECT_FALSE(j.contains("trace"));
+        const std::uint64_t cycles = j["cycles"];
+        if (alg == 4 && !sequential && half % k.d != 0) {
+          // Alg. 4 then pipelines with Alg. 3's pair schedule: more than Corollary 2.
+          EXPECT_GT(cycles, bound);
+          EXPECT_EQ(cycles, corollary2(3, k.d, k.m, k.s));
+          ASSERT_TRUE(j["note"].is_string());
+          EXPECT_TRUE(contains(j["note"], "docs/multi-aapc.md")) << j["note"];
+        } else {
+          EXPECT_EQ(cycles, bound);
+          EXPECT_EQ(j["note"], nullptr);
+        }
+      }
+}
+
+TEST_F(CliMultiAapc, ProseShowsTheBoundAndTheAlg4Note) {
+  // d = 3 does not divide K/2 = 4: 4 + (3 + 1) = 8 cycles against Corollary 2's 4 + 3 = 7.
+  const std::string over = ok({"multi-aapc", "--axes", "2", "--dims", "3"});
+  EXPECT_TRUE(contains(over, "8 routing cycles (paper: 7, Corollary 2)")) << over;
+  EXPECT_TRUE(contains(over, "(a_2,a_1|a_0) -> (a_1,a_0|a_2)")) << over;
+  EXPECT_TRUE(contains(over, "verified against the reference: yes")) << over;
+  std::size_t notes = 0;
+  std::istringstream lines(over);
+  for (std::string line; std::getline(lines, line);)
+    if (line.rfind("note: ", 0) == 0) {
+      ++notes;
+      EXPECT_TRUE(contains(line, "Algorithm 3")) << line;
+      EXPECT_TRUE(contains(line, "docs/multi-aapc.md")) << line;
+    }
+  EXPECT_EQ(notes, 1u) << over;
+
+  // d = 2 divides K/2: Corollary 2 exactly, no note; sequential: s times Table 6.
+  const std::string met = ok({"multi-aapc", "--axes", "3", "--dims", "2", "--mem-dims", "3"});
+  EXPECT_TRUE(contains(met, "8 routing cycles (paper: 8, Corollary 2)")) << met;
+  EXPECT_FALSE(contains(met, "note: ")) << met;
+  const std::string seq = ok({"multi-aapc", "--axes", "2", "--dims", "3", "--sequential"});
+  EXPECT_TRUE(contains(seq, "8 routing cycles (paper: 8, s x Table 6)")) << seq;
+  EXPECT_FALSE(contains(seq, "note: ")) << seq;
+}
+
+TEST_F(CliMultiAapc, OneAxisIsOneAapc) {
+  for (int alg : {1, 3, 4}) {
+    SCOPED_TRACE(alg);
+    const json j = ok_json({"multi-aapc", "-s", "1", "-d", "3", "-m", "4", "-a", std::to_string(alg)});
+    EXPECT_EQ(j["verified"], true);
+    EXPECT_EQ(j["cycles"], single_cycles(alg, 3, 4));
+    EXPECT_EQ(j["launches"], single_cycles(alg, 3, 4) + 2);
+  }
+}
+
+// --- the shuffle, against its formula -------------------------------------
+
+TEST_F(CliMultiAapc, OutputIsTheShuffle) {
+  struct Run {
+    Case k;
+    std::vector<unsigned> order;  // empty: the default
+  };
+  const Run runs[] = {
+      {{2, 2, 2}, {}},        {{2, 3, 3}, {}},        {{3, 2, 4}, {}},
+      {{2, 3, 2}, {2, 1, 0}}, {{2, 3, 3}, {1, 2, 0}}, {{1, 4, 2}, {3, 0, 2, 1}},
+  };
+  for (const Run& r : runs)
+    for (int alg : {1, 3, 4})
+      for (bool sequential : {false, true}) {
+        const Cube c{r.k.s * r.k.d, r.k.m};
+        const std::vector<unsigned> order = r.order.empty() ? identity_order(r.k.s) : r.order;
+        std::string order_text;
+        for (unsigned u : order) order_text += (order_text.empty() ? "" : ",") + std::to_string(u);
+        SCOPED_TRACE(testing::Message() << "algorithm " << alg << ", d = " << r.k.d << ", s = " << r.k.s
+                                        << ", m = " << r.k.m << ", order " << order_text
+                                        << (sequential ? ", sequential" : ", pipelined"));
+        const Words in = random_words(c.total());
+        write_u64(path("in.npy"), c.shape(), in);
+        Args args = {"multi-aapc", "-s", std::to_string(r.k.s), "-d", std::to_string(r.k.d), "-m",
+                     std::to_string(r.k.m), "-a", std::to_string(alg), "-i", path("in.npy").string(),
+                     "-o", path("out.npy").string()};
+        if (!r.order.empty()) args.insert(args.end(), {"--order", order_text});
+        if (sequential) args.push_back("--sequential");
+        const json j = ok_json(args);
+        EXPECT_EQ(j["verified"], true);
+        EXPECT_EQ(j["type"], "uint64");
+        EXPECT_EQ(j["order"], json(order));
+        EXPECT_EQ(read_u64(path("out.npy"), c), shuffle(in, c, r.k.d, order));
+      }
+  // The default order is (a_s, ..., a_1 | a_0) -> (a_(s-1), ..., a_0 | a_s), written out for s = 3, d = 2, m = 3.
+  const Cube c{6, 3};
+  const Words in = random_words(c.total());
+  write_u64(path("in.npy"), c.shape(), in);
+  ok({"multi-aapc", "-s", "3", "-d", "2", "-m", "3", "-i", path("in.npy").string(), "-o", path("out.npy").string()});
+  Words want(in.size());
+  for (std::uint64_t j = 0; j < c.nodes(); ++j)
+    for (std::uint64_t i = 0; i < c.K(); ++i) {
+      const std::uint64_t a1 = j & 3, a2 = (j >> 2) & 3, a3 = (j >> 4) & 3, a0 = i & 3, high = i & 4;
+      want[c.g(a2 << 4 | a1 << 2 | a0, high | a3)] = in[c.g(j, i)];
+    }
+  EXPECT_EQ(read_u64(path("out.npy"), c), want);
+}
+
+TEST_F(CliMultiAapc, OtherTypesAndGreedyLines) {
+  for (const char* type : {"uint32", "double", "complex128"}) {
+    SCOPED_TRACE(type);
+    const json j = ok_json({"multi-aapc", "-s", "2", "-d", "2", "-m", "3", "--type", type});
+    EXPECT_EQ(j["verified"], true);
+    EXPECT_EQ(j["type"], type);
+  }
+  const json g = ok_json({"multi-aapc", "-s", "2", "-d", "3", "-m", "4", "--sequential", "--lines", "greedy"});
+  EXPECT_EQ(g["verified"], true);
+  EXPECT_EQ(g["lines"], "greedy");
+  EXPECT_EQ(g["cycles"], 16);
+}
+
+// --- trace -----------------------------------------------------------------
+
+TEST_F(CliMultiAapc, TraceShowsTable3) {
+  // The paper's Table 3: s = 2 AAPCs of d = 2 on 16 nodes of K = 4 words, Algorithm 4, one after the other.
+  const std::string out =
+      ok({"multi-aapc", "--axes", "2", "--dims", "2", "--mem-dims", "2", "--algorithm", "4", "--sequential",
+          "--trace"});
+  const auto initial = table_after(out, "initial state");
+  const auto pre = table_after(out, "after the pre-alignment");
+  const auto first = table_after(out, "after AAPC 1 of 2");
+  const auto second = table_after(out, "after AAPC 2 of 2");
+  const auto post = table_after(out, "after the post-alignment");
+  for (const auto* t : {&initial, &pre, &first, &second, &post}) {
+    ASSERT_EQ(t->size(), 16u) << out;
+    for (const auto& row : *t) ASSERT_EQ(row.size(), 4u) << out;
+  }
+  // 2 cycles per AAPC, each headed by its exchanges with their offset maps.
+  for (int c = 0; c < 4; ++c) EXPECT_TRUE(contains(out, "after routing cycle " + std::to_string(c) + " of 4: dim "));
+  EXPECT_TRUE(contains(out, " (map 1)")) << out;
+  EXPECT_TRUE(contains(out, " (map 2)")) << out;
+  EXPECT_FALSE(contains(out, "after AAPC 3")) << out;
+  EXPECT_LT(out.find("after AAPC 1 of 2"), out.find("after routing cycle 2 of 4"));
+  EXPECT_TRUE(contains(out, "mod 2 add")) << out;
+
+  const Cube c{4, 2};
+  const std::vector<unsigned> order = {0, 1};
+  const Words want = shuffle(labels(c), c, 2, order);
+  for (std::uint64_t j = 0; j < 16; ++j)
+    for (std::uint64_t i = 0; i < 4; ++i) {
+      EXPECT_EQ(initial[j][i], std::to_string(j) + "." + std::to_string(i));
+      // Lemma 1's pre-alignment: address i of node j holds the word (j, i xor a_1 xor a_2).
+      const std::uint64_t x = i ^ (j & 3) ^ (j >> 2);
+      EXPECT_EQ(unmarked(pre[j][i]), std::to_string(j) + "." + std::to_string(x));
+      const std::uint64_t w = want[c.g(j, i)];
+      EXPECT_EQ(unmarked(post[j][i]), std::to_string(w / 4) + "." + std::to_string(w % 4));
+    }
+  // After the first AAPC node 4 holds at address 0 the word of node 5, address 0 (label 20): node 5
+  // sent it across dimension 0, where node 0 keeps its own word at address 0.
+  EXPECT_EQ(unmarked(first[4][0]), "5.0");
+  EXPECT_EQ(unmarked(first[0][0]), "0.0");
+
+  // Pipelined, there is no AAPC boundary to mark.
+  const std::string piped = ok({"multi-aapc", "-s", "2", "-d", "2", "--trace"});
+  EXPECT_FALSE(contains(piped, "after AAPC")) << piped;
+  EXPECT_TRUE(contains(piped, "after the post-alignment")) << piped;
+}
+
+TEST_F(CliMultiAapc, TraceJson) {
+  const Cube c{4, 2};
+  const json j = ok_json({"multi-aapc", "-s", "2", "-d", "2", "--sequential", "--trace"});
+  EXPECT_EQ(j["verified"], true);
+  const json& t = j["trace"];
+  ASSERT_EQ(t.size(), 7u);  // initial, pre, 4 cycles, post
+  EXPECT_EQ(t[0]["step"], "initial");
+  EXPECT_EQ(t[1]["step"], "pre-alignment");
+  EXPECT_EQ(t[2]["step"], "routing cycle 0");
+  EXPECT_EQ(t[6]["step"], "post-alignment");
+  EXPECT_EQ(t[0]["state"], state_json(labels(c), c, false));
+  const Words pre =
+      align(labels(c), c, [](std::uint64_t node, std::uint64_t i) { return i ^ (node & 3) ^ (node >> 2); });
+  EXPECT_EQ(t[1]["state"], state_json(pre, c, false));
+  for (int cyc = 0; cyc < 4; ++cyc) {
+    const json& step = t[2 + cyc];
+    ASSERT_EQ(step["exchanges"].size(), 2u);
+    for (const json& x : step["exchanges"]) EXPECT_TRUE(x.contains("map")) << x;
+    if (cyc == 1 || cyc == 3)
+      EXPECT_EQ(step["after_aapc"], cyc == 1 ? 1 : 2);
+    else
+      EXPECT_FALSE(step.contains("after_aapc"));
+  }
+  EXPECT_EQ(t[3]["state"][4][0], 20);  // Table 3: node 4, address 0 holds label 20 = node 5, address 0
+  EXPECT_EQ(t[6]["state"], state_json(shuffle(labels(c), c, 2, {0, 1}), c, false));
+}
+
+// --- rejected input --------------------------------------------------------
+
+TEST_F(CliMultiAapc, RejectsBadFlags) {
+  expect_rejected({"--axes", "0", "--dims", "2"}, {"s = 0"});
+  expect_rejected({"--axes", "2", "--dims", "0"}, {"d = 0"});
+  expect_rejected({"--axes", "2", "--dims", "3", "--mem-dims", "2"}, {"d = 3", "m = 2"});
+  expect_rejected({"--axes", "2", "--dims", "2", "--algorithm", "7"}, {"'7'", "1, 3, 4"});
+  expect_rejected({"--axes", "2", "--dims", "2", "--algorithm", "five"}, {"'five'", "1, 3, 4"});
+  expect_rejected({"--axes", "2", "--dims", "2", "--algorithm", "5"}, {"Algorithm 5", "not implemented yet"});
+  expect_rejected({"--axes", "2", "--dims", "2", "--algorithm", "2"}, {"'2'", "1, 3, 4"});
+  expect_rejected({"--axes", "2", "--dims", "2", "--order", "0,0"}, {"0,0", "axis 0 appears twice", "0..1"});
+  expect_rejected({"--axes", "3", "--dims", "2", "--order", "0,1"}, {"0,1", "lists 2 axes", "s = 3"});
+  expect_rejected({"--axes", "2", "--dims", "2", "--order", "0,2"}, {"axis 2 out of range", "0..1"});
+  expect_rejected({"--axes", "2", "--dims", "2", "--order", "1,x"}, {"--order", "'x'"});
+  expect_rejected({"--axes", "30", "--dims", "2"}, {"30 * 2 + 2", "56"});
+  expect_rejected({"--axes", "2", "--dims", "2", "--mem-dims", "60"}, {"60", "56"});
+  expect_rejected({"--axes", "1", "--dims", "2", "--mem-dims", "40"}, {"exchanges", "--mem-dims"});
+  expect_rejected({"--axes", "2", "--dims", "2", "--lines", "zigzag"}, {"'zigzag'", "diagonal", "greedy"});
+  expect_rejected({"--axes", "2", "--dims", "3", "--mem-dims", "7", "--trace"}, {"8192", "4096"});
+  expect_rejected({"--axes", "2", "--dims", "2", "--type", "int8"}, {"'int8'"});
+}
+
+}  // namespace
