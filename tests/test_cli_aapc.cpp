@@ -66,24 +66,6 @@ Args concat(Args a, const Args& b) {
   return a;
 }
 
-// The rows of the prose table printed after `title`: node -> cells.
-std::vector<std::vector<std::string>> table_after(const std::string& out, const std::string& title) {
-  std::vector<std::vector<std::string>> rows;
-  const std::size_t at = out.find(title);
-  if (at == std::string::npos) return rows;
-  std::istringstream in(out.substr(at));
-  std::string line;
-  std::getline(in, line);  // the title
-  std::getline(in, line);  // node | 0 1 ...
-  std::getline(in, line);  // -----+------
-  while (std::getline(in, line) && !line.empty()) {
-    std::istringstream cells(line.substr(line.find('|') + 1));
-    std::vector<std::string> row;
-    for (std::string cell; cells >> cell;) row.push_back(cell);
-    rows.push_back(row);
-  }
-  return rows;
-}
 
 // --- help ------------------------------------------------------------------
 
