@@ -3,7 +3,7 @@
 # The CUDA toolkit is optional: without nvcc the CUDA backend is left out.
 set -euo pipefail
 
-packages=(cmake g++ make libgtest-dev libcli11-dev nlohmann-json3-dev libfmt-dev libbenchmark-dev)
+packages=(cmake g++ make libgtest-dev libcli11-dev nlohmann-json3-dev libfmt-dev libbenchmark-dev libfftw3-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

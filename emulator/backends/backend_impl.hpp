@@ -25,6 +25,7 @@
 #include "hcube/host/error.hpp"
 #include "hcube/kernels/alignment.hpp"
 #include "hcube/kernels/exchange.hpp"
+#include "hcube/kernels/fft.hpp"
 #include "hcube/kernels/relayout.hpp"
 #include "hcube/kernels/router.hpp"
 #include "hcube/kernels/word.hpp"
@@ -113,6 +114,23 @@ class BackendImpl final : public Backend {
       using W = decltype(w);
       policy_.launch(step.size() * longest, kernels::RouterBody<W>{static_cast<W*>(storage.data()), layout, msgs, longest});
     });
+  }
+
+  void fft_stage(Buffer& storage, const Layout& layout, std::size_t wb, const AffineTables& index, unsigned mem_bit,
+                 unsigned index_bit, bool inverse) override {
+    const kernels::AffineView view = stage_tables(index);
+    const auto run = [&](auto c) {
+      using C = decltype(c);
+      const kernels::FftStageBody<C> body{static_cast<C*>(storage.data()), layout, view, mem_bit + layout.t, index_bit,
+                                          inverse ? 1.0 : -1.0};
+      policy_.launch(body.count(), body);
+    };
+    if (wb == sizeof(kernels::Complex64))
+      run(kernels::Complex64{});
+    else if (wb == sizeof(kernels::Complex128))
+      run(kernels::Complex128{});
+    else
+      throw Error("internal: FFT stages run on complex64 or complex128 words only");
   }
 
   void synchronize() override { policy_.synchronize(); }

@@ -14,5 +14,6 @@ void add_schedule(CLI::App& app);
 void add_aapc(CLI::App& app);
 void add_run(CLI::App& app);
 void add_multi_aapc(CLI::App& app);
+void add_fft(CLI::App& app);
 
 }  // namespace hcube::cli

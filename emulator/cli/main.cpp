@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   hcube::cli::add_aapc(app);
   hcube::cli::add_run(app);
   hcube::cli::add_multi_aapc(app);
+  hcube::cli::add_fft(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -6,6 +6,7 @@
 
 #include "hcube/emulator/units.hpp"
 #include "hcube/host/error.hpp"
+#include "hcube/host/parse.hpp"
 
 namespace hcube {
 namespace {
@@ -193,6 +194,21 @@ RouterStepReport Machine::route(const RouterStep& step, const RouterLimits& limi
   counters_.bytes_read += rep.words * word_bytes();
   counters_.bytes_written += rep.words * word_bytes();
   return rep;
+}
+
+void Machine::fft_stage(unsigned mem_bit, unsigned index_bit, const AffineTables& index, bool inverse) {
+  const Geometry& geo = geometry();
+  if (type_ != ElementType::c64 && type_ != ElementType::c128)
+    throw Error(fmt::format("FFT stages run on complex64 or complex128 data: the machine holds {}", info(type_).name));
+  if (mem_bit >= geo.m)
+    throw Error(fmt::format("FFT stage on memory bit {} out of range: {}", mem_bit, allowed_indices(geo.m, "m")));
+  if (index_bit >= 63) throw Error(fmt::format("FFT stage on index bit {} out of range: allowed 0..62", index_bit));
+  const auto start = Clock::now();
+  backend_->fft_stage(storage_, layout_, word_bytes(), index, mem_bit, index_bit, inverse);
+  backend_->synchronize();
+  account_launch("fft", seconds_since(start));
+  counters_.bytes_read += bytes();
+  counters_.bytes_written += bytes();
 }
 
 }  // namespace hcube

@@ -62,6 +62,12 @@ class Backend {
   virtual void align_copy(const Buffer& src, Buffer& dst, const Layout& layout, std::size_t word_bytes,
                           const AffineTables& map) = 0;
   virtual void route(Buffer& storage, const Layout& layout, std::size_t word_bytes, const RouterStep& step) = 0;
+  // One radix-2 decimation-in-frequency butterfly stage (kernels/fft.hpp) on
+  // complex words (word_bytes 8: complex64, 16: complex128): the words at
+  // local addresses differing in bit mem_bit are pairs, `index` gives each
+  // word's logical index, index_bit the bit in which a pair's indices differ.
+  virtual void fft_stage(Buffer& storage, const Layout& layout, std::size_t word_bytes, const AffineTables& index,
+                         unsigned mem_bit, unsigned index_bit, bool inverse) = 0;
 
   virtual void synchronize() = 0;
 };

@@ -66,6 +66,13 @@ class Machine {
   void align(const AffineMap& map);
   // Primitive 3: checks the step, then one launch; returns its counts.
   RouterStepReport route(const RouterStep& step, const RouterLimits& limits);
+  // The FFT's local compute step (kernels/fft.hpp): one radix-2 DIF butterfly
+  // stage pairing the words whose local addresses differ in bit mem_bit, on
+  // complex64 or complex128 data, each word's logical index given by `index`
+  // ((node, local) -> index, make_tables of an affine map); the pair's indices
+  // differ in index_bit. One launch, counted in phase "fft". Throws for other
+  // element types and bits out of range.
+  void fft_stage(unsigned mem_bit, unsigned index_bit, const AffineTables& index, bool inverse = false);
 
   const Counters& counters() const { return counters_; }
   void reset_counters();

@@ -1,0 +1,262 @@
+// hcube fft: a distributed radix-2 FFT of 2^P complex points in cyclic order
+// on 2^n nodes (emulator/fft.hpp): local butterfly stages with AAPCs between
+// them and the bit reversal folded into their alignments, compared with
+// FFTW's transform of the whole vector.
+#include <fmt/format.h>
+
+#include <complex>
+#include <cstring>
+#include <iostream>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <random>
+#include <vector>
+
+#include "commands.hpp"
+#include "hcube/emulator/fft.hpp"
+#include "hcube/emulator/npy.hpp"
+#include "hcube/host/error.hpp"
+
+namespace hcube::cli {
+namespace {
+
+constexpr long long kUnset = std::numeric_limits<long long>::min();
+// The FFTW reference takes at most 2^30 points; its vectors and the machine
+// all live in host memory on the CPU backend.
+constexpr long long kMaxPointsLog2 = 30;
+
+struct FftFlags {
+  long long points_log2 = kUnset;
+  long long nodes_log2 = kUnset;
+  std::string type;  // empty: --input's, else complex128
+  std::string order = "natural";
+  std::string backend = "auto";
+  long long tile_dims = -1;
+  std::string algorithm = "4";
+  bool inverse = false;
+  std::string input, output;
+  unsigned long long seed = 1;
+  bool json = false;
+  bool plan = false;
+};
+
+// Element type and points: --input's (checked) or seeded random ones in [-1, 1)^2.
+struct Points {
+  ElementType type = ElementType::c128;
+  std::vector<std::complex<double>> x;
+};
+
+Points read_points(const FftFlags& f, unsigned P) {
+  Points p;
+  std::optional<ElementType> asked;
+  if (!f.type.empty()) {
+    asked = parse_element_type(f.type);
+    if (*asked != ElementType::c64 && *asked != ElementType::c128)
+      throw Error(fmt::format("--type {} out of range: hcube fft runs on complex64 or complex128", info(*asked).name));
+    p.type = *asked;
+  }
+  const std::uint64_t N = std::uint64_t{1} << P;
+  if (f.input.empty()) {
+    std::mt19937_64 rng(f.seed);
+    const auto unit = [&] { return static_cast<double>(rng() >> 11) * 0x1p-52 - 1.0; };
+    p.x.resize(N);
+    for (auto& v : p.x) {
+      const double re = unit(), im = unit();
+      v = p.type == ElementType::c64 ? std::complex<double>(static_cast<float>(re), static_cast<float>(im))
+                                     : std::complex<double>(re, im);
+    }
+    return p;
+  }
+  const NpyArray a = read_npy(f.input);
+  if (a.type != ElementType::c64 && a.type != ElementType::c128)
+    throw Error(fmt::format("{} holds {} ({}): hcube fft needs complex64 (<c8) or complex128 (<c16) points", f.input,
+                            info(a.type).name, info(a.type).npy_descr));
+  if (asked && *asked != a.type)
+    throw Error(fmt::format("{} holds {} but --type asks for {}: drop --type or convert the file", f.input,
+                            info(a.type).name, info(*asked).name));
+  p.type = a.type;
+  if (a.shape.size() != 1) {
+    std::string shape;
+    for (std::uint64_t s : a.shape) shape += (shape.empty() ? "" : ", ") + std::to_string(s);
+    throw Error(fmt::format("{} has shape ({}): hcube fft reads a flat array of 2^{} = {} points in index order",
+                            f.input, shape, P, N));
+  }
+  const std::uint64_t count = a.elements();
+  if (count == 0 || (count & (count - 1)) != 0)
+    throw Error(fmt::format("{} holds {} points: not a power of two; --points-log2 {} needs 2^{} = {}", f.input, count,
+                            P, P, N));
+  if (count != N)
+    throw Error(fmt::format("{} holds {} = 2^{} points: --points-log2 {} needs 2^{} = {}", f.input, count,
+                            __builtin_ctzll(count), P, P, N));
+  p.x.resize(N);
+  for (std::uint64_t i = 0; i < N; ++i) {
+    if (a.type == ElementType::c128) {
+      std::memcpy(&p.x[i], &a.data[i * 16], 16);
+    } else {
+      std::complex<float> v;
+      std::memcpy(&v, &a.data[i * 8], 8);
+      p.x[i] = {v.real(), v.imag()};
+    }
+  }
+  return p;
+}
+
+// Checks P and n before anything is read or allocated.
+void check_sizes(const FftFlags& f) {
+  if (f.points_log2 < 1 || f.points_log2 > kMaxPointsLog2)
+    throw Error(fmt::format("--points-log2 {} out of range: allowed 1..{} (2 to 2^{} points)", f.points_log2,
+                            kMaxPointsLog2, kMaxPointsLog2));
+  const long long P = f.points_log2, n = f.nodes_log2;
+  if (n < 0)
+    throw Error(fmt::format("--nodes-log2 {} out of range: allowed 0..{} for 2^{} points", n, P - 1, P));
+  if (n > P)
+    throw Error(fmt::format("--nodes-log2 {}: 2^{} nodes for 2^{} points, more nodes than points; allowed 0..{} "
+                            "(at least 2 points per node)",
+                            n, n, P, P - 1));
+  if (n == P)
+    throw Error(fmt::format("--nodes-log2 {}: 2^{} nodes for 2^{} points leaves one point per node; allowed 0..{} "
+                            "(the local butterflies need at least 2 points per node)",
+                            n, n, P, P - 1));
+}
+
+// The tolerance on max |X - X_fftw| / max |X_fftw|.
+double tolerance(ElementType t) { return t == ElementType::c128 ? 1e-12 : 1e-4; }
+
+std::string dims_text(const std::vector<unsigned>& dims) {
+  std::string s;
+  for (unsigned d : dims) s += (s.empty() ? "" : ", ") + std::to_string(d);
+  return s;
+}
+
+}  // namespace
+
+void add_fft(CLI::App& app) {
+  auto f = std::make_shared<FftFlags>();
+  auto* cmd = app.add_subcommand(
+      "fft",
+      "distributed radix-2 FFT of 2^P complex points in cyclic order on 2^n nodes: local butterfly stages with AAPCs "
+      "between them and the bit reversal folded into their alignments, compared with FFTW");
+  cmd->add_option("-P,--points-log2", f->points_log2, "2^P points")->required();
+  cmd->add_option("-n,--nodes-log2", f->nodes_log2, "2^n nodes, 0 <= n <= P-1: each holds 2^(P-n) points")->required();
+  cmd->add_option("-t,--type", f->type, "complex128 or complex64 (default complex128, or --input's)");
+  cmd->add_option("--order", f->order,
+                  "natural (X[k] in cyclic order, as the input) or bit-reversed (X[rev k] at global address k)")
+      ->capture_default_str();
+  cmd->add_flag("--inverse", f->inverse, "exp(+2 pi i t k / N), unscaled (compared with FFTW's backward transform)");
+  cmd->add_option("-a,--algorithm", f->algorithm, "the AAPC schedules: Johnsson & Ho's Algorithm 1, 2, 3 or 4")
+      ->capture_default_str();
+  cmd->add_option("--backend", f->backend, "auto (CUDA when a GPU is present), cpu or cuda")->capture_default_str();
+  cmd->add_option("--tile-dims", f->tile_dims,
+                  "nodes per storage tile = 2^t, 0..n (default min(n, " + std::to_string(kDefaultTileDims) + "))");
+  cmd->add_option("-i,--input", f->input, "the points: a flat .npy of 2^P complex64 or complex128 values, in index order");
+  cmd->add_option("-o,--output", f->output,
+                  "write the transform, a flat .npy of 2^P values in index order: natural X[k] at k, bit-reversed "
+                  "X[rev k] at k");
+  cmd->add_option("--seed", f->seed, "seed of the random points when there is no --input")->capture_default_str();
+  cmd->add_flag("--plan", f->plan, "print the plan: every AAPC's bits and the stages between them");
+  cmd->add_flag("--json", f->json, "print one JSON object instead of prose");
+  cmd->callback([f] {
+    // Every flag is checked before anything is read or allocated.
+    check_sizes(*f);
+    const unsigned P = static_cast<unsigned>(f->points_log2), n = static_cast<unsigned>(f->nodes_log2), m = P - n;
+    FftOptions options;
+    options.order = parse_fft_order(f->order);
+    options.inverse = f->inverse;
+    options.algorithm = parse_aapc_algorithm(f->algorithm);
+    const BackendChoice choice = parse_backend_choice(f->backend);
+    const FftPlan plan = plan_fft(n, m, options.order);
+    const Points pts = read_points(*f, P);
+
+    Machine mach(MachineOptions{n, m, pts.type, choice, f->tile_dims});
+    std::string note;
+    if (choice == BackendChoice::automatic) {
+      std::string why;
+      cuda_device_count(&why);
+      note = mach.backend().kind() == BackendKind::cpu ? "auto chose cpu: " + why : "auto chose cuda: a GPU is present";
+    }
+    load_cyclic(mach, pts.x);
+    const FftReport rep = distributed_fft(mach, options);
+    const std::vector<std::complex<double>> y = read_result(mach, options.order);
+
+    // FFTW's transform of the whole vector, in the same order.
+    std::vector<std::complex<double>> ref = fftw_dft(pts.x, options.inverse);
+    if (options.order == FftOrder::bit_reversed) {
+      std::vector<std::complex<double>> r(ref.size());
+      for (std::uint64_t t = 0; t < r.size(); ++t) r[t] = ref[reverse_bits(t, P)];
+      ref = std::move(r);
+    }
+    const double err = max_relative_error(y, ref), tol = tolerance(pts.type);
+    if (!(err < tol))
+      throw Error(fmt::format("verification against FFTW failed: max relative error {:.3g} exceeds {:.0e} for {}", err,
+                              tol, info(pts.type).name));
+
+    if (!f->output.empty()) {
+      std::vector<unsigned char> bytes(y.size() * info(pts.type).bytes);
+      for (std::uint64_t i = 0; i < y.size(); ++i) {
+        if (pts.type == ElementType::c128) {
+          std::memcpy(&bytes[i * 16], &y[i], 16);
+        } else {
+          const std::complex<float> v(static_cast<float>(y[i].real()), static_cast<float>(y[i].imag()));
+          std::memcpy(&bytes[i * 8], &v, 8);
+        }
+      }
+      write_npy(f->output, pts.type, {y.size()}, bytes.data(), bytes.size());
+    }
+
+    const std::string source = f->input.empty() ? fmt::format("random points, seed {}", f->seed) : f->input;
+    if (f->json) {
+      nlohmann::ordered_json j = {
+          {"command", "fft"},
+          {"points_log2", P},
+          {"nodes_log2", n},
+          {"m", m},
+          {"points", std::uint64_t{1} << P},
+          {"nodes", std::uint64_t{1} << n},
+          {"type", info(pts.type).name},
+          {"order", to_string(options.order)},
+          {"inverse", options.inverse},
+          {"algorithm", f->algorithm},
+          {"input", f->input.empty() ? nlohmann::json(nullptr) : nlohmann::json(f->input)},
+          {"seed", f->input.empty() ? nlohmann::json(f->seed) : nlohmann::json(nullptr)},
+          {"stages", rep.stages},
+          {"aapcs", rep.aapcs},
+          {"aapc_dims", rep.aapc_dims},
+          {"single_alignment_pair", rep.single_alignment_pair},
+          {"alignments", rep.alignments},
+          {"cycles", rep.cycles},
+          {"launches", rep.launches},
+          {"max_relative_error", err},
+          {"tolerance", tol},
+          {"verified", true},
+          {"backend", to_string(mach.backend().kind())},
+          {"device", mach.backend().device_name()},
+          {"backend_note", note},
+          {"tile_dims", mach.layout().t},
+          {"seconds", rep.seconds},
+          {"output", f->output.empty() ? nlohmann::json(nullptr) : nlohmann::json(f->output)},
+          {"counters", mach.counters().to_json()},
+      };
+      std::cout << j.dump(2) << "\n";
+      return;
+    }
+    if (!note.empty()) fmt::print("backend {}\n", note);
+    fmt::print("{}FFT of 2^{} points ({}, {}) on 2^{} nodes of 2^{} words, {} order\n", options.inverse ? "inverse " : "",
+               P, info(pts.type).name, source, n, m, to_string(options.order));
+    if (f->plan) {
+      const std::string text = plan.describe();
+      std::cout << text.substr(text.find('\n') + 1);  // the steps, below the headline already printed
+    }
+    fmt::print("{} radix-2 stages, {} AAPC{}{}{}, {} alignment{}, {} routing cycles: {} launches in {:.6f} s\n",
+               rep.stages, rep.aapcs, rep.aapcs == 1 ? "" : "s",
+               rep.aapcs ? fmt::format(" (d = {})", dims_text(rep.aapc_dims)) : std::string(),
+               rep.single_alignment_pair ? " as one sequence (Lemma 1)" : "", rep.alignments,
+               rep.alignments == 1 ? "" : "s", rep.cycles, rep.launches, rep.seconds);
+    fmt::print("on {} backend ({})\n", to_string(mach.backend().kind()), mach.backend().device_name());
+    fmt::print("max relative error vs FFTW: {:.3g} (tolerance {:.0e}): verified\n", err, tol);
+    std::cout << mach.counters().to_text();
+    if (!f->output.empty()) fmt::print("wrote {}\n", f->output);
+  });
+}
+
+}  // namespace hcube::cli

@@ -1,0 +1,102 @@
+// A distributed radix-2 FFT on the emulated cube: 2^q complex points, q = n + m,
+// held in cyclic order (point x at node x mod 2^n, local address x >> n),
+// transformed by local butterfly stages (Machine::fft_stage, one launch each)
+// with AAPCs between them that bring the next node bits into local memory
+// (Johnsson & Ho 1992, introduction); the same AAPCs, with the bit reversal
+// folded into their alignments, deliver the result in natural or bit-reversed
+// order. host/fft_plan.hpp plans it; docs/fft-staging.md explains it and how
+// to stage an FFT of one's own through the library (FftStaging).
+#pragma once
+
+#include <complex>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "hcube/emulator/machine.hpp"
+#include "hcube/host/aapc.hpp"
+#include "hcube/host/fft_plan.hpp"
+
+namespace hcube {
+
+struct FftOptions {
+  FftOrder order = FftOrder::natural;
+  // exp(+2 pi i t k / N) instead of exp(-2 pi i t k / N), unscaled (FFTW's backward transform).
+  bool inverse = false;
+  AapcAlgorithm algorithm = AapcAlgorithm::alg4;  // the schedule of every AAPC
+};
+
+struct FftReport {
+  unsigned stages = 0;                 // butterfly stages, one launch each: q
+  unsigned aapcs = 0;                  // AAPCs run
+  std::vector<unsigned> aapc_dims;     // d of each
+  bool single_alignment_pair = false;  // Lemma 1: the AAPCs ran as one sequence between one pre- and one post-alignment
+  std::uint64_t alignments = 0;        // alignment launches
+  std::uint64_t cycles = 0;            // routing cycles
+  std::uint64_t launches = 0;          // every kernel launch: stages + alignments + cycles
+  double seconds = 0;                  // wall time of the whole transform
+};
+
+// Transforms the 2^(n+m) points a machine holds in cyclic order, in place:
+// X[k] = sum_x x[t] exp(-2 pi i t k / 2^q). Afterwards the machine holds X in
+// options.order (fft_result_address says where each element is). The machine
+// must hold complex64 or complex128 data and m >= 1 (two points per node);
+// any n. Throws hcube::Error otherwise, before anything runs.
+FftReport distributed_fft(Machine& machine, const FftOptions& options = {});
+
+// Staging an FFT of one's own (docs/fft-staging.md): the library runs the
+// plan's data motion -- the AAPCs between the local transforms and the final
+// bit reversal -- and says where every point is; the caller transforms the
+// local index bits of each segment itself (or with stage()).
+class FftStaging {
+ public:
+  FftStaging(Machine& machine, FftOrder order, AapcAlgorithm algorithm = AapcAlgorithm::alg4);
+  ~FftStaging();
+  FftStaging(const FftStaging&) = delete;
+  FftStaging& operator=(const FftStaging&) = delete;
+
+  const FftPlan& plan() const;
+  // Segment s: after move_to(s), index bits hi .. lo (top first) are local.
+  const std::vector<FftSegment>& segments() const;
+  // Runs segment s's AAPCs (segment 0 has none); call for s = 0, 1, ... in order.
+  void move_to(std::size_t s);
+  // Where the points are now. Between segments each word's global address is
+  // a bit permutation of its logical index (position in the DIF's in-place
+  // array: the input index until the first stage, X[rev_q(t)] after the last).
+  std::uint64_t logical_index(std::uint64_t node, std::uint64_t local) const;
+  std::uint64_t address_of(std::uint64_t logical) const;  // global address node * K + local
+  unsigned local_bit(unsigned index_bit) const;  // the local address bit holding index bit b; throws if not local
+  // The library's own radix-2 DIF stage on a local index bit (Machine::fft_stage).
+  void stage(unsigned index_bit, bool inverse = false);
+  // After the last segment's stages: the final alignment into the requested
+  // order. Throws if a segment was skipped.
+  void finish();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Data in and out in index order, converted to the machine's type.
+// load_cyclic: x[t] goes to cyclic_address(t); x.size() must be 2^(n+m).
+void load_cyclic(Machine& machine, const std::vector<std::complex<double>>& x);
+// The result as a vector in index order: natural: X[k] at k; bit-reversed: X[rev_q(t)] at t.
+std::vector<std::complex<double>> read_result(const Machine& machine, FftOrder order);
+
+// The whole transform for the caller's own array: a machine of 2^nodes_log2
+// nodes holding x.size() / 2^nodes_log2 points each (x.size() a power of two,
+// at least 2 points per node), loaded, transformed and read back in `order`.
+std::vector<std::complex<double>> hcube_fft(const std::vector<std::complex<double>>& x, unsigned nodes_log2,
+                                            FftOrder order = FftOrder::natural,
+                                            BackendChoice backend = BackendChoice::automatic);
+std::vector<std::complex<float>> hcube_fft(const std::vector<std::complex<float>>& x, unsigned nodes_log2,
+                                           FftOrder order = FftOrder::natural,
+                                           BackendChoice backend = BackendChoice::automatic);
+
+// The reference: FFTW's transform of the whole vector (double precision,
+// FFTW_ESTIMATE), forward or unscaled backward. At most 2^30 points.
+std::vector<std::complex<double>> fftw_dft(const std::vector<std::complex<double>>& x, bool inverse = false);
+// max_k |x[k] - ref[k]| / max_k |ref[k]| (the absolute difference when ref is all zero).
+double max_relative_error(const std::vector<std::complex<double>>& x, const std::vector<std::complex<double>>& ref);
+
+}  // namespace hcube
