@@ -423,4 +423,10 @@ nlohmann::json job_json(const std::string& command, const Job& job, const Machin
   };
 }
 
+std::string join_uints(const std::vector<unsigned>& values, const char* separator) {
+  std::string text;
+  for (unsigned v : values) text += (text.empty() ? "" : separator) + std::to_string(v);
+  return text;
+}
+
 }  // namespace hcube::cli

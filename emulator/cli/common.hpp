@@ -79,6 +79,9 @@ void write_output(const IoFlags& io, const Machine& machine);
 // The JSON fields every run reports: geometry, backend, counters.
 nlohmann::json machine_json(const Session& s);
 
+// "3, 3, 3" (or with another separator): lists of dimensions in messages.
+std::string join_uints(const std::vector<unsigned>& values, const char* separator = ", ");
+
 // Prints `j` (with --json) or runs `prose` to print text.
 void emit(const IoFlags& io, const nlohmann::json& j, const std::function<void()>& prose);
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "common.hpp"
 #include "hcube/emulator/fft.hpp"
 #include "hcube/emulator/npy.hpp"
 #include "hcube/host/error.hpp"
@@ -122,12 +123,6 @@ void check_sizes(const FftFlags& f) {
 
 // The tolerance on max |X - X_fftw| / max |X_fftw|.
 double tolerance(ElementType t) { return t == ElementType::c128 ? 1e-12 : 1e-4; }
-
-std::string dims_text(const std::vector<unsigned>& dims) {
-  std::string s;
-  for (unsigned d : dims) s += (s.empty() ? "" : ", ") + std::to_string(d);
-  return s;
-}
 
 }  // namespace
 
@@ -249,7 +244,7 @@ void add_fft(CLI::App& app) {
     }
     fmt::print("{} radix-2 stages, {} AAPC{}{}{}, {} alignment{}, {} routing cycles: {} launches in {:.6f} s\n",
                rep.stages, rep.aapcs, rep.aapcs == 1 ? "" : "s",
-               rep.aapcs ? fmt::format(" (d = {})", dims_text(rep.aapc_dims)) : std::string(),
+               rep.aapcs ? fmt::format(" (d = {})", join_uints(rep.aapc_dims)) : std::string(),
                rep.single_alignment_pair ? " as one sequence (Lemma 1)" : "", rep.alignments,
                rep.alignments == 1 ? "" : "s", rep.cycles, rep.launches, rep.seconds);
     fmt::print("on {} backend ({})\n", to_string(mach.backend().kind()), mach.backend().device_name());

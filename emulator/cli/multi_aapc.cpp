@@ -112,12 +112,6 @@ std::string shuffle_state(const std::vector<unsigned>& order, std::size_t steps)
   return text + fmt::format("|a_{})", mem);
 }
 
-std::string join(const std::vector<unsigned>& v) {
-  std::string text;
-  for (unsigned x : v) text += (text.empty() ? "" : ",") + std::to_string(x);
-  return text;
-}
-
 }  // namespace
 
 void add_multi_aapc(CLI::App& app) {
@@ -201,7 +195,7 @@ void add_multi_aapc(CLI::App& app) {
         "multi-aapc: s = {} AAPC{} of d = {}, Algorithm {}{}, {}, axis order {}, on n = {}, m = {} (K = {})\n{}: {}\n",
         o.axes, o.axes == 1 ? "" : "s", o.d, job.schedule.algorithm,
         job.schedule.lines.empty() ? "" : " (" + job.schedule.lines + " lines)",
-        o.pipelined ? "pipelined" : "sequential", join(o.order), p.n, o.m, bit(o.m), job.permutation, job.formula);
+        o.pipelined ? "pipelined" : "sequential", join_uints(o.order, ","), p.n, o.m, bit(o.m), job.permutation, job.formula);
     if (note) summary += "note: " + *note + "\n";
     // Pipelined AAPCs overlap: a cycle can use more than one axis' d dimensions.
     const auto& per_cycle = job.stats.exchanges_per_cycle;
