@@ -72,11 +72,7 @@ AapcOptions aapc_options(const ScheduleFlags& f) {
   o.algorithm = parse_aapc_algorithm(f.algorithm);
   o.lines = parse_line_drawing(f.lines);
   const long long d = f.d, n = f.n == kUnset ? d : f.n, m = f.m == kUnset ? d : f.m;
-  if (d < 1 || d > 32) throw Error(fmt::format("AAPC dimension d = {} out of range: allowed 1..32", d));
-  if (n < d) throw Error(fmt::format("d = {} exceeds the processor dimensions n = {}: allowed d <= n", d, n));
-  if (m < d) throw Error(fmt::format("d = {} exceeds the memory dimensions m = {}: allowed d <= m", d, m));
-  if (n + m > kMaxAddressBits)
-    throw Error(fmt::format("n + m = {} + {} = {} out of range: allowed at most {}", n, m, n + m, kMaxAddressBits));
+  check_aapc_dimensions(d, n, m);
   // K/2 cycles of d exchanges (Alg. 1 pads its last group with idle channels only).
   const std::uint64_t exchanges = (std::uint64_t{1} << (m - 1)) * static_cast<std::uint64_t>(d);
   if (exchanges > kMaxScheduleExchanges)

@@ -138,10 +138,15 @@ ScheduleStats Machine::run_cycles(const Schedule& s, const Progress& progress) {
   return stats;
 }
 
-void Machine::run_checked_cycles(const Schedule& s, const Progress& progress) {
+void Machine::check_geometry(const Schedule& s) const {
   const Geometry& geo = geometry();
   if (s.n != geo.n || s.m != geo.m)
     throw Error(fmt::format("schedule is for n = {}, m = {}: the machine has n = {}, m = {}", s.n, s.m, geo.n, geo.m));
+}
+
+void Machine::run_checked_cycles(const Schedule& s, const Progress& progress) {
+  check_geometry(s);
+  const Geometry& geo = geometry();
   const std::size_t total = s.cycles(), every = std::max<std::size_t>(1, total / 100);
   unsigned bytes = 0;
   const std::vector<std::uint64_t> tables = offset_tables(s.offset_maps, bytes);

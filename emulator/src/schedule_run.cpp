@@ -1,10 +1,6 @@
 #include "hcube/emulator/schedule_run.hpp"
 
-#include <fmt/format.h>
-
 #include <chrono>
-
-#include "hcube/host/error.hpp"
 
 #include "hcube/host/aapc_permutation.hpp"
 
@@ -24,11 +20,9 @@ std::optional<AffineMap> schedule_post_alignment(const Schedule& s, const Affine
 
 ScheduleRun run_schedule(Machine& machine, const Schedule& s, const AffineMap& f, const AffineMap& g,
                          const Machine::Progress& progress) {
-  const Geometry geo = machine.geometry();
   // Check everything before the first word moves.
   ScheduleRun run;
-  if (s.n != geo.n || s.m != geo.m)
-    throw Error(fmt::format("schedule is for n = {}, m = {}: the machine has n = {}, m = {}", s.n, s.m, geo.n, geo.m));
+  machine.check_geometry(s);
   run.stats = check_schedule(s);
   const std::optional<AffineMap> pre = schedule_pre_alignment(s, f), post = schedule_post_alignment(s, g);
   const auto start = std::chrono::steady_clock::now();

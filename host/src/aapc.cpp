@@ -217,16 +217,20 @@ std::vector<std::vector<std::uint64_t>> alg4_mixed_block(const std::vector<std::
   return lines == LineDrawing::diagonal ? mixed_block_diagonal(pair_lows, d) : mixed_block_greedy(pair_lows, d);
 }
 
+void check_aapc_dimensions(long long d, long long n, long long m) {
+  if (d < 1 || d > 32) throw Error(fmt::format("AAPC dimension d = {} out of range: allowed 1..32", d));
+  if (n < d) throw Error(fmt::format("d = {} exceeds the processor dimensions n = {}: allowed d <= n", d, n));
+  if (m < d) throw Error(fmt::format("d = {} exceeds the memory dimensions m = {}: allowed d <= m", d, m));
+  if (n + m > static_cast<long long>(kMaxAddressBits))
+    throw Error(fmt::format("n + m = {} + {} = {} out of range: allowed at most {}", n, m, n + m, kMaxAddressBits));
+}
+
 Schedule make_aapc_schedule(const AapcOptions& o) {
   Schedule s;
   s.d = o.d;
   s.n = o.n == 0 ? o.d : o.n;
   s.m = o.m == 0 ? o.d : o.m;
-  if (o.d < 1 || o.d > 32) throw Error(fmt::format("AAPC dimension d = {} out of range: allowed 1..32", o.d));
-  if (s.n < o.d) throw Error(fmt::format("d = {} exceeds the processor dimensions n = {}: allowed d <= n", o.d, s.n));
-  if (s.m < o.d) throw Error(fmt::format("d = {} exceeds the memory dimensions m = {}: allowed d <= m", o.d, s.m));
-  if (s.n + s.m > kMaxAddressBits)
-    throw Error(fmt::format("n + m = {} out of range: allowed at most {}", s.n + s.m, kMaxAddressBits));
+  check_aapc_dimensions(s.d, s.n, s.m);
   s.algorithm = std::to_string(static_cast<int>(o.algorithm));
   const unsigned d = o.d;
   const std::uint64_t pairs = bit(s.m - 1);  // K/2

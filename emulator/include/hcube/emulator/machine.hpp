@@ -60,6 +60,8 @@ class Machine {
   // schedule once; `progress(done, total)` is called now and then.
   using Progress = std::function<void(std::size_t done, std::size_t total)>;
   ScheduleStats run_cycles(const Schedule& schedule, const Progress& progress = {});
+  // Throws hcube::Error unless the schedule is for this machine's n and m.
+  void check_geometry(const Schedule& schedule) const;
   // The same for a schedule that has passed check_schedule already.
   void run_checked_cycles(const Schedule& schedule, const Progress& progress = {});
   // Primitive 2: in place for an xor map, through a scratch buffer otherwise.

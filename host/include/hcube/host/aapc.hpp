@@ -39,6 +39,10 @@ struct AapcOptions {
 std::vector<std::vector<std::uint64_t>> alg4_mixed_block(const std::vector<std::uint64_t>& pair_lows, unsigned d,
                                                          LineDrawing lines);
 
+// Throws hcube::Error unless 1 <= d <= 32, d <= n, d <= m and n + m fits the
+// address model; signed so that values from a command line are checked as given.
+void check_aapc_dimensions(long long d, long long n, long long m);
+
 // The schedule with channel width 1. Throws hcube::Error for d = 0, d > n or d > m.
 Schedule make_aapc_schedule(const AapcOptions& options);
 
