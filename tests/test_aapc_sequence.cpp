@@ -32,7 +32,7 @@ TEST_P(AapcSequence, GeneralizedShuffleForEveryAlgorithmAndMode) {
         for (int alg = 1; alg <= 4; ++alg)
           for (bool pipelined : {false, true}) {
             const Schedule sch = make_aapc_sequence(
-                AapcSequenceOptions{static_cast<AapcAlgorithm>(alg), d, s, m, pipelined, LineDrawing::diagonal, {}});
+                AapcSequenceOptions{static_cast<AapcAlgorithm>(alg), d, s, m, pipelined, LineDrawing::diagonal, {}, {}});
             auto mach = make(s * d, m, types[k++ % types.size()].type);
             const auto expected = reference_permute(mach->read(), mach->word_bytes(), mach->geometry().total_words(),
                                                     shuffle_destination(mach->geometry(), d, s));
@@ -78,12 +78,12 @@ TEST_P(AapcSequence, Table3StateByState) {
     return out;
   };
   const Schedule sch =
-      make_aapc_sequence(AapcSequenceOptions{AapcAlgorithm::alg4, 2, 2, 2, false, LineDrawing::diagonal, {}});
+      make_aapc_sequence(AapcSequenceOptions{AapcAlgorithm::alg4, 2, 2, 2, false, LineDrawing::diagonal, {}, {}});
   ASSERT_EQ(sch.cycles(), 4u);  // two AAPCs of K/2 = 2 cycles, one after the other
   auto mach = make(4, 2);
   EXPECT_EQ(rows(mach->read()), table3[0]) << "initial allocation";
   const AffineMap id(mach->geometry());
-  mach->align(*schedule_pre_alignment(sch, id));
+  for (const AlignmentStep& a : schedule_pre_alignment(sch, id)) mach->align(a);
   EXPECT_EQ(rows(mach->read()), table3[1]) << "after the mod 2 addition (one alignment for both AAPCs)";
   for (std::size_t c = 0; c < sch.cycles(); ++c) {
     mach->run_cycle(sch.cycle(c), sch.rules, sch.offset_maps);
@@ -92,7 +92,7 @@ TEST_P(AapcSequence, Table3StateByState) {
     }
   }
   EXPECT_EQ(rows(mach->read()), table3[3]) << "after the second AAPC";
-  mach->align(*schedule_post_alignment(sch, id));
+  for (const AlignmentStep& a : schedule_post_alignment(sch, id)) mach->align(a);
   EXPECT_EQ(rows(mach->read()), table3[4]) << "after the final mod 2 addition";
 }
 
@@ -109,7 +109,7 @@ TEST(Corollary2, PipelinedCycleCounts) {
         if (s * d + m > 20) continue;  // the exact clash test is quadratic per cycle
         const std::uint64_t half = bit(m - 1);
         for (AapcAlgorithm alg : {AapcAlgorithm::alg1, AapcAlgorithm::alg3, AapcAlgorithm::alg4}) {
-          const Schedule sch = make_aapc_sequence(AapcSequenceOptions{alg, d, s, m, true, LineDrawing::diagonal, {}});
+          const Schedule sch = make_aapc_sequence(AapcSequenceOptions{alg, d, s, m, true, LineDrawing::diagonal, {}, {}});
           const ScheduleStats st = check_schedule(sch);  // legal, clash-free on every node (exact GF(2) test)
           SCOPED_TRACE(testing::Message() << "algorithm " << static_cast<int>(alg) << ", d = " << d << ", m = " << m
                                           << ", s = " << s);
@@ -128,7 +128,7 @@ TEST(Corollary2, PipelinedCycleCounts) {
         }
         // Sequential: s AAPCs one after another.
         const Schedule seq =
-            make_aapc_sequence(AapcSequenceOptions{AapcAlgorithm::alg4, d, s, m, false, LineDrawing::diagonal, {}});
+            make_aapc_sequence(AapcSequenceOptions{AapcAlgorithm::alg4, d, s, m, false, LineDrawing::diagonal, {}, {}});
         EXPECT_EQ(check_schedule(seq).cycles, s * half);
       }
 }
@@ -137,7 +137,7 @@ TEST_P(AapcSequence, AnyAxisOrder) {
   for (bool pipelined : {false, true}) {
     const std::vector<unsigned> order = {2, 0, 1};
     const Schedule sch = make_aapc_sequence(
-        AapcSequenceOptions{AapcAlgorithm::alg3, 2, 3, 3, pipelined, LineDrawing::diagonal, order});
+        AapcSequenceOptions{AapcAlgorithm::alg3, 2, 3, 3, pipelined, LineDrawing::diagonal, order, {}});
     auto mach = make(6, 3);
     const auto expected = reference_permute(mach->read(), mach->word_bytes(), mach->geometry().total_words(),
                                             shuffle_destination(mach->geometry(), 2, 3, order));
@@ -146,16 +146,16 @@ TEST_P(AapcSequence, AnyAxisOrder) {
     EXPECT_EQ(mach->read(), expected) << (pipelined ? "pipelined" : "sequential");
   }
   EXPECT_THROW(make_aapc_sequence(AapcSequenceOptions{AapcAlgorithm::alg3, 2, 3, 3, true, LineDrawing::diagonal,
-                                                      {0, 0, 1}}),
+                                                      {0, 0, 1}, {}}),
                Error);
 }
 
 TEST(AapcSequenceOptions, BadInputIsRejected) {
-  EXPECT_THROW(make_aapc_sequence(AapcSequenceOptions{AapcAlgorithm::alg4, 2, 0, 2, true, LineDrawing::diagonal, {}}),
+  EXPECT_THROW(make_aapc_sequence(AapcSequenceOptions{AapcAlgorithm::alg4, 2, 0, 2, true, LineDrawing::diagonal, {}, {}}),
                Error);
-  EXPECT_THROW(make_aapc_sequence(AapcSequenceOptions{AapcAlgorithm::alg4, 0, 2, 2, true, LineDrawing::diagonal, {}}),
+  EXPECT_THROW(make_aapc_sequence(AapcSequenceOptions{AapcAlgorithm::alg4, 0, 2, 2, true, LineDrawing::diagonal, {}, {}}),
                Error);
-  EXPECT_THROW(make_aapc_sequence(AapcSequenceOptions{AapcAlgorithm::alg4, 3, 2, 2, true, LineDrawing::diagonal, {}}),
+  EXPECT_THROW(make_aapc_sequence(AapcSequenceOptions{AapcAlgorithm::alg4, 3, 2, 2, true, LineDrawing::diagonal, {}, {}}),
                Error);  // d > m
 }
 

@@ -314,13 +314,28 @@ TEST_F(CliMultiAapc, RejectsBadFlags) {
   expect_rejected({"--axes", "2", "--dims", "3", "--mem-dims", "2"}, {"d = 3", "m = 2"});
   expect_rejected({"--axes", "2", "--dims", "2", "--algorithm", "7"}, {"'7'", "1, 3, 4"});
   expect_rejected({"--axes", "2", "--dims", "2", "--algorithm", "five"}, {"'five'", "1, 3, 4"});
-  expect_rejected({"--axes", "2", "--dims", "2", "--algorithm", "5"}, {"Algorithm 5", "not implemented yet"});
+  expect_rejected({"--axes", "2", "--dims", "2", "--algorithm", "5", "--sequential"}, {"--sequential", "Algorithm 5"});
+  expect_rejected({"--axes", "2", "--dims", "2", "--algorithm", "5", "--order", "1,0"}, {"--order", "Algorithm 5"});
+  expect_rejected({"--axes", "3", "--dims", "2", "--algorithm", "5", "--layout", "zigzag"},
+                  {"'zigzag'", "paper", "compact"});
+  expect_rejected({"--axes", "3", "--dims", "2", "--algorithm", "5", "--rotated-rows", "3"}, {"rotated rows 3", "0..2"});
+  expect_rejected({"--axes", "3", "--dims", "2", "--mem-dims", "3", "--algorithm", "5", "--rotated-rows", "1"},
+                  {"spare memory axis", "m = 3", "2d = 4"});
+  expect_rejected({"--axes", "2", "--dims", "2", "--algorithm", "5", "--layout", "paper", "--rotated-rows", "1"},
+                  {"Figure 4", "s >= 3"});
+  // Axes of different orders: non-increasing, Algorithm 1, and agreeing with --axes.
+  expect_rejected({"--dims", "2,3"}, {"must not increase", "d_2 = 3", "d_1 = 2"});
+  expect_rejected({"--dims", "3,2", "--algorithm", "4"}, {"unequal order", "3,2", "--algorithm 1"});
+  expect_rejected({"--dims", "3,2", "--algorithm", "1", "--order", "1,0"}, {"--order", "equal order"});
+  expect_rejected({"--axes", "3", "--dims", "3,2", "--algorithm", "1"}, {"--axes 3", "lists 2 axes"});
+  expect_rejected({"--dims", "3,0", "--algorithm", "1"}, {"d = 0"});
+  expect_rejected({"--dims", "2"}, {"--axes is required"});
   expect_rejected({"--axes", "2", "--dims", "2", "--algorithm", "2"}, {"'2'", "1, 3, 4"});
   expect_rejected({"--axes", "2", "--dims", "2", "--order", "0,0"}, {"0,0", "axis 0 appears twice", "0..1"});
   expect_rejected({"--axes", "3", "--dims", "2", "--order", "0,1"}, {"0,1", "lists 2 axes", "s = 3"});
   expect_rejected({"--axes", "2", "--dims", "2", "--order", "0,2"}, {"axis 2 out of range", "0..1"});
   expect_rejected({"--axes", "2", "--dims", "2", "--order", "1,x"}, {"--order", "'x'"});
-  expect_rejected({"--axes", "30", "--dims", "2"}, {"30 * 2 + 2", "56"});
+  expect_rejected({"--axes", "30", "--dims", "2"}, {"60 + 2", "56"});
   expect_rejected({"--axes", "2", "--dims", "2", "--mem-dims", "60"}, {"60", "56"});
   expect_rejected({"--axes", "1", "--dims", "2", "--mem-dims", "40"}, {"exchanges", "--mem-dims"});
   expect_rejected({"--axes", "2", "--dims", "2", "--lines", "zigzag"}, {"'zigzag'", "diagonal", "greedy"});

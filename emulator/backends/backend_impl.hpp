@@ -87,11 +87,13 @@ class BackendImpl final : public Backend {
     });
   }
 
-  void align_in_place(Buffer& storage, const Layout& layout, std::size_t wb, const AffineTables& map) override {
+  void align_in_place(Buffer& storage, const Layout& layout, std::size_t wb, const AffineTables& map,
+                      std::uint64_t lo, std::uint64_t hi) override {
     const kernels::AffineView view = stage_tables(map);
     kernels::dispatch_word(wb, [&](auto w) {
       using W = decltype(w);
-      policy_.launch(layout.geo.total_words(), kernels::AlignXorBody<W>{static_cast<W*>(storage.data()), layout, view});
+      policy_.launch(layout.geo.total_words(),
+                     kernels::AlignXorBody<W>{static_cast<W*>(storage.data()), layout, view, lo, hi});
     });
   }
 

@@ -234,8 +234,8 @@ AddressMap composed_destination(const Schedule& s, const AffineMap& f, const Aff
   // origin[p]: the start address of the word now at p.
   std::vector<unsigned char> origin(total * kWord);
   for (std::uint64_t p = 0; p < total; ++p) std::memcpy(&origin[p * kWord], &p, kWord);
-  const auto align_all = [&](const std::optional<AffineMap>& map) {
-    if (map) origin = reference_permute(origin, kWord, total, alignment_destination(*map));
+  const auto align_all = [&](const std::vector<AlignmentStep>& steps) {
+    for (const AlignmentStep& a : steps) origin = reference_permute(origin, kWord, total, alignment_destination(a));
   };
   align_all(schedule_pre_alignment(s, f));
   std::vector<std::pair<std::uint64_t, std::uint64_t>> moved;  // (destination, origin) of the touched words

@@ -347,10 +347,13 @@ double run_traced(Session& s, const IoFlags& step_io, const Job& job) {
     run_step(s, step_io, name, permutation_reference(mach, dest), act);
     view.advance(dest, title);
   };
-  if (const std::optional<AffineMap> pre = schedule_pre_alignment(sch, job.f))
-    step("pre-alignment",
-         "after the pre-alignment " + (job.pre_text.empty() ? alignment_text(sch.pre, job.f, true) : job.pre_text),
-         alignment_destination(*pre), [&](Machine& m) { m.align(*pre); });
+  const std::vector<AlignmentStep> pre = schedule_pre_alignment(sch, job.f);
+  for (std::size_t k = 0; k < pre.size(); ++k)
+    step(k == 0 ? "pre-alignment" : fmt::format("pre-alignment {}", k + 1),
+         k == 0 ? "after the pre-alignment " + (job.pre_text.empty() ? alignment_text(sch.pre, job.f, true) : job.pre_text)
+                : "after the pre-alignment of the rotated rows (local addresses " +
+                      fmt::format("{}..{}", pre[k].lo, pre[k].end() - 1) + ")",
+         alignment_destination(pre[k]), [&](Machine& m) { m.align(pre[k]); });
   for (std::size_t c = 0; c < sch.cycles(); ++c) {
     const Cycle cycle = sch.cycle(c);
     std::string title = fmt::format("after routing cycle {} of {}: {}", c, sch.cycles(), exchanges_text(cycle));
@@ -367,10 +370,14 @@ double run_traced(Session& s, const IoFlags& step_io, const Job& job) {
       if (aapc != 0) s.trace.back()["after_aapc"] = aapc;
     }
   }
-  if (const std::optional<AffineMap> post = schedule_post_alignment(sch, job.g))
-    step("post-alignment",
-         "after the post-alignment " + (job.post_text.empty() ? alignment_text(sch.post, job.g, false) : job.post_text),
-         alignment_destination(*post), [&](Machine& m) { m.align(*post); });
+  const std::vector<AlignmentStep> post = schedule_post_alignment(sch, job.g);
+  for (std::size_t k = 0; k < post.size(); ++k)
+    step(k + 1 == post.size() ? "post-alignment" : fmt::format("post-alignment {}", k + 1),
+         k + 1 == post.size()
+             ? "after the post-alignment " + (job.post_text.empty() ? alignment_text(sch.post, job.g, false) : job.post_text)
+             : "after the post-alignment of the rotated rows (local addresses " +
+                   fmt::format("{}..{}", post[k].lo, post[k].end() - 1) + ")",
+         alignment_destination(post[k]), [&](Machine& m) { m.align(post[k]); });
   const Counters& k = mach.counters();
   return k.phase_seconds("routing") + k.phase_seconds("alignment");
 }

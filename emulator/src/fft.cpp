@@ -230,7 +230,7 @@ class FftRunner {
     const std::size_t t = next_aapc_++;
     const unsigned axes = static_cast<unsigned>(order_.size());
     if (t == 0) {
-      defer(*schedule_pre_alignment(sequence_, *seq_f_));
+      for (const AlignmentStep& a : schedule_pre_alignment(sequence_, *seq_f_)) defer(a.map);
       flush();
     }
     Schedule sch = sequence_.header();
@@ -241,7 +241,8 @@ class FftRunner {
     }
     machine_.run_cycles(sch);
     where_ = where_.then(sequence_cycles_map(geo_, order_[t], axes));
-    if (t + 1 == axes) defer(*schedule_post_alignment(sequence_, inverse_permutation(geo_, *seq_f_)));
+    if (t + 1 == axes)
+      for (const AlignmentStep& a : schedule_post_alignment(sequence_, inverse_permutation(geo_, *seq_f_))) defer(a.map);
   }
 
   Machine& machine_;

@@ -161,19 +161,24 @@ void Machine::run_checked_cycles(const Schedule& s, const Progress& progress) {
   counters_.add_phase("routing", seconds_since(start));
 }
 
-void Machine::align(const AffineMap& map) {
+void Machine::align(const AffineMap& map) { align(AlignmentStep(map)); }
+
+void Machine::align(const AlignmentStep& step) {
   const Geometry& geo = geometry();
+  const AffineMap& map = step.map;
   if (map.geometry().n != geo.n || map.geometry().m != geo.m)
     throw Error(fmt::format("alignment is for n = {}, m = {}: the machine has n = {}, m = {}", map.geometry().n,
                             map.geometry().m, geo.n, geo.m));
   if (gf2_rank(map.mem_columns()) != geo.m)
     throw Error("alignment is not a bijection: its memory-bit matrix M is singular");
+  check_alignment_step(step);
   const AffineTables tables = make_tables(map);
   std::uint64_t moved = 0;
   const auto start = Clock::now();
-  if (map.is_pure_xor()) {
-    backend_->align_in_place(storage_, layout_, word_bytes(), tables);
-    moved = map.moving_nodes() * geo.words_per_node();
+  if (map.is_involution()) {
+    // Pairs swap in place; a pure xor map moves the words of every node with a non-zero offset.
+    backend_->align_in_place(storage_, layout_, word_bytes(), tables, step.lo, step.end());
+    moved = (map.is_pure_xor() ? map.moving_nodes() : geo.nodes()) * (step.end() - step.lo);
   } else {
     if (!scratch_) scratch_ = backend_->allocate(bytes());
     backend_->align_copy(storage_, scratch_, layout_, word_bytes(), tables);

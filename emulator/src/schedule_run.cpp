@@ -2,20 +2,24 @@
 
 #include <chrono>
 
-#include "hcube/host/aapc_permutation.hpp"
+#include "hcube/host/concurrent_aapc.hpp"
 
 namespace hcube {
 
-std::optional<AffineMap> schedule_pre_alignment(const Schedule& s, const AffineMap& f) {
-  if (s.pre == AlignmentKind::xor_align) return pre_alignment(s.geometry(), s.d, f, s.axes);
-  if (!f.is_identity()) return f;
-  return std::nullopt;
+std::vector<AlignmentStep> schedule_pre_alignment(const Schedule& s, const AffineMap& f) {
+  const Geometry geo = s.geometry();
+  if (s.pre == AlignmentKind::xor_align) return {AlignmentStep(f.then(AffineMap::xor_fold(geo, s.axis_widths())))};
+  if (s.pre == AlignmentKind::concurrent) return concurrent_pre_alignment(geo, s.d, s.axes, s.rotated_rows, f);
+  if (!f.is_identity()) return {AlignmentStep(f)};
+  return {};
 }
 
-std::optional<AffineMap> schedule_post_alignment(const Schedule& s, const AffineMap& g) {
-  if (s.post == AlignmentKind::xor_align) return post_alignment(s.geometry(), s.d, g, s.axes);
-  if (!g.is_identity()) return g;
-  return std::nullopt;
+std::vector<AlignmentStep> schedule_post_alignment(const Schedule& s, const AffineMap& g) {
+  const Geometry geo = s.geometry();
+  if (s.post == AlignmentKind::xor_align) return {AlignmentStep(AffineMap::xor_fold(geo, s.axis_widths()).then(g))};
+  if (s.post == AlignmentKind::concurrent) return concurrent_post_alignment(geo, s.d, s.axes, s.rotated_rows, g);
+  if (!g.is_identity()) return {AlignmentStep(g)};
+  return {};
 }
 
 ScheduleRun run_schedule(Machine& machine, const Schedule& s, const AffineMap& f, const AffineMap& g,
@@ -24,11 +28,11 @@ ScheduleRun run_schedule(Machine& machine, const Schedule& s, const AffineMap& f
   ScheduleRun run;
   machine.check_geometry(s);
   run.stats = check_schedule(s);
-  const std::optional<AffineMap> pre = schedule_pre_alignment(s, f), post = schedule_post_alignment(s, g);
+  const std::vector<AlignmentStep> pre = schedule_pre_alignment(s, f), post = schedule_post_alignment(s, g);
   const auto start = std::chrono::steady_clock::now();
-  if (pre) machine.align(*pre);
+  for (const AlignmentStep& a : pre) machine.align(a);
   machine.run_checked_cycles(s, progress);
-  if (post) machine.align(*post);
+  for (const AlignmentStep& a : post) machine.align(a);
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return run;
 }

@@ -54,8 +54,20 @@ AffineMap AffineMap::xor_fold(const Geometry& geo, unsigned d, unsigned axes) {
   if (d < 1 || d > geo.m || static_cast<std::uint64_t>(d) * axes > geo.n)
     throw Error(fmt::format("alignment of {} axes of d = {} bits out of range: allowed d <= m = {}, axes * d <= n = {}",
                             axes, d, geo.m, geo.n));
+  return xor_fold(geo, std::vector<unsigned>(axes, d));
+}
+
+AffineMap AffineMap::xor_fold(const Geometry& geo, const std::vector<unsigned>& widths) {
   AffineMap a(geo);
-  for (unsigned k = 0; k < d * axes; ++k) a.node_cols_[k] = bit(k % d);
+  unsigned k = 0;
+  for (unsigned w : widths) {
+    if (w < 1 || w > geo.m || k + w > geo.n)
+      throw Error(fmt::format("alignment of an axis of {} bits at node bit {} out of range: allowed 1..m = {} bits "
+                              "within n = {}",
+                              w, k, geo.m, geo.n));
+    for (unsigned b = 0; b < w; ++b) a.node_cols_[k + b] = bit(b);
+    k += w;
+  }
   return a;
 }
 
@@ -97,6 +109,25 @@ AffineMap AffineMap::gray(const Geometry& geo, unsigned lo, unsigned width, bool
   return a;
 }
 
+AffineMap AffineMap::from_columns(const Geometry& geo, std::vector<std::uint64_t> mem_cols,
+                                  std::vector<std::uint64_t> node_cols, std::uint64_t constant) {
+  if (mem_cols.size() != geo.m || node_cols.size() != geo.n)
+    throw Error(fmt::format("affine map with {} memory and {} node columns: expected m = {} and n = {}",
+                            mem_cols.size(), node_cols.size(), geo.m, geo.n));
+  const std::uint64_t K = geo.words_per_node();
+  for (std::uint64_t c : mem_cols)
+    if (c >= K) throw Error(fmt::format("affine map column {:#x} out of range: allowed below K = {}", c, K));
+  for (std::uint64_t c : node_cols)
+    if (c >= K) throw Error(fmt::format("affine map column {:#x} out of range: allowed below K = {}", c, K));
+  if (constant >= K) throw Error(fmt::format("affine map constant {:#x} out of range: allowed below K = {}", constant, K));
+  if (gf2_rank(mem_cols) != geo.m) throw Error("affine map is not a bijection: its memory-bit matrix M is singular");
+  AffineMap a(geo);
+  a.mem_cols_ = std::move(mem_cols);
+  a.node_cols_ = std::move(node_cols);
+  a.constant_ = constant;
+  return a;
+}
+
 AffineMap AffineMap::then(const AffineMap& next) const {
   if (next.geo_.n != geo_.n || next.geo_.m != geo_.m)
     throw Error("composed alignments belong to machines of different geometry");
@@ -118,6 +149,37 @@ bool AffineMap::is_pure_xor() const {
   for (unsigned b = 0; b < geo_.m; ++b)
     if (mem_cols_[b] != bit(b)) return false;
   return true;
+}
+
+bool AffineMap::is_involution() const {
+  for (unsigned b = 0; b < geo_.m; ++b)
+    if (mul(mem_cols_, mem_cols_[b]) != bit(b)) return false;
+  for (std::uint64_t c : node_cols_)
+    if (mul(mem_cols_, c) != c) return false;
+  return mul(mem_cols_, constant_) == constant_;
+}
+
+bool AffineMap::keeps_bits_from(unsigned b) const {
+  const std::uint64_t high = ~low_mask(b);
+  for (unsigned k = 0; k < geo_.m; ++k)
+    if ((mem_cols_[k] & high) != (k >= b ? bit(k) : 0)) return false;
+  for (std::uint64_t c : node_cols_)
+    if ((c & high) != 0) return false;
+  return (constant_ & high) == 0;
+}
+
+void check_alignment_step(const AlignmentStep& step) {
+  if (step.whole()) return;
+  const std::uint64_t K = step.map.geometry().words_per_node(), lo = step.lo, hi = step.end();
+  if (lo >= hi || hi > K)
+    throw Error(fmt::format("alignment range [{}, {}) out of range: allowed lo < hi <= K = {}", lo, hi, K));
+  const unsigned b = static_cast<unsigned>(__builtin_ctzll(lo | hi));
+  if (!step.map.keeps_bits_from(b))
+    throw Error(fmt::format("alignment on local addresses [{}, {}) moves words out of the range: the map must keep "
+                            "memory bits {} and above",
+                            lo, hi, b));
+  if (!step.map.is_involution())
+    throw Error(fmt::format("alignment on local addresses [{}, {}) must be an involution (it runs in place)", lo, hi));
 }
 
 std::uint64_t AffineMap::moving_nodes() const {

@@ -47,6 +47,16 @@ AddressMap alignment_destination(const AffineMap& map) {
   };
 }
 
+AddressMap alignment_destination(const AlignmentStep& step) {
+  const Geometry geo = step.map.geometry();
+  const std::uint64_t lo = step.lo, hi = step.end();
+  const AffineMap map = step.map;
+  return [geo, map, lo, hi](std::uint64_t g) {
+    const std::uint64_t j = geo.node_of(g), i = geo.local_of(g);
+    return i < lo || i >= hi ? g : geo.global(j, map.apply(j, i));
+  };
+}
+
 std::vector<unsigned char> reference_route(const std::vector<unsigned char>& in, std::size_t word_bytes,
                                            const Geometry& geo, const RouterStep& step) {
   std::vector<unsigned char> out = in;

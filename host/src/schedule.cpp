@@ -1,6 +1,7 @@
 #include "hcube/host/schedule.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <fstream>
@@ -10,12 +11,24 @@
 
 namespace hcube {
 
-std::string to_string(AlignmentKind k) { return k == AlignmentKind::none ? "none" : "xor-align"; }
+std::string to_string(AlignmentKind k) {
+  switch (k) {
+    case AlignmentKind::none: return "none";
+    case AlignmentKind::xor_align: return "xor-align";
+    case AlignmentKind::concurrent: return "concurrent";
+  }
+  return "none";
+}
 
 AlignmentKind parse_alignment_kind(const std::string& s) {
   if (s == "none") return AlignmentKind::none;
   if (s == "xor-align") return AlignmentKind::xor_align;
-  throw Error(fmt::format("alignment '{}' unknown: allowed xor-align, none", s));
+  if (s == "concurrent") return AlignmentKind::concurrent;
+  throw Error(fmt::format("alignment '{}' unknown: allowed xor-align, concurrent, none", s));
+}
+
+std::vector<unsigned> Schedule::axis_widths() const {
+  return axis_dims.empty() ? std::vector<unsigned>(axes, d) : axis_dims;
 }
 
 void Schedule::reserve(std::size_t cycles, std::size_t exchanges) {
@@ -35,6 +48,8 @@ Schedule Schedule::header() const {
   h.blocked = blocked;
   h.lines = lines;
   h.axes = axes;
+  h.axis_dims = axis_dims;
+  h.rotated_rows = rotated_rows;
   h.offset_maps = offset_maps;
   return h;
 }
@@ -62,9 +77,29 @@ void check_shape(const Schedule& s) {
   if (s.n + s.m > kMaxAddressBits)
     throw Error(fmt::format("schedule n + m = {} out of range: allowed at most {}", s.n + s.m, kMaxAddressBits));
   if (s.rules.channel_width < 1) throw Error("schedule channel width 0: allowed at least 1");
-  if (s.axes < 1 || s.axes * s.d > s.n)
+  if (s.axes < 1 || (s.axis_dims.empty() && s.axes * s.d > s.n))
     throw Error(fmt::format("schedule has {} axes of d = {} bits on n = {} processor dimensions: allowed 1..{} axes",
                             s.axes, s.d, s.n, s.n / s.d));
+  if (!s.axis_dims.empty()) {
+    std::uint64_t bits = 0;
+    for (unsigned w : s.axis_dims) bits += w;
+    if (bits > s.n)
+      throw Error(fmt::format("schedule axes of orders {} need {} processor dimensions: n = {}",
+                              fmt::join(s.axis_dims, ","), bits, s.n));
+    if (s.axis_dims.size() != s.axes)
+      throw Error(fmt::format("schedule lists {} axis orders for {} axes: counts must match", s.axis_dims.size(),
+                              s.axes));
+    for (unsigned w : s.axis_dims)
+      if (w < 1 || w > s.d)
+        throw Error(fmt::format("schedule axis order {} out of range: allowed 1..d = {}", w, s.d));
+  }
+  if (s.pre == AlignmentKind::concurrent || s.post == AlignmentKind::concurrent) {
+    if (s.m < 2 * s.d)
+      throw Error(fmt::format("concurrent alignment needs a spare memory axis: m = {} below 2d = {}", s.m, 2 * s.d));
+    const std::uint64_t rows = bit(s.m - s.d - 1);
+    if (s.rotated_rows > rows)
+      throw Error(fmt::format("schedule rotated_rows = {} out of range: allowed 0..{}", s.rotated_rows, rows));
+  }
   check_offset_maps(s.geometry(), s.offset_maps);
 }
 
@@ -197,6 +232,8 @@ nlohmann::ordered_json to_json(const Schedule& s) {
                       {"blocked", s.blocked}};
   if (!s.lines.empty()) j["lines"] = s.lines;
   if (s.axes != 1) j["axes"] = s.axes;
+  if (!s.axis_dims.empty()) j["axis_dims"] = s.axis_dims;
+  if (s.pre == AlignmentKind::concurrent || s.post == AlignmentKind::concurrent) j["rotated_rows"] = s.rotated_rows;
   if (!s.offset_maps.empty()) j["offset_maps"] = s.offset_maps;
   j["cycles"] = std::move(cycles);
   return j;
@@ -235,11 +272,12 @@ Schedule schedule_from_json(const nlohmann::json& j, const std::string& what) {
   if (format != "hcube-schedule/1")
     throw Error(fmt::format("{}: format '{}' unknown: allowed hcube-schedule/1", what, format));
   static const char* const known[] = {"format", "algorithm", "d", "n", "m", "channel_width", "port_model", "pre",
-                                      "post", "blocked", "lines", "axes", "offset_maps", "cycles"};
+                                      "post", "blocked", "lines", "axes", "axis_dims", "rotated_rows",
+                                      "offset_maps", "cycles"};
   for (const auto& [key, value] : j.items())
     if (std::find(std::begin(known), std::end(known), key) == std::end(known))
       throw Error(fmt::format("{}: unknown field '{}' (a typo?): allowed format, algorithm, d, n, m, channel_width, "
-                              "port_model, pre, post, blocked, lines, axes, offset_maps, cycles",
+                              "port_model, pre, post, blocked, lines, axes, axis_dims, rotated_rows, offset_maps, cycles",
                               what, key));
   Schedule s;
   s.algorithm = get_string(j, "algorithm", what, "custom");
@@ -259,6 +297,15 @@ Schedule schedule_from_json(const nlohmann::json& j, const std::string& what) {
   }
   s.lines = get_string(j, "lines", what, "");
   s.axes = small(get_uint(j, "axes", what, false, 1), "axes", what);
+  if (j.contains("axis_dims")) {
+    if (!j["axis_dims"].is_array()) throw Error(fmt::format("{}: 'axis_dims' must be an array of axis orders", what));
+    for (const nlohmann::json& w : j["axis_dims"]) {
+      if (!w.is_number_unsigned() || w.get<std::uint64_t>() > 64)
+        throw Error(fmt::format("{}: 'axis_dims' entry {} out of range: allowed 1..64", what, w.dump()));
+      s.axis_dims.push_back(w.get<unsigned>());
+    }
+  }
+  s.rotated_rows = get_uint(j, "rotated_rows", what, false, 0);
   if (j.contains("offset_maps")) {
     const nlohmann::json& maps = j["offset_maps"];
     if (!maps.is_array()) throw Error(fmt::format("{}: 'offset_maps' must be an array of arrays of columns", what));

@@ -57,8 +57,9 @@ class Backend {
   virtual void exchange(Buffer& storage, const Layout& layout, std::size_t word_bytes, const Exchange* exchanges,
                         std::size_t count, const std::vector<std::uint64_t>& offset_tables = {},
                         unsigned offset_bytes = 0) = 0;
-  virtual void align_in_place(Buffer& storage, const Layout& layout, std::size_t word_bytes,
-                              const AffineTables& map) = 0;
+  // An involutive map, in place, on the local addresses [lo, hi) (which the map keeps).
+  virtual void align_in_place(Buffer& storage, const Layout& layout, std::size_t word_bytes, const AffineTables& map,
+                              std::uint64_t lo, std::uint64_t hi) = 0;
   virtual void align_copy(const Buffer& src, Buffer& dst, const Layout& layout, std::size_t word_bytes,
                           const AffineTables& map) = 0;
   virtual void route(Buffer& storage, const Layout& layout, std::size_t word_bytes, const RouterStep& step) = 0;

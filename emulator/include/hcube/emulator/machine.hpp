@@ -64,8 +64,11 @@ class Machine {
   void check_geometry(const Schedule& schedule) const;
   // The same for a schedule that has passed check_schedule already.
   void run_checked_cycles(const Schedule& schedule, const Progress& progress = {});
-  // Primitive 2: in place for an xor map, through a scratch buffer otherwise.
+  // Primitive 2: in place for an involution (an xor map, a swap of bit
+  // fields), through a scratch buffer otherwise.
   void align(const AffineMap& map);
+  // The same on the local addresses [step.lo, step.hi) only (an involution).
+  void align(const AlignmentStep& step);
   // Primitive 3: checks the step, then one launch; returns its counts.
   RouterStepReport route(const RouterStep& step, const RouterLimits& limits);
   // The FFT's local compute step (kernels/fft.hpp): one radix-2 DIF butterfly

@@ -2,7 +2,7 @@
 // post-alignment (Johnsson & Ho 1992, sec. 2.2.1, phases 1-3).
 #pragma once
 
-#include <optional>
+#include <vector>
 
 #include "hcube/emulator/machine.hpp"
 #include "hcube/host/affine_map.hpp"
@@ -15,11 +15,12 @@ struct ScheduleRun {
   double seconds = 0;  // wall time of the three phases
 };
 
-// The alignments run_schedule runs before and after the cycles: the
-// schedule's xor alignment (all its axes, Lemma 1) with f before / g after it
-// folded in, f or g alone when the schedule has none, or nothing.
-std::optional<AffineMap> schedule_pre_alignment(const Schedule& schedule, const AffineMap& f);
-std::optional<AffineMap> schedule_post_alignment(const Schedule& schedule, const AffineMap& g);
+// The alignments run_schedule runs before and after the cycles, one launch
+// each: the schedule's xor alignment (all its axes, Lemma 1) with f before /
+// g after it folded in, Algorithm 5's pair (host/concurrent_aapc.hpp), f or g
+// alone when the schedule has none, or nothing.
+std::vector<AlignmentStep> schedule_pre_alignment(const Schedule& schedule, const AffineMap& f);
+std::vector<AlignmentStep> schedule_post_alignment(const Schedule& schedule, const AffineMap& g);
 
 // f and g are the permutation's code conversions, folded into the alignments
 // (identity maps for the plain axis exchange). With alignment `none` a

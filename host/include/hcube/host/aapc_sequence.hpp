@@ -27,6 +27,10 @@ struct AapcSequenceOptions {
   // 0, 1, ..., s-1 (the shuffle above). A distributed FFT, working from the
   // top index bits down, uses s-1, ..., 0.
   std::vector<unsigned> order;
+  // Axes of different orders d_1 >= d_2 >= ... (sec. 4.1), axis u the next
+  // dims[u] node bits, exchanging with memory bits 0..dims[u]-1 (nested in
+  // d_1's): Algorithm 1 only, d and axes then come from the list. Empty: d each.
+  std::vector<unsigned> dims;
 };
 
 // n = s d processor dimensions. Sequential: the single-AAPC schedule once per
@@ -39,9 +43,18 @@ Schedule make_aapc_sequence(const AapcSequenceOptions& options);
 // The sequence written directly: where word g ends up when the memory axis is
 // exchanged with axis order[0], then order[1], ... (empty: 0, 1, ..., s-1).
 AddressMap shuffle_destination(const Geometry& geo, unsigned d, unsigned axes, std::vector<unsigned> order = {});
+// The same for axes of the given orders, exchanged in order 0, 1, ...: axis u's
+// field swaps with the low widths[u] memory bits.
+AddressMap shuffle_destination(const Geometry& geo, const std::vector<unsigned>& widths);
 
 // Corollary 2: s pipelined AAPCs take K/2 + (s-1)d cycles with Alg. 4,
 // d ceil(K/2d) + (s-1)d with Alg. 1, K/2 + (s-1)(d + (K/2 mod d)) with Alg. 3.
 std::uint64_t corollary2_cycles(AapcAlgorithm alg, unsigned d, unsigned m, unsigned axes);
+
+// Sec. 4.1, axes of non-increasing orders d_1 >= d_2 >= ...: pipelined
+// Algorithm 1 starts AAPC i d_(i-1) + (d_i - gcd(d_(i-1), d_i)) cycles after
+// AAPC i-1 (the paper's extra delay d_i - gcd), so s AAPCs take the sum of
+// those lags plus d_s ceil(K/2d_s).
+std::uint64_t unequal_orders_cycles(const std::vector<unsigned>& dims, unsigned m);
 
 }  // namespace hcube

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hcube/host/geometry.hpp"
@@ -26,12 +27,20 @@ class AffineMap {
   // Lemma 1's alignment for a sequence of AAPCs: node bit k (k < axes * d)
   // is xored onto memory bit k mod d, i.e. i -> i xor a_1 xor ... xor a_s.
   static AffineMap xor_fold(const Geometry& geo, unsigned d, unsigned axes);
+  // The same for axes of different orders (sec. 4.1): axis u is the next
+  // widths[u] node bits, its bit b xored onto memory bit b.
+  static AffineMap xor_fold(const Geometry& geo, const std::vector<unsigned>& widths);
   // Memory address bit b moves to bit perm[b]; perm must be a permutation of 0..m-1.
   static AffineMap permute_bits(const Geometry& geo, const std::vector<unsigned>& perm);
   // Complements memory bits lo .. lo+width-1 (i -> i xor mask).
   static AffineMap complement(const Geometry& geo, unsigned lo, unsigned width);
   // Binary -> Gray code (encode) or back (decode) on bits lo .. lo+width-1.
   static AffineMap gray(const Geometry& geo, unsigned lo, unsigned width, bool encode);
+
+  // The map with these columns: M's m columns, C's n columns (each below K)
+  // and c. Throws hcube::Error when a column is out of range or M is singular.
+  static AffineMap from_columns(const Geometry& geo, std::vector<std::uint64_t> mem_cols,
+                                std::vector<std::uint64_t> node_cols, std::uint64_t constant = 0);
 
   // This map followed by `next`.
   AffineMap then(const AffineMap& next) const;
@@ -48,6 +57,11 @@ class AffineMap {
   bool is_identity() const;
   // i -> i xor C j xor c: then the map is an involution and runs in place.
   bool is_pure_xor() const;
+  // f(f(i)) = i on every node (M M = I and M fixes C j xor c): runs in place.
+  bool is_involution() const;
+  // Memory bits b and above of every address are kept, so each aligned block
+  // of 2^b local addresses maps onto itself.
+  bool keeps_bits_from(unsigned b) const;
   // Number of nodes whose offset C j xor c is non-zero (they move words in a pure xor map).
   std::uint64_t moving_nodes() const;
 
@@ -59,6 +73,23 @@ class AffineMap {
   std::vector<std::uint64_t> node_cols_;
   std::uint64_t constant_ = 0;
 };
+
+// One alignment launch: `map` on the local addresses [lo, hi) of every node,
+// the others staying put (hi = 0: the whole memory). Algorithm 5 realigns its
+// rotated rows alone (host/concurrent_aapc.hpp).
+struct AlignmentStep {
+  AffineMap map;
+  std::uint64_t lo = 0;
+  std::uint64_t hi = 0;
+
+  explicit AlignmentStep(AffineMap m, std::uint64_t low = 0, std::uint64_t high = 0)
+      : map(std::move(m)), lo(low), hi(high) {}
+  bool whole() const { return lo == 0 && (hi == 0 || hi == map.geometry().words_per_node()); }
+  std::uint64_t end() const { return hi == 0 ? map.geometry().words_per_node() : hi; }
+};
+// Throws hcube::Error unless a partial step's range is non-empty, within K,
+// aligned to 2^b with the map keeping bits b and above, and the map an involution.
+void check_alignment_step(const AlignmentStep& step);
 
 // Parses "lo:width:encode" or "lo:width:decode" into AffineMap::gray.
 AffineMap parse_gray(const Geometry& geo, const std::string& text);

@@ -25,6 +25,7 @@ std::vector<unsigned char> reference_permute(const std::vector<unsigned char>& i
 // Destination formulas of the primitives, written from their definitions.
 AddressMap cycle_destination(const Geometry& geo, const Cycle& cycle, const OffsetMaps& maps = {});
 AddressMap alignment_destination(const AffineMap& map);
+AddressMap alignment_destination(const AlignmentStep& step);
 // Words no message touches stay; a delivered word lands at its receiver and
 // its source keeps its old value, so this reference returns the whole new state.
 std::vector<unsigned char> reference_route(const std::vector<unsigned char>& in, std::size_t word_bytes,

@@ -17,6 +17,7 @@ namespace hcube {
 enum class AlignmentKind {
   none,       // the cycles alone
   xor_align,  // (j|i) -> (j|i xor j) on the d AAPC dimensions (Johnsson & Ho, sec. 2.2.1)
+  concurrent, // Algorithm 5's (host/concurrent_aapc.hpp): xor-align plus the spare memory axis, rotated rows apart
 };
 std::string to_string(AlignmentKind k);
 AlignmentKind parse_alignment_kind(const std::string& s);
@@ -33,9 +34,17 @@ class Schedule {
   bool blocked = false;   // each cycle is one block transfer
   std::string lines;      // Alg. 4's line drawing: "diagonal" or "greedy" (empty otherwise)
   unsigned axes = 1;      // s: AAPCs on processor axes 0..s-1 of d bits each (sec. 2.3)
+  // The axes' orders when they differ (sec. 4.1): axis u is the next axis_dims[u]
+  // node bits and exchanges with memory bits 0..axis_dims[u]-1. Empty: d each.
+  std::vector<unsigned> axis_dims;
+  // Algorithm 5: the local rows (address >> (d + 1)) 0..rotated_rows-1 hold the
+  // data sets that start on a later axis through the spare memory axis.
+  std::uint64_t rotated_rows = 0;
   OffsetMaps offset_maps; // node-dependent addresses of exchanges with offset_map > 0
 
   Geometry geometry() const { return Geometry{n, m}; }
+  // axis_dims, or d for each of the `axes` axes.
+  std::vector<unsigned> axis_widths() const;
   std::size_t cycles() const { return offsets_.size() - 1; }
   std::size_t exchanges() const { return exchanges_.size(); }
   const Exchange* cycle_begin(std::size_t c) const { return exchanges_.data() + offsets_[c]; }

@@ -41,16 +41,21 @@ struct AlignCopyBody {
   }
 };
 
-// i -> i xor C j xor c is an involution: swap each pair once, in place, no scratch.
+// An involution (i -> i xor C j xor c, or any map with f(f(i)) = i) swaps each
+// pair once, in place, no scratch. Only local addresses in [lo, hi) take part
+// (the map keeps that range: Algorithm 5 realigns some rows alone).
 template <class Word>
 struct AlignXorBody {
   Word* mem;
   Layout layout;
   AffineView map;
+  std::uint64_t lo;
+  std::uint64_t hi;
 
   HCUBE_HD void operator()(std::uint64_t s) const {
-    const std::uint64_t j = layout.node_at(s);
     const std::uint64_t i = layout.local_at(s);
+    if (i < lo || i >= hi) return;
+    const std::uint64_t j = layout.node_at(s);
     const std::uint64_t p = map.mem_part(i) ^ map.node_part(j);
     if (i < p) swap_words(mem[s], mem[layout.index(j, p)]);
   }
