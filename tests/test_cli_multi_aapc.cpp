@@ -78,7 +78,7 @@ TEST_F(CliMultiAapc, HelpNamesTheCommandAndItsFlags) {
   EXPECT_TRUE(contains(ok({"--help"}), "multi-aapc"));
   const std::string help = ok({"multi-aapc", "--help"});
   for (const char* flag : {"--axes", "--dims", "--mem-dims", "--algorithm", "--sequential", "--order", "--lines",
-                           "--type", "--backend", "--tile-dims", "--input", "--output", "--trace", "--json"})
+                           "--layout", "--rotated-rows", "--figure", "--type", "--backend", "--tile-dims", "--input", "--output", "--trace", "--json"})
     EXPECT_TRUE(contains(help, flag)) << "multi-aapc --help lacks " << flag;
 }
 
@@ -230,6 +230,141 @@ TEST_F(CliMultiAapc, OtherTypesAndGreedyLines) {
   EXPECT_EQ(g["verified"], true);
   EXPECT_EQ(g["lines"], "greedy");
   EXPECT_EQ(g["cycles"], 16);
+}
+
+// --- Algorithm 5 and axes of unequal order (sec. 4) -------------------------
+
+// Theorem 2 from its formula: the smallest case that applies.
+std::uint64_t theorem2(unsigned d, unsigned m, unsigned s) {
+  const std::uint64_t K = std::uint64_t{1} << m;
+  std::uint64_t t = ~std::uint64_t{0};
+  if (s <= 3 || K <= 8 * d) t = std::min<std::uint64_t>(t, K / 2 + (s - 1) * d);
+  if (8 * d <= K && K <= 2 * (s + 1) * d) t = std::min<std::uint64_t>(t, (s + 3) * d);
+  if (K >= 2 * (s + 1) * d) t = std::min<std::uint64_t>(t, K / 2 + 2 * d);
+  return t;
+}
+
+// The shuffle for axes of the given orders: axis u (the next widths[u] node
+// bits) swaps with the low widths[u] memory bits, in order.
+Words shuffle_widths(const Words& in, const Cube& c, const std::vector<unsigned>& widths) {
+  Words out(in.size());
+  for (std::uint64_t j = 0; j < c.nodes(); ++j)
+    for (std::uint64_t i = 0; i < c.K(); ++i) {
+      std::uint64_t node = j, local = i;
+      unsigned offset = 0;
+      for (unsigned w : widths) {
+        const std::uint64_t lo = (std::uint64_t{1} << w) - 1, axis = (node >> offset) & lo;
+        node = (node & ~(lo << offset)) | ((local & lo) << offset);
+        local = (local & ~lo) | axis;
+        offset += w;
+      }
+      out[c.g(node, local)] = in[c.g(j, i)];
+    }
+  return out;
+}
+
+TEST_F(CliMultiAapc, Algorithm5MeetsTheorem2AndIsTheShuffle) {
+  const Case cases[] = {{2, 6, 5}, {2, 4, 4}, {1, 5, 3}, {2, 3, 5}, {3, 4, 6}, {1, 8, 2}};
+  for (const Case& k : cases)
+    for (const char* layout : {"compact", "paper"}) {
+      SCOPED_TRACE(testing::Message() << "d = " << k.d << ", s = " << k.s << ", m = " << k.m << ", " << layout);
+      const Cube c{k.s * k.d, k.m};
+      const Words in = random_words(c.total());
+      write_u64(path("in.npy"), c.shape(), in);
+      const json j = ok_json({"multi-aapc", "--axes", std::to_string(k.s), "--dims", std::to_string(k.d), "--mem-dims",
+                              std::to_string(k.m), "--algorithm", "5", "--layout", layout, "-i",
+                              path("in.npy").string(), "-o", path("out.npy").string()});
+      // The fields users' scripts read.
+      EXPECT_EQ(j["axes"], k.s);
+      EXPECT_EQ(j["d"], k.d);
+      EXPECT_EQ(j["m"], k.m);
+      EXPECT_EQ(j["K"], std::uint64_t{1} << k.m);
+      EXPECT_EQ(j["algorithm"], "5");
+      EXPECT_EQ(j["verified"], true);
+      EXPECT_TRUE(j["seconds"].is_number());
+      EXPECT_EQ(j["bound"], theorem2(k.d, k.m, k.s));
+      EXPECT_TRUE(contains(j["bound_source"], "Theorem 2")) << j["bound_source"];
+      EXPECT_EQ(j["launches"], j["cycles"].get<std::uint64_t>() + j["alignments"].get<std::uint64_t>());
+      const std::uint64_t half = std::uint64_t{1} << (k.m - 1);
+      if (half % k.d == 0 && std::string(layout) == "compact") {
+        EXPECT_LE(j["cycles"].get<std::uint64_t>(), j["bound"].get<std::uint64_t>());
+      }
+      EXPECT_EQ(read_u64(path("out.npy"), c), shuffle(in, c, k.d, identity_order(k.s)));
+    }
+  // d = 2, s = 6, K = 32: the compact layout takes R + 1 = 9 columns of d cycles, the paper's R + 2 = 10 (Theorem 2).
+  const json compact = ok_json({"multi-aapc", "-s", "6", "-d", "2", "-m", "5", "-a", "5"});
+  EXPECT_EQ(compact["schedule"], "concurrent");
+  EXPECT_EQ(compact["cycles"], 18);
+  EXPECT_EQ(compact["rotated_data_sets"], 4);
+  EXPECT_EQ(compact["alignments"], 4);  // one each for the rotated rows, before and after
+  const json paper = ok_json({"multi-aapc", "-s", "6", "-d", "2", "-m", "5", "-a", "5", "--layout", "paper"});
+  EXPECT_EQ(paper["cycles"], 20);
+  EXPECT_EQ(paper["bound"], 20);
+}
+
+TEST_F(CliMultiAapc, Algorithm5FigureAndFallback) {
+  const std::string out = ok({"multi-aapc", "-s", "6", "-d", "2", "-m", "5", "-a", "5", "--layout", "paper", "--figure"});
+  EXPECT_TRUE(contains(out, "time step    0    1    2")) << out;
+  EXPECT_TRUE(contains(out, "d_0^0      v,5  v,6    *       i,1  i,2  i,3  i,4  i,5")) << out;
+  EXPECT_TRUE(contains(out, "20 routing cycles (paper: 20, Theorem 2, K >= 2(s+1)d)")) << out;
+  const json fig = ok_json({"multi-aapc", "-s", "6", "-d", "2", "-m", "5", "-a", "5", "--figure"});
+  ASSERT_TRUE(fig["figure"].is_string());
+  EXPECT_TRUE(contains(fig["figure"], "v,6")) << fig["figure"];
+  // No spare memory axis (m < 2d): Algorithm 5 pipelines, as Theorem 2's first case does.
+  const json piped = ok_json({"multi-aapc", "-s", "3", "-d", "2", "-m", "3", "-a", "5"});
+  EXPECT_EQ(piped["schedule"], "pipelined");
+  EXPECT_EQ(piped["verified"], true);
+  EXPECT_EQ(piped["cycles"], 4 + 2 * 2);
+  EXPECT_EQ(piped["bound"], theorem2(2, 3, 3));
+  ASSERT_TRUE(piped["note"].is_string());
+  EXPECT_TRUE(contains(piped["note"], "spare memory axis")) << piped["note"];
+  // --trace shows the rotated rows' own alignments.
+  const std::string trace = ok({"multi-aapc", "-s", "3", "-d", "1", "-m", "2", "-a", "5", "--rotated-rows", "1", "--trace"});
+  EXPECT_TRUE(contains(trace, "after the pre-alignment of the rotated rows")) << trace;
+  EXPECT_TRUE(contains(trace, "after the post-alignment of the rotated rows")) << trace;
+  EXPECT_TRUE(contains(trace, "verified against the reference: yes")) << trace;
+}
+
+TEST_F(CliMultiAapc, UnequalOrdersWithAlgorithm1) {
+  const std::vector<std::vector<unsigned>> cases = {{3, 2, 2}, {3, 2}, {4, 3, 2, 1}, {2, 1, 1}};
+  for (const auto& dims : cases)
+    for (bool sequential : {false, true}) {
+      std::string text;
+      unsigned n = 0;
+      for (unsigned w : dims) {
+        text += (text.empty() ? "" : ",") + std::to_string(w);
+        n += w;
+      }
+      const unsigned m = dims[0] + 1;
+      SCOPED_TRACE(text + (sequential ? ", sequential" : ", pipelined"));
+      const Cube c{n, m};
+      const Words in = random_words(c.total());
+      write_u64(path("in.npy"), c.shape(), in);
+      Args args = {"multi-aapc", "--dims", text, "-m", std::to_string(m), "-a", "1", "-i", path("in.npy").string(),
+                   "-o", path("out.npy").string()};
+      if (sequential) args.push_back("--sequential");
+      const json j = ok_json(args);
+      EXPECT_EQ(j["verified"], true);
+      EXPECT_EQ(j["axes"], dims.size());
+      EXPECT_EQ(j["axis_dims"], json(dims));
+      EXPECT_EQ(j["alignments"], 2);
+      const std::uint64_t half = std::uint64_t{1} << (m - 1);
+      std::uint64_t want = dims.back() * ceil_div(half, dims.back());
+      for (std::size_t i = 1; i < dims.size(); ++i) {
+        const unsigned a = dims[i - 1], b = dims[i];
+        unsigned g = a;
+        for (unsigned r = b; r != 0;) {
+          const unsigned t = g % r;
+          g = r;
+          r = t;
+        }
+        // Sec. 4.1: the extra delay d_i - gcd(d_(i-1), d_i) on top of d_(i-1).
+        want += sequential ? a * ceil_div(half, a) : a + (b - g);
+      }
+      EXPECT_EQ(j["cycles"], want);
+      EXPECT_EQ(j["bound"], want);
+      EXPECT_EQ(read_u64(path("out.npy"), c), shuffle_widths(in, c, dims));
+    }
 }
 
 // --- trace -----------------------------------------------------------------

@@ -30,9 +30,12 @@ std::vector<Start> rotated_starts(unsigned s, std::uint64_t count, RotationLayou
   }
   if (s < 2) throw Error("rotated data sets need s >= 2 axes");
   // Up to s-2 sets on axes s-2, ..., 1 finish within the pipeline's own
-  // R + s - 1 columns; with s-1 sets, on axes s-1, ..., 1, one column more.
+  // R + s - 1 columns; s-1 sets go on axes s-1, ..., 1 (one column more), and
+  // any more start on axis 0 with the pipeline: their one extra exchange, on
+  // axis 0, comes after everything else (docs/multi-aapc.md).
   for (std::uint64_t i = 0; i < count; ++i)
-    starts.push_back({count + 2 <= s ? s - 2 - static_cast<unsigned>(i) : s - 1 - static_cast<unsigned>(i % (s - 1)), 0});
+    starts.push_back({count + 2 <= s ? s - 2 - static_cast<unsigned>(i) : i + 1 < s ? s - 1 - static_cast<unsigned>(i) : 0,
+                      0});
   return starts;
 }
 
@@ -116,25 +119,33 @@ ConcurrentPlan place_data_sets(unsigned axes, std::uint64_t standard, std::uint6
     }
     standard_rows.push_back(std::move(row));
   }
+  // A rotated set: through v along axes k..s-1, the local swap of i and v, then axes 0..k.
+  std::vector<PlanRow> rotated_rows(rotated);
+  const auto place = [&](std::uint64_t i, unsigned from, unsigned to, bool through_v) {
+    PlanRow& row = rotated_rows[i];
+    std::uint64_t next = row.steps.empty() ? starts[i].column : row.steps.back().column + 1;
+    for (unsigned t = from; t <= to; ++t) {
+      const std::uint64_t c = grid.take(t, next);
+      row.steps.push_back({t, c, through_v});
+      next = c + 1;
+    }
+  };
   for (std::uint64_t i = 0; i < rotated; ++i) {
-    PlanRow row;
-    row.rotated = true;
-    row.start = starts[i].axis;
-    row.label = layout == RotationLayout::paper ? fmt::format("d_{}^{}", i / 2, i % 2) : fmt::format("d_{}", i);
-    std::uint64_t next = starts[i].column;
-    // Exchanges through v with axes k..s-1, the local swap of i and v, then axes 0..k.
-    for (unsigned t = row.start; t < axes; ++t) {
-      const std::uint64_t c = grid.take(t, next);
-      row.steps.push_back({t, c, true});
-      next = c + 1;
-    }
-    for (unsigned t = 0; t <= row.start; ++t) {
-      const std::uint64_t c = grid.take(t, next);
-      row.steps.push_back({t, c, false});
-      next = c + 1;
-    }
-    plan.rows.push_back(std::move(row));
+    rotated_rows[i].rotated = true;
+    rotated_rows[i].start = starts[i].axis;
+    rotated_rows[i].label = layout == RotationLayout::paper ? fmt::format("d_{}^{}", i / 2, i % 2) : fmt::format("d_{}", i);
   }
+  // Sets starting on axis 0 run with the pipeline; their last exchange waits for the others.
+  for (std::uint64_t i = 0; i < rotated; ++i)
+    if (starts[i].axis == 0) place(i, 0, axes - 1, true);
+  for (std::uint64_t i = 0; i < rotated; ++i)
+    if (starts[i].axis > 0) {
+      place(i, starts[i].axis, axes - 1, true);
+      place(i, 0, starts[i].axis, false);
+    }
+  for (std::uint64_t i = 0; i < rotated; ++i)
+    if (starts[i].axis == 0) place(i, 0, 0, false);
+  for (PlanRow& row : rotated_rows) plan.rows.push_back(std::move(row));
   const std::uint64_t first = layout == RotationLayout::paper ? (rotated + 1) / 2 : rotated;
   for (std::uint64_t j = 0; j < standard; ++j) {
     standard_rows[j].label = fmt::format("d_{}", first + j);
@@ -187,7 +198,7 @@ ConcurrentDesign design_concurrent(const ConcurrentOptions& o) {
   for (std::uint64_t r = lo; r <= hi; ++r) {
     const std::uint64_t rotated = ceil_div(r * per_row, d);
     // More rotated sets than 2s only add columns (each does one AAPC more).
-    if (o.rotated_rows < 0 && r > 0 && (rotated > 2 * s || s < (o.layout == RotationLayout::paper ? 3u : 2u))) break;
+    if (o.rotated_rows < 0 && r > 0 && (rotated > 3 * s || s < (o.layout == RotationLayout::paper ? 3u : 2u))) break;
     ConcurrentDesign cand;
     cand.rotated_rows = r;
     cand.rotated_pairs = r * per_row;
