@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "hcube/host/aapc.hpp"
 #include "hcube/host/error.hpp"
@@ -286,43 +287,73 @@ std::vector<std::string> rows_of(const Schedule& s, std::size_t from, std::size_
   return rows;
 }
 
-// Table 7 (d = 5, both line drawings). The seed text of the paper ends before
-// Table 7, so these rows are derived from the constructions (docs/aapc.md):
-// the pair (00000, 11111) with the 4-necklace of 01111 in d = 5 cycles. The
-// diagonal rows follow the closed form: member rotl(01111, r) makes its e-th
-// exchange in cycle r + e - o_e, the pair crosses dimension t + 4 in cycle t.
-TEST(PaperTables, Table7MixedBlockForDEquals5Derived) {
+// Table 7 (d = 5, q = 4, type-2 scheduling), verbatim: for each address of the
+// mixed block, the dimension it crosses in time steps 0..4 ('-': idle). The
+// pair (00000, 11111) is one row: in aligned addresses 11111 is the member
+// that crosses. The OCR text is legible; every row crosses its own 1-bits once
+// and every column holds each dimension once, which checks the transcription.
+TEST(PaperTables, Table7TypeTwoSchedule) {
+  const std::vector<std::pair<std::uint64_t, std::string>> table7 = {
+      {0b01111, "0123-"}, {0b11110, "123-4"}, {0b11101, "23-40"},
+      {0b11011, "3-401"}, {0b10111, "-4012"}, {0b11111, "40123"},
+  };
+  const Schedule s = make(AapcAlgorithm::alg4, 5, 5, 5, LineDrawing::greedy);
+  for (const auto& [addr, dims] : table7)
+    for (std::size_t t = 0; t < 5; ++t) {
+      std::string got = "-";
+      for (std::size_t e = 0; e < s.cycle_size(t); ++e)
+        if (s.cycle_begin(t)[e].addr == addr) got = std::to_string(s.cycle_begin(t)[e].dim);
+      EXPECT_EQ(got, std::string(1, dims[t])) << fmt::format("address {:05b}, time step {}", addr, t);
+    }
+  // The diagonal ("type 1") drawing of the same block, derived from sec. 3.5.3's
+  // closed form (the paper prints only the type-2 table): member rotl(01111, r)
+  // makes its e-th exchange in cycle r + e - o_e, the pair crosses t + 4 in cycle t.
   const std::vector<std::string> diagonal = {
       "0:11101 1:10111 2:11110 3:11011 4:11111", "0:11111 1:11011 2:01111 3:11101 4:10111",
       "0:01111 1:11111 2:10111 3:11110 4:11011", "0:10111 1:11110 2:11111 3:01111 4:11101",
       "0:11011 1:01111 2:11101 3:11111 4:11110",
   };
-  const std::vector<std::string> greedy = {
-      "0:01111 1:11110 2:11101 3:11111 4:10111", "0:10111 1:01111 2:11110 3:11011 4:11111",
-      "0:11111 1:10111 2:01111 3:11101 4:11011", "0:11011 1:11111 2:10111 3:11110 4:11101",
-      "0:11101 1:11011 2:11111 3:01111 4:11110",
-  };
   EXPECT_EQ(rows_of(make(AapcAlgorithm::alg4, 5), 0, 5), diagonal);
-  EXPECT_EQ(rows_of(make(AapcAlgorithm::alg4, 5, 5, 5, LineDrawing::greedy), 0, 5), greedy);
-  // The rest of the schedule: the 1-necklace, two 2-necklaces, two 3-necklaces (Lemma 2).
-  EXPECT_EQ(rows_of(make(AapcAlgorithm::alg4, 5), 5, 6)[0], "0:00001 1:00010 2:00100 3:01000 4:10000");
-  EXPECT_EQ(rows_of(make(AapcAlgorithm::alg4, 5), 15, 16)[0], "3:01011 4:10110 0:01101 1:11010 2:10101");
 }
 
-// Tables 8 and 9 (blocking and channel width b = 3, d = 5): derived, the seed
-// text ends before them. Blocking groups cycles 0, 5, 10, 15 / 1, 6, 11 / ...
-// into 5 block transfers of at most ceil(16/5) = 4 words per channel; width 3
-// then needs 6 cycles, the lower bound ceil(16/3), where Lemma 5's
-// d ceil(K/2db) = 10 pads every block to 4 words.
-TEST(PaperTables, Tables8And9BlockingAndWideChannelsDerived) {
+// The necklace (by its smallest rotation) of each address a cycle moves.
+std::set<std::uint64_t> necklaces_in(const Schedule& s, std::size_t c) {
+  std::set<std::uint64_t> out;
+  for (std::size_t e = 0; e < s.cycle_size(c); ++e) {
+    std::uint64_t a = s.cycle_begin(c)[e].addr, least = a;
+    for (unsigned r = 1; r < 5; ++r) least = std::min(least, rotate_left(a, r, 5));
+    out.insert(least);
+  }
+  return out;
+}
+
+// Table 8 (blocking, d = 5), verbatim: block transfer r holds cycles r, r+5,
+// r+10, r+15; the groups in each row are C(11111) with R(01111), R(00011) then
+// R(00111), R(00101) then R(01011), and R(00001), at most 4 per row (Lemma 4:
+// d blocks of ceil(K/2d) = 4). Table 9 (b = 3) labels the entries row by row,
+// right to left, 3 per time step: 6 steps, as hcube's wide schedule takes; its
+// split differs only in that no step mixes two rows.
+TEST(PaperTables, Tables8And9BlockingAndWideChannels) {
   const Schedule s = make(AapcAlgorithm::alg4, 5);
+  const std::vector<std::vector<std::set<std::uint64_t>>> table8 = {
+      {{0b01111, 0b11111}, {0b00011}, {0b00101}, {0b00001}},
+      {{0b01111, 0b11111}, {0b00011}, {0b00101}},
+      {{0b01111, 0b11111}, {0b00111}, {0b01011}},
+      {{0b01111, 0b11111}, {0b00111}, {0b01011}},
+      {{0b01111, 0b11111}, {0b00111}, {0b01011}},
+  };
+  for (std::size_t r = 0; r < 5; ++r) {
+    std::vector<std::set<std::uint64_t>> row;
+    for (std::size_t c = r; c < s.cycles(); c += 5) row.push_back(necklaces_in(s, c));
+    EXPECT_EQ(row, table8[r]) << "block transfer " << r;
+  }
   const Schedule blocked = block_schedule(s);
   ASSERT_EQ(blocked.cycles(), 5u);
   EXPECT_EQ(blocked.rules.channel_width, 4u);
   const std::size_t sizes[] = {20, 15, 15, 15, 15};  // words per block transfer, all channels
   for (std::size_t r = 0; r < 5; ++r) EXPECT_EQ(blocked.cycle_size(r), sizes[r]) << "block " << r;
   const Schedule wide = widen_schedule(s, 3);
-  EXPECT_EQ(wide.cycles(), 6u);
+  EXPECT_EQ(wide.cycles(), 6u);  // Table 9's time steps 0..5
   EXPECT_EQ(lemma5_cycles(5, 5, 3), 10u);
   EXPECT_EQ(check_schedule(wide).exchanges, 80u);
   const ScheduleStats alg3 = check_schedule(make(AapcAlgorithm::alg3, 5));

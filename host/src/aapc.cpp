@@ -109,14 +109,33 @@ Grid mixed_block_diagonal(const std::vector<std::uint64_t>& pairs, unsigned d) {
   return grid;
 }
 
-// The same block as a bipartite edge colouring ("type 2", greedy lines): the c
+// The same block as a bipartite edge colouring ("type 2", greedy lines; for
+// c = 1 the paper's Table 7, mixed_block_one_pair): the c
 // pairs (each needing all d dimensions) and the d necklace members (each its q
 // dimensions) on one side, dimensions on the other, cycles as colours. Every
 // vertex has degree at most d, so d colours suffice (Konig); edges take the
 // first colour free at both ends, and when there is none an alternating path
 // of two colours is swapped to free one.
+// Table 7's type-2 block for one leftover pair (the paper prints d = 5): member
+// r of the (d-1)-necklace crosses its dimensions r, r+1, ... in order, idle in
+// cycle (q - r) mod d; the pair crosses dimension t + q in cycle t. At cycle t
+// the members use dimensions t .. t+q-1, each once, for every d.
+Grid mixed_block_one_pair(std::uint64_t pair, unsigned d) {
+  const unsigned q = d - 1;
+  Grid grid(d, std::vector<std::uint64_t>(d));
+  for (unsigned r = 0; r < d; ++r) {
+    const std::uint64_t member = rotate_left(low_mask(q), r, d);
+    const unsigned idle = (q + d - r) % d;
+    for (unsigned t = 0, e = 0; t < d; ++t)
+      if (t != idle) grid[t][(r + e++) % d] = member;
+  }
+  for (unsigned t = 0; t < d; ++t) grid[t][(t + q) % d] = pair_member(pair, (t + q) % d, d);
+  return grid;
+}
+
 Grid mixed_block_greedy(const std::vector<std::uint64_t>& pairs, unsigned d) {
   const unsigned c = static_cast<unsigned>(pairs.size()), q = d - c;
+  if (c == 1) return mixed_block_one_pair(pairs[0], d);
   const std::uint64_t seed = low_mask(q);
   std::vector<std::uint64_t> left_addr_base;  // per left vertex: pair low member or necklace member
   std::vector<std::vector<unsigned>> left_dims;
@@ -197,8 +216,36 @@ void add_alg4(Schedule& s, unsigned d, LineDrawing lines) {
     }
     mixed_seed = low_mask(d - static_cast<unsigned>(c));
   }
-  for (const Necklace& nk : necklaces(d)) {
-    if (!nk.full(d) || nk.weight == 0 || nk.first == mixed_seed) continue;
+  // The other full necklaces, each followed by its complement necklace (the
+  // two are d complement pairs: a group of Table 8), then the ones whose
+  // complement is the mixed block's necklace.
+  const std::vector<Necklace> all = necklaces(d);
+  const auto index_of = [&](std::uint64_t x) {
+    for (std::size_t k = 0; k < all.size(); ++k)
+      for (unsigned r = 0; r < d; ++r)
+        if (rotate_left(all[k].first, r, d) == x) return k;
+    throw Error(fmt::format("internal: address {} in no necklace", x));
+  };
+  std::vector<std::size_t> order, leftover;
+  std::vector<bool> placed(all.size(), false);
+  for (std::size_t k = 0; k < all.size(); ++k) {
+    const Necklace& nk = all[k];
+    if (placed[k] || !nk.full(d) || nk.weight == 0 || nk.first == mixed_seed) continue;
+    placed[k] = true;
+    const std::size_t comp = index_of(nk.first ^ low_mask(d));
+    if (all[comp].first == mixed_seed) {
+      leftover.push_back(k);
+      continue;
+    }
+    order.push_back(k);
+    if (!placed[comp]) {
+      placed[comp] = true;
+      order.push_back(comp);
+    }
+  }
+  order.insert(order.end(), leftover.begin(), leftover.end());
+  for (std::size_t k : order) {
+    const Necklace& nk = all[k];
     for (unsigned i = 0; i < d; ++i) {
       if (!test_bit(nk.first, i)) continue;
       // Member r (rotation by r) crosses dimension i + r: all d dimensions busy.
