@@ -105,7 +105,17 @@ TEST_F(CliFft, PapersExampleJson) {
   EXPECT_EQ(j["single_alignment_pair"], true);
   EXPECT_EQ(j["alignments"], 2);
   EXPECT_EQ(j["cycles"], 12);
-  EXPECT_EQ(j["launches"], 12 + 2 + 12);
+  // Four local 8-point transforms, each a batched FFTW call between a gather and a scatter.
+  EXPECT_EQ(j["local_transform"], "FFTW");
+  EXPECT_EQ(j["local_transforms"], 4);
+  EXPECT_EQ(j["launches"], 4 * 3 + 2 + 12);
+  // The library's own radix-2 kernel instead: one launch per stage.
+  const json r2 = ok_json({"fft", "-P", "12", "-n", "9", "--order", "bit-reversed", "--backend", "cpu", "--local",
+                           "radix-2"});
+  EXPECT_EQ(r2["local_transform"], "radix-2");
+  EXPECT_EQ(r2["local_transforms"], 0);
+  EXPECT_EQ(r2["launches"], 12 + 2 + 12);
+  EXPECT_LT(r2["max_relative_error"].get<double>(), 1e-12);
   EXPECT_EQ(j["verified"], true);
   EXPECT_LT(j["max_relative_error"].get<double>(), 1e-12);
   EXPECT_EQ(j["backend"], "cpu");
@@ -189,6 +199,7 @@ TEST_F(CliFft, BadInput) {
   expect_error({"fft", "-P", "8", "-n", "3", "--type", "double"}, {"--type double", "complex64 or complex128"});
   expect_error({"fft", "-P", "8", "-n", "3", "--order", "reversed"}, {"'reversed'", "natural, bit-reversed"});
   expect_error({"fft", "-P", "8", "-n", "3", "--algorithm", "5"}, {"'5'", "1, 2, 3, 4"});
+  expect_error({"fft", "-P", "8", "-n", "3", "--local", "fast"}, {"'fast'", "library", "radix-2"});
   // No output file after an error, not even a partial one.
   const Result r = run({"fft", "-P", "9", "-n", "3", "-i", small.string(), "-o", path("never.npy").string()});
   EXPECT_GT(r.code, 0);

@@ -176,13 +176,15 @@ class Fft : public BackendTest {
  protected:
   // Transforms x on 2^n nodes; returns the result vector in `order` and the report.
   std::pair<cvec, FftReport> transform(const cvec& x, unsigned n, ElementType type, FftOrder order,
-                                       bool inverse = false, long long tile_dims = -1) {
+                                       bool inverse = false, long long tile_dims = -1,
+                                       LocalTransform local = LocalTransform::library) {
     const unsigned q = static_cast<unsigned>(__builtin_ctzll(x.size()));
     Machine mach(MachineOptions{n, q - n, type, choice(), tile_dims});
     load_cyclic(mach, x);
     FftOptions o;
     o.order = order;
     o.inverse = inverse;
+    o.local = local;
     const FftReport r = distributed_fft(mach, o);
     return {read_result(mach, order), r};
   }
@@ -190,57 +192,71 @@ class Fft : public BackendTest {
 
 TEST_P(Fft, EverySizeUpTo2To14AgainstFftw) {
   double worst128 = 0, worst64 = 0;
-  for (unsigned P = 1; P <= 14; ++P) {
-    const cvec x = random_points(std::uint64_t{1} << P, P);
-    const cvec X = fftw_dft(x);
-    cvec x64 = x;  // the same points rounded to single precision, for complex64
-    for (auto& v : x64) v = {static_cast<float>(v.real()), static_cast<float>(v.imag())};
-    const cvec X64 = fftw_dft(x64);
-    const cvec on_one_node = transform(x, 0, ElementType::c128, FftOrder::natural).first;
-    for (unsigned n : node_dims(P))
-      for (FftOrder order : {FftOrder::natural, FftOrder::bit_reversed}) {
-        SCOPED_TRACE(testing::Message() << "P = " << P << ", n = " << n << ", " << to_string(order));
-        const auto [y, rep] = transform(x, n, ElementType::c128, order);
-        const double e = max_relative_error(y, in_order(X, order));
-        EXPECT_LT(e, 1e-12);
-        worst128 = std::max(worst128, e);
-        // The same butterflies with the same twiddles whatever n: the data
-        // motion only moves words, so the result is bit for bit the same.
-        if (order == FftOrder::natural) {
-          EXPECT_EQ(y, on_one_node);
+  for (LocalTransform local : {LocalTransform::library, LocalTransform::radix2})
+    for (unsigned P = 1; P <= 14; ++P) {
+      const cvec x = random_points(std::uint64_t{1} << P, P);
+      const cvec X = fftw_dft(x);
+      cvec x64 = x;  // the same points rounded to single precision, for complex64
+      for (auto& v : x64) v = {static_cast<float>(v.real()), static_cast<float>(v.imag())};
+      const cvec X64 = fftw_dft(x64);
+      const bool radix2 = local == LocalTransform::radix2;
+      const cvec on_one_node = transform(x, 0, ElementType::c128, FftOrder::natural, false, -1, local).first;
+      for (unsigned n : node_dims(P))
+        for (FftOrder order : {FftOrder::natural, FftOrder::bit_reversed}) {
+          SCOPED_TRACE(testing::Message() << "P = " << P << ", n = " << n << ", " << to_string(order)
+                                          << (radix2 ? ", radix-2" : ", library"));
+          const auto [y, rep] = transform(x, n, ElementType::c128, order, false, -1, local);
+          const double e = max_relative_error(y, in_order(X, order));
+          EXPECT_LT(e, 1e-12);
+          worst128 = std::max(worst128, e);
+          // Radix-2: the same butterflies with the same twiddles whatever n: the
+          // data motion only moves words, so the result is bit for bit the same.
+          if (radix2 && order == FftOrder::natural) {
+            EXPECT_EQ(y, on_one_node);
+          }
+          EXPECT_EQ(rep.stages, P);
+          EXPECT_EQ(rep.aapcs, plan_fft(n, P - n, order).aapcs());
+          std::size_t blocks = 0;
+          for (const FftSegment& seg : plan_fft(n, P - n, order).segments()) blocks += seg.stage_step < seg.end_step;
+          EXPECT_EQ(rep.local_transforms, radix2 ? 0u : blocks);
+          EXPECT_EQ(rep.local_library, radix2 ? "radix-2" : (GetParam() == BackendKind::cpu ? "FFTW" : "cuFFT"));
+          // A library block is three launches: gather, the batched transforms, scatter.
+          EXPECT_EQ(rep.launches, (radix2 ? rep.stages : 3 * rep.local_transforms) + rep.alignments + rep.cycles);
+          const auto [y64, rep64] = transform(x64, n, ElementType::c64, order, false, -1, local);
+          const double e64 = max_relative_error(y64, in_order(X64, order));
+          EXPECT_LT(e64, 1e-4);
+          worst64 = std::max(worst64, e64);
         }
-        EXPECT_EQ(rep.stages, P);
-        EXPECT_EQ(rep.aapcs, plan_fft(n, P - n, order).aapcs());
-        EXPECT_EQ(rep.launches, rep.stages + rep.alignments + rep.cycles);
-        const auto [y64, rep64] = transform(x64, n, ElementType::c64, order);
-        const double e64 = max_relative_error(y64, in_order(X64, order));
-        EXPECT_LT(e64, 1e-4);
-        worst64 = std::max(worst64, e64);
-      }
-  }
+    }
   std::printf("[ measured ] max relative error vs FFTW, 2^1..2^14 points: complex128 %.3g, complex64 %.3g\n",
               worst128, worst64);
 }
 
-// n = 0: the whole transform is the radix-2 kernel alone, so this is its accuracy.
+// n = 0: the whole transform is the local transform alone, so this is its
+// accuracy: the radix-2 kernel (one launch per stage), or one library block.
 TEST_P(Fft, LocalKernelAloneMatchesFftw) {
-  for (unsigned P : {1u, 5u, 10u, 16u}) {
-    const cvec x = random_points(std::uint64_t{1} << P, 100 + P);
-    const auto [y, rep] = transform(x, 0, ElementType::c128, FftOrder::bit_reversed);
-    EXPECT_LT(max_relative_error(y, in_order(fftw_dft(x), FftOrder::bit_reversed)), 1e-14) << "P = " << P;
-    EXPECT_EQ(rep.aapcs, 0u);
-    EXPECT_EQ(rep.launches, P);  // no data motion at all
-    const auto [z, rep2] = transform(x, 0, ElementType::c128, FftOrder::natural);
-    EXPECT_LT(max_relative_error(z, fftw_dft(x)), 1e-14) << "P = " << P;
-    EXPECT_EQ(rep2.alignments, P == 1 ? 0u : 1u);  // the bit reversal of one node's memory
-  }
+  for (LocalTransform local : {LocalTransform::radix2, LocalTransform::library})
+    for (unsigned P : {1u, 5u, 10u, 16u}) {
+      const bool radix2 = local == LocalTransform::radix2;
+      SCOPED_TRACE(testing::Message() << "P = " << P << (radix2 ? ", radix-2" : ", library"));
+      const cvec x = random_points(std::uint64_t{1} << P, 100 + P);
+      const auto [y, rep] = transform(x, 0, ElementType::c128, FftOrder::bit_reversed, false, -1, local);
+      EXPECT_LT(max_relative_error(y, in_order(fftw_dft(x), FftOrder::bit_reversed)), 1e-14);
+      EXPECT_EQ(rep.aapcs, 0u);
+      EXPECT_EQ(rep.launches, radix2 ? P : 3u);  // no data motion at all
+      const auto [z, rep2] = transform(x, 0, ElementType::c128, FftOrder::natural, false, -1, local);
+      EXPECT_LT(max_relative_error(z, fftw_dft(x)), 1e-14);
+      EXPECT_EQ(rep2.alignments, P == 1 ? 0u : 1u);  // the bit reversal of one node's memory
+    }
 }
 
 TEST_P(Fft, InverseIsFftwsBackwardTransform) {
   for (unsigned n : {0u, 3u, 6u}) {
     const cvec x = random_points(1024, 7 + n);
-    const auto [y, rep] = transform(x, n, ElementType::c128, FftOrder::natural, true);
-    EXPECT_LT(max_relative_error(y, fftw_dft(x, true)), 1e-12) << "n = " << n;
+    for (LocalTransform local : {LocalTransform::library, LocalTransform::radix2}) {
+      const auto [y, rep] = transform(x, n, ElementType::c128, FftOrder::natural, true, -1, local);
+      EXPECT_LT(max_relative_error(y, fftw_dft(x, true)), 1e-12) << "n = " << n;
+    }
   }
 }
 
@@ -249,8 +265,10 @@ TEST_P(Fft, EveryTileWidth) {
   const cvec X = fftw_dft(x);
   for (long long t : {0, 2, 5, 8})
     for (FftOrder order : {FftOrder::natural, FftOrder::bit_reversed}) {
-      const auto [y, rep] = transform(x, 8, ElementType::c128, order, false, t);
-      EXPECT_LT(max_relative_error(y, in_order(X, order)), 1e-12) << "t = " << t;
+      for (LocalTransform local : {LocalTransform::library, LocalTransform::radix2}) {
+        const auto [y, rep] = transform(x, 8, ElementType::c128, order, false, t, local);
+        EXPECT_LT(max_relative_error(y, in_order(X, order)), 1e-12) << "t = " << t;
+      }
     }
 }
 

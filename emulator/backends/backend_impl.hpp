@@ -13,6 +13,9 @@
 //   void* writable(void* host, std::uint64_t bytes);              // where a kernel writes host-bound data
 //   void publish(void* host, const void* written, std::uint64_t bytes);  // completes a writable()
 //   void synchronize();
+//   void batched_dft(void* rows, std::uint64_t count, unsigned log2_length, std::size_t word_bytes, bool inverse);
+//                                                 // in place, unscaled; complex64 or complex128
+//   static constexpr const char* dft_library;
 #pragma once
 
 #include <fmt/format.h>
@@ -134,6 +137,29 @@ class BackendImpl final : public Backend {
     else
       throw Error("internal: FFT stages run on complex64 or complex128 words only");
   }
+
+  void fft_block(Buffer& storage, Buffer& scratch, const Layout& layout, std::size_t wb, const AffineTables& index,
+                 std::uint64_t group_bits, unsigned lo, unsigned h, bool inverse) override {
+    const kernels::FftBlockShape shape{layout, stage_tables(index), group_bits, lo, h};
+    const std::uint64_t words = layout.geo.total_words();
+    const auto run = [&](auto c) {
+      using C = decltype(c);
+      policy_.launch(words, kernels::FftGatherBody<C>{static_cast<const C*>(storage.data()),
+                                                       static_cast<C*>(scratch.data()), shape});
+      policy_.batched_dft(scratch.data(), words >> h, h, wb, inverse);
+      policy_.launch(words, kernels::FftScatterBody<C>{static_cast<C*>(storage.data()),
+                                                        static_cast<const C*>(scratch.data()), shape,
+                                                        inverse ? 1.0 : -1.0});
+    };
+    if (wb == sizeof(kernels::Complex64))
+      run(kernels::Complex64{});
+    else if (wb == sizeof(kernels::Complex128))
+      run(kernels::Complex128{});
+    else
+      throw Error("internal: FFT blocks run on complex64 or complex128 words only");
+  }
+
+  std::string dft_library() const override { return Policy::dft_library; }
 
   void synchronize() override { policy_.synchronize(); }
 

@@ -35,6 +35,7 @@ struct FftFlags {
   std::string backend = "auto";
   long long tile_dims = -1;
   std::string algorithm = "4";
+  std::string local = "library";
   bool inverse = false;
   std::string input, output;
   unsigned long long seed = 1;
@@ -138,6 +139,10 @@ void add_fft(CLI::App& app) {
   cmd->add_option("--order", f->order,
                   "natural (X[k] in cyclic order, as the input) or bit-reversed (X[rev k] at global address k)")
       ->capture_default_str();
+  cmd->add_option("--local", f->local,
+                  "the stages between AAPCs: library (all of a segment as one batched DFT: FFTW on the CPU, cuFFT on "
+                  "CUDA) or radix-2 (one butterfly launch per stage)")
+      ->capture_default_str();
   cmd->add_flag("--inverse", f->inverse, "exp(+2 pi i t k / N), unscaled (compared with FFTW's backward transform)");
   cmd->add_option("-a,--algorithm", f->algorithm, "the AAPC schedules: Johnsson & Ho's Algorithm 1, 2, 3 or 4")
       ->capture_default_str();
@@ -159,6 +164,7 @@ void add_fft(CLI::App& app) {
     options.order = parse_fft_order(f->order);
     options.inverse = f->inverse;
     options.algorithm = parse_aapc_algorithm(f->algorithm);
+    options.local = parse_local_transform(f->local);
     const BackendChoice choice = parse_backend_choice(f->backend);
     const FftPlan plan = plan_fft(n, m, options.order);
     const Points pts = read_points(*f, P);
@@ -215,6 +221,8 @@ void add_fft(CLI::App& app) {
           {"input", f->input.empty() ? nlohmann::json(nullptr) : nlohmann::json(f->input)},
           {"seed", f->input.empty() ? nlohmann::json(f->seed) : nlohmann::json(nullptr)},
           {"stages", rep.stages},
+          {"local_transform", rep.local_library},
+          {"local_transforms", rep.local_transforms},
           {"aapcs", rep.aapcs},
           {"aapc_dims", rep.aapc_dims},
           {"single_alignment_pair", rep.single_alignment_pair},
@@ -242,8 +250,12 @@ void add_fft(CLI::App& app) {
       const std::string text = plan.describe();
       std::cout << text.substr(text.find('\n') + 1);  // the steps, below the headline already printed
     }
-    fmt::print("{} radix-2 stages, {} AAPC{}{}{}, {} alignment{}, {} routing cycles: {} launches in {:.6f} s\n",
-               rep.stages, rep.aapcs, rep.aapcs == 1 ? "" : "s",
+    const std::string local = rep.local_transforms > 0
+                                  ? fmt::format("{} stages as {} batched {} transform{}", rep.stages,
+                                                rep.local_transforms, rep.local_library,
+                                                rep.local_transforms == 1 ? "" : "s")
+                                  : fmt::format("{} radix-2 stages", rep.stages);
+    fmt::print("{}, {} AAPC{}{}{}, {} alignment{}, {} routing cycles: {} launches in {:.6f} s\n", local, rep.aapcs, rep.aapcs == 1 ? "" : "s",
                rep.aapcs ? fmt::format(" (d = {})", join_uints(rep.aapc_dims)) : std::string(),
                rep.single_alignment_pair ? " as one sequence (Lemma 1)" : "", rep.alignments,
                rep.alignments == 1 ? "" : "s", rep.cycles, rep.launches, rep.seconds);

@@ -93,19 +93,14 @@ class FftRunner {
       single_aapc(step);
   }
 
-  void stage(unsigned b, bool inverse) {
-    if (b >= geo_.address_bits()) throw Error(fmt::format("index bit {} out of range: the FFT has {} bits", b, geo_.address_bits()));
-    const std::uint64_t col = where_.columns[b];
-    if (popcount(col) != 1 || col >= bit(geo_.m))
-      throw Error(fmt::format("index bit {} is not in local memory now: its butterflies span nodes", b));
-    const BitAffine index = where_.inverse();
-    AffineTables t;
-    const std::vector<std::uint64_t> mem(index.columns.begin(), index.columns.begin() + geo_.m);
-    const std::vector<std::uint64_t> node(index.columns.begin() + geo_.m, index.columns.end());
-    t.mem = byte_tables(mem, t.mem_bytes);
-    t.node = byte_tables(node, t.node_bytes);
-    t.constant = index.constant;
-    machine_.fft_stage(where_.bit_target(b), b, t, inverse);
+  void stage(unsigned b, bool inverse) { machine_.fft_stage(local_bit(b), b, index_tables(), inverse); }
+
+  // The stages on index bits hi .. lo at once, through the backend's DFT library.
+  void block(unsigned hi, unsigned lo, bool inverse) {
+    if (hi < lo) throw Error(fmt::format("FFT block on index bits {} .. {}: hi below lo", hi, lo));
+    std::uint64_t group = 0;
+    for (unsigned b = lo; b <= hi; ++b) group |= bit(local_bit(b));
+    machine_.fft_block(lo, hi - lo + 1, group, index_tables(), inverse);
   }
 
   // Runs the held-back alignment, if any.
@@ -126,6 +121,28 @@ class FftRunner {
 
  private:
   void defer(const AffineMap& a) { pending_ = pending_ ? pending_->then(a) : a; }
+
+  // The local address bit that holds index bit b now; throws when b is not local.
+  unsigned local_bit(unsigned b) const {
+    if (b >= geo_.address_bits())
+      throw Error(fmt::format("index bit {} out of range: the FFT has {} bits", b, geo_.address_bits()));
+    const std::uint64_t col = where_.columns[b];
+    if (popcount(col) != 1 || col >= bit(geo_.m))
+      throw Error(fmt::format("index bit {} is not in local memory now: its butterflies span nodes", b));
+    return where_.bit_target(b);
+  }
+
+  // Byte tables of (node, local) -> logical index, for the stage kernels.
+  AffineTables index_tables() const {
+    const BitAffine index = where_.inverse();
+    AffineTables t;
+    const std::vector<std::uint64_t> mem(index.columns.begin(), index.columns.begin() + geo_.m);
+    const std::vector<std::uint64_t> node(index.columns.begin() + geo_.m, index.columns.end());
+    t.mem = byte_tables(mem, t.mem_bytes);
+    t.node = byte_tables(node, t.node_bytes);
+    t.constant = index.constant;
+    return t;
+  }
 
   // f of an AAPC: its memory bits to 0 .. d-1 in the order of its node bits, the others above.
   AffineMap memory_order(const FftStep& step) const {
@@ -260,13 +277,30 @@ class FftRunner {
   std::size_t next_aapc_ = 0;
 };
 
+LocalTransform parse_local_transform(const std::string& s) {
+  if (s == "library") return LocalTransform::library;
+  if (s == "radix-2" || s == "radix2") return LocalTransform::radix2;
+  throw Error(fmt::format("local transform '{}' unknown: allowed library, radix-2", s));
+}
+
 FftReport distributed_fft(Machine& machine, const FftOptions& options) {
   check_fft_machine(machine);
   const Geometry geo = machine.geometry();
   const auto start = std::chrono::steady_clock::now();
   const Counters before = machine.counters();
   FftRunner runner(machine, plan_fft(geo.n, geo.m, options.order), options.algorithm, true);
-  for (const FftStep& step : runner.plan().steps) runner.run_step(step, options.inverse);
+  const bool library = options.local == LocalTransform::library;
+  unsigned blocks = 0;
+  for (const FftSegment& seg : runner.plan().segments()) {
+    for (std::size_t i = seg.first_step; i < seg.stage_step; ++i) runner.run_step(runner.plan().steps[i], options.inverse);
+    if (seg.stage_step == seg.end_step) continue;
+    if (library) {
+      runner.block(seg.hi, seg.lo, options.inverse);
+      ++blocks;
+    } else {
+      for (std::size_t i = seg.stage_step; i < seg.end_step; ++i) runner.run_step(runner.plan().steps[i], options.inverse);
+    }
+  }
   runner.finish();
   const Counters& after = machine.counters();
   FftReport r;
@@ -274,6 +308,8 @@ FftReport distributed_fft(Machine& machine, const FftOptions& options) {
   r.aapcs = runner.plan().aapcs();
   r.aapc_dims = runner.plan().aapc_dims();
   r.single_alignment_pair = runner.sequence_mode();
+  r.local_transforms = blocks;
+  r.local_library = library ? machine.dft_library() : "radix-2";
   r.alignments = after.alignments - before.alignments;
   r.cycles = after.routing_cycles - before.routing_cycles;
   r.launches = after.kernel_launches - before.kernel_launches;
@@ -341,6 +377,8 @@ unsigned FftStaging::local_bit(unsigned index_bit) const {
 
 void FftStaging::stage(unsigned index_bit, bool inverse) { impl_->runner.stage(index_bit, inverse); }
 
+void FftStaging::block(unsigned hi, unsigned lo, bool inverse) { impl_->runner.block(hi, lo, inverse); }
+
 void FftStaging::finish() {
   if (impl_->finished) throw Error("FFT staging already finished");
   if (impl_->next != impl_->segments.size())
@@ -399,7 +437,8 @@ std::vector<std::complex<double>> read_result(const Machine& machine, FftOrder o
 namespace {
 
 std::vector<std::complex<double>> run_fft(const std::vector<std::complex<double>>& x, unsigned nodes_log2,
-                                          FftOrder order, BackendChoice backend, ElementType type) {
+                                          FftOrder order, BackendChoice backend, ElementType type,
+                                          LocalTransform local = LocalTransform::library) {
   const std::uint64_t size = x.size();
   if (size == 0 || (size & (size - 1)) != 0)
     throw Error(fmt::format("{} points: an FFT here needs a power of two", size));
@@ -411,6 +450,7 @@ std::vector<std::complex<double>> run_fft(const std::vector<std::complex<double>
   load_cyclic(machine, x);
   FftOptions o;
   o.order = order;
+  o.local = local;
   distributed_fft(machine, o);
   return read_result(machine, order);
 }

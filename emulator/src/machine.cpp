@@ -206,10 +206,14 @@ RouterStepReport Machine::route(const RouterStep& step, const RouterLimits& limi
   return rep;
 }
 
+void Machine::check_complex(const char* what) const {
+  if (type_ != ElementType::c64 && type_ != ElementType::c128)
+    throw Error(fmt::format("{} run on complex64 or complex128 data: the machine holds {}", what, info(type_).name));
+}
+
 void Machine::fft_stage(unsigned mem_bit, unsigned index_bit, const AffineTables& index, bool inverse) {
   const Geometry& geo = geometry();
-  if (type_ != ElementType::c64 && type_ != ElementType::c128)
-    throw Error(fmt::format("FFT stages run on complex64 or complex128 data: the machine holds {}", info(type_).name));
+  check_complex("FFT stages");
   if (mem_bit >= geo.m)
     throw Error(fmt::format("FFT stage on memory bit {} out of range: {}", mem_bit, allowed_indices(geo.m, "m")));
   if (index_bit >= 63) throw Error(fmt::format("FFT stage on index bit {} out of range: allowed 0..62", index_bit));
@@ -220,5 +224,25 @@ void Machine::fft_stage(unsigned mem_bit, unsigned index_bit, const AffineTables
   counters_.bytes_read += bytes();
   counters_.bytes_written += bytes();
 }
+
+void Machine::fft_block(unsigned lo, unsigned h, std::uint64_t group_bits, const AffineTables& index, bool inverse) {
+  const Geometry& geo = geometry();
+  check_complex("FFT blocks");
+  if (h < 1 || h > geo.m || popcount(group_bits) != h || group_bits >= bit(geo.m))
+    throw Error(fmt::format("FFT block of {} index bits on local bits {:#x}: allowed 1..m = {} distinct local bits", h,
+                            group_bits, geo.m));
+  if (lo + h > 63) throw Error(fmt::format("FFT block on index bits {}..{} out of range: allowed up to 62", lo, lo + h - 1));
+  if (!scratch_) scratch_ = backend_->allocate(bytes());
+  const auto start = Clock::now();
+  backend_->fft_block(storage_, scratch_, layout_, word_bytes(), index, group_bits, lo, h, inverse);
+  backend_->synchronize();
+  // Gather, the library's transforms, scatter.
+  account_launch("fft", seconds_since(start));
+  counters_.kernel_launches += 2;
+  counters_.bytes_read += 3 * bytes();
+  counters_.bytes_written += 3 * bytes();
+}
+
+std::string Machine::dft_library() const { return backend_->dft_library(); }
 
 }  // namespace hcube

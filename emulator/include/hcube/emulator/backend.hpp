@@ -70,6 +70,17 @@ class Backend {
   virtual void fft_stage(Buffer& storage, const Layout& layout, std::size_t word_bytes, const AffineTables& index,
                          unsigned mem_bit, unsigned index_bit, bool inverse) = 0;
 
+  // The DIF stages on index bits lo+h-1 .. lo at once (kernels/fft.hpp): the
+  // groups of 2^h words gathered into rows of `scratch` (as large as
+  // storage), transformed by the backend's DFT library (FFTW on the CPU,
+  // cuFFT on CUDA), and scattered back with their twiddles. group_bits: the
+  // local address bits that hold those index bits. Three launches.
+  virtual void fft_block(Buffer& storage, Buffer& scratch, const Layout& layout, std::size_t word_bytes,
+                         const AffineTables& index, std::uint64_t group_bits, unsigned lo, unsigned h,
+                         bool inverse) = 0;
+  // The library that fft_block's DFT runs on: "FFTW" or "cuFFT".
+  virtual std::string dft_library() const = 0;
+
   virtual void synchronize() = 0;
 };
 

@@ -11,6 +11,7 @@
 #include <complex>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "hcube/emulator/machine.hpp"
@@ -19,15 +20,24 @@
 
 namespace hcube {
 
+// How the stages between two AAPCs run: all at once as a batched DFT of the
+// local index bits through the backend's library (FFTW, cuFFT) with a gather
+// and a twiddle scatter around it, or one radix-2 butterfly launch per stage.
+enum class LocalTransform { library, radix2 };
+LocalTransform parse_local_transform(const std::string& s);  // "library" | "radix-2"
+
 struct FftOptions {
   FftOrder order = FftOrder::natural;
   // exp(+2 pi i t k / N) instead of exp(-2 pi i t k / N), unscaled (FFTW's backward transform).
   bool inverse = false;
   AapcAlgorithm algorithm = AapcAlgorithm::alg4;  // the schedule of every AAPC
+  LocalTransform local = LocalTransform::library;
 };
 
 struct FftReport {
-  unsigned stages = 0;                 // butterfly stages, one launch each: q
+  unsigned stages = 0;                 // butterfly stages: q (one launch each with radix-2)
+  unsigned local_transforms = 0;       // library blocks of stages (3 launches each), 0 with radix-2
+  std::string local_library;           // "FFTW", "cuFFT" or "radix-2"
   unsigned aapcs = 0;                  // AAPCs run
   std::vector<unsigned> aapc_dims;     // d of each
   bool single_alignment_pair = false;  // Lemma 1: the AAPCs ran as one sequence between one pre- and one post-alignment
@@ -68,6 +78,8 @@ class FftStaging {
   unsigned local_bit(unsigned index_bit) const;  // the local address bit holding index bit b; throws if not local
   // The library's own radix-2 DIF stage on a local index bit (Machine::fft_stage).
   void stage(unsigned index_bit, bool inverse = false);
+  // The stages on local index bits hi .. lo at once through the backend's DFT library (Machine::fft_block).
+  void block(unsigned hi, unsigned lo, bool inverse = false);
   // After the last segment's stages: the final alignment into the requested
   // order. Throws if a segment was skipped.
   void finish();

@@ -78,12 +78,19 @@ class Machine {
   // differ in index_bit. One launch, counted in phase "fft". Throws for other
   // element types and bits out of range.
   void fft_stage(unsigned mem_bit, unsigned index_bit, const AffineTables& index, bool inverse = false);
+  // The DIF stages on index bits lo+h-1 .. lo at once, through the backend's
+  // DFT library (Backend::fft_block): group_bits are the h local address bits
+  // that hold them. Three launches (gather, transforms, scatter), phase "fft".
+  void fft_block(unsigned lo, unsigned h, std::uint64_t group_bits, const AffineTables& index, bool inverse = false);
+  // "FFTW" or "cuFFT".
+  std::string dft_library() const;
 
   const Counters& counters() const { return counters_; }
   void reset_counters();
 
  private:
   void account_launch(const char* phase, double seconds);
+  void check_complex(const char* what) const;
   void account_cycle(const CycleUse& use);
 
   Layout layout_;

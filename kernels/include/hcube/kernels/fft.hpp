@@ -99,4 +99,91 @@ struct FftStageBody {
   }
 };
 
+// --- a block of stages through a library DFT -------------------------------
+//
+// The DIF stages on index bits lo+h-1 .. lo (all local) leave at in-block
+// position u of every group (the 2^h words of one node that differ only in
+// those index bits) w_N^(L k) * sum_v x[v] w_(2^h)^(v k), with k = rev_h(u),
+// L = t mod 2^lo and N = 2^(lo+h): a DFT of each group, then a twiddle. The
+// gather lays every group out as one contiguous row in index order, a library
+// (FFTW, cuFFT) transforms all rows at once, and the scatter writes each word
+// back with its twiddle.
+
+// The bits of x where keep is set, packed towards bit 0 (pext).
+HCUBE_HD inline std::uint64_t compress_bits(std::uint64_t x, std::uint64_t keep) {
+  std::uint64_t out = 0;
+  unsigned k = 0;
+  for (unsigned b = 0; keep >> b != 0; ++b)
+    if (test_bit(keep, b)) out |= ((x >> b) & 1u) << k++;
+  return out;
+}
+
+HCUBE_HD inline std::uint64_t reverse_low_bits(std::uint64_t x, unsigned h) {
+  std::uint64_t r = 0;
+  for (unsigned b = 0; b < h; ++b) r |= ((x >> b) & 1u) << (h - 1 - b);
+  return r;
+}
+
+struct FftBlockShape {
+  Layout layout;
+  AffineView index;          // (node, local) -> logical index t
+  std::uint64_t group_bits;  // the local address bits that hold index bits lo .. lo+h-1
+  unsigned lo;
+  unsigned h;
+
+  // The word's row (node, its other local bits) and its in-block index bits.
+  HCUBE_HD void locate(std::uint64_t s, std::uint64_t* row, std::uint64_t* u, std::uint64_t* t) const {
+    const std::uint64_t j = layout.node_at(s), i = layout.local_at(s);
+    *t = index.mem_part(i) ^ index.node_part(j);
+    *u = (*t >> lo) & low_mask(h);
+    const unsigned m = layout.geo.m;
+    *row = (j << (m - h)) | compress_bits(i, low_mask(m) & ~group_bits);
+  }
+};
+
+template <class C>
+struct FftGatherBody {
+  const C* mem;
+  C* rows;
+  FftBlockShape shape;
+
+  HCUBE_HD void operator()(std::uint64_t s) const {
+    std::uint64_t row = 0, u = 0, t = 0;
+    shape.locate(s, &row, &u, &t);
+    rows[(row << shape.h) | u] = mem[s];
+  }
+};
+
+template <class C>
+struct FftScatterBody {
+  C* mem;
+  const C* rows;
+  FftBlockShape shape;
+  double sign;  // -1 forward, +1 inverse
+
+  HCUBE_HD void operator()(std::uint64_t s) const {
+    using R = typename ComplexTraits<C>::Real;
+    std::uint64_t row = 0, u = 0, t = 0;
+    shape.locate(s, &row, &u, &t);
+    const std::uint64_t k = reverse_low_bits(u, shape.h), L = t & low_mask(shape.lo);
+    const C y = rows[(row << shape.h) | k];
+    // w = exp(sign 2 pi i f), f = (L k mod N) / N: pi (2f) with 2f in [0, 2).
+    const unsigned logn = shape.lo + shape.h;
+    const std::uint64_t num = (L * k) & low_mask(logn);
+    double sv = 0, cv = 1;
+    if (num != 0) {
+      double twice = static_cast<double>(num) / static_cast<double>(bit(logn)) * 2.0;
+      const bool flip = twice >= 1.0;  // sin(pi + x) = -sin x, cos(pi + x) = -cos x
+      if (flip) twice -= 1.0;
+      sincos_pi(twice, &sv, &cv);
+      if (flip) {
+        sv = -sv;
+        cv = -cv;
+      }
+    }
+    const R wr = static_cast<R>(cv), wi = static_cast<R>(sign * sv);
+    mem[s] = C{y.re * wr - y.im * wi, y.re * wi + y.im * wr};
+  }
+};
+
 }  // namespace hcube::kernels
