@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "cli_harness.hpp"
+#include "paper_counts.hpp"
 
 namespace {
 
@@ -25,6 +26,8 @@ class CliMultiAapc : public Cli {
 };
 
 std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
+
+using hcube::test::theorem2;
 
 // Table 6: one AAPC takes d ceil(K/2d) cycles with Algorithm 1, K/2 with 3 and 4.
 std::uint64_t single_cycles(int alg, unsigned d, unsigned m) {
@@ -234,15 +237,6 @@ TEST_F(CliMultiAapc, OtherTypesAndGreedyLines) {
 
 // --- Algorithm 5 and axes of unequal order (sec. 4) -------------------------
 
-// Theorem 2 from its formula: the smallest case that applies.
-std::uint64_t theorem2(unsigned d, unsigned m, unsigned s) {
-  const std::uint64_t K = std::uint64_t{1} << m;
-  std::uint64_t t = ~std::uint64_t{0};
-  if (s <= 3 || K <= 8 * d) t = std::min<std::uint64_t>(t, K / 2 + (s - 1) * d);
-  if (8 * d <= K && K <= 2 * (s + 1) * d) t = std::min<std::uint64_t>(t, (s + 3) * d);
-  if (K >= 2 * (s + 1) * d) t = std::min<std::uint64_t>(t, K / 2 + 2 * d);
-  return t;
-}
 
 // The shuffle for axes of the given orders: axis u (the next widths[u] node
 // bits) swaps with the low widths[u] memory bits, in order.

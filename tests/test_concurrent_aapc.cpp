@@ -12,6 +12,7 @@
 #include <set>
 
 #include "backend_test.hpp"
+#include "paper_counts.hpp"
 #include "hcube/emulator/schedule_run.hpp"
 #include "hcube/host/aapc_sequence.hpp"
 #include "hcube/host/concurrent_aapc.hpp"
@@ -22,15 +23,19 @@ namespace {
 
 std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
 
-// Theorem 2, the smallest case that applies (K = 2^m words per node).
-std::uint64_t theorem2(unsigned d, unsigned m, unsigned s) {
-  const std::uint64_t K = std::uint64_t{1} << m;
-  std::uint64_t t = ~std::uint64_t{0};
-  if (s <= 3 || K <= 8 * d) t = std::min<std::uint64_t>(t, K / 2 + (s - 1) * d);
-  if (8 * d <= K && K <= 2 * (s + 1) * d) t = std::min<std::uint64_t>(t, (s + 3) * d);
-  if (K >= 2 * (s + 1) * d) t = std::min<std::uint64_t>(t, K / 2 + 2 * d);
-  return t;
+using test::theorem2;
+
+ConcurrentOptions options(unsigned d, unsigned s, unsigned m, RotationLayout layout = RotationLayout::compact,
+                          long long rotated_rows = -1) {
+  ConcurrentOptions o;
+  o.d = d;
+  o.axes = s;
+  o.m = m;
+  o.layout = layout;
+  o.rotated_rows = rotated_rows;
+  return o;
 }
+
 
 // Figure 4 (s = 6, one memory axis besides the AAPCs'): the OCR text lost the
 // swap marks of the second set of each pair and garbled the labels (the text
@@ -118,11 +123,7 @@ TEST(Theorem2, EachRegimeMeetsTheBound) {
       {1, 4, 4, "K >= 2(s+1)d"},     {3, 4, 6, "K >= 2(s+1)d"},   {3, 6, 7, "K >= 2(s+1)d"},
   };
   for (const Regime& r : regimes) {
-    ConcurrentOptions o;
-    o.d = r.d;
-    o.axes = r.s;
-    o.m = r.m;
-    const ConcurrentDesign design = design_concurrent(o);
+    const ConcurrentDesign design = design_concurrent(options(r.d, r.s, r.m));
     const std::uint64_t bound = theorem2(r.d, r.m, r.s), half = std::uint64_t{1} << (r.m - 1);
     EXPECT_EQ(theorem2_bound(r.d, r.m, r.s).cycles, bound);
     const std::string line = fmt::format("d = {}, s = {}, m = {} ({}): {} cycles, Theorem 2: {}, {} rotated rows", r.d,
@@ -147,25 +148,15 @@ TEST(Theorem2, MetForEveryPowerOfTwoDUpTo4) {
     for (unsigned s = 1; s <= 12; ++s)
       for (unsigned m = 2 * d; m <= 2 * d + 4; ++m) {
         if (s * d + m > kMaxAddressBits) continue;
-        ConcurrentOptions o;
-        o.d = d;
-        o.axes = s;
-        o.m = m;
-        EXPECT_LE(design_concurrent(o).cycles, theorem2(d, m, s)) << "d = " << d << ", s = " << s << ", m = " << m;
+        EXPECT_LE(design_concurrent(options(d, s, m)).cycles, theorem2(d, m, s)) << "d = " << d << ", s = " << s << ", m = " << m;
       }
 }
 
 TEST(ConcurrentOptions, BadInputIsRejected) {
   const auto rejects = [](unsigned d, unsigned s, unsigned m, long long rows, RotationLayout layout,
                           const char* mention) {
-    ConcurrentOptions o;
-    o.d = d;
-    o.axes = s;
-    o.m = m;
-    o.rotated_rows = rows;
-    o.layout = layout;
     try {
-      design_concurrent(o);
+      design_concurrent(options(d, s, m, layout, rows));
       ADD_FAILURE() << "accepted d = " << d << ", s = " << s << ", m = " << m;
     } catch (const Error& e) {
       EXPECT_NE(std::string(e.what()).find(mention), std::string::npos) << e.what();
@@ -194,12 +185,7 @@ TEST_P(ConcurrentRun, ShuffleForEveryLayoutAndRowCount) {
         for (RotationLayout layout : {RotationLayout::compact, RotationLayout::paper})
           for (long long r = -1; r <= static_cast<long long>(std::min<std::uint64_t>(rows, 3)); ++r) {
             if (r > 0 && s < (layout == RotationLayout::paper ? 3u : 2u)) continue;
-            ConcurrentOptions o;
-            o.d = d;
-            o.axes = s;
-            o.m = m;
-            o.layout = layout;
-            o.rotated_rows = r;
+            const ConcurrentOptions o = options(d, s, m, layout, r);
             const ConcurrentDesign design = design_concurrent(o);
             const Schedule sch = make_concurrent_schedule(o, design);
             SCOPED_TRACE(testing::Message() << "d = " << d << ", s = " << s << ", m = " << m << ", "
@@ -227,10 +213,7 @@ TEST_P(ConcurrentRun, ShuffleForEveryLayoutAndRowCount) {
 
 // The schedule is data: saved, loaded and run again, with its alignments.
 TEST_P(ConcurrentRun, ScheduleFileRoundTrip) {
-  ConcurrentOptions o;
-  o.d = 2;
-  o.axes = 4;
-  o.m = 5;
+  const ConcurrentOptions o = options(2, 4, 5);
   const ConcurrentDesign design = design_concurrent(o);
   ASSERT_GT(design.rotated_rows, 0u);
   const Schedule sch = make_concurrent_schedule(o, design);

@@ -130,12 +130,7 @@ class BackendImpl final : public Backend {
                                           inverse ? 1.0 : -1.0};
       policy_.launch(body.count(), body);
     };
-    if (wb == sizeof(kernels::Complex64))
-      run(kernels::Complex64{});
-    else if (wb == sizeof(kernels::Complex128))
-      run(kernels::Complex128{});
-    else
-      throw Error("internal: FFT stages run on complex64 or complex128 words only");
+    dispatch_complex(wb, run);
   }
 
   void fft_block(Buffer& storage, Buffer& scratch, const Layout& layout, std::size_t wb, const AffineTables& index,
@@ -151,12 +146,7 @@ class BackendImpl final : public Backend {
                                                         static_cast<const C*>(scratch.data()), shape,
                                                         inverse ? 1.0 : -1.0});
     };
-    if (wb == sizeof(kernels::Complex64))
-      run(kernels::Complex64{});
-    else if (wb == sizeof(kernels::Complex128))
-      run(kernels::Complex128{});
-    else
-      throw Error("internal: FFT blocks run on complex64 or complex128 words only");
+    dispatch_complex(wb, run);
   }
 
   std::string dft_library() const override { return Policy::dft_library; }
@@ -164,6 +154,17 @@ class BackendImpl final : public Backend {
   void synchronize() override { policy_.synchronize(); }
 
  private:
+  // Calls f with a Complex64 or Complex128 value, by word size.
+  template <class F>
+  static void dispatch_complex(std::size_t wb, F&& f) {
+    if (wb == sizeof(kernels::Complex64))
+      f(kernels::Complex64{});
+    else if (wb == sizeof(kernels::Complex128))
+      f(kernels::Complex128{});
+    else
+      throw Error("internal: FFT kernels run on complex64 or complex128 words only");
+  }
+
   kernels::AffineView stage_tables(const AffineTables& map) {
     return kernels::AffineView{
         static_cast<const std::uint64_t*>(policy_.stage(0, map.mem.data(), map.mem.size() * sizeof(std::uint64_t))),
