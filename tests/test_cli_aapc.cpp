@@ -73,7 +73,7 @@ TEST_F(CliAapc, HelpNamesTheCommandsAndTheirFlags) {
   const std::string top = ok({"--help"});
   for (const char* cmd : {"schedule", "aapc", "run"}) EXPECT_TRUE(contains(top, cmd)) << cmd;
   const Args schedule = {"--algorithm",     "--dims",    "--nodes-dims", "--mem-dims",
-                         "--channel-width", "--blocked", "--lines"};
+                         "--channel-width", "--blocked", "--lines",    "--unaligned"};
   const std::vector<std::pair<std::string, Args>> flags = {
       {"schedule", concat(schedule, {"--format", "--output", "--all"})},
       {"aapc", concat(schedule, {"--type", "--permutation", "--backend", "--tile-dims", "--input", "--output",
@@ -269,6 +269,38 @@ TEST_F(CliAapc, TransposeOutputFile) {
   EXPECT_EQ(read_u64(path("out.npy"), c), want);
 }
 
+// Edelman's schedule (issue: Edelman's optimal schedule): K/2 steps, every
+// link busy, run aligned (two alignments, direct addressing) and unaligned (no
+// alignment, node k using w xor k), both the transpose written from its formula.
+TEST_F(CliAapc, EdelmanAlignedAndUnaligned) {
+  const Cube c{3, 5};
+  const Words in = random_words(c.total());
+  write_u64(path("in.npy"), c.shape(), in);
+  Words want(in.size());
+  for (std::uint64_t j = 0; j < c.nodes(); ++j)
+    for (std::uint64_t i = 0; i < c.K(); ++i) want[c.g(i & 7, (i & ~std::uint64_t{7}) | j)] = in[c.g(j, i)];
+  for (bool unaligned : {false, true}) {
+    SCOPED_TRACE(unaligned ? "unaligned" : "aligned");
+    Args args = {"aapc", "--algorithm", "edelman", "-d", "3", "-m", "5", "-i", path("in.npy").string(), "-o",
+                 path("out.npy").string()};
+    if (unaligned) args.push_back("--unaligned");
+    const json j = ok_json(args);
+    EXPECT_EQ(j["algorithm"], "edelman");
+    EXPECT_EQ(j["verified"], true);
+    EXPECT_EQ(j["cycles"], 16);  // K/2
+    EXPECT_EQ(j["bound"], 16);
+    EXPECT_EQ(j["min_channel_use"], 1.0);
+    EXPECT_EQ(j["pre"], unaligned ? "none" : "xor-align");
+    EXPECT_EQ(j["launches"], unaligned ? 16 : 18);
+    EXPECT_EQ(j["max_span"], 4);  // d = 3: 2^(d-1) steps, the span the whole table
+    EXPECT_EQ(read_u64(path("out.npy"), c), want);
+  }
+  const std::string table = ok({"schedule", "--algorithm", "edelman", "--dims", "3"});
+  EXPECT_TRUE(contains(table, "    0 |   011 |   110 |   100")) << table;  // Edelman's first step, d = 3
+  EXPECT_TRUE(contains(table, "    3 |   101 |   011 |   111")) << table;
+  EXPECT_EQ(ok_json({"aapc", "-a", "edelman", "-d", "4", "-p", "bit-reversal", "--unaligned"})["verified"], true);
+}
+
 TEST_F(CliAapc, BlockedAndWideChannels) {
   // Sec. 5: Algorithm 4's K/2 = 32 cycles in d = 4 block transfers of 8 words a link.
   const json b = ok_json({"aapc", "--dims", "4", "--mem-dims", "6", "--blocked"});
@@ -393,6 +425,8 @@ TEST_F(CliAapc, RejectsBadFlags) {
     expect_error(concat(c, {"--dims", "2", "--mem-dims", "60"}), {"60"});
   }
   expect_error({"aapc", "--dims", "3", "--permutation", "shuffle"}, {"'shuffle'", "bit-reversal"});
+  expect_error({"aapc", "--dims", "3", "--algorithm", "4", "--unaligned"}, {"--unaligned", "edelman"});
+  expect_error({"aapc", "--dims", "3", "--algorithm", "edelmann"}, {"'edelmann'", "edelman"});
   expect_error({"aapc", "--dims", "7", "--trace"}, {"16384", "4096", "hcube schedule"});
   expect_error({"schedule", "--dims", "3", "--format", "xml"}, {"'xml'", "table, json"});
 }

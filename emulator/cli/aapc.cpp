@@ -18,6 +18,7 @@
 #include "hcube/emulator/schedule_run.hpp"
 #include "hcube/host/aapc.hpp"
 #include "hcube/host/aapc_permutation.hpp"
+#include "hcube/host/edelman.hpp"
 #include "hcube/host/error.hpp"
 #include "hcube/host/parse.hpp"
 
@@ -39,12 +40,19 @@ struct ScheduleFlags {
   std::string width = "1";
   bool blocked = false;
   std::string lines = "diagonal";
+  bool unaligned = false;  // Edelman's schedule with indirect addressing
 };
+
+bool is_edelman(const ScheduleFlags& f) { return f.algorithm == "edelman"; }
 
 void add_schedule_flags(CLI::App& cmd, ScheduleFlags& f) {
   cmd.add_option("-a,--algorithm", f.algorithm,
-                 "Johnsson & Ho's Algorithm 1, 2, 3 or 4 (4: K/2 cycles, every word within d consecutive cycles)")
+                 "Johnsson & Ho's Algorithm 1, 2, 3 or 4 (4: K/2 cycles, every word within d consecutive cycles), "
+                 "or edelman (Edelman's optimal schedule table)")
       ->capture_default_str();
+  cmd.add_flag("--unaligned", f.unaligned,
+               "edelman: no alignment, node k using location w xor k (indirect addressing, as on the CM-2) instead "
+               "of the pre-alignment and direct addressing");
   cmd.add_option("-d,--dims", f.d, "AAPC dimensions d: 2^d nodes, each sending one word to every other")->required();
   cmd.add_option("-n,--nodes-dims", f.n,
                  "machine processor dimensions n >= d (default d): 2^(n-d) independent AAPCs in subcubes");
@@ -69,7 +77,14 @@ unsigned parse_channel_width(const std::string& text) {
 // Checks d, n and m (n and m default to d) and the other choices, before anything is built.
 AapcOptions aapc_options(const ScheduleFlags& f) {
   AapcOptions o;
-  o.algorithm = parse_aapc_algorithm(f.algorithm);
+  if (!is_edelman(f)) {
+    try {
+      o.algorithm = parse_aapc_algorithm(f.algorithm);
+    } catch (const Error&) {
+      throw Error(fmt::format("algorithm '{}' unknown: allowed 1, 2, 3, 4, edelman", f.algorithm));
+    }
+    if (f.unaligned) throw Error("--unaligned applies to --algorithm edelman only");
+  }
   o.lines = parse_line_drawing(f.lines);
   const long long d = f.d, n = f.n == kUnset ? d : f.n, m = f.m == kUnset ? d : f.m;
   check_aapc_dimensions(d, n, m);
@@ -94,7 +109,7 @@ struct Built {
 Built build_schedule(const ScheduleFlags& f) {
   const AapcOptions o = aapc_options(f);
   const unsigned b = parse_channel_width(f.width);
-  Schedule s = make_aapc_schedule(o);
+  Schedule s = is_edelman(f) ? make_edelman_schedule(o.d, o.n, o.m, !f.unaligned) : make_aapc_schedule(o);
   if (f.blocked) s = block_schedule(s);
   if (b > 1) s = widen_schedule(s, b);
   ScheduleStats stats = check_schedule(s);
@@ -117,6 +132,11 @@ bool plain_aapc(const Schedule& s) {
 }
 
 std::optional<CycleBound> cycle_bound(const Schedule& s) {
+  // Edelman's table: 2^(d-1) steps, every link busy, for each 2^d words: K/2, the lower bound.
+  if (s.algorithm == "edelman" && !s.blocked && s.rules.channel_width == 1) {
+    const std::uint64_t half = bit(s.m - 1);
+    return CycleBound{half, "Edelman: K/2, every link busy", AapcBounds{half, 0, 0, 0}};
+  }
   if (!plain_aapc(s)) return std::nullopt;
   AapcAlgorithm alg{};
   try {
@@ -134,6 +154,9 @@ std::optional<CycleBound> cycle_bound(const Schedule& s) {
 std::string describe_schedule(const Schedule& s) {
   std::string text = s.algorithm == "1" || s.algorithm == "2" || s.algorithm == "3" || s.algorithm == "4"
                          ? "Algorithm " + s.algorithm
+                     : s.algorithm == "edelman"
+                         ? std::string(s.pre == AlignmentKind::none ? "Edelman's schedule, unaligned (node k uses w xor k)"
+                                                                    : "Edelman's schedule, aligned")
                          : "schedule '" + s.algorithm + "'";
   if (!s.lines.empty()) text += " (" + s.lines + " lines)";
   text += fmt::format(", d = {} on n = {}, m = {} (K = {}), channel width {}", s.d, s.n, s.m, bit(s.m),
@@ -203,7 +226,7 @@ std::string schedule_table(const Schedule& s, const ScheduleStats& st, bool all)
 
   // The summary, beside the paper's counts where they apply.
   const std::optional<CycleBound> bound = cycle_bound(s);
-  const bool plain = bound && !s.blocked && s.rules.channel_width == 1;
+  const bool plain = bound && !s.blocked && s.rules.channel_width == 1 && s.algorithm != "edelman";
   const auto line = [](const char* what, const std::string& value, const std::string& paper) {
     return fmt::format("{:<16} {:>10}{}\n", what, value, paper.empty() ? "" : "   paper: " + paper);
   };
