@@ -301,6 +301,24 @@ TEST_F(CliAapc, EdelmanAlignedAndUnaligned) {
   EXPECT_EQ(ok_json({"aapc", "-a", "edelman", "-d", "4", "-p", "bit-reversal", "--unaligned"})["verified"], true);
 }
 
+// The notes' baselines: SEX in d one-port rounds of K/2-word blocks, DEX in
+// 2^d - 1 rounds of e-cube hops, with the notes' cost terms.
+TEST_F(CliAapc, StandardAndDirectExchange) {
+  const json sex = ok_json({"aapc", "--algorithm", "sex", "--dims", "3"});
+  EXPECT_EQ(sex["verified"], true);
+  EXPECT_EQ(sex["cycles"], 3);
+  EXPECT_EQ(sex["rounds"], 3);
+  EXPECT_EQ(sex["port_model"], "one");
+  EXPECT_EQ(sex["channel_width"], 4);  // one block of N/2 = 4 packets
+  EXPECT_EQ(sex["model"], json({{"startups", 3}, {"element_units", 12}, {"hop_units", 0}}));  // 3(t_s + 4 mu t_m)
+  const json dex = ok_json({"aapc", "--algorithm", "dex", "--dims", "3", "-m", "4"});
+  EXPECT_EQ(dex["verified"], true);
+  EXPECT_EQ(dex["rounds"], 7);
+  EXPECT_EQ(dex["cycles"], 12);
+  EXPECT_EQ(dex["model"], json({{"startups", 7}, {"element_units", 7}, {"hop_units", 12}}));
+  expect_error({"aapc", "--algorithm", "sex", "--dims", "3", "--blocked"}, {"--blocked", "sex"});
+}
+
 TEST_F(CliAapc, BlockedAndWideChannels) {
   // Sec. 5: Algorithm 4's K/2 = 32 cycles in d = 4 block transfers of 8 words a link.
   const json b = ok_json({"aapc", "--dims", "4", "--mem-dims", "6", "--blocked"});

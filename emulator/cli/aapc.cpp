@@ -20,6 +20,7 @@
 #include "hcube/host/aapc_permutation.hpp"
 #include "hcube/host/edelman.hpp"
 #include "hcube/host/error.hpp"
+#include "hcube/host/exchange_baselines.hpp"
 #include "hcube/host/parse.hpp"
 
 namespace hcube::cli {
@@ -44,11 +45,14 @@ struct ScheduleFlags {
 };
 
 bool is_edelman(const ScheduleFlags& f) { return f.algorithm == "edelman"; }
+// The lecture notes' standard and direct exchange (host/exchange_baselines.hpp).
+bool is_baseline(const std::string& algorithm) { return algorithm == "sex" || algorithm == "dex"; }
 
 void add_schedule_flags(CLI::App& cmd, ScheduleFlags& f) {
   cmd.add_option("-a,--algorithm", f.algorithm,
                  "Johnsson & Ho's Algorithm 1, 2, 3 or 4 (4: K/2 cycles, every word within d consecutive cycles), "
-                 "or edelman (Edelman's optimal schedule table)")
+                 "edelman (Edelman's optimal schedule table), or the baselines sex (standard exchange, one-port, "
+                 "combining) and dex (direct exchange, e-cube)")
       ->capture_default_str();
   cmd.add_flag("--unaligned", f.unaligned,
                "edelman: no alignment, node k using location w xor k (indirect addressing, as on the CM-2) instead "
@@ -77,14 +81,17 @@ unsigned parse_channel_width(const std::string& text) {
 // Checks d, n and m (n and m default to d) and the other choices, before anything is built.
 AapcOptions aapc_options(const ScheduleFlags& f) {
   AapcOptions o;
-  if (!is_edelman(f)) {
+  if (!is_edelman(f) && !is_baseline(f.algorithm)) {
     try {
       o.algorithm = parse_aapc_algorithm(f.algorithm);
     } catch (const Error&) {
-      throw Error(fmt::format("algorithm '{}' unknown: allowed 1, 2, 3, 4, edelman", f.algorithm));
+      throw Error(fmt::format("algorithm '{}' unknown: allowed 1, 2, 3, 4, edelman, sex, dex", f.algorithm));
     }
-    if (f.unaligned) throw Error("--unaligned applies to --algorithm edelman only");
   }
+  if (f.unaligned && !is_edelman(f)) throw Error("--unaligned applies to --algorithm edelman only");
+  if (is_baseline(f.algorithm) && (f.blocked || f.width != "1"))
+    throw Error(fmt::format("--blocked and --channel-width do not apply to --algorithm {}: it sends whole blocks already",
+                            f.algorithm));
   o.lines = parse_line_drawing(f.lines);
   const long long d = f.d, n = f.n == kUnset ? d : f.n, m = f.m == kUnset ? d : f.m;
   check_aapc_dimensions(d, n, m);
@@ -109,7 +116,9 @@ struct Built {
 Built build_schedule(const ScheduleFlags& f) {
   const AapcOptions o = aapc_options(f);
   const unsigned b = parse_channel_width(f.width);
-  Schedule s = is_edelman(f) ? make_edelman_schedule(o.d, o.n, o.m, !f.unaligned) : make_aapc_schedule(o);
+  Schedule s = is_edelman(f)              ? make_edelman_schedule(o.d, o.n, o.m, !f.unaligned)
+               : is_baseline(f.algorithm) ? make_exchange_baseline(parse_exchange_baseline(f.algorithm), o.d, o.n, o.m)
+                                          : make_aapc_schedule(o);
   if (f.blocked) s = block_schedule(s);
   if (b > 1) s = widen_schedule(s, b);
   ScheduleStats stats = check_schedule(s);
@@ -137,6 +146,12 @@ std::optional<CycleBound> cycle_bound(const Schedule& s) {
     const std::uint64_t half = bit(s.m - 1);
     return CycleBound{half, "Edelman: K/2, every link busy", AapcBounds{half, 0, 0, 0}};
   }
+  if (is_baseline(s.algorithm)) {
+    const BaselineCost c = baseline_cost(parse_exchange_baseline(s.algorithm), s.d);
+    return CycleBound{c.cycles,
+                      s.algorithm == "sex" ? "notes: d rounds" : "notes: 2^d - 1 rounds of popcount(i) hops",
+                      AapcBounds{c.cycles, 0, 0, 0}};
+  }
   if (!plain_aapc(s)) return std::nullopt;
   AapcAlgorithm alg{};
   try {
@@ -154,6 +169,8 @@ std::optional<CycleBound> cycle_bound(const Schedule& s) {
 std::string describe_schedule(const Schedule& s) {
   std::string text = s.algorithm == "1" || s.algorithm == "2" || s.algorithm == "3" || s.algorithm == "4"
                          ? "Algorithm " + s.algorithm
+                     : s.algorithm == "sex" ? std::string("standard exchange (SEX: one-port, combining)")
+                     : s.algorithm == "dex" ? std::string("direct exchange (DEX: e-cube, one packet a round)")
                      : s.algorithm == "edelman"
                          ? std::string(s.pre == AlignmentKind::none ? "Edelman's schedule, unaligned (node k uses w xor k)"
                                                                     : "Edelman's schedule, aligned")
@@ -226,7 +243,8 @@ std::string schedule_table(const Schedule& s, const ScheduleStats& st, bool all)
 
   // The summary, beside the paper's counts where they apply.
   const std::optional<CycleBound> bound = cycle_bound(s);
-  const bool plain = bound && !s.blocked && s.rules.channel_width == 1 && s.algorithm != "edelman";
+  const bool plain = bound && !s.blocked && s.rules.channel_width == 1 && s.algorithm != "edelman" &&
+                     !is_baseline(s.algorithm);
   const auto line = [](const char* what, const std::string& value, const std::string& paper) {
     return fmt::format("{:<16} {:>10}{}\n", what, value, paper.empty() ? "" : "   paper: " + paper);
   };
@@ -294,6 +312,12 @@ nlohmann::json aapc_json(const std::string& command, const Job& job, const Machi
   const std::optional<CycleBound> bound = cycle_bound(job.schedule);
   j["bound"] = bound ? nlohmann::json(bound->cycles) : nlohmann::json(nullptr);
   j["bound_source"] = bound ? nlohmann::json(bound->source) : nlohmann::json(nullptr);
+  if (is_baseline(job.schedule.algorithm)) {
+    // The notes' cost: t = startups t_s + element_units mu t_m + hop_units t_d.
+    const BaselineCost c = baseline_cost(parse_exchange_baseline(job.schedule.algorithm), job.schedule.d);
+    j["rounds"] = c.rounds;
+    j["model"] = {{"startups", c.startups}, {"element_units", c.element_units}, {"hop_units", c.hop_units}};
+  }
   return j;
 }
 
