@@ -1,0 +1,113 @@
+// Stable dimension permutations (Ho & Johnsson 1988), the analysis layer: the
+// --perm forms, the decomposition into generalized shuffles with the paper's
+// classification and counts, and Theorem 1's lower bound, each against values
+// written by hand from the definitions.
+#include <gtest/gtest.h>
+
+#include "hcube/host/dimension_permutation.hpp"
+#include "hcube/host/error.hpp"
+
+namespace hcube {
+namespace {
+
+std::string error_of(const std::string& text, unsigned n, unsigned m) {
+  try {
+    parse_dimension_permutation(text, n, m);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(DimensionPermutation, NamedForms) {
+  // n = m = 3: the transpose exchanges node and local fields, (j|i) -> (i|j).
+  const DimensionPermutation t = parse_dimension_permutation("transpose", 3, 3);
+  for (std::uint64_t j = 0; j < 8; ++j)
+    for (std::uint64_t i = 0; i < 8; ++i) EXPECT_EQ(t.apply(j * 8 + i), i * 8 + j);
+  EXPECT_EQ(parse_dimension_permutation("bit-reversal", 2, 3).to, (std::vector<unsigned>{4, 3, 2, 1, 0}));
+  EXPECT_EQ(parse_dimension_permutation("shuffle:1", 2, 2).to, (std::vector<unsigned>{1, 2, 3, 0}));
+  EXPECT_EQ(parse_dimension_permutation("unshuffle:1", 2, 2).to, (std::vector<unsigned>{3, 0, 1, 2}));
+  EXPECT_EQ(parse_dimension_permutation("swap-axes:0:4:2", 3, 3).to, (std::vector<unsigned>{4, 5, 2, 3, 0, 1}));
+  EXPECT_EQ(parse_dimension_permutation("2,0,1", 1, 2).to, (std::vector<unsigned>{2, 0, 1}));
+  // Source bit i lands at to[i]: shuffle:1 on 4 bits takes 0b0001 to 0b0010, 0b1000 to 0b0001.
+  const DimensionPermutation s = parse_dimension_permutation("shuffle:1", 2, 2);
+  EXPECT_EQ(s.apply(0b0001), 0b0010u);
+  EXPECT_EQ(s.apply(0b1000), 0b0001u);
+}
+
+TEST(DimensionPermutation, BadInputNamesTheValue) {
+  EXPECT_NE(error_of("0,1,2", 2, 2).find("lists 3 bits"), std::string::npos);
+  EXPECT_NE(error_of("0,1,2,4", 2, 2).find("= 4 out of range: allowed 0..3"), std::string::npos);
+  EXPECT_NE(error_of("0,1,1,3", 2, 2).find("not a permutation"), std::string::npos);
+  EXPECT_NE(error_of("rotate", 2, 2).find("'rotate' unknown"), std::string::npos);
+  EXPECT_NE(error_of("transpose", 2, 1).find("even"), std::string::npos);
+  EXPECT_NE(error_of("swap-axes:0:1:2", 2, 2).find("not overlap"), std::string::npos);
+  EXPECT_NE(error_of("shuffle", 2, 2).find("takes 1 argument"), std::string::npos);
+  EXPECT_NE(error_of("shuffle:x", 2, 2).find("'x'"), std::string::npos);
+}
+
+// The paper's Table 1 permutation: real cycles of orders 4, 3 and 2 (J0 = 0..3,
+// J1 = 4..6, J2 = 7, 8 in the paper's processor numbering), here on processor
+// bits m.. of n = 9, m = 2.
+TEST(DimensionPermutation, AnalysisOfTable1sPermutation) {
+  std::vector<unsigned> to = {0, 1};  // storage bits stay
+  const unsigned m = 2;
+  for (unsigned b : {1u, 2u, 3u, 0u}) to.push_back(m + b);
+  for (unsigned b : {5u, 6u, 4u}) to.push_back(m + b);
+  for (unsigned b : {8u, 7u}) to.push_back(m + b);
+  DimensionPermutation p;
+  p.n = 9;
+  p.m = m;
+  p.to = to;
+  const DimensionPermutationAnalysis a = analyze(p);
+  ASSERT_EQ(a.beta, 3u);
+  EXPECT_EQ(a.cycles[0].bits, (std::vector<unsigned>{2, 3, 4, 5}));
+  EXPECT_EQ(a.cycles[1].bits, (std::vector<unsigned>{6, 7, 8}));
+  EXPECT_EQ(a.cycles[2].bits, (std::vector<unsigned>{9, 10}));
+  for (const ShuffleCycle& c : a.cycles) EXPECT_EQ(c.kind, ShuffleCycle::Kind::real);
+  EXPECT_EQ(a.sigma, 9u);
+  EXPECT_EQ(a.sigma_p, 9u);
+  EXPECT_EQ(a.sigma_s, 0u);
+  EXPECT_EQ(a.real_cycles, 3u);
+  EXPECT_EQ(a.odd_real_cycles, 1u);  // oJ: the cycle of order 3
+  EXPECT_EQ(a.sigma_max, 4u);
+  EXPECT_EQ(a.sigma_min, 2u);
+  EXPECT_TRUE(a.separable);
+  // Theorem 1 with K = 4: one-port max(9 * 2 t_c, (9 - 1) tau), n-port max(2 t_c, 8 tau).
+  const DimensionPermutationBound one = lower_bound(a, 4, false, 1.0, 3.0);
+  EXPECT_DOUBLE_EQ(one.transfer, 18.0);
+  EXPECT_DOUBLE_EQ(one.startups, 24.0);
+  EXPECT_DOUBLE_EQ(one.time(), 24.0);
+  const DimensionPermutationBound all = lower_bound(a, 4, true, 1.0, 3.0);
+  EXPECT_DOUBLE_EQ(all.transfer, 2.0);
+  EXPECT_DOUBLE_EQ(all.time(), 24.0);
+  EXPECT_THROW(lower_bound(a, 4, true, -1.0, 0.0), Error);
+}
+
+TEST(DimensionPermutation, MixedVirtualAndBitReversal) {
+  // A shuffle of all q bits is one mixed cycle: sigma_p = n, sigma_s = m, not separable.
+  const DimensionPermutationAnalysis s = analyze(parse_dimension_permutation("shuffle:1", 3, 2));
+  ASSERT_EQ(s.beta, 1u);
+  EXPECT_EQ(s.cycles[0].kind, ShuffleCycle::Kind::mixed);
+  EXPECT_EQ(s.sigma_p, 3u);
+  EXPECT_EQ(s.sigma_s, 2u);
+  EXPECT_FALSE(s.separable);
+  EXPECT_EQ(s.real_cycles, 0u);
+  // Storage bits only: virtual, no communication, a zero bound.
+  const DimensionPermutationAnalysis v = analyze(parse_dimension_permutation("1,0,2,3", 2, 2));
+  ASSERT_EQ(v.beta, 1u);
+  EXPECT_EQ(v.cycles[0].kind, ShuffleCycle::Kind::virtual_);
+  EXPECT_EQ(lower_bound(v, 4, false, 1.0, 1.0).time(), 0.0);
+  // Bit reversal of q = 7 bits: pairs (0,6), (1,5), (2,4); bit 3 stays.
+  const DimensionPermutationAnalysis r = analyze(parse_dimension_permutation("bit-reversal", 4, 3));
+  EXPECT_EQ(r.beta, 3u);
+  EXPECT_EQ(r.sigma, 6u);
+  // Transpose with n = m: every cycle pairs a storage bit with a processor bit: mixed.
+  const DimensionPermutationAnalysis t = analyze(parse_dimension_permutation("transpose", 4, 4));
+  EXPECT_EQ(t.beta, 4u);
+  for (const ShuffleCycle& c : t.cycles) EXPECT_EQ(c.kind, ShuffleCycle::Kind::mixed);
+  EXPECT_EQ(to_string(ShuffleCycle::Kind::virtual_), "virtual");
+}
+
+}  // namespace
+}  // namespace hcube
