@@ -1,0 +1,40 @@
+// Schedules for stable dimension permutations (Ho & Johnsson 1988, sec. 3),
+// built from the exchange E(v, r) of storage dimension v with processor
+// dimension r: every word whose address has a_v != a_r moves to the address
+// with bits v and r flipped (it crosses processor dimension r and flips local
+// bit v) -- on the machine one routing cycle of K/2 exchanges on dimension r,
+// `dim r: addr a, peer a xor 2^v` for every local address a with bit v set.
+// E(v, r) transposes address bits v and r, so a chain E(v, s_1), ...,
+// E(v, s_L) moves the content of s_i to s_(i+1).
+#pragma once
+
+#include <vector>
+
+#include "hcube/host/dimension_permutation.hpp"
+#include "hcube/host/schedule.hpp"
+
+namespace hcube {
+
+// A schedule and the local reordering that completes it: memory bit b moves
+// to bit local_after[b] (AffineMap::permute_bits) after the cycles.
+struct SdpPlan {
+  std::string algorithm;
+  Schedule schedule;                 // pre = post = none: the cycles in machine addresses
+  std::vector<unsigned> local_after;  // m entries; the identity when nothing is left to reorder
+  std::uint64_t startups = 0;         // packets sent in sequence per node (one per cycle here)
+};
+
+// Algorithm A1, one-port (sec. 3.1): the cycles one after another.
+//  - a real cycle alpha_0 -> ... -> alpha_(s-1) with a pivot storage dimension v
+//    (its content restored at the end): E(v, alpha_0), E(v, alpha_1), ...,
+//    E(v, alpha_(s-1)), E(v, alpha_0): s + 1 exchanges;
+//  - a mixed cycle, with no extra pivot: each run of processor bits r_1..r_t
+//    after a storage bit u is E(u, r_1), ..., E(u, r_t); the storage bits'
+//    contents then move locally (local_after), so sigma_p exchanges;
+//  - a virtual cycle: local_after alone.
+// sigma_p + beta' cycles of K/2 words on one dimension (one-port, channel width
+// K/2): (sigma_p + beta') K/2 t_c + (sigma_p + beta') tau with B = K/2.
+// Throws hcube::Error when a real cycle needs a pivot and m = 0.
+SdpPlan plan_a1_one_port(const DimensionPermutation& p);
+
+}  // namespace hcube
