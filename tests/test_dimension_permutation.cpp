@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <map>
 #include <numeric>
 #include <random>
 
@@ -174,6 +175,89 @@ TEST_P(SdpRun, A1OnePortNamedPermutations) {
   no_memory.n = 2;
   no_memory.to = {1, 0};
   EXPECT_THROW(plan_a1_one_port(no_memory), Error);
+}
+
+// A permutation with the given real cycles on processor bits (paper numbering r -> bit m + r).
+DimensionPermutation real_cycles(unsigned n, unsigned m, const std::vector<std::vector<unsigned>>& cycles) {
+  DimensionPermutation p;
+  p.n = n;
+  p.m = m;
+  p.to.resize(n + m);
+  std::iota(p.to.begin(), p.to.end(), 0u);
+  for (const auto& c : cycles)
+    for (std::size_t k = 0; k < c.size(); ++k) p.to[m + c[k]] = m + c[(k + 1) % c.size()];
+  return p;
+}
+
+// Table 1 of the SDP paper, verbatim: J0 = 0,1,2,3, J1 = 4,5,6, J2 = 7,8; 13 sequences of 12 cycles.
+TEST(SdpA4, Table1Sequences) {
+  const std::vector<std::string> table1 = {
+      "0 1 2 3 0 4 5 6 4 7 8 7", "1 2 3 0 4 5 6 4 7 8 7 1", "2 3 0 4 5 6 4 7 8 7 1 2", "3 0 4 5 6 4 7 8 7 1 2 3",
+      "0 4 5 6 4 7 8 7 1 2 3 0", "4 5 6 4 7 8 7 1 2 3 0 1", "5 6 4 7 8 7 1 2 3 0 1 5", "6 4 7 8 7 1 2 3 0 1 5 6",
+      "4 7 8 7 1 2 3 0 1 5 6 4", "7 8 7 1 2 3 0 1 5 6 4 5", "8 7 1 2 3 0 1 5 6 4 5 8", "7 1 2 3 0 1 5 6 4 5 8 7",
+      "1 2 3 0 1 5 6 4 5 8 7 8"};
+  const unsigned m = 5;
+  const DimensionPermutation p = real_cycles(9, m, {{0, 1, 2, 3}, {4, 5, 6}, {7, 8}});
+  const auto seqs = a4_sequences(analyze(p), p);
+  ASSERT_EQ(seqs.size(), 13u);  // sigma_p + beta + sigma_min - 1 = 9 + 3 + 2 - 1
+  for (std::size_t k = 0; k < seqs.size(); ++k) {
+    std::string row;
+    for (unsigned b : seqs[k]) row += (row.empty() ? "" : " ") + std::to_string(b - m);
+    EXPECT_EQ(row, table1[k]) << "Seq" << k;
+  }
+  // Lemma 7: every processor dimension is used by at most two sequences in a cycle.
+  for (std::size_t c = 0; c < 12; ++c) {
+    std::map<unsigned, int> uses;
+    for (const auto& q : seqs) ++uses[q[c]];
+    for (const auto& [dim, count] : uses) EXPECT_LE(count, 2) << "cycle " << c << ", dimension " << dim - m;
+  }
+  const SdpPlan plan = plan_a4(p);
+  EXPECT_EQ(plan.schedule.cycles(), 12u);  // sigma_p + beta
+  // The paper's cost with B = K/P: (sigma_p + beta) K/P t_c + (sigma_p + beta) tau; K = 32, P = 13: ceil(16/13) pairs a part.
+  const SdpModel model = model_plan(plan, 1.0, 10.0, 1 << 20);
+  EXPECT_EQ(model.startups, 12u);
+  // K too small for the stated complexity: named.
+  try {
+    plan_a4(real_cycles(9, 4, {{0, 1, 2, 3}, {4, 5, 6}, {7, 8}}));
+    ADD_FAILURE() << "A4 accepted K = 16 < 2P = 26";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("K >= 2P = 26"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(plan_a4(parse_dimension_permutation("shuffle:1", 3, 3)), Error);  // mixed: not separable
+}
+
+TEST_P(SdpRun, NPortAlgorithmsForRandomSeparablePermutations) {
+  std::mt19937 rng(11);
+  for (unsigned n = 2; n <= 5; ++n)
+    for (unsigned m = 2; m <= 6; ++m)
+      for (int trial = 0; trial < 4; ++trial) {
+        // Random real cycles on the processor bits, a random virtual permutation of the storage bits.
+        DimensionPermutation p;
+        p.n = n;
+        p.m = m;
+        p.to.resize(n + m);
+        std::vector<unsigned> proc(n), stor(m);
+        std::iota(proc.begin(), proc.end(), m);
+        std::iota(stor.begin(), stor.end(), 0u);
+        std::vector<unsigned> proc_img = proc, stor_img = stor;
+        std::shuffle(proc_img.begin(), proc_img.end(), rng);
+        std::shuffle(stor_img.begin(), stor_img.end(), rng);
+        for (unsigned i = 0; i < n; ++i) p.to[proc[i]] = proc_img[i];
+        for (unsigned i = 0; i < m; ++i) p.to[stor[i]] = stor_img[i];
+        const DimensionPermutationAnalysis a = analyze(p);
+        SCOPED_TRACE(testing::Message() << "n = " << n << ", m = " << m << ", perm " << fmt::format("{}", fmt::join(p.to, ",")));
+        const SdpPlan a1 = plan_a1_all_port(p);
+        check_schedule(a1.schedule);
+        EXPECT_EQ(a1.schedule.cycles(), a.real_cycles * (a.sigma_max + 1));
+        expect_runs(p, a1);
+        const std::uint64_t P = a.sigma_p + a.real_cycles + a.sigma_min - 1;
+        if (a.real_cycles > 0 && (std::uint64_t{1} << m) >= 2 * P) {
+          const SdpPlan a4 = plan_a4(p);
+          check_schedule(a4.schedule);
+          EXPECT_EQ(a4.schedule.cycles(), a.sigma_p + a.real_cycles);
+          expect_runs(p, a4);
+        }
+      }
 }
 
 HCUBE_ON_EVERY_BACKEND(SdpRun);

@@ -15,5 +15,7 @@ void add_aapc(CLI::App& app);
 void add_run(CLI::App& app);
 void add_multi_aapc(CLI::App& app);
 void add_fft(CLI::App& app);
+void add_permute(CLI::App& app);
+void add_compare(CLI::App& app);
 
 }  // namespace hcube::cli

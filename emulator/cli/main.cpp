@@ -22,6 +22,8 @@ int main(int argc, char** argv) {
   hcube::cli::add_run(app);
   hcube::cli::add_multi_aapc(app);
   hcube::cli::add_fft(app);
+  hcube::cli::add_permute(app);
+  hcube::cli::add_compare(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -18,19 +18,94 @@ void add_e(Schedule& s, unsigned v, unsigned r) {
   s.end_cycle();
 }
 
+// The header every plan's schedule shares.
+Schedule plan_header(const DimensionPermutation& p, const char* algorithm, PortModel model) {
+  Schedule s;
+  s.algorithm = algorithm;
+  s.n = p.n;
+  s.m = p.m;
+  s.d = std::max(1u, std::min(p.n, p.m));  // informational: the schedule is no AAPC
+  s.pre = s.post = AlignmentKind::none;
+  s.rules.model = model;
+  return s;
+}
+
+// Storage bits of virtual cycles move by local_after: memory bit b to to[b].
+std::vector<unsigned> virtual_moves(const DimensionPermutation& p, const DimensionPermutationAnalysis& a) {
+  std::vector<unsigned> after(p.m);
+  std::iota(after.begin(), after.end(), 0u);
+  for (const ShuffleCycle& c : a.cycles)
+    if (c.kind == ShuffleCycle::Kind::virtual_)
+      for (unsigned b : c.bits) after[b] = p.to[b];
+  return after;
+}
+
+// Checks what the n-port algorithms need and returns the analysis.
+DimensionPermutationAnalysis check_n_port(const DimensionPermutation& p, const char* algorithm) {
+  const DimensionPermutationAnalysis a = analyze(p);
+  if (!a.separable)
+    throw Error(fmt::format("{} needs a separable permutation (no cycle mixing processor and storage bits): use A1 "
+                            "one-port or A2",
+                            algorithm));
+  if (a.real_cycles > 0 && p.m == 0)
+    throw Error(fmt::format("{} needs a storage dimension as pivot: m = 0 (K = 1)", algorithm));
+  return a;
+}
+
+// The parts' pivot pairs: the K/2 low members (bit 0 clear, the pivot), dealt
+// out as evenly as possible, parts[k] = [first, last) of the low members.
+std::vector<std::pair<std::uint64_t, std::uint64_t>> deal(std::uint64_t pairs, std::uint64_t parts) {
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> r;
+  std::uint64_t first = 0;
+  for (std::uint64_t k = 0; k < parts; ++k) {
+    const std::uint64_t size = pairs / parts + (k < pairs % parts ? 1 : 0);
+    r.emplace_back(first, first + size);
+    first += size;
+  }
+  return r;
+}
+
+// Parts running sequences of processor bits (kNone: idle) with pivot 0.
+constexpr unsigned kNone = ~0u;
+Schedule sequences_schedule(Schedule s, const std::vector<std::vector<unsigned>>& seqs) {
+  const std::uint64_t pairs = s.m == 0 ? 0 : bit(s.m - 1);
+  const auto parts = deal(pairs, seqs.size());
+  std::size_t cycles = 0;
+  for (const auto& q : seqs) cycles = std::max(cycles, q.size());
+  std::uint64_t width = 1;
+  for (std::size_t c = 0; c < cycles; ++c) {
+    std::vector<std::uint64_t> load(s.n, 0);
+    for (std::size_t k = 0; k < seqs.size(); ++k) {
+      if (c >= seqs[k].size() || seqs[k][c] == kNone) continue;
+      const unsigned r = seqs[k][c] - s.m;
+      for (std::uint64_t i = parts[k].first; i < parts[k].second; ++i) {
+        const std::uint64_t low = i << 1;  // pivot bit 0 clear
+        s.add(Exchange{r, low | 1, low});
+      }
+      load[r] += parts[k].second - parts[k].first;
+    }
+    for (std::uint64_t l : load) width = std::max(width, l);
+    s.end_cycle();
+  }
+  if (width > 0xffffffffu) throw Error("internal: an n-port SDP cycle exceeds a channel's width");
+  s.rules.channel_width = static_cast<unsigned>(width);
+  return s;
+}
+
+std::vector<unsigned> rotated_chain(const std::vector<unsigned>& bits, std::size_t k) {
+  std::vector<unsigned> seq;
+  for (std::size_t i = 0; i <= bits.size(); ++i) seq.push_back(bits[(k + i) % bits.size()]);
+  return seq;
+}
+
 }  // namespace
 
 SdpPlan plan_a1_one_port(const DimensionPermutation& p) {
   const DimensionPermutationAnalysis a = analyze(p);
   SdpPlan plan;
   plan.algorithm = "A1";
+  plan.schedule = plan_header(p, "A1", PortModel::one_port);
   Schedule& s = plan.schedule;
-  s.algorithm = "A1";
-  s.n = p.n;
-  s.m = p.m;
-  s.d = std::max(1u, std::min(p.n, p.m));  // informational: the schedule is no AAPC
-  s.pre = s.post = AlignmentKind::none;
-  s.rules.model = PortModel::one_port;
   s.rules.channel_width = p.m == 0 ? 1 : static_cast<unsigned>(std::min<std::uint64_t>(bit(p.m - 1), 0xffffffffu));
   // where[x]: the position whose content ends up at storage position x after the exchanges.
   std::vector<unsigned> source(p.m);
@@ -67,6 +142,93 @@ SdpPlan plan_a1_one_port(const DimensionPermutation& p) {
   for (unsigned x = 0; x < p.m; ++x) plan.local_after[source[x]] = x;
   plan.startups = s.cycles();
   return plan;
+}
+
+}  // namespace hcube
+
+namespace hcube {
+
+SdpPlan plan_a1_all_port(const DimensionPermutation& p) {
+  const DimensionPermutationAnalysis a = check_n_port(p, "A1 n-port");
+  std::vector<const ShuffleCycle*> real;
+  for (const ShuffleCycle& c : a.cycles)
+    if (c.kind == ShuffleCycle::Kind::real) real.push_back(&c);
+  const std::size_t beta = real.size();
+  std::vector<std::vector<unsigned>> seqs;
+  const std::size_t phase = a.sigma_max + 1;
+  // Part i of beta runs cycle (i + t) mod beta in phase t (sigma_max + 1 cycles). It is
+  // split into sigma_max sub-parts; sub-part k runs rotation k mod sigma_c of cycle c, so
+  // the sub-parts of one cycle spread over its dimensions (a cycle of order sigma_c
+  // puts ceil(sigma_max / sigma_c) sub-parts on a dimension).
+  for (std::size_t i = 0; i < beta; ++i)
+    for (unsigned k = 0; k < a.sigma_max; ++k) {
+      std::vector<unsigned> seq;
+      for (std::size_t t = 0; t < beta; ++t) {
+        const ShuffleCycle& c = *real[(i + t) % beta];
+        std::vector<unsigned> chain = rotated_chain(c.bits, k % c.bits.size());
+        chain.resize(phase, kNone);
+        seq.insert(seq.end(), chain.begin(), chain.end());
+      }
+      seqs.push_back(std::move(seq));
+    }
+  SdpPlan plan;
+  plan.algorithm = "A1";
+  plan.schedule = sequences_schedule(plan_header(p, "A1", PortModel::all_port), seqs);
+  plan.local_after = virtual_moves(p, a);
+  plan.startups = plan.schedule.cycles();
+  return plan;
+}
+
+std::vector<std::vector<unsigned>> a4_sequences(const DimensionPermutationAnalysis& a, const DimensionPermutation& p) {
+  std::vector<unsigned> seq0;
+  for (const ShuffleCycle& c : a.cycles) {
+    if (c.kind != ShuffleCycle::Kind::real) continue;
+    seq0.insert(seq0.end(), c.bits.begin(), c.bits.end());
+    seq0.push_back(c.bits[0]);
+  }
+  std::vector<std::vector<unsigned>> seqs;
+  if (seq0.empty()) return seqs;
+  const std::size_t count = a.sigma_p + a.real_cycles + a.sigma_min - 1;
+  seqs.push_back(seq0);
+  while (seqs.size() < count) {
+    std::vector<unsigned> next(seqs.back().begin() + 1, seqs.back().end());
+    next.push_back(p.to[seqs.back()[0]]);
+    seqs.push_back(std::move(next));
+  }
+  return seqs;
+}
+
+SdpPlan plan_a4(const DimensionPermutation& p) {
+  const DimensionPermutationAnalysis a = check_n_port(p, "A4");
+  const std::vector<std::vector<unsigned>> seqs = a4_sequences(a, p);
+  const std::uint64_t K = bit(p.m);
+  if (!seqs.empty() && K < 2 * seqs.size())
+    throw Error(fmt::format("A4 runs P = sigma_p + beta + sigma_min - 1 = {} parts of K/P words: K = {} is too small "
+                            "for its stated complexity (needs K >= 2P = {}, SDP paper Table 5)",
+                            seqs.size(), K, 2 * seqs.size()));
+  SdpPlan plan;
+  plan.algorithm = "A4";
+  plan.schedule = sequences_schedule(plan_header(p, "A4", PortModel::all_port), seqs);
+  plan.local_after = virtual_moves(p, a);
+  plan.startups = plan.schedule.cycles();
+  return plan;
+}
+
+SdpModel model_plan(const SdpPlan& plan, double t_c, double tau, std::uint64_t packet) {
+  if (t_c < 0 || tau < 0) throw Error(fmt::format("cost parameters t_c = {}, tau = {}: allowed non-negative", t_c, tau));
+  if (packet < 1) throw Error("packet size B = 0 out of range: allowed at least 1 word");
+  const Schedule& s = plan.schedule;
+  SdpModel m;
+  std::vector<std::uint64_t> load(s.n, 0);
+  for (std::size_t c = 0; c < s.cycles(); ++c) {
+    std::fill(load.begin(), load.end(), 0);
+    std::uint64_t L = 0;
+    for (std::size_t e = 0; e < s.cycle_size(c); ++e) L = std::max(L, ++load[s.cycle_begin(c)[e].dim]);
+    m.element_transfers += L;
+    m.startups += (L + packet - 1) / packet;
+  }
+  m.time = static_cast<double>(m.element_transfers) * t_c + static_cast<double>(m.startups) * tau;
+  return m;
 }
 
 }  // namespace hcube

@@ -37,4 +37,36 @@ struct SdpPlan {
 // Throws hcube::Error when a real cycle needs a pivot and m = 0.
 SdpPlan plan_a1_one_port(const DimensionPermutation& p);
 
+// n-port algorithms split the data into parts, each a set of pivot pairs
+// {a, a xor 2^v}, and run one sequence of processor dimensions per part
+// concurrently: in cycle c part k does E(v, seq_k[c]) on its own pairs. They
+// need a separable permutation without mixed cycles (virtual cycles go into
+// local_after) and a storage dimension as the pivot.
+
+// A1, n-port (sec. 4.2.1 and 4.3): part i of beta runs the cycles J_i,
+// J_(i+1), ... in phases; within a phase each cycle's data is split again
+// into sigma_c sub-parts with the rotated sequences L^k(J_c), alpha_k, so that
+// different sub-parts use different dimensions. beta (sigma_max + 1) cycles.
+SdpPlan plan_a1_all_port(const DimensionPermutation& p);
+
+// A4 (sec. 4.3, Table 1): P = sigma_p + beta + sigma_min - 1 sequences, Seq_0 =
+// J_0, alpha_00, J_1, alpha_10, ..., and Seq_(k+1) = Seq_k without its first
+// entry d_0, followed by delta(d_0); sigma_p + beta cycles, any dimension used
+// by at most two parts per cycle (Lemma 7). Throws hcube::Error naming the
+// condition when K < 2P (the stated complexity needs K/P words per part).
+SdpPlan plan_a4(const DimensionPermutation& p);
+// A4's sequences alone, rows = parts, in the permutation's own bit numbering.
+std::vector<std::vector<unsigned>> a4_sequences(const DimensionPermutationAnalysis& a,
+                                                const DimensionPermutation& p);
+
+// The modelled time of a plan's schedule (the papers' model): in each cycle a
+// node sends L words on its busiest link, as ceil(L / B) packets, costing
+// L t_c + ceil(L / B) tau; the cycles add up.
+struct SdpModel {
+  std::uint64_t element_transfers = 0;  // sum over cycles of L: words in sequence on the busiest link
+  std::uint64_t startups = 0;           // sum of ceil(L / B)
+  double time = 0;
+};
+SdpModel model_plan(const SdpPlan& plan, double t_c, double tau, std::uint64_t packet);
+
 }  // namespace hcube

@@ -1,0 +1,103 @@
+// Tests of hcube permute and hcube compare as a user runs them: the JSON
+// contract, the output file against the permutation written here from its
+// definition (source bit i to bit p_i), the planner's choice, and bad input.
+#include "cli_harness.hpp"
+
+namespace {
+
+using namespace hcube::test;
+
+class CliPermute : public Cli {};
+
+// out[p(g)] = in[g], p moving source bit i to bit to[i].
+Words permuted(const Words& in, const std::vector<unsigned>& to) {
+  Words out(in.size());
+  for (std::uint64_t g = 0; g < in.size(); ++g) {
+    std::uint64_t d = 0;
+    for (unsigned i = 0; i < to.size(); ++i)
+      if ((g >> i) & 1) d |= std::uint64_t{1} << to[i];
+    out[d] = in[g];
+  }
+  return out;
+}
+
+TEST_F(CliPermute, HelpNamesTheFlags) {
+  const std::string help = ok({"permute", "--help"});
+  for (const char* flag : {"--perm", "--ports", "--algorithm", "--tc", "--tau", "--packet", "--input", "--output", "--json"})
+    EXPECT_TRUE(contains(help, flag)) << flag;
+  EXPECT_TRUE(contains(ok({"--help"}), "compare"));
+}
+
+TEST_F(CliPermute, OutputIsThePermutationForEveryAlgorithm) {
+  const Cube c{4, 4};
+  const Words in = random_words(c.total());
+  write_u64(path("in.npy"), c.shape(), in);
+  // Real cycles on the processor bits 4..7 (orders 3 and 1: 4->5->6->4), a virtual swap of storage bits 0, 1.
+  const std::vector<unsigned> to = {1, 0, 2, 3, 5, 6, 4, 7};
+  const std::string perm = "1,0,2,3,5,6,4,7";
+  struct Run {
+    const char* ports;
+    const char* algorithm;
+  };
+  for (const Run& r : {Run{"one", "A1"}, Run{"all", "A1"}, Run{"all", "A4"}, Run{"all", "auto"}}) {
+    SCOPED_TRACE(std::string(r.ports) + " " + r.algorithm);
+    const json j = ok_json({"permute", "--perm", perm, "-n", "4", "-m", "4", "--ports", r.ports, "--algorithm",
+                            r.algorithm, "-i", path("in.npy").string(), "-o", path("out.npy").string()});
+    for (const char* key : {"perm", "n", "m", "algorithm", "cycles", "element_transfers", "startups",
+                            "lower_bound_cycles", "verified", "seconds", "modelled_time", "reason"})
+      EXPECT_TRUE(j.contains(key)) << key;
+    EXPECT_EQ(j["perm"], json(to));
+    EXPECT_EQ(j["verified"], true);
+    EXPECT_EQ(j["lower_bound_cycles"], std::string(r.ports) == "one" ? 3 : 2);  // sigma_p, sigma_p - oJ
+    if (std::string(r.algorithm) != "auto") {
+      EXPECT_EQ(j["algorithm"], r.algorithm);
+    }
+    EXPECT_EQ(read_u64(path("out.npy"), c), permuted(in, to));
+  }
+  // One-port A1: sigma_p + beta' = 3 + 1 exchanges of K/2 = 8 words.
+  const json one = ok_json({"permute", "--perm", perm, "-n", "4", "-m", "4"});
+  EXPECT_EQ(one["cycles"], 4);
+  EXPECT_EQ(one["element_transfers"], 32);
+}
+
+TEST_F(CliPermute, NamedPermutationsAndCompare) {
+  const Cube c{3, 3};
+  const Words in = random_words(c.total());
+  write_u64(path("in.npy"), c.shape(), in);
+  ok({"permute", "--perm", "bit-reversal", "-n", "3", "-m", "3", "-i", path("in.npy").string(), "-o",
+      path("out.npy").string()});
+  EXPECT_EQ(read_u64(path("out.npy"), c), permuted(in, {5, 4, 3, 2, 1, 0}));
+  const json cmp = ok_json({"compare", "--perm", "0,1,2,3,5,6,4", "-n", "3", "-m", "4", "--ports", "all", "--tau", "4"});
+  ASSERT_EQ(cmp["rows"].size(), 3u);
+  for (const json& row : cmp["rows"]) {
+    EXPECT_EQ(row["applies"], true) << row;
+    EXPECT_EQ(row["verified"], true);
+    EXPECT_TRUE(row["modelled_time"].is_number());
+    EXPECT_GE(row["modelled_time"].get<double>(), row["lower_bound_time"].get<double>() - 1e-9);
+  }
+  // A mixed cycle: the n-port algorithms say which condition fails.
+  const json mixed = ok_json({"compare", "--perm", "transpose", "-n", "3", "-m", "3", "--ports", "all"});
+  EXPECT_EQ(mixed["rows"][1]["applies"], false);
+  EXPECT_TRUE(contains(mixed["rows"][1]["reason"], "separable")) << mixed["rows"][1];
+  const std::string table = ok({"compare", "--perm", "transpose", "-n", "3", "-m", "3"});
+  EXPECT_TRUE(contains(table, "A1   one")) << table;
+}
+
+TEST_F(CliPermute, BadInput) {
+  expect_error({"permute", "--perm", "0,1,2", "-n", "2", "-m", "2"}, {"lists 3 bits", "q = n + m = 4"});
+  expect_error({"permute", "--perm", "0,1,1,3", "-n", "2", "-m", "2"}, {"not a permutation", "appears twice"});
+  expect_error({"permute", "--perm", "0,1,2,9", "-n", "2", "-m", "2"}, {"= 9 out of range", "0..3"});
+  expect_error({"permute", "--perm", "zigzag", "-n", "2", "-m", "2"}, {"'zigzag' unknown"});
+  expect_error({"permute", "--perm", "transpose", "-n", "2", "-m", "2", "--tau", "-1"}, {"--tau -1", "tau >= 0"});
+  expect_error({"permute", "--perm", "transpose", "-n", "2", "-m", "2", "--tc", "-2"}, {"--tc -2"});
+  expect_error({"permute", "--perm", "transpose", "-n", "2", "-m", "2", "--ports", "two"}, {"'two'", "one, all"});
+  expect_error({"permute", "--perm", "transpose", "-n", "2", "-m", "2", "--algorithm", "A9"}, {"'A9'", "A1, A4"});
+  expect_error({"permute", "--perm", "transpose", "-n", "2", "-m", "2", "--algorithm", "A4"}, {"--ports all"});
+  expect_error({"permute", "--perm", "transpose", "-n", "2", "-m", "2", "--ports", "all", "--algorithm", "A4"},
+               {"separable"});
+  // A4 with K too small for its stated complexity: the condition named.
+  expect_error({"permute", "--perm", "0,3,4,1,2", "-n", "4", "-m", "1", "--ports", "all", "--algorithm", "A4"},
+               {"K >= 2P"});
+}
+
+}  // namespace
