@@ -54,6 +54,14 @@ TEST_F(CliPermute, OutputIsThePermutationForEveryAlgorithm) {
     }
     EXPECT_EQ(read_u64(path("out.npy"), c), permuted(in, to));
   }
+  // The fused path: the same result in one launch, no routing.
+  const json fused = ok_json({"permute", "--perm", perm, "-n", "4", "-m", "4", "--fused", "-i", path("in.npy").string(),
+                              "-o", path("out.npy").string()});
+  EXPECT_EQ(fused["algorithm"], "fused");
+  EXPECT_EQ(fused["verified"], true);
+  EXPECT_EQ(fused["cycles"], 0);
+  EXPECT_EQ(fused["launches"], 1);
+  EXPECT_EQ(read_u64(path("out.npy"), c), permuted(in, to));
   // One-port A1: sigma_p + beta' = 3 + 1 exchanges of K/2 = 8 words.
   const json one = ok_json({"permute", "--perm", perm, "-n", "4", "-m", "4"});
   EXPECT_EQ(one["cycles"], 4);
@@ -93,6 +101,7 @@ TEST_F(CliPermute, BadInput) {
   expect_error({"permute", "--perm", "transpose", "-n", "2", "-m", "2", "--ports", "two"}, {"'two'", "one, all"});
   expect_error({"permute", "--perm", "transpose", "-n", "2", "-m", "2", "--algorithm", "A9"}, {"'A9'", "A1, A4"});
   expect_error({"permute", "--perm", "transpose", "-n", "2", "-m", "2", "--algorithm", "A4"}, {"--ports all"});
+  expect_error({"permute", "--perm", "transpose", "-n", "2", "-m", "2", "--algorithm", "A1", "--fused"}, {"--fused"});
   expect_error({"permute", "--perm", "transpose", "-n", "2", "-m", "2", "--ports", "all", "--algorithm", "A4"},
                {"separable"});
   // A4 with K too small for its stated complexity: the condition named.

@@ -260,6 +260,31 @@ TEST_P(SdpRun, NPortAlgorithmsForRandomSeparablePermutations) {
       }
 }
 
+// The fused path: every word straight to its destination in one launch, every tile width.
+TEST_P(SdpRun, FusedPermutationForRandomPermutationsAndTileWidths) {
+  std::mt19937 rng(3);
+  for (unsigned n = 0; n <= 6; n += 2)
+    for (unsigned m = 1; m <= 6; m += 2)
+      for (long long t : {-1LL, 0LL, 1LL}) {
+        DimensionPermutation p;
+        p.n = n;
+        p.m = m;
+        p.to.resize(n + m);
+        std::iota(p.to.begin(), p.to.end(), 0u);
+        std::shuffle(p.to.begin(), p.to.end(), rng);
+        SCOPED_TRACE(testing::Message() << "n = " << n << ", m = " << m << ", tile dims " << t);
+        auto mach = make_labelled(n, m, ElementType::u64, t > static_cast<long long>(n) ? -1 : t);
+        const auto expected = reference_permute(mach->read(), mach->word_bytes(), mach->geometry().total_words(),
+                                                [&](std::uint64_t g) { return p.apply(g); });
+        mach->permute_address_bits(p.to);
+        ASSERT_EQ(mach->read(), expected);
+        EXPECT_EQ(mach->counters().kernel_launches, 1u);
+      }
+  auto mach = make_labelled(2, 2);
+  EXPECT_THROW(mach->permute_address_bits({0, 1, 2}), Error);
+  EXPECT_THROW(mach->permute_address_bits({0, 1, 1, 3}), Error);
+}
+
 HCUBE_ON_EVERY_BACKEND(SdpRun);
 
 }  // namespace

@@ -29,6 +29,7 @@
 #include "hcube/kernels/alignment.hpp"
 #include "hcube/kernels/exchange.hpp"
 #include "hcube/kernels/fft.hpp"
+#include "hcube/kernels/permute.hpp"
 #include "hcube/kernels/relayout.hpp"
 #include "hcube/kernels/router.hpp"
 #include "hcube/kernels/word.hpp"
@@ -107,6 +108,16 @@ class BackendImpl final : public Backend {
       using W = decltype(w);
       policy_.launch(layout.geo.total_words(), kernels::AlignCopyBody<W>{static_cast<const W*>(src.data()),
                                                                          static_cast<W*>(dst.data()), layout, view});
+    });
+  }
+
+  void permute_copy(const Buffer& src, Buffer& dst, const Layout& layout, std::size_t wb,
+                    const AffineTables& map) override {
+    const kernels::AffineView view = stage_tables(map);
+    kernels::dispatch_word(wb, [&](auto w) {
+      using W = decltype(w);
+      policy_.launch(layout.geo.total_words(), kernels::PermuteCopyBody<W>{static_cast<const W*>(src.data()),
+                                                                           static_cast<W*>(dst.data()), layout, view});
     });
   }
 

@@ -4,6 +4,7 @@
 // permutation applied word by word (docs/sdp.md).
 #include <fmt/format.h>
 
+#include <chrono>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -30,6 +31,7 @@ struct Flags {
   CostFlags cost;
   std::string perm;
   std::string algorithm = "auto";
+  bool fused = false;
 };
 
 void add_cost_flags(CLI::App& cmd, CostFlags& c) {
@@ -184,6 +186,8 @@ void add_permute(CLI::App& app) {
                   "bit-reversal, shuffle:k, unshuffle:k, swap-axes:a:b:w")
       ->required();
   cmd->add_option("-a,--algorithm", f->algorithm, "auto (lowest modelled time), A1 or A4")->capture_default_str();
+  cmd->add_flag("--fused", f->fused,
+                "the result in one pass (every word straight to its destination), not an emulation of the routing");
   add_cost_flags(*cmd, f->cost);
   add_machine_flags(*cmd, f->machine);
   add_io_flags(*cmd, f->io);
@@ -191,6 +195,33 @@ void add_permute(CLI::App& app) {
     const IoFlags& io = f->io;
     const Analysis r = analyse(f->perm, f->machine, f->cost);  // every flag is checked before anything runs
     check_trace_size(io, r.perm.n, r.perm.m);
+    if (f->fused) {
+      if (f->algorithm != "auto") throw Error("--fused runs no routing algorithm: drop --algorithm");
+      Session s = open_session(f->machine, io);
+      begin_trace(s, io);
+      const DimensionPermutation perm = r.perm;
+      const auto start = std::chrono::steady_clock::now();
+      run_step(s, io, "fused permutation",
+               permutation_reference(*s.machine, [perm](std::uint64_t g) { return perm.apply(g); }),
+               [&](Machine& m) { m.permute_address_bits(perm.to); });
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      nlohmann::json j = {{"command", "permute"},
+                          {"perm", r.perm.to},
+                          {"algorithm", "fused"},
+                          {"ports", f->cost.ports},
+                          {"cycles", 0},
+                          {"element_transfers", 0},
+                          {"startups", 0},
+                          {"lower_bound_cycles", lower_bound_cycles(r, all_ports(f->cost))},
+                          {"launches", s.machine->counters().kernel_launches},
+                          {"seconds", seconds},
+                          {"analysis", analysis_json(r)}};
+      finish_run(s, io, std::move(j),
+                 fmt::format("permute: {} on n = {}, m = {} (K = {}), fused: every word straight to its destination "
+                             "in one launch, {:.6f} s",
+                             perm_text(r.perm), r.perm.n, r.perm.m, bit(r.perm.m), seconds));
+      return;
+    }
     const std::vector<Candidate> all = candidates(r.perm, f->cost);
     const Candidate& chosen = choose(all, f->algorithm, f->cost);
     std::string why = f->algorithm == "auto" ? "lowest modelled time" : "asked for";

@@ -192,6 +192,35 @@ void Machine::align(const AlignmentStep& step) {
   counters_.bytes_written += moved * word_bytes();
 }
 
+void Machine::permute_address_bits(const std::vector<unsigned>& to) {
+  const Geometry& geo = geometry();
+  const unsigned q = geo.address_bits();
+  if (to.size() != q)
+    throw Error(fmt::format("address bit permutation lists {} bits: expected n + m = {}", to.size(), q));
+  std::vector<bool> seen(q, false);
+  for (unsigned i = 0; i < q; ++i) {
+    if (to[i] >= q || seen[to[i]])
+      throw Error(fmt::format("address bit permutation: entry {} = {} is out of range 0..{} or repeated", i, to[i],
+                              q - 1));
+    seen[to[i]] = true;
+  }
+  // (node, local) -> global destination: local bit b adds bit to[b], node bit k bit to[m + k].
+  std::vector<std::uint64_t> mem(geo.m), node(geo.n);
+  for (unsigned b = 0; b < geo.m; ++b) mem[b] = bit(to[b]);
+  for (unsigned k = 0; k < geo.n; ++k) node[k] = bit(to[geo.m + k]);
+  AffineTables tables;
+  tables.mem = byte_tables(mem, tables.mem_bytes);
+  tables.node = byte_tables(node, tables.node_bytes);
+  if (!scratch_) scratch_ = backend_->allocate(bytes());
+  const auto start = Clock::now();
+  backend_->permute_copy(storage_, scratch_, layout_, word_bytes(), tables);
+  std::swap(storage_, scratch_);
+  backend_->synchronize();
+  account_launch("permute", seconds_since(start));
+  counters_.bytes_read += bytes();
+  counters_.bytes_written += bytes();
+}
+
 RouterStepReport Machine::route(const RouterStep& step, const RouterLimits& limits) {
   const RouterStepReport rep = check_router_step(geometry(), step, limits);
   const auto start = Clock::now();

@@ -62,6 +62,10 @@ class Backend {
                               std::uint64_t lo, std::uint64_t hi) = 0;
   virtual void align_copy(const Buffer& src, Buffer& dst, const Layout& layout, std::size_t word_bytes,
                           const AffineTables& map) = 0;
+  // Every word to the global address `map` gives it ((node, local) -> node * 2^m
+  // + local, a bijection), out of place: the fused permutation.
+  virtual void permute_copy(const Buffer& src, Buffer& dst, const Layout& layout, std::size_t word_bytes,
+                            const AffineTables& map) = 0;
   virtual void route(Buffer& storage, const Layout& layout, std::size_t word_bytes, const RouterStep& step) = 0;
   // One radix-2 decimation-in-frequency butterfly stage (kernels/fft.hpp) on
   // complex words (word_bytes 8: complex64, 16: complex128): the words at

@@ -69,6 +69,11 @@ class Machine {
   void align(const AffineMap& map);
   // The same on the local addresses [step.lo, step.hi) only (an involution).
   void align(const AlignmentStep& step);
+  // The fused permutation of the address bits: source bit i of every global
+  // address goes to bit to[i], in one launch through a scratch buffer (the
+  // result, not an emulation of the routing). Throws unless `to` is a
+  // permutation of 0 .. n+m-1.
+  void permute_address_bits(const std::vector<unsigned>& to);
   // Primitive 3: checks the step, then one launch; returns its counts.
   RouterStepReport route(const RouterStep& step, const RouterLimits& limits);
   // The FFT's local compute step (kernels/fft.hpp): one radix-2 DIF butterfly
