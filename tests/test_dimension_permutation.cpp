@@ -226,6 +226,29 @@ TEST(SdpA4, Table1Sequences) {
   EXPECT_THROW(plan_a4(parse_dimension_permutation("shuffle:1", 3, 3)), Error);  // mixed: not separable
 }
 
+// Lemma 11 and the SDP paper's examples: Figure 8 (orders 7, 3, 3: f({8, 4, 4}) =
+// 16 = sigma_p + beta) and Table 4's A6 start-ups (14, 12, 24 tau for {3,6},
+// {2,2,5}, {2,5,11}).
+TEST(SdpA6, StartupsOfLemma11) {
+  EXPECT_EQ(a6_startups({8, 4, 4}), 16u);
+  EXPECT_EQ(a6_startups({4, 7}), 14u);
+  EXPECT_EQ(a6_startups({3, 3, 6}), 12u);
+  EXPECT_EQ(a6_startups({3, 6, 12}), 24u);
+  EXPECT_EQ(a6_startups({5}), 5u);
+  std::mt19937 rng(5);
+  for (int trial = 0; trial < 200; ++trial) {
+    std::vector<std::uint64_t> s(1 + rng() % 6);
+    std::uint64_t sum = 0;
+    for (auto& x : s) sum += (x = 2 + rng() % 9);
+    const std::uint64_t f = a6_startups(s);
+    EXPECT_GE(f, sum);
+    EXPECT_LT(f, 2 * sum);
+  }
+  // Figure 8's permutation: A6 takes f(S) = 16 cycles.
+  const DimensionPermutation p = real_cycles(13, 6, {{0, 1, 2, 3, 4, 5, 6}, {7, 8, 9}, {10, 11, 12}});
+  EXPECT_EQ(plan_a6(p).schedule.cycles(), 16u);
+}
+
 TEST_P(SdpRun, NPortAlgorithmsForRandomSeparablePermutations) {
   std::mt19937 rng(11);
   for (unsigned n = 2; n <= 5; ++n)
@@ -251,6 +274,9 @@ TEST_P(SdpRun, NPortAlgorithmsForRandomSeparablePermutations) {
         EXPECT_EQ(a1.schedule.cycles(), a.real_cycles * (a.sigma_max + 1));
         expect_runs(p, a1);
         const std::uint64_t P = a.sigma_p + a.real_cycles + a.sigma_min - 1;
+        const SdpPlan a6 = plan_a6(p);
+        check_schedule(a6.schedule);
+        expect_runs(p, a6);
         if (a.real_cycles > 0 && (std::uint64_t{1} << m) >= 2 * P) {
           const SdpPlan a4 = plan_a4(p);
           check_schedule(a4.schedule);

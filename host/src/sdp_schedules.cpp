@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <functional>
 #include <numeric>
 
 #include "hcube/host/bits.hpp"
@@ -229,6 +230,129 @@ SdpModel model_plan(const SdpPlan& plan, double t_c, double tau, std::uint64_t p
   }
   m.time = static_cast<double>(m.element_transfers) * t_c + static_cast<double>(m.startups) * tau;
   return m;
+}
+
+}  // namespace hcube
+
+namespace hcube {
+namespace {
+
+constexpr std::size_t kA6MaxCycles = 10;
+
+// f over subsets of S (bit masks), with the partition that reaches it.
+struct Grouping {
+  std::vector<std::uint64_t> s;
+  std::vector<std::uint64_t> f;                  // by mask; 0: not yet computed
+  std::vector<std::vector<unsigned>> best;       // by mask: the blocks (masks) of the best partition
+
+  explicit Grouping(std::vector<std::uint64_t> values)
+      : s(std::move(values)), f(std::size_t{1} << s.size(), 0), best(std::size_t{1} << s.size()) {}
+
+  std::uint64_t solve(unsigned mask) {
+    if (f[mask] != 0) return f[mask];
+    if ((mask & (mask - 1)) == 0) return f[mask] = s[static_cast<unsigned>(__builtin_ctz(mask))];
+    // Every partition into >= 2 blocks: blocks as restricted growth over the mask's elements.
+    std::vector<unsigned> elems;
+    for (unsigned b = 0; b < s.size(); ++b)
+      if (mask >> b & 1u) elems.push_back(1u << b);
+    std::vector<unsigned> blocks;
+    std::uint64_t best_f = ~std::uint64_t{0};
+    std::vector<unsigned> best_blocks;
+    const std::function<void(std::size_t)> place = [&](std::size_t k) {
+      if (k == elems.size()) {
+        if (blocks.size() < 2) return;
+        std::uint64_t worst = 0;
+        for (unsigned b : blocks) worst = std::max(worst, solve(b));
+        const std::uint64_t value = blocks.size() * worst;
+        if (value < best_f) {
+          best_f = value;
+          best_blocks = blocks;
+        }
+        return;
+      }
+      for (std::size_t i = 0; i < blocks.size(); ++i) {
+        blocks[i] |= elems[k];
+        place(k + 1);
+        blocks[i] &= ~elems[k];
+      }
+      blocks.push_back(elems[k]);
+      place(k + 1);
+      blocks.pop_back();
+    };
+    place(0);
+    best[mask] = best_blocks;
+    return f[mask] = best_f;
+  }
+};
+
+// The sequences of a group (a mask over the real cycles), all of length f(mask).
+std::vector<std::vector<unsigned>> group_sequences(Grouping& g, unsigned mask,
+                                                   const std::vector<const ShuffleCycle*>& cycles) {
+  const std::uint64_t length = g.solve(mask);
+  if ((mask & (mask - 1)) == 0) {
+    const ShuffleCycle& c = *cycles[static_cast<unsigned>(__builtin_ctz(mask))];
+    std::vector<std::vector<unsigned>> seqs;
+    for (std::size_t k = 0; k < c.bits.size(); ++k) seqs.push_back(rotated_chain(c.bits, k));
+    return seqs;
+  }
+  const std::vector<unsigned>& blocks = g.best[mask];
+  std::vector<std::vector<std::vector<unsigned>>> child;
+  std::size_t subparts = 0;
+  std::uint64_t round = 0;
+  for (unsigned b : blocks) {
+    child.push_back(group_sequences(g, b, cycles));
+    subparts = std::max(subparts, child.back().size());
+    round = std::max(round, g.solve(b));
+  }
+  const std::size_t mu = blocks.size();
+  std::vector<std::vector<unsigned>> seqs;
+  for (std::size_t i = 0; i < mu; ++i)
+    for (std::size_t k = 0; k < subparts; ++k) {
+      std::vector<unsigned> seq;
+      for (std::size_t t = 0; t < mu; ++t) {
+        const auto& q = child[(i + t) % mu];
+        std::vector<unsigned> part = q[k % q.size()];
+        part.resize(round, kNone);
+        seq.insert(seq.end(), part.begin(), part.end());
+      }
+      if (seq.size() != length) throw Error("internal: an A6 group's rounds do not add up to f(S)");
+      seqs.push_back(std::move(seq));
+    }
+  return seqs;
+}
+
+}  // namespace
+
+std::uint64_t a6_startups(const std::vector<std::uint64_t>& s) {
+  if (s.empty() || s.size() > kA6MaxCycles)
+    throw Error(fmt::format("A6 groups 1..{} cycles: got {}", kA6MaxCycles, s.size()));
+  Grouping g(s);
+  return g.solve(static_cast<unsigned>((1u << s.size()) - 1));
+}
+
+SdpPlan plan_a6(const DimensionPermutation& p) {
+  const DimensionPermutationAnalysis a = check_n_port(p, "A6");
+  std::vector<const ShuffleCycle*> real;
+  std::vector<std::uint64_t> s;
+  for (const ShuffleCycle& c : a.cycles)
+    if (c.kind == ShuffleCycle::Kind::real) {
+      real.push_back(&c);
+      s.push_back(c.bits.size() + 1);
+    }
+  if (real.size() > kA6MaxCycles)
+    throw Error(fmt::format("A6 searches the groupings of at most {} real cycles: this permutation has {}",
+                            kA6MaxCycles, real.size()));
+  std::vector<std::vector<unsigned>> seqs;
+  if (!real.empty()) {
+    Grouping g(s);
+    seqs = group_sequences(g, static_cast<unsigned>((1u << real.size()) - 1), real);
+  }
+  SdpPlan plan;
+  plan.algorithm = "A6";
+  plan.schedule = sequences_schedule(plan_header(p, "A6", PortModel::all_port), seqs);
+  plan.local_after = virtual_moves(p, a);
+  plan.startups = plan.schedule.cycles();
+  return plan;
 }
 
 }  // namespace hcube

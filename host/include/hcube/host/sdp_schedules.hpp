@@ -59,6 +59,16 @@ SdpPlan plan_a4(const DimensionPermutation& p);
 std::vector<std::vector<unsigned>> a4_sequences(const DimensionPermutationAnalysis& a,
                                                 const DimensionPermutation& p);
 
+// A6 (sec. 4.3, Lemma 11, Theorem 2): the real cycles grouped recursively;
+// a group of mu subgroups splits its data into mu parts, part i running
+// subgroup (i + t) mod mu in round t, a single cycle running A1 n-port's
+// rotations. The grouping minimises the start-ups f(S), S = {sigma_i + 1}:
+// f({x}) = x, f(S) = min over partitions into mu >= 2 sets of mu max f(S_i).
+// Throws for more than 10 real cycles (the search is over set partitions).
+SdpPlan plan_a6(const DimensionPermutation& p);
+// f(S) of Lemma 11 for a multiset of positive integers (at most 10 of them).
+std::uint64_t a6_startups(const std::vector<std::uint64_t>& s);
+
 // The modelled time of a plan's schedule (the papers' model): in each cycle a
 // node sends L words on its busiest link, as ceil(L / B) packets, costing
 // L t_c + ceil(L / B) tau; the cycles add up.
