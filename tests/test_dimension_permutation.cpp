@@ -249,6 +249,28 @@ TEST(SdpA6, StartupsOfLemma11) {
   EXPECT_EQ(plan_a6(p).schedule.cycles(), 16u);
 }
 
+// Table 4 of the SDP paper (start-up counts, tau's coefficients) for A4 and A6,
+// from the schedules themselves with B = K (one packet a cycle): A4 11, 12, 21;
+// A6 14, 12, 24 for real cycles of orders {3,6}, {2,2,5}, {2,5,11}.
+TEST(SdpTable4, StartupsOfA4AndA6) {
+  struct Row {
+    std::vector<std::vector<unsigned>> cycles;
+    unsigned n;
+    std::uint64_t a4, a6;
+  };
+  const Row rows[] = {
+      {{{0, 1, 2}, {3, 4, 5, 6, 7, 8}}, 9, 11, 14},
+      {{{0, 1}, {2, 3}, {4, 5, 6, 7, 8}}, 9, 12, 12},
+      {{{0, 1}, {2, 3, 4, 5, 6}, {7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17}}, 18, 21, 24},
+  };
+  for (const Row& r : rows) {
+    const DimensionPermutation p = real_cycles(r.n, 6, r.cycles);  // K = 64 >= 2P for every row
+    const std::uint64_t K = 64;
+    EXPECT_EQ(model_plan(plan_a4(p), 1.0, 1.0, K).startups, r.a4) << "A4, n = " << r.n;
+    EXPECT_EQ(model_plan(plan_a6(p), 1.0, 1.0, K).startups, r.a6) << "A6, n = " << r.n;
+  }
+}
+
 TEST_P(SdpRun, NPortAlgorithmsForRandomSeparablePermutations) {
   std::mt19937 rng(11);
   for (unsigned n = 2; n <= 5; ++n)
