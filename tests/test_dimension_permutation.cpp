@@ -308,6 +308,43 @@ TEST_P(SdpRun, NPortAlgorithmsForRandomSeparablePermutations) {
       }
 }
 
+// A2 for any permutation with m >= sigma_p (mixed cycles too): two unaligned
+// AAPCs, one-port (standard exchange) or all-port (Algorithm 4, blocked).
+TEST_P(SdpRun, A2ForRandomPermutations) {
+  std::mt19937 rng(17);
+  int ran = 0;
+  for (unsigned n = 1; n <= 4; ++n)
+    for (unsigned m = 2; m <= 6; ++m)
+      for (int trial = 0; trial < 6; ++trial) {
+        DimensionPermutation p;
+        p.n = n;
+        p.m = m;
+        p.to.resize(n + m);
+        std::iota(p.to.begin(), p.to.end(), 0u);
+        std::shuffle(p.to.begin(), p.to.end(), rng);
+        const DimensionPermutationAnalysis a = analyze(p);
+        SCOPED_TRACE(testing::Message() << "n = " << n << ", m = " << m << ", perm " << fmt::format("{}", fmt::join(p.to, ",")));
+        if (m < a.sigma_p) {
+          EXPECT_THROW(plan_a2(p, true), Error);
+          continue;
+        }
+        for (bool all : {false, true}) {
+          const SdpPlan plan = plan_a2(p, all);
+          check_schedule(plan.schedule);
+          if (!all) {
+            // One standard exchange per phase: sigma_p dimensions, then those whose successor is a processor bit.
+            std::uint64_t second = 0;
+            for (unsigned b = m; b < n + m; ++b)
+              if (p.to[b] != b && p.to[b] >= m) ++second;
+            EXPECT_EQ(plan.schedule.cycles(), a.sigma_p + second);
+          }
+          expect_runs(p, plan);
+          ++ran;
+        }
+      }
+  EXPECT_GT(ran, 40);
+}
+
 // The fused path: every word straight to its destination in one launch, every tile width.
 TEST_P(SdpRun, FusedPermutationForRandomPermutationsAndTileWidths) {
   std::mt19937 rng(3);

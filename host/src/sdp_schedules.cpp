@@ -356,3 +356,124 @@ SdpPlan plan_a6(const DimensionPermutation& p) {
 }
 
 }  // namespace hcube
+
+#include "hcube/host/aapc.hpp"
+#include "hcube/host/exchange_baselines.hpp"
+
+namespace hcube {
+namespace {
+
+// Appends the AAPC `base` (on d node and d memory bits, aligned addresses)
+// exchanging storage field V with processor field R bit by bit, unaligned:
+// base address bit t < d goes to V[t], the others to the remaining storage
+// bits in order; node p adds its R field to V (offset map `map`, 1-based).
+void append_field_aapc(Schedule& s, const Schedule& base, const std::vector<unsigned>& V,
+                       const std::vector<unsigned>& R) {
+  const unsigned d = static_cast<unsigned>(V.size());
+  std::vector<unsigned> place(s.m);
+  std::vector<bool> used(s.m, false);
+  for (unsigned t = 0; t < d; ++t) {
+    place[t] = V[t];
+    used[V[t]] = true;
+  }
+  for (unsigned b = d, next = 0; b < s.m; ++b) {
+    while (used[next]) ++next;
+    place[b] = next++;
+  }
+  NodeOffsetMap map(s.n, 0);
+  for (unsigned t = 0; t < d; ++t) map[R[t] - s.m] = bit(V[t]);
+  s.offset_maps.push_back(std::move(map));
+  const std::uint32_t index = static_cast<std::uint32_t>(s.offset_maps.size());
+  const auto remap = [&](std::uint64_t a) {
+    std::uint64_t r = 0;
+    for (unsigned b = 0; b < s.m; ++b)
+      if (test_bit(a, b)) r |= bit(place[b]);
+    return r;
+  };
+  for (std::size_t c = 0; c < base.cycles(); ++c) {
+    for (std::size_t e = 0; e < base.cycle_size(c); ++e) {
+      const Exchange& x = base.cycle_begin(c)[e];
+      s.add(Exchange{R[x.dim] - s.m, remap(x.addr), remap(x.peer_addr), index});
+    }
+    s.end_cycle();
+  }
+  s.rules.channel_width = std::max(s.rules.channel_width, base.rules.channel_width);
+}
+
+Schedule field_aapc_base(unsigned d, unsigned m, bool all_port) {
+  if (!all_port) return make_exchange_baseline(ExchangeBaseline::standard, d, d, m);
+  AapcOptions o;
+  o.algorithm = AapcAlgorithm::alg4;
+  o.d = d;
+  o.n = d;
+  o.m = m;
+  return block_schedule(make_aapc_schedule(o));
+}
+
+}  // namespace
+
+SdpPlan plan_a2(const DimensionPermutation& p, bool all_port) {
+  const DimensionPermutationAnalysis a = analyze(p);
+  if (p.m < a.sigma_p)
+    throw Error(fmt::format("A2 needs a storage dimension for each moving processor dimension: m = {} < sigma_p = {} "
+                            "(SDP paper Table 5)",
+                            p.m, a.sigma_p));
+  // k_j for every moving processor bit j: its predecessor if that is a storage bit, else a free storage bit.
+  std::vector<unsigned> pred(p.q());
+  for (unsigned b = 0; b < p.q(); ++b) pred[p.to[b]] = b;
+  std::vector<unsigned> moving;
+  for (unsigned b = p.m; b < p.q(); ++b)
+    if (p.to[b] != b) moving.push_back(b);
+  std::vector<int> k(p.q(), -1);
+  std::vector<bool> taken(p.m, false);
+  for (unsigned j : moving)
+    if (!p.is_processor_bit(pred[j])) {
+      k[j] = static_cast<int>(pred[j]);
+      taken[pred[j]] = true;
+    }
+  unsigned free_bit = 0;
+  for (unsigned j : moving)
+    if (k[j] < 0) {
+      while (taken[free_bit]) ++free_bit;
+      k[j] = static_cast<int>(free_bit);
+      taken[free_bit] = true;
+    }
+  SdpPlan plan;
+  plan.algorithm = "A2";
+  plan.schedule = plan_header(p, "A2", all_port ? PortModel::all_port : PortModel::one_port);
+  plan.schedule.rules.channel_width = 1;
+  // Where every original content is after the transpositions: pos[b] = position of b's content.
+  std::vector<unsigned> pos(p.q()), at(p.q());
+  std::iota(pos.begin(), pos.end(), 0u);
+  std::iota(at.begin(), at.end(), 0u);
+  const auto transpose = [&](unsigned x, unsigned y) {
+    std::swap(at[x], at[y]);
+    pos[at[x]] = x;
+    pos[at[y]] = y;
+  };
+  for (int phase = 0; phase < 2; ++phase) {
+    std::vector<unsigned> V, R;
+    for (unsigned j : moving) {
+      const unsigned r = phase == 0 ? j : p.to[j];
+      if (!p.is_processor_bit(r)) continue;  // delta(j) a storage bit: a local move
+      V.push_back(static_cast<unsigned>(k[j]));
+      R.push_back(r);
+    }
+    if (V.empty()) continue;
+    append_field_aapc(plan.schedule, field_aapc_base(static_cast<unsigned>(V.size()), p.m, all_port), V, R);
+    for (std::size_t t = 0; t < V.size(); ++t) transpose(V[t], R[t]);
+  }
+  // Every processor position now holds its content; the storage contents move locally.
+  plan.local_after.assign(p.m, 0);
+  for (unsigned b = 0; b < p.q(); ++b) {
+    if (p.is_processor_bit(p.to[b])) {
+      if (pos[b] != p.to[b]) throw Error("internal: A2 left a processor dimension with the wrong content");
+      continue;
+    }
+    plan.local_after[pos[b]] = p.to[b];
+  }
+  plan.startups = plan.schedule.cycles();
+  return plan;
+}
+
+}  // namespace hcube

@@ -69,6 +69,18 @@ SdpPlan plan_a6(const DimensionPermutation& p);
 // f(S) of Lemma 11 for a multiset of positive integers (at most 10 of them).
 std::uint64_t a6_startups(const std::vector<std::uint64_t>& s);
 
+// A2 (sec. 4.4): two all-to-all personalized communications. Each processor
+// bit j that moves gets a storage bit k_j (its predecessor when that is a
+// storage bit, else a free one; needs m >= sigma_p): the first AAPC exchanges
+// the fields (k_j) and (j) bit by bit, the second (k_j) and (delta(j)) for the
+// j with delta(j) a processor bit; the storage bits then move locally
+// (local_after). Each AAPC runs unaligned, node p using the aligned address
+// xor its own field (an offset map), so no alignment runs between them:
+// all-port, Algorithm 4 blocked (sigma_p cycles of K/2sigma_p words each);
+// one-port, the standard exchange (sigma_p cycles of K/2). Throws naming the
+// condition when m < sigma_p.
+SdpPlan plan_a2(const DimensionPermutation& p, bool all_port);
+
 // The modelled time of a plan's schedule (the papers' model): in each cycle a
 // node sends L words on its busiest link, as ceil(L / B) packets, costing
 // L t_c + ceil(L / B) tau; the cycles add up.
