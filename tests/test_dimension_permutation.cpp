@@ -271,6 +271,37 @@ TEST(SdpTable4, StartupsOfA4AndA6) {
   }
 }
 
+// Table 2 of the SDP paper: beta = 2, J0 = 0..7, J1 = 8, 9, 10, gamma = 3. The
+// construction reproduces every printed row. Executed on the contents (cycle c
+// transposes pivot v_(c mod mu) with the row's entry, a dummy idling), rows
+// Seq0..Seq7 realise the permutation on the processor bits and rows Seq8..Seq11
+// do not: the paper's construction breaks when a dummy heads a piece (the
+// digest's finding), so hcube does not offer A5 with padding.
+TEST(SdpA5, Table2SequencesAndWhereTheyFail) {
+  const std::vector<std::string> table2 = {
+      "0 3 6 8 1 4 7 9 2 5 x 10 3 6 0 8",  "3 6 8 0 4 7 9 1 5 x 10 2 6 0 8 3",  "6 8 0 3 7 9 1 4 x 10 2 5 0 8 3 6",
+      "8 0 3 6 9 1 4 7 10 2 5 x 8 3 6 0",  "1 4 7 9 2 5 x 10 3 6 0 8 4 7 1 9",  "4 7 9 1 5 x 10 2 6 0 8 3 7 1 9 4",
+      "7 9 1 4 x 10 2 5 0 8 3 6 1 9 4 7",  "9 1 4 7 10 2 5 x 8 3 6 0 9 4 7 1",  "2 5 x 10 3 6 0 8 4 7 1 9 5 x 2 10",
+      "5 x 10 2 6 0 8 3 7 1 9 4 x 2 10 5", "x 10 2 5 0 8 3 6 1 9 4 7 2 10 5 x", "10 2 5 x 8 3 6 0 9 4 7 1 10 5 x 2"};
+  const unsigned m = 4, n = 11;
+  const DimensionPermutation p = real_cycles(n, m, {{0, 1, 2, 3, 4, 5, 6, 7}, {8, 9, 10}});
+  const auto seqs = a5_sequences(analyze(p), 3);
+  ASSERT_EQ(seqs.size(), 12u);
+  for (std::size_t k = 0; k < seqs.size(); ++k) {
+    std::string row;
+    for (unsigned b : seqs[k]) row += (row.empty() ? "" : " ") + (b == kA5Dummy ? std::string("x") : std::to_string(b - m));
+    EXPECT_EQ(row, table2[k]) << "Seq" << k;
+    // Execute the row on the contents: pivots are storage bits 0..mu-1 (mu = 4).
+    std::vector<unsigned> at(n + m);
+    std::iota(at.begin(), at.end(), 0u);
+    for (std::size_t c = 0; c < seqs[k].size(); ++c)
+      if (seqs[k][c] != kA5Dummy) std::swap(at[c % 4], at[seqs[k][c]]);
+    bool realises = true;
+    for (unsigned b = m; b < n + m; ++b) realises = realises && at[p.to[b]] == b;
+    EXPECT_EQ(realises, k < 8) << "Seq" << k;
+  }
+}
+
 TEST_P(SdpRun, NPortAlgorithmsForRandomSeparablePermutations) {
   std::mt19937 rng(11);
   for (unsigned n = 2; n <= 5; ++n)

@@ -477,3 +477,43 @@ SdpPlan plan_a2(const DimensionPermutation& p, bool all_port) {
 }
 
 }  // namespace hcube
+
+namespace hcube {
+
+std::vector<std::vector<unsigned>> a5_sequences(const DimensionPermutationAnalysis& a, unsigned gamma) {
+  if (gamma < 1) throw Error("A5's piece order gamma = 0 out of range: allowed 1..sigma_max");
+  std::vector<std::vector<unsigned>> padded;  // each real cycle padded to mu_i gamma
+  std::vector<std::size_t> pieces;
+  std::size_t mu = 0;
+  for (const ShuffleCycle& c : a.cycles) {
+    if (c.kind != ShuffleCycle::Kind::real) continue;
+    const std::size_t mu_i = (c.bits.size() + gamma - 1) / gamma;
+    std::vector<unsigned> j = c.bits;
+    j.resize(mu_i * gamma, kA5Dummy);
+    padded.push_back(std::move(j));
+    pieces.push_back(mu_i);
+    mu += mu_i;
+  }
+  std::vector<std::vector<unsigned>> seqs;
+  for (unsigned l = 0; l < gamma; ++l) {
+    // S_k(l), k = 0 .. gamma.
+    std::vector<std::vector<unsigned>> S(gamma + 1);
+    for (std::size_t i = 0; i < padded.size(); ++i) {
+      const std::size_t len = padded[i].size();
+      const auto alpha = [&](std::size_t j) { return padded[i][(j + l) % len]; };
+      for (unsigned k = 0; k < gamma; ++k)
+        for (std::size_t p = 0; p < pieces[i]; ++p) S[k].push_back(alpha(p * gamma + k));
+      for (std::size_t p = 1; p < pieces[i]; ++p) S[gamma].push_back(alpha(p * gamma));
+      S[gamma].push_back(alpha(0));
+    }
+    for (std::size_t j = 0; j < mu; ++j) {
+      std::vector<unsigned> seq;
+      for (const std::vector<unsigned>& part : S)
+        for (std::size_t u = 0; u < mu; ++u) seq.push_back(part[(u + j) % mu]);
+      seqs.push_back(std::move(seq));
+    }
+  }
+  return seqs;
+}
+
+}  // namespace hcube

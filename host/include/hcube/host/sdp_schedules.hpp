@@ -81,6 +81,15 @@ std::uint64_t a6_startups(const std::vector<std::uint64_t>& s);
 // condition when m < sigma_p.
 SdpPlan plan_a2(const DimensionPermutation& p, bool all_port);
 
+// A5's exchange sequences (sec. 4.3, Table 2): each real cycle padded with
+// dummies (kA5Dummy) to a multiple of gamma and cut into mu_i pieces of order
+// gamma; S_k(l) takes the k-th dimension of every piece (k < gamma) or the
+// coupling (k = gamma) of the cycles rotated by l; Seq_(mu l + j) = L^j(S_0(l)),
+// ..., L^j(S_gamma(l)), gamma mu sequences of (gamma + 1) mu cycles, cycle c
+// using pivot v_(c mod mu). Entries are the permutation's bit numbers.
+inline constexpr unsigned kA5Dummy = ~0u;
+std::vector<std::vector<unsigned>> a5_sequences(const DimensionPermutationAnalysis& a, unsigned gamma);
+
 // The modelled time of a plan's schedule (the papers' model): in each cycle a
 // node sends L words on its busiest link, as ceil(L / B) packets, costing
 // L t_c + ceil(L / B) tau; the cycles add up.
