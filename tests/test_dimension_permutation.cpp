@@ -376,6 +376,67 @@ TEST_P(SdpRun, A2ForRandomPermutations) {
   EXPECT_GT(ran, 40);
 }
 
+// A5 where gamma divides every cycle order: (gamma + 1) mu cycles, every sequence
+// realising the permutation, the pivots restored by one local permutation.
+TEST_P(SdpRun, A5WhenGammaDividesEveryOrder) {
+  struct Case {
+    std::vector<std::vector<unsigned>> cycles;
+    unsigned n, m, gamma;
+  };
+  const Case cases[] = {
+      {{{0, 1, 2, 3, 4, 5}, {6, 7, 8}}, 9, 5, 3},  // mu = 3
+      {{{0, 1, 2, 3}, {4, 5}}, 6, 4, 2},           // mu = 3
+      {{{0, 1, 2, 3}, {4, 5}}, 6, 5, 1},           // gamma = 1: pieces of one dimension, mu = 6... needs m >= 6
+      {{{0, 1, 2}, {3, 4, 5}}, 6, 4, 3},           // mu = 2
+      {{{0, 2, 1}}, 3, 3, 0},                      // gamma chosen: 3
+  };
+  for (const Case& k : cases) {
+    const DimensionPermutation p = real_cycles(k.n, k.m, k.cycles);
+    SCOPED_TRACE(testing::Message() << "n = " << k.n << ", m = " << k.m << ", gamma " << k.gamma);
+    const DimensionPermutationAnalysis a = analyze(p);
+    if (k.gamma > 0 && k.m < a.sigma_p / k.gamma) {
+      EXPECT_THROW(plan_a5(p, k.gamma), Error);
+      continue;
+    }
+    const SdpPlan plan = plan_a5(p, k.gamma);
+    const unsigned gamma = k.gamma == 0 ? 3 : k.gamma;
+    EXPECT_EQ(plan.schedule.cycles(), (gamma + 1) * (a.sigma_p / gamma));
+    check_schedule(plan.schedule);
+    expect_runs(p, plan);
+  }
+  // With dummies (gamma not dividing 8): refused, naming Table 2.
+  const DimensionPermutation t2 = real_cycles(11, 5, {{0, 1, 2, 3, 4, 5, 6, 7}, {8, 9, 10}});
+  try {
+    plan_a5(t2, 3);
+    ADD_FAILURE() << "A5 accepted gamma = 3 for orders 8 and 3";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("Table 2"), std::string::npos) << e.what();
+  }
+  // Random separable permutations: A5 with the best common divisor.
+  std::mt19937 rng(23);
+  for (int trial = 0; trial < 30; ++trial) {
+    const unsigned n = 2 + static_cast<unsigned>(rng() % 4), m = 3 + static_cast<unsigned>(rng() % 3);
+    DimensionPermutation p;
+    p.n = n;
+    p.m = m;
+    p.to.resize(n + m);
+    std::iota(p.to.begin(), p.to.end(), 0u);
+    std::vector<unsigned> proc(n);
+    std::iota(proc.begin(), proc.end(), m);
+    std::vector<unsigned> img = proc;
+    std::shuffle(img.begin(), img.end(), rng);
+    for (unsigned i = 0; i < n; ++i) p.to[proc[i]] = img[i];
+    SCOPED_TRACE(testing::Message() << "perm " << fmt::format("{}", fmt::join(p.to, ",")));
+    try {
+      const SdpPlan plan = plan_a5(p);
+      check_schedule(plan.schedule);
+      expect_runs(p, plan);
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("pivot storage dimensions"), std::string::npos) << e.what();
+    }
+  }
+}
+
 // The fused path: every word straight to its destination in one launch, every tile width.
 TEST_P(SdpRun, FusedPermutationForRandomPermutationsAndTileWidths) {
   std::mt19937 rng(3);

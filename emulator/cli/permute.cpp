@@ -88,6 +88,7 @@ std::vector<Candidate> candidates(const DimensionPermutation& p, const CostFlags
     attempt("A2", "all", [](const DimensionPermutation& q) { return plan_a2(q, true); });
     attempt("A1", "all", plan_a1_all_port);
     attempt("A4", "all", plan_a4);
+    attempt("A5", "all", [](const DimensionPermutation& q) { return plan_a5(q); });
     attempt("A6", "all", plan_a6);
   }
   return out;
@@ -98,8 +99,9 @@ std::string perm_text(const DimensionPermutation& p) { return join_uints(p.to, "
 // The chosen candidate: the lowest modelled time among those that apply, or the
 // named algorithm (its form for the ports asked when it has one).
 const Candidate& choose(const std::vector<Candidate>& all, const std::string& algorithm, const CostFlags& c) {
-  if (algorithm != "auto" && algorithm != "A1" && algorithm != "A2" && algorithm != "A4" && algorithm != "A6")
-    throw Error(fmt::format("--algorithm '{}' unknown: allowed auto, A1, A2, A4, A6", algorithm));
+  if (algorithm != "auto" && algorithm != "A1" && algorithm != "A2" && algorithm != "A4" && algorithm != "A5" &&
+      algorithm != "A6")
+    throw Error(fmt::format("--algorithm '{}' unknown: allowed auto, A1, A2, A4, A5, A6", algorithm));
   const Candidate* best = nullptr;
   std::string reasons;
   for (const Candidate& k : all) {
@@ -189,7 +191,7 @@ void add_permute(CLI::App& app) {
                   "p0,...,p(q-1) (source bit i to bit p_i, bit 0 the lowest local address bit), or transpose, "
                   "bit-reversal, shuffle:k, unshuffle:k, swap-axes:a:b:w")
       ->required();
-  cmd->add_option("-a,--algorithm", f->algorithm, "auto (lowest modelled time), A1, A2, A4 or A6")->capture_default_str();
+  cmd->add_option("-a,--algorithm", f->algorithm, "auto (lowest modelled time), A1, A2, A4, A5 or A6")->capture_default_str();
   cmd->add_flag("--fused", f->fused,
                 "the result in one pass (every word straight to its destination), not an emulation of the routing");
   add_cost_flags(*cmd, f->cost);

@@ -1,6 +1,7 @@
 #include "hcube/host/sdp_schedules.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <functional>
 #include <numeric>
@@ -514,6 +515,86 @@ std::vector<std::vector<unsigned>> a5_sequences(const DimensionPermutationAnalys
     }
   }
   return seqs;
+}
+
+}  // namespace hcube
+
+namespace hcube {
+
+SdpPlan plan_a5(const DimensionPermutation& p, unsigned gamma) {
+  const DimensionPermutationAnalysis a = check_n_port(p, "A5");
+  std::vector<unsigned> orders;
+  for (const ShuffleCycle& c : a.cycles)
+    if (c.kind == ShuffleCycle::Kind::real) orders.push_back(static_cast<unsigned>(c.bits.size()));
+  const auto divides_all = [&](unsigned g) {
+    for (unsigned o : orders)
+      if (g == 0 || o % g != 0) return false;
+    return true;
+  };
+  if (gamma == 0) {
+    // (gamma + 1) mu start-ups, mu = sigma_p / gamma: the largest common divisor is best.
+    for (unsigned g = a.sigma_max; g >= 1 && gamma == 0; --g)
+      if (divides_all(g)) gamma = g;
+    if (orders.empty()) gamma = 1;
+  } else if (!divides_all(gamma)) {
+    throw Error(fmt::format("A5 with gamma = {} needs gamma to divide every real cycle order ({}): with dummies the "
+                            "paper's construction does not realise the permutation (SDP paper Table 2, Seq8-Seq11)",
+                            gamma, fmt::join(orders, ", ")));
+  }
+  const std::vector<std::vector<unsigned>> seqs = a5_sequences(a, gamma);
+  const unsigned mu = gamma == 0 ? 0 : a.sigma_p / gamma;
+  if (!orders.empty() && p.m < mu)
+    throw Error(fmt::format("A5 needs mu = sigma_p / gamma = {} pivot storage dimensions: m = {}", mu, p.m));
+  SdpPlan plan;
+  plan.algorithm = "A5";
+  plan.schedule = plan_header(p, "A5", PortModel::all_port);
+  Schedule& s = plan.schedule;
+  plan.local_after = virtual_moves(p, a);
+  if (seqs.empty()) return plan;
+  // Sequence mu l + j, cycle c: position u = c mod mu holds piece (u + j) mod mu, pivot bit = that piece.
+  const auto pivot = [&](std::size_t seq, std::size_t c) { return static_cast<unsigned>(((c % mu) + seq % mu) % mu); };
+  // What every sequence does to the pivots (the processor bits must come out as delta says).
+  std::vector<unsigned> pivot_source;  // pivot position -> the pivot whose content it holds
+  for (std::size_t k = 0; k < seqs.size(); ++k) {
+    std::vector<unsigned> at(p.q());
+    std::iota(at.begin(), at.end(), 0u);
+    for (std::size_t c = 0; c < seqs[k].size(); ++c) std::swap(at[pivot(k, c)], at[seqs[k][c]]);
+    for (unsigned b = p.m; b < p.q(); ++b)
+      if (at[p.to[b]] != b && p.is_processor_bit(p.to[b]))
+        throw Error(fmt::format("internal: A5 sequence {} does not realise the permutation", k));
+    std::vector<unsigned> src(at.begin(), at.begin() + mu);
+    if (k == 0) pivot_source = src;
+    if (src != pivot_source) throw Error("internal: A5 sequences leave the pivots permuted differently");
+  }
+  // Parts: cosets of the mu pivot bits (address >> mu), dealt to the sequences.
+  const std::uint64_t cosets = bit(p.m - mu);
+  const auto parts = deal(cosets, seqs.size());
+  std::uint64_t width = 1;
+  const std::size_t cycles = seqs[0].size();
+  for (std::size_t c = 0; c < cycles; ++c) {
+    std::vector<std::uint64_t> load(p.n, 0);
+    for (std::size_t k = 0; k < seqs.size(); ++k) {
+      const unsigned r = seqs[k][c] - p.m, v = pivot(k, c);
+      for (std::uint64_t coset = parts[k].first; coset < parts[k].second; ++coset)
+        for (std::uint64_t low = 0; low < bit(mu); ++low) {
+          if (!test_bit(low, v)) continue;
+          const std::uint64_t a_addr = (coset << mu) | low;
+          s.add(Exchange{r, a_addr, a_addr ^ bit(v)});
+          ++load[r];
+        }
+    }
+    for (std::uint64_t l : load) width = std::max(width, l);
+    s.end_cycle();
+  }
+  s.rules.channel_width = static_cast<unsigned>(width);
+  // The pivots: position x holds the content of pivot pivot_source[x], which belongs at
+  // pivot_source[x] (pivots are storage bits outside every cycle? not necessarily: then
+  // their content's destination is where the virtual cycles send it).
+  std::vector<unsigned> after = plan.local_after;
+  for (unsigned x = 0; x < mu; ++x) after[x] = plan.local_after[pivot_source[x]];
+  plan.local_after = after;
+  plan.startups = s.cycles();
+  return plan;
 }
 
 }  // namespace hcube

@@ -90,6 +90,16 @@ SdpPlan plan_a2(const DimensionPermutation& p, bool all_port);
 inline constexpr unsigned kA5Dummy = ~0u;
 std::vector<std::vector<unsigned>> a5_sequences(const DimensionPermutationAnalysis& a, unsigned gamma);
 
+// A5 runnable when gamma divides every real cycle's order (no dummies: the
+// printed construction with dummies is wrong, see a5_sequences). Each piece
+// keeps one pivot in every sequence (storage bit p for piece p; the paper's
+// v_(c mod mu) relabelled per sequence), so every sequence leaves the pivots
+// permuted the same way and one local permutation restores them. Parts are
+// whole cosets of the pivot bits. gamma = 0 picks the divisor of every order
+// with the fewest start-ups. Throws naming the condition: a mixed cycle, gamma
+// not dividing an order, m < mu pivots.
+SdpPlan plan_a5(const DimensionPermutation& p, unsigned gamma = 0);
+
 // The modelled time of a plan's schedule (the papers' model): in each cycle a
 // node sends L words on its busiest link, as ceil(L / B) packets, costing
 // L t_c + ceil(L / B) tau; the cycles add up.
