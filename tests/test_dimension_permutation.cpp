@@ -21,6 +21,18 @@
 namespace hcube {
 namespace {
 
+// A permutation with the given real cycles on processor bits (paper numbering r -> bit m + r).
+DimensionPermutation real_cycles(unsigned n, unsigned m, const std::vector<std::vector<unsigned>>& cycles) {
+  DimensionPermutation p;
+  p.n = n;
+  p.m = m;
+  p.to.resize(n + m);
+  std::iota(p.to.begin(), p.to.end(), 0u);
+  for (const auto& c : cycles)
+    for (std::size_t k = 0; k < c.size(); ++k) p.to[m + c[k]] = m + c[(k + 1) % c.size()];
+  return p;
+}
+
 std::string error_of(const std::string& text, unsigned n, unsigned m) {
   try {
     parse_dimension_permutation(text, n, m);
@@ -93,6 +105,27 @@ TEST(DimensionPermutation, AnalysisOfTable1sPermutation) {
   EXPECT_DOUBLE_EQ(all.transfer, 2.0);
   EXPECT_DOUBLE_EQ(all.time(), 24.0);
   EXPECT_THROW(lower_bound(a, 4, true, -1.0, 0.0), Error);
+}
+
+// Lemma 3 (real cycle, even and odd order), Lemma 4 (mixed), Corollary 4
+// (extended cube), each written from the paper's formula with K = 16, t_c = 1, tau = 5.
+TEST(DimensionPermutation, LemmaBoundsAndCorollary4) {
+  const DimensionPermutation p = real_cycles(7, 4, {{0, 1, 2}, {3, 4, 5, 6}});  // orders 3 (odd) and 4
+  const DimensionPermutationAnalysis a = analyze(p);
+  const ShuffleCycle& odd = a.cycles[0];
+  const ShuffleCycle& even = a.cycles[1];
+  EXPECT_DOUBLE_EQ(shuffle_lower_bound(odd, 16, false, 1, 5).transfer, 3 * 8.0);   // sigma_p K/2 t_c
+  EXPECT_DOUBLE_EQ(shuffle_lower_bound(odd, 16, false, 1, 5).startups, 2 * 5.0);   // (sigma_p - 1) tau
+  EXPECT_DOUBLE_EQ(shuffle_lower_bound(even, 16, false, 1, 5).startups, 4 * 5.0);  // sigma_p tau
+  EXPECT_DOUBLE_EQ(shuffle_lower_bound(even, 16, true, 1, 5).transfer, 8.0);       // K/2 t_c
+  const DimensionPermutationAnalysis mixed = analyze(parse_dimension_permutation("shuffle:1", 3, 2));
+  EXPECT_DOUBLE_EQ(shuffle_lower_bound(mixed.cycles[0], 16, false, 1, 5).startups, 3 * 5.0);  // Lemma 4: sigma_p tau
+  // Corollary 4 with n = 10, m_p = 7 (sigma_p = 7, oJ = 1):
+  // one-port max((16 + 7 - 1 - 1), 7 * 16 / 2^4) t_c = 21; n-port max(16/(3 + 7) + 5, 16/16) = 6.6.
+  EXPECT_DOUBLE_EQ(extended_cube_lower_bound(a, 16, 10, 7, false, 1, 5).transfer, 21.0);
+  EXPECT_DOUBLE_EQ(extended_cube_lower_bound(a, 16, 10, 7, true, 1, 5).transfer, 6.6);
+  EXPECT_DOUBLE_EQ(extended_cube_lower_bound(a, 16, 10, 7, true, 1, 5).startups, 30.0);
+  EXPECT_THROW(extended_cube_lower_bound(a, 16, 7, 7, true, 1, 5), Error);
 }
 
 TEST(DimensionPermutation, MixedVirtualAndBitReversal) {
@@ -177,17 +210,6 @@ TEST_P(SdpRun, A1OnePortNamedPermutations) {
   EXPECT_THROW(plan_a1_one_port(no_memory), Error);
 }
 
-// A permutation with the given real cycles on processor bits (paper numbering r -> bit m + r).
-DimensionPermutation real_cycles(unsigned n, unsigned m, const std::vector<std::vector<unsigned>>& cycles) {
-  DimensionPermutation p;
-  p.n = n;
-  p.m = m;
-  p.to.resize(n + m);
-  std::iota(p.to.begin(), p.to.end(), 0u);
-  for (const auto& c : cycles)
-    for (std::size_t k = 0; k < c.size(); ++k) p.to[m + c[k]] = m + c[(k + 1) % c.size()];
-  return p;
-}
 
 // Table 1 of the SDP paper, verbatim: J0 = 0,1,2,3, J1 = 4,5,6, J2 = 7,8; 13 sequences of 12 cycles.
 TEST(SdpA4, Table1Sequences) {

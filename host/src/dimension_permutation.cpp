@@ -154,4 +154,34 @@ DimensionPermutationBound lower_bound(const DimensionPermutationAnalysis& a, std
   return b;
 }
 
+DimensionPermutationBound shuffle_lower_bound(const ShuffleCycle& c, std::uint64_t K, bool all_port, double t_c,
+                                              double tau) {
+  if (t_c < 0 || tau < 0)
+    throw Error(fmt::format("cost parameters t_c = {}, tau = {}: allowed non-negative values", t_c, tau));
+  DimensionPermutationBound b;
+  const unsigned sp = c.processor_bits;
+  if (sp == 0) return b;
+  const double half = static_cast<double>(K) / 2;
+  b.transfer = (all_port ? 1.0 : static_cast<double>(sp)) * half * t_c;
+  const bool odd_real = c.kind == ShuffleCycle::Kind::real && sp % 2 == 1;
+  b.startups = static_cast<double>(odd_real ? sp - 1 : sp) * tau;
+  return b;
+}
+
+DimensionPermutationBound extended_cube_lower_bound(const DimensionPermutationAnalysis& a, std::uint64_t K,
+                                                    unsigned n, unsigned m_p, bool all_port, double t_c, double tau) {
+  if (t_c < 0 || tau < 0)
+    throw Error(fmt::format("cost parameters t_c = {}, tau = {}: allowed non-negative values", t_c, tau));
+  if (m_p >= n) throw Error(fmt::format("extended cube: m_p = {} must be below n = {}", m_p, n));
+  DimensionPermutationBound b;
+  if (a.sigma_p == 0) return b;
+  const double k = static_cast<double>(K), spread = static_cast<double>(bit(n - m_p + 1));
+  const double tail = static_cast<double>(a.sigma_p - a.odd_real_cycles) - 1;
+  const double first = all_port ? k / static_cast<double>(n - m_p + a.sigma_p) + tail : k + tail;
+  const double second = (all_port ? 1.0 : static_cast<double>(a.sigma_p)) * k / spread;
+  b.transfer = std::max(first, second) * t_c;
+  b.startups = static_cast<double>(a.sigma_p - a.odd_real_cycles) * tau;
+  return b;
+}
+
 }  // namespace hcube

@@ -67,4 +67,19 @@ struct DimensionPermutationBound {
 DimensionPermutationBound lower_bound(const DimensionPermutationAnalysis& a, std::uint64_t K, bool all_port,
                                       double t_c, double tau);
 
+// One generalized shuffle on a full cube: Lemma 3 (real, order sigma_p):
+// one-port max(sigma_p K/2 t_c, sigma_p tau) for sigma_p even and
+// max(sigma_p K/2 t_c, (sigma_p - 1) tau) for odd; n-port the same with K/2 t_c.
+// Lemma 4 (mixed, 0 < sigma_p < sigma): one-port max(sigma_p K/2 t_c, sigma_p tau),
+// n-port max(K/2 t_c, sigma_p tau). A virtual cycle needs nothing.
+DimensionPermutationBound shuffle_lower_bound(const ShuffleCycle& c, std::uint64_t K, bool all_port, double t_c,
+                                              double tau);
+
+// Corollary 4: the data on a subcube of m_p < n processor dimensions (the
+// permutation's processor bits are those m_p):
+// one-port max((K + sigma_p - oJ - 1) t_c, sigma_p K / 2^(n - m_p + 1) t_c, (sigma_p - oJ) tau),
+// n-port max((K / (n - m_p + sigma_p) + sigma_p - oJ - 1) t_c, K / 2^(n - m_p + 1) t_c, (sigma_p - oJ) tau).
+DimensionPermutationBound extended_cube_lower_bound(const DimensionPermutationAnalysis& a, std::uint64_t K,
+                                                    unsigned n, unsigned m_p, bool all_port, double t_c, double tau);
+
 }  // namespace hcube
