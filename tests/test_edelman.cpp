@@ -32,8 +32,8 @@ EdelmanTable parse_rows(const std::vector<std::string>& rows) {
   return t;
 }
 
-// Edelman's printed tables for d = 1..4 (step s printed from 1, n = 2s - 1),
-// legible in the seed; d = 5, steps 1, 9 and 16.
+// Edelman's printed tables i-iii (d = 3, 4, 5; step s printed from 1, n = 2s - 1),
+// legible in the seed, and d = 1, 2 from the construction's definition.
 TEST(Edelman, PrintedTables) {
   EXPECT_EQ(edelman_table(1), parse_rows({"1"}));
   EXPECT_EQ(edelman_table(2), parse_rows({"11 10", "01 11"}));
@@ -41,11 +41,15 @@ TEST(Edelman, PrintedTables) {
   EXPECT_EQ(edelman_table(4), parse_rows({"0011 0110 1100 1000", "0001 0111 1110 1010", "0111 0010 1101 1100",
                                           "0101 0011 1111 1110", "1011 1110 0100 1001", "1001 1111 0110 1011",
                                           "1111 1010 0101 1101", "1101 1011 0111 1111"}));
-  const EdelmanTable t5 = edelman_table(5);
-  ASSERT_EQ(t5.size(), 16u);
-  EXPECT_EQ(t5[0], parse_rows({"00011 00110 01100 11000 10000"})[0]);
-  EXPECT_EQ(t5[8], parse_rows({"10011 10110 11100 01000 10001"})[0]);
-  EXPECT_EQ(t5[15], parse_rows({"11101 11011 10111 01111 11111"})[0]);
+  EXPECT_EQ(edelman_table(5),
+            parse_rows({"00011 00110 01100 11000 10000", "00001 00111 01110 11010 10010",
+                        "00111 00010 01101 11100 10100", "00101 00011 01111 11110 10110",
+                        "01011 01110 00100 11001 11000", "01001 01111 00110 11011 11010",
+                        "01111 01010 00101 11101 11100", "01101 01011 00111 11111 11110",
+                        "10011 10110 11100 01000 10001", "10001 10111 11110 01010 10011",
+                        "10111 10010 11101 01100 10101", "10101 10011 11111 01110 10111",
+                        "11011 11110 10100 01001 11001", "11001 11111 10110 01011 11011",
+                        "11111 11010 10101 01101 11101", "11101 11011 10111 01111 11111"}));
 }
 
 TEST(Edelman, ConditionsHoldUpTo15) {
