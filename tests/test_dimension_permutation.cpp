@@ -33,6 +33,17 @@ DimensionPermutation real_cycles(unsigned n, unsigned m, const std::vector<std::
   return p;
 }
 
+// A random permutation of the n + m address bits.
+DimensionPermutation random_permutation(unsigned n, unsigned m, std::mt19937& rng) {
+  DimensionPermutation p;
+  p.n = n;
+  p.m = m;
+  p.to.resize(n + m);
+  std::iota(p.to.begin(), p.to.end(), 0u);
+  std::shuffle(p.to.begin(), p.to.end(), rng);
+  return p;
+}
+
 std::string error_of(const std::string& text, unsigned n, unsigned m) {
   try {
     parse_dimension_permutation(text, n, m);
@@ -180,12 +191,7 @@ TEST_P(SdpRun, A1OnePortForRandomPermutations) {
   for (unsigned n = 1; n <= 5; ++n)
     for (unsigned m = 1; m <= 5; ++m)
       for (int trial = 0; trial < 6; ++trial) {
-        DimensionPermutation p;
-        p.n = n;
-        p.m = m;
-        p.to.resize(n + m);
-        std::iota(p.to.begin(), p.to.end(), 0u);
-        std::shuffle(p.to.begin(), p.to.end(), rng);
+        const DimensionPermutation p = random_permutation(n, m, rng);
         const DimensionPermutationAnalysis a = analyze(p);
         const SdpPlan plan = plan_a1_one_port(p);
         SCOPED_TRACE(testing::Message() << "n = " << n << ", m = " << m << ", perm " << fmt::format("{}", fmt::join(p.to, ",")));
@@ -369,12 +375,7 @@ TEST_P(SdpRun, A2ForRandomPermutations) {
   for (unsigned n = 1; n <= 4; ++n)
     for (unsigned m = 2; m <= 6; ++m)
       for (int trial = 0; trial < 6; ++trial) {
-        DimensionPermutation p;
-        p.n = n;
-        p.m = m;
-        p.to.resize(n + m);
-        std::iota(p.to.begin(), p.to.end(), 0u);
-        std::shuffle(p.to.begin(), p.to.end(), rng);
+        const DimensionPermutation p = random_permutation(n, m, rng);
         const DimensionPermutationAnalysis a = analyze(p);
         SCOPED_TRACE(testing::Message() << "n = " << n << ", m = " << m << ", perm " << fmt::format("{}", fmt::join(p.to, ",")));
         if (m < a.sigma_p) {
@@ -465,12 +466,7 @@ TEST_P(SdpRun, FusedPermutationForRandomPermutationsAndTileWidths) {
   for (unsigned n = 0; n <= 6; n += 2)
     for (unsigned m = 1; m <= 6; m += 2)
       for (long long t : {-1LL, 0LL, 1LL}) {
-        DimensionPermutation p;
-        p.n = n;
-        p.m = m;
-        p.to.resize(n + m);
-        std::iota(p.to.begin(), p.to.end(), 0u);
-        std::shuffle(p.to.begin(), p.to.end(), rng);
+        const DimensionPermutation p = random_permutation(n, m, rng);
         SCOPED_TRACE(testing::Message() << "n = " << n << ", m = " << m << ", tile dims " << t);
         auto mach = make_labelled(n, m, ElementType::u64, t > static_cast<long long>(n) ? -1 : t);
         const auto expected = reference_permute(mach->read(), mach->word_bytes(), mach->geometry().total_words(),

@@ -131,8 +131,9 @@ void add_fft(CLI::App& app) {
   auto f = std::make_shared<FftFlags>();
   auto* cmd = app.add_subcommand(
       "fft",
-      "distributed radix-2 FFT of 2^P complex points in cyclic order on 2^n nodes: local butterfly stages with AAPCs "
-      "between them and the bit reversal folded into their alignments, compared with FFTW");
+      "distributed radix-2 FFT of 2^P complex points in cyclic order on 2^n nodes: local transforms (FFTW or cuFFT, or "
+      "radix-2 butterflies) with AAPCs between them and the bit reversal folded into their alignments, compared with "
+      "FFTW");
   cmd->add_option("-P,--points-log2", f->points_log2, "2^P points")->required();
   cmd->add_option("-n,--nodes-log2", f->nodes_log2, "2^n nodes, 0 <= n <= P-1: each holds 2^(P-n) points")->required();
   cmd->add_option("-t,--type", f->type, "complex128 or complex64 (default complex128, or --input's)");

@@ -94,6 +94,17 @@ Schedule sequences_schedule(Schedule s, const std::vector<std::vector<unsigned>>
   return s;
 }
 
+// A plan of parts running sequences, the virtual cycles moved locally after.
+SdpPlan sequences_plan(const DimensionPermutation& p, const DimensionPermutationAnalysis& a, const char* name,
+                       const std::vector<std::vector<unsigned>>& seqs) {
+  SdpPlan plan;
+  plan.algorithm = name;
+  plan.schedule = sequences_schedule(plan_header(p, name, PortModel::all_port), seqs);
+  plan.local_after = virtual_moves(p, a);
+  plan.startups = plan.schedule.cycles();
+  return plan;
+}
+
 std::vector<unsigned> rotated_chain(const std::vector<unsigned>& bits, std::size_t k) {
   std::vector<unsigned> seq;
   for (std::size_t i = 0; i <= bits.size(); ++i) seq.push_back(bits[(k + i) % bits.size()]);
@@ -173,12 +184,7 @@ SdpPlan plan_a1_all_port(const DimensionPermutation& p) {
       }
       seqs.push_back(std::move(seq));
     }
-  SdpPlan plan;
-  plan.algorithm = "A1";
-  plan.schedule = sequences_schedule(plan_header(p, "A1", PortModel::all_port), seqs);
-  plan.local_after = virtual_moves(p, a);
-  plan.startups = plan.schedule.cycles();
-  return plan;
+  return sequences_plan(p, a, "A1", seqs);
 }
 
 std::vector<std::vector<unsigned>> a4_sequences(const DimensionPermutationAnalysis& a, const DimensionPermutation& p) {
@@ -208,12 +214,7 @@ SdpPlan plan_a4(const DimensionPermutation& p) {
     throw Error(fmt::format("A4 runs P = sigma_p + beta + sigma_min - 1 = {} parts of K/P words: K = {} is too small "
                             "for its stated complexity (needs K >= 2P = {}, SDP paper Table 5)",
                             seqs.size(), K, 2 * seqs.size()));
-  SdpPlan plan;
-  plan.algorithm = "A4";
-  plan.schedule = sequences_schedule(plan_header(p, "A4", PortModel::all_port), seqs);
-  plan.local_after = virtual_moves(p, a);
-  plan.startups = plan.schedule.cycles();
-  return plan;
+  return sequences_plan(p, a, "A4", seqs);
 }
 
 SdpModel model_plan(const SdpPlan& plan, double t_c, double tau, std::uint64_t packet) {
@@ -348,12 +349,7 @@ SdpPlan plan_a6(const DimensionPermutation& p) {
     Grouping g(s);
     seqs = group_sequences(g, static_cast<unsigned>((1u << real.size()) - 1), real);
   }
-  SdpPlan plan;
-  plan.algorithm = "A6";
-  plan.schedule = sequences_schedule(plan_header(p, "A6", PortModel::all_port), seqs);
-  plan.local_after = virtual_moves(p, a);
-  plan.startups = plan.schedule.cycles();
-  return plan;
+  return sequences_plan(p, a, "A6", seqs);
 }
 
 }  // namespace hcube
