@@ -81,7 +81,7 @@ TEST_F(CliMultiAapc, HelpNamesTheCommandAndItsFlags) {
   EXPECT_TRUE(contains(ok({"--help"}), "multi-aapc"));
   const std::string help = ok({"multi-aapc", "--help"});
   for (const char* flag : {"--axes", "--dims", "--mem-dims", "--algorithm", "--sequential", "--order", "--lines",
-                           "--layout", "--rotated-rows", "--figure", "--type", "--backend", "--tile-dims", "--input", "--output", "--trace", "--json"})
+                           "--layout", "--rotated-rows", "--figure", "--save-schedule", "--type", "--backend", "--tile-dims", "--input", "--output", "--trace", "--json"})
     EXPECT_TRUE(contains(help, flag)) << "multi-aapc --help lacks " << flag;
 }
 
@@ -317,6 +317,25 @@ TEST_F(CliMultiAapc, Algorithm5FigureAndFallback) {
   EXPECT_TRUE(contains(trace, "after the pre-alignment of the rotated rows")) << trace;
   EXPECT_TRUE(contains(trace, "after the post-alignment of the rotated rows")) << trace;
   EXPECT_TRUE(contains(trace, "verified against the reference: yes")) << trace;
+}
+
+// Every multi-AAPC schedule is data: saved with --save-schedule and run again by hcube run.
+TEST_F(CliMultiAapc, SavedSchedulesRunAgain) {
+  const std::vector<Args> runs = {{"-s", "3", "-d", "2", "-m", "3"},
+                                  {"-s", "3", "-d", "2", "-m", "3", "--sequential"},
+                                  {"--dims", "3,2,2", "-m", "4", "-a", "1"},
+                                  {"-s", "4", "-d", "2", "-m", "5", "-a", "5", "--rotated-rows", "2"}};
+  for (const Args& r : runs) {
+    Args args = {"multi-aapc"};
+    args.insert(args.end(), r.begin(), r.end());
+    args.insert(args.end(), {"--save-schedule", path("s.json").string()});
+    const json first = ok_json(args);
+    ASSERT_TRUE(fs::exists(path("s.json")));
+    const json again = ok_json({"run", "--schedule", path("s.json").string()});
+    EXPECT_EQ(again["verified"], true);
+    EXPECT_EQ(again["cycles"], first["cycles"]);
+    EXPECT_EQ(again["launches"], first["launches"]);
+  }
 }
 
 TEST_F(CliMultiAapc, UnequalOrdersWithAlgorithm1) {

@@ -34,6 +34,7 @@ struct Flags {
   std::string order;  // empty: 0, 1, ..., s-1
   std::string lines = "diagonal";
   std::string layout = "compact";
+  std::string save;  // --save-schedule
   long long rotated_rows = -1;
   bool figure = false;
 };
@@ -234,6 +235,9 @@ void add_multi_aapc(CLI::App& app) {
                   "Algorithm 5: rows of 2^d complement pairs that start on later axes (default: the count with the "
                   "fewest cycles)");
   cmd->add_flag("--figure", f->figure, "Algorithm 5: print the plan as Figure 4's table (a column = d cycles)");
+  cmd->add_option("--save-schedule", f->save,
+                  "also write the schedule file (hcube-schedule/1 with its offset maps, axis orders and alignments), "
+                  "which `hcube run --schedule` runs again");
   add_backend_flags(*cmd, f->machine);
   add_io_flags(*cmd, f->io);
   cmd->callback([f] {
@@ -244,6 +248,7 @@ void add_multi_aapc(CLI::App& app) {
     check_trace_size(io, p.n, p.m);
     Schedule sch = p.kind == Kind::concurrent ? make_concurrent_schedule(p.concurrent, p.design) : make_aapc_sequence(o);
     ScheduleStats stats = check_schedule(sch);
+    if (!f->save.empty()) save_schedule(f->save, sch);
     const Geometry geo = sch.geometry();
 
     const AffineMap id(geo);
