@@ -136,7 +136,7 @@ Plan plan(const Flags& f) {
   o.d = du;
   o.m = p.m;
   if (!equal) {
-    p.bound = unequal_orders_cycles(p.dims, p.m);  // checks the orders do not increase
+    p.bound = unequal_orders_cycles(p.dims, p.m, o.pipelined);  // checks the orders do not increase
     if (p.algorithm != "1")
       throw Error(fmt::format("axes of unequal order ({}) need --algorithm 1 (sec. 4.1): the others regroup their "
                               "addresses when the order changes",
@@ -146,7 +146,6 @@ Plan plan(const Flags& f) {
     o.dims = p.dims;
     p.kind = Kind::unequal;
     p.bound_source = o.pipelined ? "sec. 4.1: lags d_(i-1) + d_i - gcd(d_(i-1), d_i)" : "sequential";
-    if (!o.pipelined) p.bound = make_aapc_sequence(o).cycles();
     return p;
   }
   if (!alg5) {

@@ -69,6 +69,18 @@ void check_orders(const std::vector<unsigned>& dims, unsigned m) {
     throw Error(fmt::format("n + m = {} + {} out of range: allowed at most {}", n, m, kMaxAddressBits));
 }
 
+// The cycle each AAPC of unequal orders starts in, and the total: AAPC i
+// after AAPC i-1's lag (pipelined) or its whole d ceil(K/2d) cycles.
+std::vector<std::uint64_t> unequal_starts(const std::vector<unsigned>& w, unsigned m, bool pipelined,
+                                          std::uint64_t* total) {
+  const std::uint64_t pairs = bit(m - 1);
+  std::vector<std::uint64_t> start(w.size(), 0);
+  for (std::size_t i = 1; i < w.size(); ++i)
+    start[i] = start[i - 1] + (pipelined ? unequal_lag(w[i - 1], w[i]) : w[i - 1] * ceil_div(pairs, w[i - 1]));
+  *total = start.back() + w.back() * ceil_div(pairs, w.back());
+  return start;
+}
+
 // Sec. 4.1: Algorithm 1 on axes of different orders. Every AAPC keeps the
 // complement pairs of the first (a d_1-complement pair is a d_i-complement
 // pair in the low d_i bits), taking them d_i at a time in the same order.
@@ -98,10 +110,8 @@ Schedule make_unequal_sequence(const AapcSequenceOptions& o, unsigned m) {
       seq.offset_maps.push_back(std::move(map));
     }
   const std::uint64_t pairs = bit(m - 1);
-  std::vector<std::uint64_t> start(s_axes, 0);
-  for (unsigned i = 1; i < s_axes; ++i)
-    start[i] = start[i - 1] + (o.pipelined ? unequal_lag(w[i - 1], w[i]) : w[i - 1] * ceil_div(pairs, w[i - 1]));
-  const std::uint64_t total = start.back() + w.back() * ceil_div(pairs, w.back());
+  std::uint64_t total = 0;
+  const std::vector<std::uint64_t> start = unequal_starts(w, m, o.pipelined, &total);
   // Pair p: its low member has bit d1-1 clear (p with that bit inserted).
   const auto low_of = [d1](std::uint64_t p) { return insert_zero_bit(p, d1 - 1); };
   for (std::uint64_t g = 0; g < total; ++g) {
@@ -225,11 +235,11 @@ AddressMap shuffle_destination(const Geometry& geo, unsigned d, unsigned axes, s
   return axis_exchanges(geo, std::vector<unsigned>(axes, d), order.empty() ? identity_order(axes) : order);
 }
 
-std::uint64_t unequal_orders_cycles(const std::vector<unsigned>& dims, unsigned m) {
+std::uint64_t unequal_orders_cycles(const std::vector<unsigned>& dims, unsigned m, bool pipelined) {
   check_orders(dims, m);
-  std::uint64_t cycles = 0;
-  for (std::size_t i = 1; i < dims.size(); ++i) cycles += unequal_lag(dims[i - 1], dims[i]);
-  return cycles + dims.back() * ceil_div(bit(m - 1), dims.back());
+  std::uint64_t total = 0;
+  unequal_starts(dims, m, pipelined, &total);
+  return total;
 }
 
 std::uint64_t corollary2_cycles(AapcAlgorithm alg, unsigned d, unsigned m, unsigned axes) {

@@ -54,7 +54,8 @@ std::uint64_t corollary2_cycles(AapcAlgorithm alg, unsigned d, unsigned m, unsig
 // Sec. 4.1, axes of non-increasing orders d_1 >= d_2 >= ...: pipelined
 // Algorithm 1 starts AAPC i d_(i-1) + (d_i - gcd(d_(i-1), d_i)) cycles after
 // AAPC i-1 (the paper's extra delay d_i - gcd), so s AAPCs take the sum of
-// those lags plus d_s ceil(K/2d_s).
-std::uint64_t unequal_orders_cycles(const std::vector<unsigned>& dims, unsigned m);
+// those lags plus d_s ceil(K/2d_s); one after another (pipelined = false), the
+// sum of every d_i ceil(K/2d_i).
+std::uint64_t unequal_orders_cycles(const std::vector<unsigned>& dims, unsigned m, bool pipelined = true);
 
 }  // namespace hcube
