@@ -67,11 +67,13 @@ std::vector<std::pair<std::uint64_t, std::uint64_t>> deal(std::uint64_t pairs, s
   return r;
 }
 
-// Parts running sequences of processor bits (kNone: idle) with pivot 0.
+// Parts running sequences of processor bits (kNone: idle). Parts are whole
+// cosets of the mu low storage bits (the pivots), dealt to the sequences;
+// in cycle c part k does E(pivot(k, c), seq_k[c]) on its own addresses.
 constexpr unsigned kNone = ~0u;
-Schedule sequences_schedule(Schedule s, const std::vector<std::vector<unsigned>>& seqs) {
-  const std::uint64_t pairs = s.m == 0 ? 0 : bit(s.m - 1);
-  const auto parts = deal(pairs, seqs.size());
+Schedule sequences_schedule(Schedule s, const std::vector<std::vector<unsigned>>& seqs, unsigned mu,
+                            const std::function<unsigned(std::size_t, std::size_t)>& pivot) {
+  const auto parts = deal(s.m < mu ? 0 : bit(s.m - mu), seqs.size());
   std::size_t cycles = 0;
   for (const auto& q : seqs) cycles = std::max(cycles, q.size());
   std::uint64_t width = 1;
@@ -79,12 +81,14 @@ Schedule sequences_schedule(Schedule s, const std::vector<std::vector<unsigned>>
     std::vector<std::uint64_t> load(s.n, 0);
     for (std::size_t k = 0; k < seqs.size(); ++k) {
       if (c >= seqs[k].size() || seqs[k][c] == kNone) continue;
-      const unsigned r = seqs[k][c] - s.m;
-      for (std::uint64_t i = parts[k].first; i < parts[k].second; ++i) {
-        const std::uint64_t low = i << 1;  // pivot bit 0 clear
-        s.add(Exchange{r, low | 1, low});
-      }
-      load[r] += parts[k].second - parts[k].first;
+      const unsigned r = seqs[k][c] - s.m, v = pivot(k, c);
+      for (std::uint64_t coset = parts[k].first; coset < parts[k].second; ++coset)
+        for (std::uint64_t low = 0; low < bit(mu); ++low)
+          if (test_bit(low, v)) {
+            const std::uint64_t a = (coset << mu) | low;
+            s.add(Exchange{r, a, a ^ bit(v)});
+            ++load[r];
+          }
     }
     for (std::uint64_t l : load) width = std::max(width, l);
     s.end_cycle();
@@ -99,7 +103,8 @@ SdpPlan sequences_plan(const DimensionPermutation& p, const DimensionPermutation
                        const std::vector<std::vector<unsigned>>& seqs) {
   SdpPlan plan;
   plan.algorithm = name;
-  plan.schedule = sequences_schedule(plan_header(p, name, PortModel::all_port), seqs);
+  plan.schedule = sequences_schedule(plan_header(p, name, PortModel::all_port), seqs, 1,
+                                     [](std::size_t, std::size_t) { return 0u; });
   plan.local_after = virtual_moves(p, a);
   plan.startups = plan.schedule.cycles();
   return plan;
@@ -544,7 +549,6 @@ SdpPlan plan_a5(const DimensionPermutation& p, unsigned gamma) {
   SdpPlan plan;
   plan.algorithm = "A5";
   plan.schedule = plan_header(p, "A5", PortModel::all_port);
-  Schedule& s = plan.schedule;
   plan.local_after = virtual_moves(p, a);
   if (seqs.empty()) return plan;
   // Sequence mu l + j, cycle c: position u = c mod mu holds piece (u + j) mod mu, pivot bit = that piece.
@@ -562,34 +566,13 @@ SdpPlan plan_a5(const DimensionPermutation& p, unsigned gamma) {
     if (k == 0) pivot_source = src;
     if (src != pivot_source) throw Error("internal: A5 sequences leave the pivots permuted differently");
   }
-  // Parts: cosets of the mu pivot bits (address >> mu), dealt to the sequences.
-  const std::uint64_t cosets = bit(p.m - mu);
-  const auto parts = deal(cosets, seqs.size());
-  std::uint64_t width = 1;
-  const std::size_t cycles = seqs[0].size();
-  for (std::size_t c = 0; c < cycles; ++c) {
-    std::vector<std::uint64_t> load(p.n, 0);
-    for (std::size_t k = 0; k < seqs.size(); ++k) {
-      const unsigned r = seqs[k][c] - p.m, v = pivot(k, c);
-      for (std::uint64_t coset = parts[k].first; coset < parts[k].second; ++coset)
-        for (std::uint64_t low = 0; low < bit(mu); ++low) {
-          if (!test_bit(low, v)) continue;
-          const std::uint64_t a_addr = (coset << mu) | low;
-          s.add(Exchange{r, a_addr, a_addr ^ bit(v)});
-          ++load[r];
-        }
-    }
-    for (std::uint64_t l : load) width = std::max(width, l);
-    s.end_cycle();
-  }
-  s.rules.channel_width = static_cast<unsigned>(width);
-  // The pivots: position x holds the content of pivot pivot_source[x], which belongs at
-  // pivot_source[x] (pivots are storage bits outside every cycle? not necessarily: then
-  // their content's destination is where the virtual cycles send it).
+  plan.schedule = sequences_schedule(std::move(plan.schedule), seqs, mu, pivot);
+  // Pivot position x holds pivot pivot_source[x]'s content: it goes where that
+  // storage bit's content belongs (itself, or where a virtual cycle sends it).
   std::vector<unsigned> after = plan.local_after;
   for (unsigned x = 0; x < mu; ++x) after[x] = plan.local_after[pivot_source[x]];
   plan.local_after = after;
-  plan.startups = s.cycles();
+  plan.startups = plan.schedule.cycles();
   return plan;
 }
 
