@@ -7,6 +7,7 @@
 //   std::string device_name() const;  std::uint64_t available_bytes() const;
 //   Buffer allocate(std::uint64_t bytes);
 //   template <class Body> void launch(std::uint64_t count, const Body& body);
+//   template <class TileBody> void launch_tiles(const TileBody& body);  // kernels/permute.hpp's two phases
 //   const void* stage(int slot, const void* host, std::size_t bytes);  // small parameter arrays, 2 slots
 //   std::uint64_t max_chunk_bytes() const;        // copy-in/out granularity
 //   const void* readable(const void* host, std::uint64_t bytes);  // host data a kernel can read
@@ -111,13 +112,14 @@ class BackendImpl final : public Backend {
     });
   }
 
-  void permute_copy(const Buffer& src, Buffer& dst, const Layout& layout, std::size_t wb,
-                    const AffineTables& map) override {
-    const kernels::AffineView view = stage_tables(map);
+  void permute_bits(const Buffer& src, Buffer& dst, std::size_t wb, const BitPermutationTiling& plan) override {
+    const kernels::TilingView view{
+        static_cast<const std::uint64_t*>(policy_.stage(0, plan.table.data(), plan.table.size() * sizeof(std::uint64_t))),
+        plan.tile_bits, plan.run_bits, plan.outer_bits};
     kernels::dispatch_word(wb, [&](auto w) {
       using W = decltype(w);
-      policy_.launch(layout.geo.total_words(), kernels::PermuteCopyBody<W>{static_cast<const W*>(src.data()),
-                                                                           static_cast<W*>(dst.data()), layout, view});
+      policy_.launch_tiles(
+          kernels::BitPermuteTileBody<W>{static_cast<const W*>(src.data()), static_cast<W*>(dst.data()), view});
     });
   }
 

@@ -13,6 +13,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// A fused-permutation tile fits a level-1 data cache (and a GPU block's shared
+// memory with room for several blocks per multiprocessor).
+constexpr std::size_t kFusedTileBytes = 16 * 1024;
+
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
@@ -197,23 +201,16 @@ void Machine::permute_address_bits(const std::vector<unsigned>& to) {
   const unsigned q = geo.address_bits();
   if (to.size() != q)
     throw Error(fmt::format("address bit permutation lists {} bits: expected n + m = {}", to.size(), q));
-  std::vector<bool> seen(q, false);
-  for (unsigned i = 0; i < q; ++i) {
-    if (to[i] >= q || seen[to[i]])
-      throw Error(fmt::format("address bit permutation: entry {} = {} is out of range 0..{} or repeated", i, to[i],
-                              q - 1));
-    seen[to[i]] = true;
-  }
-  // (node, local) -> global destination: local bit b adds bit to[b], node bit k bit to[m + k].
-  std::vector<std::uint64_t> mem(geo.m), node(geo.n);
-  for (unsigned b = 0; b < geo.m; ++b) mem[b] = bit(to[b]);
-  for (unsigned k = 0; k < geo.n; ++k) node[k] = bit(to[geo.m + k]);
-  AffineTables tables;
-  tables.mem = byte_tables(mem, tables.mem_bytes);
-  tables.node = byte_tables(node, tables.node_bytes);
+  check_bit_permutation(to, "address bit permutation");
+  // The storage index is itself a permutation of the address bits (layout.hpp),
+  // so the fused pass permutes storage index bits.
+  std::vector<unsigned> storage_to(q);
+  for (unsigned g = 0; g < q; ++g) storage_to[layout_.storage_bit(g)] = layout_.storage_bit(to[g]);
+  const BitPermutationTiling plan =
+      plan_bit_permutation_tiling(storage_to, max_tile_bits_for(word_bytes(), kFusedTileBytes));
   if (!scratch_) scratch_ = backend_->allocate(bytes());
   const auto start = Clock::now();
-  backend_->permute_copy(storage_, scratch_, layout_, word_bytes(), tables);
+  backend_->permute_bits(storage_, scratch_, word_bytes(), plan);
   std::swap(storage_, scratch_);
   backend_->synchronize();
   account_launch("permute", seconds_since(start));

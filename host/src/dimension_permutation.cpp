@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "hcube/host/bit_permutation_tiling.hpp"
 #include "hcube/host/bits.hpp"
 #include "hcube/host/error.hpp"
 #include "hcube/host/geometry.hpp"
@@ -91,14 +92,7 @@ DimensionPermutation parse_dimension_permutation(const std::string& text, unsign
   if (p.to.size() != q)
     throw Error(fmt::format("--perm lists {} bits: expected q = n + m = {} (bit 0 the lowest local address bit)",
                             p.to.size(), q));
-  std::vector<bool> seen(q, false);
-  for (unsigned i = 0; i < q; ++i) {
-    if (p.to[i] >= q)
-      throw Error(fmt::format("--perm entry {} (source bit {}) = {} out of range: allowed 0..{}", i, i, p.to[i], q - 1));
-    if (seen[p.to[i]])
-      throw Error(fmt::format("--perm is not a permutation: bit position {} appears twice (entry {})", p.to[i], i));
-    seen[p.to[i]] = true;
-  }
+  check_bit_permutation(p.to, "--perm");
   return p;
 }
 

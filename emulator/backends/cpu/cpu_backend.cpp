@@ -51,6 +51,10 @@ struct CpuPolicy {
   void launch(std::uint64_t count, const Body& body) {
     kernels::cpu::launch(count, body);
   }
+  template <class TileBody>
+  void launch_tiles(const TileBody& body) {
+    kernels::cpu::launch_tiles(body);
+  }
 
   // Kernels read host memory directly: nothing is staged or copied.
   const void* stage(int, const void* host, std::size_t) { return host; }

@@ -57,6 +57,10 @@ class CudaPolicy {
   void launch(std::uint64_t count, const Body& body) {
     kernels::cuda::launch(count, body);
   }
+  template <class TileBody>
+  void launch_tiles(const TileBody& body) {
+    kernels::cuda::launch_tiles(body);
+  }
 
   const void* stage(int slot, const void* host, std::size_t bytes) {
     Slot& s = slots_[slot];

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "hcube/host/affine_map.hpp"
+#include "hcube/host/bit_permutation_tiling.hpp"
 #include "hcube/host/cycle.hpp"
 #include "hcube/host/layout.hpp"
 #include "hcube/host/router_step.hpp"
@@ -62,10 +63,10 @@ class Backend {
                               std::uint64_t lo, std::uint64_t hi) = 0;
   virtual void align_copy(const Buffer& src, Buffer& dst, const Layout& layout, std::size_t word_bytes,
                           const AffineTables& map) = 0;
-  // Every word to the global address `map` gives it ((node, local) -> node * 2^m
-  // + local, a bijection), out of place: the fused permutation.
-  virtual void permute_copy(const Buffer& src, Buffer& dst, const Layout& layout, std::size_t word_bytes,
-                            const AffineTables& map) = 0;
+  // dst[pi(s)] = src[s] for a permutation pi of the storage index bits, tile by
+  // tile as `plan` says: the fused permutation. One launch.
+  virtual void permute_bits(const Buffer& src, Buffer& dst, std::size_t word_bytes,
+                            const BitPermutationTiling& plan) = 0;
   virtual void route(Buffer& storage, const Layout& layout, std::size_t word_bytes, const RouterStep& step) = 0;
   // One radix-2 decimation-in-frequency butterfly stage (kernels/fft.hpp) on
   // complex words (word_bytes 8: complex64, 16: complex128): the words at

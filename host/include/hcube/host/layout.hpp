@@ -30,6 +30,10 @@ struct Layout {
   HCUBE_HD constexpr std::uint64_t local_at(std::uint64_t s) const {
     return (s >> t) & low_mask(geo.m);
   }
+  // The storage index bit that holds global address bit g (address = node * 2^m + local).
+  HCUBE_HD constexpr unsigned storage_bit(unsigned g) const {
+    return g < geo.m ? t + g : (g - geo.m < t ? g - geo.m : g);
+  }
 };
 
 // The tile width used when the user does not choose one (see architecture.md).

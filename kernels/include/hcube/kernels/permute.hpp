@@ -1,30 +1,60 @@
-// The fused permutation: every word to the global address a GF(2)-linear map
-// of its own gives (a permutation of the address bits, say), in one pass out
-// of place -- the result without emulating the cube's routing. Reads stream in
-// storage order; the destination's node and local parts come from the byte
-// tables (alignment.hpp's AffineView over the whole address).
+// The fused permutation: dst[pi(s)] = src[s] for a permutation pi of the
+// storage index bits, in one out-of-place pass, tile by tile
+// (host/bit_permutation_tiling.hpp): a tile is loaded into a buffer (L1 on the
+// CPU, shared memory on a GPU) in runs of consecutive source words and stored
+// in runs of consecutive destination words, so neither side strides through
+// memory one word at a time.
 #pragma once
 
 #include <cstdint>
 
-#include "hcube/host/bits.hpp"
-#include "hcube/host/layout.hpp"
-#include "hcube/kernels/alignment.hpp"
+#include "hcube/host/hd.hpp"
 
 namespace hcube::kernels {
 
+// Device view of BitPermutationTiling::table.
+struct TilingView {
+  const std::uint64_t* table;
+  unsigned tile_bits, run_bits, outer_bits;
+
+  HCUBE_HD std::uint64_t tile_words() const { return std::uint64_t{1} << tile_bits; }
+  HCUBE_HD std::uint64_t run_words() const { return std::uint64_t{1} << run_bits; }
+  HCUBE_HD std::uint64_t runs() const { return std::uint64_t{1} << (tile_bits - run_bits); }
+  HCUBE_HD std::uint64_t tiles() const { return std::uint64_t{1} << outer_bits; }
+  HCUBE_HD const std::uint64_t* src_run() const { return table; }
+  HCUBE_HD const std::uint64_t* dst_run() const { return table + runs(); }
+  HCUBE_HD const std::uint64_t* from_run() const { return table + 2 * runs(); }
+  HCUBE_HD const std::uint64_t* from_low() const { return table + 3 * runs(); }
+  // Where tile o's word 0 is read from and its image written to.
+  HCUBE_HD std::uint64_t src_base(std::uint64_t o) const { return deposit(o, outer_masks()); }
+  HCUBE_HD std::uint64_t dst_base(std::uint64_t o) const { return deposit(o, outer_masks() + outer_bits); }
+
+ private:
+  HCUBE_HD const std::uint64_t* outer_masks() const { return table + 3 * runs() + run_words(); }
+  HCUBE_HD static std::uint64_t deposit(std::uint64_t o, const std::uint64_t* masks) {
+    std::uint64_t a = 0;
+    for (unsigned k = 0; o != 0; ++k, o >>= 1)
+      if (o & 1u) a |= masks[k];
+    return a;
+  }
+};
+
+// One body, two phases: load(r, k) puts word k of source run r in the buffer,
+// store(r, k) writes word k of destination run r from it. A launcher runs every
+// load of a tile, then every store (CPU: loops per tile, the inner one over a
+// run's consecutive words; CUDA: a thread block per tile, __syncthreads between).
 template <class Word>
-struct PermuteCopyBody {
+struct BitPermuteTileBody {
+  using word_type = Word;
   const Word* src;
   Word* dst;
-  Layout layout;
-  AffineView map;  // (node, local) -> destination global address node * 2^m + local
+  TilingView view;
 
-  HCUBE_HD void operator()(std::uint64_t s) const {
-    const std::uint64_t j = layout.node_at(s);
-    const std::uint64_t d = map.mem_part(layout.local_at(s)) ^ map.node_part(j);
-    const unsigned m = layout.geo.m;
-    dst[layout.index(d >> m, d & low_mask(m))] = src[s];
+  HCUBE_HD void load(std::uint64_t base, std::uint64_t r, std::uint64_t k, Word* buffer) const {
+    buffer[(r << view.run_bits) | k] = src[base + view.src_run()[r] + k];
+  }
+  HCUBE_HD void store(std::uint64_t base, std::uint64_t r, std::uint64_t k, const Word* buffer) const {
+    dst[base + view.dst_run()[r] + k] = buffer[view.from_run()[r] | view.from_low()[k]];
   }
 };
 

@@ -38,4 +38,31 @@ void launch(std::uint64_t count, const Body& body, cudaStream_t stream = nullptr
   check(cudaGetLastError(), "kernel launch");
 }
 
+// A tiled body (kernels/permute.hpp): a thread block per tile, the tile buffer
+// in shared memory; loads and stores are each coalesced runs of words.
+template <class TileBody>
+__global__ void apply_tiles(TileBody body) {
+  extern __shared__ __align__(16) unsigned char tile_shared[];
+  auto* buffer = reinterpret_cast<typename TileBody::word_type*>(tile_shared);
+  const auto& v = body.view;
+  const std::uint64_t words = v.tile_words(), low = v.run_words() - 1;
+  const unsigned b = v.run_bits;
+  for (std::uint64_t o = blockIdx.x; o < v.tiles(); o += gridDim.x) {
+    const std::uint64_t src = v.src_base(o);
+    for (std::uint64_t t = threadIdx.x; t < words; t += blockDim.x) body.load(src, t >> b, t & low, buffer);
+    __syncthreads();
+    const std::uint64_t dst = v.dst_base(o);
+    for (std::uint64_t u = threadIdx.x; u < words; u += blockDim.x) body.store(dst, u >> b, u & low, buffer);
+    __syncthreads();
+  }
+}
+
+template <class TileBody>
+void launch_tiles(const TileBody& body, cudaStream_t stream = nullptr) {
+  const std::uint64_t blocks = std::min<std::uint64_t>(body.view.tiles(), kMaxBlocks);
+  const std::size_t shared = body.view.tile_words() * sizeof(typename TileBody::word_type);
+  apply_tiles<<<static_cast<unsigned>(blocks), kThreadsPerBlock, shared, stream>>>(body);
+  check(cudaGetLastError(), "tiled kernel launch");
+}
+
 }  // namespace hcube::kernels::cuda

@@ -1,0 +1,134 @@
+// The fused pass's tiling (host/bit_permutation_tiling.hpp) and its kernel
+// body under the host tile launcher, against dst[pi(s)] = src[s] computed bit by bit.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include "hcube/host/bit_permutation_tiling.hpp"
+#include "hcube/host/bits.hpp"
+#include "hcube/host/error.hpp"
+#include "hcube/kernels/cpu/launch.hpp"
+#include "hcube/kernels/permute.hpp"
+
+namespace hcube {
+namespace {
+
+std::uint64_t apply(const std::vector<unsigned>& to, std::uint64_t s) {
+  std::uint64_t d = 0;
+  for (unsigned i = 0; i < to.size(); ++i)
+    if (test_bit(s, i)) d |= bit(to[i]);
+  return d;
+}
+
+std::vector<unsigned> random_bits(unsigned q, std::mt19937& rng) {
+  std::vector<unsigned> to(q);
+  std::iota(to.begin(), to.end(), 0u);
+  std::shuffle(to.begin(), to.end(), rng);
+  return to;
+}
+
+std::vector<unsigned> reversal(unsigned q) {
+  std::vector<unsigned> to(q);
+  for (unsigned i = 0; i < q; ++i) to[i] = q - 1 - i;
+  return to;
+}
+
+kernels::TilingView view_of(const BitPermutationTiling& plan) {
+  return kernels::TilingView{plan.table.data(), plan.tile_bits, plan.run_bits, plan.outer_bits};
+}
+
+// Every (tile, word) pair is one source index, read in runs of 2^b and written
+// in runs of 2^b, and lands where pi sends it.
+void expect_exact_cover(const std::vector<unsigned>& to, unsigned max_tile_bits) {
+  const BitPermutationTiling plan = plan_bit_permutation_tiling(to, max_tile_bits);
+  const kernels::TilingView v = view_of(plan);
+  const auto q = static_cast<unsigned>(to.size());
+  ASSERT_EQ(plan.tile_bits + plan.outer_bits, q);
+  ASSERT_LE(plan.tile_bits, std::min(q, max_tile_bits));
+  ASSERT_GE(plan.run_bits, std::min(q, max_tile_bits / 2));
+  ASSERT_EQ(v.runs() * v.run_words(), v.tile_words());
+  // Source index of tile o's word t = (run, word in run): runs are consecutive words.
+  const auto source = [&](std::uint64_t o, std::uint64_t t) {
+    return v.src_base(o) + v.src_run()[t >> plan.run_bits] + (t & low_mask(plan.run_bits));
+  };
+  std::vector<bool> read(std::size_t{1} << q, false);
+  for (std::uint64_t o = 0; o < v.tiles(); ++o) {
+    for (std::uint64_t t = 0; t < v.tile_words(); ++t) {
+      const std::uint64_t s = source(o, t);
+      ASSERT_FALSE(read[s]) << "source index " << s << " read twice";
+      read[s] = true;
+    }
+    for (std::uint64_t r = 0; r < v.runs(); ++r)
+      for (std::uint64_t k = 0; k < v.run_words(); ++k) {
+        const std::uint64_t t = v.from_run()[r] | v.from_low()[k];
+        ASSERT_EQ(v.dst_base(o) + v.dst_run()[r] + k, apply(to, source(o, t)));
+      }
+  }
+}
+
+TEST(BitPermutationTiling, EveryIndexOnceInRunsForManyPermutationsAndTileSizes) {
+  std::mt19937 rng(11);
+  for (unsigned q = 1; q <= 14; ++q)
+    for (unsigned cap : {0u, 1u, 2u, 3u, 4u, 6u, 9u, 12u}) {
+      SCOPED_TRACE(testing::Message() << "q = " << q << ", max tile bits " << cap);
+      expect_exact_cover(random_bits(q, rng), cap);
+      expect_exact_cover(reversal(q), cap);
+      std::vector<unsigned> id(q);
+      std::iota(id.begin(), id.end(), 0u);
+      expect_exact_cover(id, cap);
+    }
+}
+
+TEST(BitPermutationTiling, BitReversalTilesAreSquareRunsOfTheSourceAndDestination) {
+  // q = 24, 16 KiB of uint32: runs of 2^6 words, tiles of 2^12 (64 rows of 64).
+  const BitPermutationTiling plan = plan_bit_permutation_tiling(reversal(24), max_tile_bits_for(4, 16 * 1024));
+  EXPECT_EQ(plan.run_bits, 6u);
+  EXPECT_EQ(plan.tile_bits, 12u);
+  EXPECT_EQ(plan.tiles(), std::uint64_t{1} << 12);
+  // A permutation that keeps the low bits reads and writes whole 2^12-word tiles.
+  std::vector<unsigned> swap_high(24);
+  std::iota(swap_high.begin(), swap_high.end(), 0u);
+  std::swap(swap_high[20], swap_high[23]);
+  const BitPermutationTiling keep = plan_bit_permutation_tiling(swap_high, 12);
+  EXPECT_EQ(keep.tile_bits, 12u);
+  EXPECT_EQ(keep.runs(), 1u);
+  EXPECT_EQ(keep.run_bits, 12u);
+}
+
+TEST(BitPermutationTiling, MaxTileBitsFollowTheWordSize) {
+  EXPECT_EQ(max_tile_bits_for(1, 16384), 14u);
+  EXPECT_EQ(max_tile_bits_for(4, 16384), 12u);
+  EXPECT_EQ(max_tile_bits_for(16, 16384), 10u);
+  EXPECT_EQ(max_tile_bits_for(16, 8), 0u);
+}
+
+TEST(BitPermutationTiling, HostLauncherMovesEveryWordToItsImage) {
+  std::mt19937 rng(5);
+  for (unsigned q : {1u, 5u, 10u, 17u})
+    for (unsigned cap : {2u, 5u, 8u}) {
+      const std::vector<unsigned> to = random_bits(q, rng);
+      const BitPermutationTiling plan = plan_bit_permutation_tiling(to, cap);
+      std::vector<std::uint32_t> src(std::size_t{1} << q), dst(src.size(), 0), expected(src.size());
+      std::iota(src.begin(), src.end(), 7u);
+      for (std::uint64_t s = 0; s < src.size(); ++s) expected[apply(to, s)] = src[s];
+      kernels::cpu::launch_tiles(kernels::BitPermuteTileBody<std::uint32_t>{src.data(), dst.data(), view_of(plan)});
+      EXPECT_EQ(dst, expected) << "q = " << q << ", max tile bits " << cap;
+    }
+}
+
+TEST(BitPermutationTiling, RejectsWhatIsNotAPermutation) {
+  EXPECT_THROW(plan_bit_permutation_tiling({0, 2}, 4), Error);
+  EXPECT_THROW(plan_bit_permutation_tiling({1, 1}, 4), Error);
+  try {
+    check_bit_permutation({0, 3, 3, 1}, "--perm");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("bit position 3 appears twice (entry 2)"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace hcube
