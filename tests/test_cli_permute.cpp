@@ -77,8 +77,13 @@ TEST_F(CliPermute, NamedPermutationsAndCompare) {
       path("out.npy").string()});
   EXPECT_EQ(read_u64(path("out.npy"), c), permuted(in, {5, 4, 3, 2, 1, 0}));
   const json cmp = ok_json({"compare", "--perm", "0,1,2,3,5,6,4", "-n", "3", "-m", "4", "--ports", "all", "--tau", "4"});
-  ASSERT_EQ(cmp["rows"].size(), 6u);
+  ASSERT_EQ(cmp["rows"].size(), 7u);
   for (const json& row : cmp["rows"]) {
+    if (row["algorithm"] == "Edelman") {
+      EXPECT_EQ(row["applies"], false);
+      EXPECT_TRUE(contains(row["reason"], "bit reversal only")) << row;
+      continue;
+    }
     EXPECT_EQ(row["applies"], true) << row;
     EXPECT_EQ(row["verified"], true);
     EXPECT_TRUE(row["modelled_time"].is_number());
@@ -91,7 +96,15 @@ TEST_F(CliPermute, NamedPermutationsAndCompare) {
   EXPECT_EQ(mixed["rows"][2]["applies"], false);
   EXPECT_TRUE(contains(mixed["rows"][2]["reason"], "separable")) << mixed["rows"][2];
   const std::string table = ok({"compare", "--perm", "transpose", "-n", "3", "-m", "3"});
-  EXPECT_TRUE(contains(table, "A1   one")) << table;
+  EXPECT_TRUE(contains(table, "A1      one")) << table;
+  // Edelman's table does the bit reversal of a 2^(2d) vector: 2^(d-1) cycles, one word a link.
+  const json edelman = ok_json({"permute", "--perm", "bit-reversal", "-n", "3", "-m", "3", "--ports", "all",
+                                "--algorithm", "Edelman", "-i", path("in.npy").string(), "-o", path("out.npy").string()});
+  EXPECT_EQ(edelman["algorithm"], "Edelman");
+  EXPECT_EQ(edelman["cycles"], 4);
+  EXPECT_EQ(edelman["element_transfers"], 4);
+  EXPECT_EQ(edelman["verified"], true);
+  EXPECT_EQ(read_u64(path("out.npy"), c), permuted(in, {5, 4, 3, 2, 1, 0}));
 }
 
 TEST_F(CliPermute, BadInput) {
@@ -105,6 +118,8 @@ TEST_F(CliPermute, BadInput) {
   expect_error({"permute", "--perm", "transpose", "-n", "2", "-m", "2", "--algorithm", "A9"}, {"'A9'", "A1, A2, A4, A5, A6"});
   expect_error({"permute", "--perm", "transpose", "-n", "2", "-m", "2", "--algorithm", "A4"}, {"--ports all"});
   expect_error({"permute", "--perm", "transpose", "-n", "2", "-m", "2", "--algorithm", "A1", "--fused"}, {"--fused"});
+  expect_error({"permute", "--perm", "bit-reversal", "-n", "2", "-m", "3", "--ports", "all", "--algorithm", "Edelman"},
+               {"n = m", "n = 2, m = 3"});
   expect_error({"permute", "--perm", "transpose", "-n", "2", "-m", "2", "--ports", "all", "--algorithm", "A4"},
                {"separable"});
   // A4 with K too small for its stated complexity: the condition named.

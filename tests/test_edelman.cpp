@@ -110,6 +110,32 @@ TEST_P(EdelmanRun, AlignedAndUnalignedAreTheTranspose) {
         }
 }
 
+// Edelman's bit reversal of a 2^(2d) vector: location rev_d(w xor k), no
+// alignment, every link busy in each of the 2^(d-1) cycles; bit for bit against
+// the address formula p|q -> rev(q)|rev(p).
+TEST_P(EdelmanRun, BitReversalWithTheSameTable) {
+  for (unsigned d = 1; d <= 7; ++d) {
+    SCOPED_TRACE(testing::Message() << "d = " << d);
+    const Schedule s = make_edelman_bit_reversal_schedule(d);
+    check_schedule(s);
+    EXPECT_EQ(s.cycles(), std::uint64_t{1} << (d - 1));
+    auto mach = make_labelled(d, d);
+    const auto expected = reference_permute(mach->read(), mach->word_bytes(), mach->geometry().total_words(),
+                                            [&](std::uint64_t g) {
+                                              std::uint64_t r = 0;
+                                              for (unsigned b = 0; b < 2 * d; ++b)
+                                                if (test_bit(g, b)) r |= bit(2 * d - 1 - b);
+                                              return r;
+                                            });
+    run_schedule(*mach, s, AffineMap(mach->geometry()), AffineMap(mach->geometry()));
+    ASSERT_EQ(mach->read(), expected);
+    EXPECT_EQ(mach->counters().alignments, 0u);
+    EXPECT_EQ(mach->counters().routing_cycles, std::uint64_t{1} << (d - 1));
+    // One word each way on every link in every cycle.
+    EXPECT_EQ(mach->counters().element_hops, (std::uint64_t{1} << (d - 1)) * d * (std::uint64_t{1} << d));
+  }
+}
+
 HCUBE_ON_EVERY_BACKEND(EdelmanRun);
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <set>
 
 #include "commands.hpp"
 #include "common.hpp"
@@ -90,6 +91,7 @@ std::vector<Candidate> candidates(const DimensionPermutation& p, const CostFlags
     attempt("A4", "all", plan_a4);
     attempt("A5", "all", [](const DimensionPermutation& q) { return plan_a5(q); });
     attempt("A6", "all", plan_a6);
+    attempt("Edelman", "all", plan_edelman_bit_reversal);
   }
   return out;
 }
@@ -99,9 +101,9 @@ std::string perm_text(const DimensionPermutation& p) { return join_uints(p.to, "
 // The chosen candidate: the lowest modelled time among those that apply, or the
 // named algorithm (its form for the ports asked when it has one).
 const Candidate& choose(const std::vector<Candidate>& all, const std::string& algorithm, const CostFlags& c) {
-  if (algorithm != "auto" && algorithm != "A1" && algorithm != "A2" && algorithm != "A4" && algorithm != "A5" &&
-      algorithm != "A6")
-    throw Error(fmt::format("--algorithm '{}' unknown: allowed auto, A1, A2, A4, A5, A6", algorithm));
+  static const std::set<std::string> known = {"auto", "A1", "A2", "A4", "A5", "A6", "Edelman"};
+  if (known.count(algorithm) == 0)
+    throw Error(fmt::format("--algorithm '{}' unknown: allowed auto, A1, A2, A4, A5, A6, Edelman", algorithm));
   const Candidate* best = nullptr;
   std::string reasons;
   for (const Candidate& k : all) {
@@ -191,7 +193,7 @@ void add_permute(CLI::App& app) {
                   "p0,...,p(q-1) (source bit i to bit p_i, bit 0 the lowest local address bit), or transpose, "
                   "bit-reversal, shuffle:k, unshuffle:k, swap-axes:a:b:w")
       ->required();
-  cmd->add_option("-a,--algorithm", f->algorithm, "auto (lowest modelled time), A1, A2, A4, A5 or A6")->capture_default_str();
+  cmd->add_option("-a,--algorithm", f->algorithm, "auto (lowest modelled time), A1, A2, A4, A5, A6 or Edelman (bit reversal, n = m)")->capture_default_str();
   cmd->add_flag("--fused", f->fused,
                 "the result in one pass (every word straight to its destination), not an emulation of the routing");
   add_cost_flags(*cmd, f->cost);
@@ -273,13 +275,13 @@ void add_compare(CLI::App& app) {
     const bool ports_all = all_ports(f->cost);
     std::vector<Candidate> all = candidates(r.perm, f->cost);
     nlohmann::json rows = nlohmann::json::array();
-    std::string table = fmt::format("{:<4} {:<5} {:>7} {:>10} {:>9} {:>5} {:>7} {:>12} {:>12} {:>10}  {}\n", "alg",
+    std::string table = fmt::format("{:<7} {:<5} {:>7} {:>10} {:>9} {:>5} {:>7} {:>12} {:>12} {:>10}  {}\n", "alg",
                                     "ports", "cycles", "transfers", "start-ups", "span", "memory", "modelled",
                                     "lower bound", "measured", "verified");
     for (Candidate& k : all) {
       if (!k.plan) {
         rows.push_back({{"algorithm", k.algorithm}, {"ports", k.ports}, {"applies", false}, {"reason", k.why_not}});
-        table += fmt::format("{:<4} {:<5} does not apply: {}\n", k.algorithm, k.ports, k.why_not);
+        table += fmt::format("{:<7} {:<5} does not apply: {}\n", k.algorithm, k.ports, k.why_not);
         continue;
       }
       const Job job = job_for(r, *k.plan);
@@ -299,7 +301,7 @@ void add_compare(CLI::App& app) {
                       {"lower_bound_time", r.bound.time()},
                       {"seconds", seconds},
                       {"verified", true}});
-      table += fmt::format("{:<4} {:<5} {:>7} {:>10} {:>9} {:>5} {:>7} {:>12.6g} {:>12.6g} {:>10.6f}  yes\n", k.algorithm,
+      table += fmt::format("{:<7} {:<5} {:>7} {:>10} {:>9} {:>5} {:>7} {:>12.6g} {:>12.6g} {:>10.6f}  yes\n", k.algorithm,
                            k.ports, job.stats.cycles, k.model.element_transfers, k.model.startups,
                            job.stats.max_span, memory_words(r, *k.plan) == bit(r.perm.m) ? "K" : "2K", k.model.time,
                            r.bound.time(), seconds);

@@ -49,8 +49,12 @@ std::optional<std::string> edelman_violation(const EdelmanTable& table, unsigned
   return std::nullopt;
 }
 
-Schedule make_edelman_schedule(unsigned d, unsigned n, unsigned m, bool aligned) {
-  check_aapc_dimensions(d, n, m);
+namespace {
+
+// The table's rows as cycles: link j of row i uses location f(w[i][j]) xor
+// (node k's offset, when `offset` is given); unaligned runs carry no alignment.
+Schedule edelman_cycles(unsigned d, unsigned n, unsigned m, std::uint64_t (*f)(std::uint64_t, unsigned),
+                        const NodeOffsetMap* offset) {
   const EdelmanTable table = edelman_table(d);
   if (const auto bad = edelman_violation(table, d)) throw Error("internal: Edelman's table breaks a condition: " + *bad);
   Schedule s;
@@ -58,19 +62,46 @@ Schedule make_edelman_schedule(unsigned d, unsigned n, unsigned m, bool aligned)
   s.d = d;
   s.n = n;
   s.m = m;
-  if (!aligned) {
-    // Node k uses location w xor k: its d low bits added to the address.
+  if (offset != nullptr) {
     s.pre = s.post = AlignmentKind::none;
-    NodeOffsetMap map(n, 0);
-    for (unsigned b = 0; b < d; ++b) map[b] = bit(b);
-    s.offset_maps.push_back(std::move(map));
+    s.offset_maps.push_back(*offset);
   }
+  const std::uint32_t map = offset != nullptr ? 1u : 0u;
   s.reserve(table.size() << (m - d), (table.size() * d) << (m - d));
   for (const std::vector<std::uint64_t>& row : table) {
-    for (unsigned j = 0; j < d; ++j) s.add(Exchange{j, row[j], row[j], aligned ? 0u : 1u});
+    for (unsigned j = 0; j < d; ++j) s.add(Exchange{j, f(row[j], d), f(row[j], d), map});
     s.end_cycle();
   }
   s.repeat_with_high_bits(d, bit(m - d));
+  return s;
+}
+
+std::uint64_t same(std::uint64_t w, unsigned) { return w; }
+
+std::uint64_t reversed(std::uint64_t w, unsigned d) {
+  std::uint64_t r = 0;
+  for (unsigned b = 0; b < d; ++b)
+    if (test_bit(w, b)) r |= bit(d - 1 - b);
+  return r;
+}
+
+}  // namespace
+
+Schedule make_edelman_schedule(unsigned d, unsigned n, unsigned m, bool aligned) {
+  check_aapc_dimensions(d, n, m);
+  if (aligned) return edelman_cycles(d, n, m, same, nullptr);
+  // Node k uses location w xor k: its d low bits added to the address.
+  NodeOffsetMap map(n, 0);
+  for (unsigned b = 0; b < d; ++b) map[b] = bit(b);
+  return edelman_cycles(d, n, m, same, &map);
+}
+
+Schedule make_edelman_bit_reversal_schedule(unsigned d) {
+  check_aapc_dimensions(d, d, d);
+  NodeOffsetMap map(d, 0);
+  for (unsigned b = 0; b < d; ++b) map[b] = bit(d - 1 - b);
+  Schedule s = edelman_cycles(d, d, d, reversed, &map);
+  s.algorithm = "edelman-bit-reversal";
   return s;
 }
 

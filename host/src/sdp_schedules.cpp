@@ -360,6 +360,7 @@ SdpPlan plan_a6(const DimensionPermutation& p) {
 }  // namespace hcube
 
 #include "hcube/host/aapc.hpp"
+#include "hcube/host/edelman.hpp"
 #include "hcube/host/exchange_baselines.hpp"
 
 namespace hcube {
@@ -572,6 +573,24 @@ SdpPlan plan_a5(const DimensionPermutation& p, unsigned gamma) {
   std::vector<unsigned> after = plan.local_after;
   for (unsigned x = 0; x < mu; ++x) after[x] = plan.local_after[pivot_source[x]];
   plan.local_after = after;
+  plan.startups = plan.schedule.cycles();
+  return plan;
+}
+
+SdpPlan plan_edelman_bit_reversal(const DimensionPermutation& p) {
+  const unsigned q = p.n + p.m;
+  for (unsigned i = 0; i < q; ++i)
+    if (p.to[i] != q - 1 - i)
+      throw Error(fmt::format("Edelman's schedule applies to the bit reversal only: bit {} goes to {}, not {}", i,
+                              p.to[i], q - 1 - i));
+  if (p.n != p.m || p.n == 0)
+    throw Error(fmt::format("Edelman's bit reversal needs n = m >= 1 (a 2^(2d) vector on 2^d nodes): n = {}, m = {}",
+                            p.n, p.m));
+  SdpPlan plan;
+  plan.algorithm = "Edelman";
+  plan.schedule = make_edelman_bit_reversal_schedule(p.n);
+  plan.local_after.resize(p.m);
+  std::iota(plan.local_after.begin(), plan.local_after.end(), 0u);
   plan.startups = plan.schedule.cycles();
   return plan;
 }

@@ -33,4 +33,12 @@ std::optional<std::string> edelman_violation(const EdelmanTable& table, unsigned
 // transpose (j|i) -> (i|j) by itself.
 Schedule make_edelman_schedule(unsigned d, unsigned n, unsigned m, bool aligned);
 
+// The bit reversal of a 2^(2d) vector on n = m = d (address p|q -> rev(q)|rev(p))
+// with the same table (Edelman's paper; notes sec. 9): node k sends and
+// receives on link j at location rev_d(w[i][j] xor k) = rev_d(w) xor rev_d(k),
+// an offset map adding the node's reversed bits. A word of relative address w
+// (source node xor destination node) at node k sits at rev_d(w xor k), so it
+// starts at q and ends at rev(p). No alignment; 2^(d-1) cycles.
+Schedule make_edelman_bit_reversal_schedule(unsigned d);
+
 }  // namespace hcube

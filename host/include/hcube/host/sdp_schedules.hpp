@@ -100,6 +100,11 @@ std::vector<std::vector<unsigned>> a5_sequences(const DimensionPermutationAnalys
 // not dividing an order, m < mu pivots.
 SdpPlan plan_a5(const DimensionPermutation& p, unsigned gamma = 0);
 
+// The bit reversal of a 2^(2d) vector (n = m = d) by Edelman's schedule
+// (edelman.hpp): all-port, 2^(d-1) cycles of one word on every link, unaligned.
+// Throws naming the condition for any other permutation or n != m.
+SdpPlan plan_edelman_bit_reversal(const DimensionPermutation& p);
+
 // The modelled time of a plan's schedule (the papers' model): in each cycle a
 // node sends L words on its busiest link, as ceil(L / B) packets, costing
 // L t_c + ceil(L / B) tau; the cycles add up.
