@@ -39,7 +39,7 @@ TEST_F(CliPermute, OutputIsThePermutationForEveryAlgorithm) {
     const char* ports;
     const char* algorithm;
   };
-  for (const Run& r : {Run{"one", "A1"}, Run{"one", "A2"}, Run{"all", "A1"}, Run{"all", "A2"}, Run{"all", "A4"},
+  for (const Run& r : {Run{"one", "A1"}, Run{"one", "A1'"}, Run{"one", "A2"}, Run{"all", "A1"}, Run{"all", "A2"}, Run{"all", "A4"},
                        Run{"all", "A5"}, Run{"all", "A6"}, Run{"all", "auto"}}) {
     SCOPED_TRACE(std::string(r.ports) + " " + r.algorithm);
     const json j = ok_json({"permute", "--perm", perm, "-n", "4", "-m", "4", "--ports", r.ports, "--algorithm",
@@ -67,6 +67,15 @@ TEST_F(CliPermute, OutputIsThePermutationForEveryAlgorithm) {
   const json one = ok_json({"permute", "--perm", perm, "-n", "4", "-m", "4"});
   EXPECT_EQ(one["cycles"], 4);
   EXPECT_EQ(one["element_transfers"], 32);
+  // A1': sigma_p = 3 exchanges of K = 16 words on a machine of 2K words a node;
+  // the planner takes it once start-ups cost more than (sigma_p / beta - 1) K/2 t_c = 16.
+  const json prime = ok_json({"permute", "--perm", perm, "-n", "4", "-m", "4", "--tau", "40"});
+  EXPECT_EQ(prime["algorithm"], "A1'");
+  EXPECT_EQ(prime["cycles"], 3);
+  EXPECT_EQ(prime["element_transfers"], 48);
+  EXPECT_EQ(prime["memory_words"], 32);  // 2K words a node
+  EXPECT_EQ(prime["verified"], true);
+  expect_error({"permute", "--perm", perm, "-n", "4", "-m", "4", "--algorithm", "A1'", "--trace"}, {"--trace", "A1'"});
 }
 
 TEST_F(CliPermute, NamedPermutationsAndCompare) {
@@ -77,7 +86,7 @@ TEST_F(CliPermute, NamedPermutationsAndCompare) {
       path("out.npy").string()});
   EXPECT_EQ(read_u64(path("out.npy"), c), permuted(in, {5, 4, 3, 2, 1, 0}));
   const json cmp = ok_json({"compare", "--perm", "0,1,2,3,5,6,4", "-n", "3", "-m", "4", "--ports", "all", "--tau", "4"});
-  ASSERT_EQ(cmp["rows"].size(), 7u);
+  ASSERT_EQ(cmp["rows"].size(), 8u);
   for (const json& row : cmp["rows"]) {
     if (row["algorithm"] == "Edelman") {
       EXPECT_EQ(row["applies"], false);
@@ -91,10 +100,10 @@ TEST_F(CliPermute, NamedPermutationsAndCompare) {
   }
   // A mixed cycle: the n-port algorithms say which condition fails.
   const json mixed = ok_json({"compare", "--perm", "transpose", "-n", "3", "-m", "3", "--ports", "all"});
-  EXPECT_EQ(mixed["rows"][1]["algorithm"], "A2");  // two AAPCs: any permutation with m >= sigma_p
-  EXPECT_EQ(mixed["rows"][1]["applies"], true);
-  EXPECT_EQ(mixed["rows"][2]["applies"], false);
-  EXPECT_TRUE(contains(mixed["rows"][2]["reason"], "separable")) << mixed["rows"][2];
+  EXPECT_EQ(mixed["rows"][2]["algorithm"], "A2");  // two AAPCs: any permutation with m >= sigma_p
+  EXPECT_EQ(mixed["rows"][2]["applies"], true);
+  EXPECT_EQ(mixed["rows"][3]["applies"], false);
+  EXPECT_TRUE(contains(mixed["rows"][3]["reason"], "separable")) << mixed["rows"][3];
   const std::string table = ok({"compare", "--perm", "transpose", "-n", "3", "-m", "3"});
   EXPECT_TRUE(contains(table, "A1      one")) << table;
   // Edelman's table does the bit reversal of a 2^(2d) vector: 2^(d-1) cycles, one word a link.
@@ -115,7 +124,7 @@ TEST_F(CliPermute, BadInput) {
   expect_error({"permute", "--perm", "transpose", "-n", "2", "-m", "2", "--tau", "-1"}, {"--tau -1", "tau >= 0"});
   expect_error({"permute", "--perm", "transpose", "-n", "2", "-m", "2", "--tc", "-2"}, {"--tc -2"});
   expect_error({"permute", "--perm", "transpose", "-n", "2", "-m", "2", "--ports", "two"}, {"'two'", "one, all"});
-  expect_error({"permute", "--perm", "transpose", "-n", "2", "-m", "2", "--algorithm", "A9"}, {"'A9'", "A1, A2, A4, A5, A6"});
+  expect_error({"permute", "--perm", "transpose", "-n", "2", "-m", "2", "--algorithm", "A9"}, {"'A9'", "A1, A1', A2, A4, A5, A6, Edelman"});
   expect_error({"permute", "--perm", "transpose", "-n", "2", "-m", "2", "--algorithm", "A4"}, {"--ports all"});
   expect_error({"permute", "--perm", "transpose", "-n", "2", "-m", "2", "--algorithm", "A1", "--fused"}, {"--fused"});
   expect_error({"permute", "--perm", "bit-reversal", "-n", "2", "-m", "3", "--ports", "all", "--algorithm", "Edelman"},

@@ -13,6 +13,7 @@
 #include <random>
 
 #include "backend_test.hpp"
+#include "hcube/emulator/sdp_run.hpp"
 #include "hcube/host/dimension_permutation.hpp"
 #include "hcube/host/reference.hpp"
 #include "hcube/host/sdp_schedules.hpp"
@@ -180,10 +181,10 @@ class SdpRun : public BackendTest {
     auto mach = make_labelled(p.n, p.m);
     const auto expected = reference_permute(mach->read(), mach->word_bytes(), mach->geometry().total_words(),
                                             [&](std::uint64_t g) { return p.apply(g); });
-    mach->run_cycles(plan.schedule);
-    mach->align(AffineMap::permute_bits(mach->geometry(), plan.local_after));
+    last_ = run_sdp_plan(*mach, plan);
     ASSERT_EQ(mach->read(), expected);
   }
+  SdpRunResult last_;
 };
 
 TEST_P(SdpRun, A1OnePortForRandomPermutations) {
@@ -458,6 +459,38 @@ TEST_P(SdpRun, A5WhenGammaDividesEveryOrder) {
       EXPECT_NE(std::string(e.what()).find("pivot storage dimensions"), std::string::npos) << e.what();
     }
   }
+}
+
+// A1': sigma_p cycles of K words (real cycles by dimension-order routing through
+// the empty storage dimension, mixed ones as in A1), one alignment at the end,
+// on a machine of 2K words a node; K = 1 works.
+TEST_P(SdpRun, A1PrimeForRandomPermutations) {
+  std::mt19937 rng(17);
+  for (unsigned n = 1; n <= 5; ++n)
+    for (unsigned m = 0; m <= 4; ++m)
+      for (int trial = 0; trial < 5; ++trial) {
+        const DimensionPermutation p = random_permutation(n, m, rng);
+        const DimensionPermutationAnalysis a = analyze(p);
+        SCOPED_TRACE(testing::Message() << "n = " << n << ", m = " << m << ", perm " << fmt::format("{}", fmt::join(p.to, ",")));
+        const SdpPlan plan = plan_a1_prime(p);
+        EXPECT_EQ(plan.schedule.cycles(), a.sigma_p);
+        EXPECT_EQ(plan.schedule.m, m + 1);
+        const ScheduleStats st = check_schedule(plan.schedule);
+        EXPECT_LE(plan.align_after.size(), 1u);  // one alignment back to u = 0, when any node bit is left on u
+        EXPECT_EQ(st.cycles, a.sigma_p);
+        // Real-cycle cycles carry K words on one dimension, mixed ones K/2.
+        const SdpModel model = model_plan(plan, 1, 0, bit(m + 1));
+        std::uint64_t expected_transfers = 0;
+        for (const ShuffleCycle& c : a.cycles) {
+          if (c.kind == ShuffleCycle::Kind::real) expected_transfers += c.bits.size() * bit(m);
+          if (c.kind == ShuffleCycle::Kind::mixed)
+            for (unsigned b : c.bits) expected_transfers += p.is_processor_bit(b) ? bit(m) / 2 : 0;
+        }
+        EXPECT_EQ(model.element_transfers, expected_transfers);
+        expect_runs(p, plan);
+        EXPECT_EQ(last_.counters.routing_cycles, a.sigma_p);
+        EXPECT_LE(last_.counters.alignments, 2u);
+      }
 }
 
 // The fused path: every word straight to its destination in one launch, every tile width.

@@ -384,22 +384,29 @@ double run_traced(Session& s, const IoFlags& step_io, const Job& job) {
 
 }  // namespace
 
-double run_job(Session& s, const IoFlags& io, const Job& job) {
+double run_verified(Session& s, const IoFlags& io, const Job& job,
+                    const std::function<double(const Machine::Progress&)>& run) {
   Machine& mach = *s.machine;
   const std::vector<unsigned char> initial = s.expected;
-  IoFlags step_io = io;
-  step_io.trace = io.trace && io.json;
-  begin_trace(s, step_io);
   double seconds = 0;
-  if (io.trace) {
-    seconds = run_traced(s, step_io, job);
-  } else {
+  {
     ProgressBar bar(!io.json && ::isatty(2) == 1);
-    seconds = run_schedule(mach, job.schedule, job.f, job.g, bar.callback()).seconds;
+    seconds = run(bar.callback());
   }
   s.expected = permutation_reference(mach, job.destination)(initial);
   verify(mach, s.expected, fmt::format("the {} {}", job.permutation, job.formula));
   return seconds;
+}
+
+double run_job(Session& s, const IoFlags& io, const Job& job) {
+  IoFlags step_io = io;
+  step_io.trace = io.trace && io.json;
+  begin_trace(s, step_io);
+  // A traced run draws no bar: it reports every step instead.
+  return run_verified(s, io, job, [&](const Machine::Progress& progress) {
+    return io.trace ? run_traced(s, step_io, job)
+                    : run_schedule(*s.machine, job.schedule, job.f, job.g, progress).seconds;
+  });
 }
 
 nlohmann::json job_json(const std::string& command, const Job& job, const Machine& mach, double seconds) {

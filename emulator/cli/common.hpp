@@ -128,6 +128,11 @@ nlohmann::json exchanges_json(const Cycle& cycle);
 // verifies the final state against job.destination applied to the initial
 // one. Returns the seconds the data motion took.
 double run_job(Session& s, const IoFlags& io, const Job& job);
+// The same for any way of running it: `run` moves the data on s.machine (with
+// the progress callback) and returns its seconds; the result is verified
+// against job.destination.
+double run_verified(Session& s, const IoFlags& io, const Job& job,
+                    const std::function<double(const Machine::Progress&)>& run);
 
 // The fields aapc, run and multi-aapc report about their job, before
 // machine_json's (the callers add their bound).

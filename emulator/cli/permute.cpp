@@ -13,6 +13,7 @@
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "hcube/emulator/sdp_run.hpp"
 #include "hcube/host/dimension_permutation.hpp"
 #include "hcube/host/error.hpp"
 #include "hcube/host/sdp_schedules.hpp"
@@ -84,6 +85,7 @@ std::vector<Candidate> candidates(const DimensionPermutation& p, const CostFlags
     out.push_back(std::move(k));
   };
   attempt("A1", "one", plan_a1_one_port);
+  attempt("A1'", "one", plan_a1_prime);
   if (!all) attempt("A2", "one", [](const DimensionPermutation& q) { return plan_a2(q, false); });
   if (all) {
     attempt("A2", "all", [](const DimensionPermutation& q) { return plan_a2(q, true); });
@@ -101,9 +103,9 @@ std::string perm_text(const DimensionPermutation& p) { return join_uints(p.to, "
 // The chosen candidate: the lowest modelled time among those that apply, or the
 // named algorithm (its form for the ports asked when it has one).
 const Candidate& choose(const std::vector<Candidate>& all, const std::string& algorithm, const CostFlags& c) {
-  static const std::set<std::string> known = {"auto", "A1", "A2", "A4", "A5", "A6", "Edelman"};
+  static const std::set<std::string> known = {"auto", "A1", "A1'", "A2", "A4", "A5", "A6", "Edelman"};
   if (known.count(algorithm) == 0)
-    throw Error(fmt::format("--algorithm '{}' unknown: allowed auto, A1, A2, A4, A5, A6, Edelman", algorithm));
+    throw Error(fmt::format("--algorithm '{}' unknown: allowed auto, A1, A1', A2, A4, A5, A6, Edelman", algorithm));
   const Candidate* best = nullptr;
   std::string reasons;
   for (const Candidate& k : all) {
@@ -165,20 +167,50 @@ std::uint64_t lower_bound_cycles(const Analysis& r, bool all) {
   return all ? r.a.sigma_p - r.a.odd_real_cycles : r.a.sigma_p;
 }
 
-// Words a node needs: K, or 2K when the final local reordering is no involution (it then runs through scratch).
-std::uint64_t memory_words(const Analysis& r, const SdpPlan& plan) {
-  const Geometry geo{r.perm.n, r.perm.m};
-  return AffineMap::permute_bits(geo, plan.local_after).is_involution() ? bit(r.perm.m) : 2 * bit(r.perm.m);
+// Words a node needs: the plan's machine's K (2K for A1'), twice that when the
+// final local reordering is no involution (it then runs through scratch).
+std::uint64_t memory_words(const SdpPlan& plan) {
+  const Geometry geo{plan.schedule.n, plan.schedule.m};
+  return AffineMap::permute_bits(geo, plan.local_after).is_involution() ? bit(geo.m) : 2 * bit(geo.m);
 }
+
+std::string memory_text(const Analysis& r, const SdpPlan& plan) {
+  const std::uint64_t times = memory_words(plan) / bit(r.perm.m);
+  return times == 1 ? "K" : fmt::format("{}K", times);
+}
+
+// A plan whose machine the data fills runs as a job (traceable); the others
+// (embedded, or with alignments after the cycles) through run_sdp_plan.
+bool runs_as_job(const SdpPlan& plan) { return plan.embed.empty() && plan.align_after.empty(); }
 
 Job job_for(const Analysis& r, const SdpPlan& plan) {
   const Geometry geo{r.perm.n, r.perm.m};
   ScheduleStats stats = check_schedule(plan.schedule);
   const DimensionPermutation perm = r.perm;
   const AffineMap id(geo);
-  return Job{plan.schedule, std::move(stats), id, AffineMap::permute_bits(geo, plan.local_after),
+  return Job{plan.schedule, std::move(stats), id,
+             runs_as_job(plan) ? AffineMap::permute_bits(geo, plan.local_after) : id,
              [perm](std::uint64_t g) { return perm.apply(g); }, "dimension-permutation",
              fmt::format("source address bit i to bit p_i: {}", perm_text(perm)), {}, {}, 0, {}};
+}
+
+// Runs and verifies the plan; the seconds, and the launches of the machine it ran on.
+std::pair<double, std::uint64_t> run_plan(Session& s, const IoFlags& io, const Job& job, const SdpPlan& plan) {
+  if (runs_as_job(plan)) {
+    const double seconds = run_job(s, io, job);
+    return {seconds, s.machine->counters().kernel_launches};
+  }
+  if (io.trace)
+    throw Error(fmt::format("--trace is not available for {}: it runs on a machine of its own geometry (n = {}, m = "
+                            "{}); save the schedule instead",
+                            plan.algorithm, plan.schedule.n, plan.schedule.m));
+  std::uint64_t launches = 0;
+  const double seconds = run_verified(s, io, job, [&](const Machine::Progress& progress) {
+    const SdpRunResult r = run_sdp_plan(*s.machine, plan, progress);
+    launches = r.counters.kernel_launches;
+    return r.seconds;
+  });
+  return {seconds, launches};
 }
 
 }  // namespace
@@ -193,7 +225,7 @@ void add_permute(CLI::App& app) {
                   "p0,...,p(q-1) (source bit i to bit p_i, bit 0 the lowest local address bit), or transpose, "
                   "bit-reversal, shuffle:k, unshuffle:k, swap-axes:a:b:w")
       ->required();
-  cmd->add_option("-a,--algorithm", f->algorithm, "auto (lowest modelled time), A1, A2, A4, A5, A6 or Edelman (bit reversal, n = m)")->capture_default_str();
+  cmd->add_option("-a,--algorithm", f->algorithm, "auto (lowest modelled time), A1, A1' (2K words a node), A2, A4, A5, A6 or Edelman (bit reversal, n = m)")->capture_default_str();
   cmd->add_flag("--fused", f->fused,
                 "the result in one pass (every word straight to its destination), not an emulation of the routing");
   add_cost_flags(*cmd, f->cost);
@@ -238,9 +270,11 @@ void add_permute(CLI::App& app) {
         why += fmt::format("; {} ({}-port) {:.6g}", k.algorithm, k.ports, k.model.time);
     const Job job = job_for(r, *chosen.plan);
     Session s = open_session(f->machine, io);
-    const double seconds = run_job(s, io, job);
+    const auto [seconds, launches] = run_plan(s, io, job, *chosen.plan);
     const bool ports_all = all_ports(f->cost);
     nlohmann::json j = job_json("permute", job, *s.machine, seconds);
+    j["launches"] = launches;
+    j["memory_words"] = memory_words(*chosen.plan);
     j["perm"] = r.perm.to;
     j["algorithm"] = chosen.algorithm;
     j["ports"] = f->cost.ports;
@@ -288,7 +322,7 @@ void add_compare(CLI::App& app) {
       IoFlags quiet;
       quiet.json = true;  // no progress bar, no prose
       Session s = open_session(f->machine, quiet);
-      const double seconds = run_job(s, quiet, job);
+      const double seconds = run_plan(s, quiet, job, *k.plan).first;
       rows.push_back({{"algorithm", k.algorithm},
                       {"ports", k.ports},
                       {"applies", true},
@@ -296,14 +330,14 @@ void add_compare(CLI::App& app) {
                       {"element_transfers", k.model.element_transfers},
                       {"startups", k.model.startups},
                       {"max_span", job.stats.max_span},
-                      {"memory_words", memory_words(r, *k.plan)},
+                      {"memory_words", memory_words(*k.plan)},
                       {"modelled_time", k.model.time},
                       {"lower_bound_time", r.bound.time()},
                       {"seconds", seconds},
                       {"verified", true}});
       table += fmt::format("{:<7} {:<5} {:>7} {:>10} {:>9} {:>5} {:>7} {:>12.6g} {:>12.6g} {:>10.6f}  yes\n", k.algorithm,
                            k.ports, job.stats.cycles, k.model.element_transfers, k.model.startups,
-                           job.stats.max_span, memory_words(r, *k.plan) == bit(r.perm.m) ? "K" : "2K", k.model.time,
+                           job.stats.max_span, memory_text(r, *k.plan), k.model.time,
                            r.bound.time(), seconds);
     }
     if (f->io.json) {

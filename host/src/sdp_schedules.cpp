@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <functional>
 #include <numeric>
 
@@ -165,6 +166,54 @@ SdpPlan plan_a1_one_port(const DimensionPermutation& p) {
 }  // namespace hcube
 
 namespace hcube {
+
+SdpPlan plan_a1_prime(const DimensionPermutation& p) {
+  const DimensionPermutationAnalysis a = analyze(p);
+  // Mixed and virtual cycles: A1 one-port on the data's half (u = 0), where
+  // nothing is offset yet; the real cycles become fixed points of that plan.
+  DimensionPermutation rest = p;
+  for (const ShuffleCycle& c : a.cycles)
+    if (c.kind == ShuffleCycle::Kind::real)
+      for (unsigned b : c.bits) rest.to[b] = b;
+  SdpPlan plan = plan_a1_one_port(rest);
+  plan.algorithm = "A1'";
+  const unsigned u = p.m, m = p.m + 1;  // the empty storage dimension: the machine's top local bit
+  Schedule& s = plan.schedule;
+  s.algorithm = "A1'";
+  s.m = m;
+  s.d = std::max(1u, std::min(p.n, m));
+  s.rules.channel_width = static_cast<unsigned>(std::min<std::uint64_t>(bit(p.m), 0xffffffffu));
+  plan.local_after.push_back(u);
+  plan.embed.resize(p.q());
+  std::iota(plan.embed.begin(), plan.embed.begin() + p.m, 0u);
+  std::iota(plan.embed.begin() + p.m, plan.embed.end(), m);
+  // offset[k]: what node bit k adds to every local address (bit u or nothing):
+  // the xor of the node bits the virtual alignments have folded onto u so far.
+  NodeOffsetMap offset(p.n, 0);
+  for (const ShuffleCycle& c : a.cycles) {
+    if (c.kind != ShuffleCycle::Kind::real) continue;
+    const std::vector<unsigned>& alpha = c.bits;
+    offset[alpha.back() - p.m] ^= bit(u);  // u := u xor node bit alpha_(s-1), without moving a word
+    s.offset_maps.push_back(offset);
+    const auto map = static_cast<std::uint32_t>(s.offset_maps.size());
+    for (unsigned r : alpha) {
+      for (std::uint64_t x = 0; x < bit(p.m); ++x) s.add(Exchange{r - p.m, x | bit(u), x, map});
+      s.end_cycle();
+    }
+    offset[alpha.front() - p.m] ^= bit(u);  // now u = node bit alpha_0 = the content's old alpha_(s-1)
+  }
+  if (!s.offset_maps.empty()) {
+    s.pre = s.post = AlignmentKind::none;
+    // Every word back at u = 0: u xor= the node bits still folded onto it.
+    const Geometry geo{p.n, m};
+    std::vector<std::uint64_t> mem(m);
+    for (unsigned b = 0; b < m; ++b) mem[b] = bit(b);
+    if (std::any_of(offset.begin(), offset.end(), [](std::uint64_t c) { return c != 0; }))
+      plan.align_after.emplace_back(AffineMap::from_columns(geo, mem, offset));
+  }
+  plan.startups = s.cycles();
+  return plan;
+}
 
 SdpPlan plan_a1_all_port(const DimensionPermutation& p) {
   const DimensionPermutationAnalysis a = check_n_port(p, "A1 n-port");

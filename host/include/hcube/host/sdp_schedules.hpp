@@ -10,6 +10,7 @@
 
 #include <vector>
 
+#include "hcube/host/affine_map.hpp"
 #include "hcube/host/dimension_permutation.hpp"
 #include "hcube/host/schedule.hpp"
 
@@ -20,8 +21,16 @@ namespace hcube {
 struct SdpPlan {
   std::string algorithm;
   Schedule schedule;                 // pre = post = none: the cycles in machine addresses
-  std::vector<unsigned> local_after;  // m entries; the identity when nothing is left to reorder
+  std::vector<unsigned> local_after;  // the machine's m entries; the identity when nothing is left to reorder
   std::uint64_t startups = 0;         // packets sent in sequence per node (one per cycle here)
+  // Node-dependent local moves after the cycles, before local_after (A1').
+  std::vector<AlignmentStep> align_after;
+  // A plan that needs more machine than the data fills (A1': a storage
+  // dimension the data leaves empty; the extended cube: the processor
+  // dimensions the data does not use) runs on the schedule's geometry with
+  // data address bit i at machine address bit embed[i] and every other machine
+  // bit 0. Empty: the data fills the schedule's machine.
+  std::vector<unsigned> embed;
 };
 
 // Algorithm A1, one-port (sec. 3.1): the cycles one after another.
@@ -36,6 +45,16 @@ struct SdpPlan {
 // K/2): (sigma_p + beta') K/2 t_c + (sigma_p + beta') tau with B = K/2.
 // Throws hcube::Error when a real cycle needs a pivot and m = 0.
 SdpPlan plan_a1_one_port(const DimensionPermutation& p);
+
+// Algorithm A1' (sec. 3.1), one-port: a real cycle by dimension-order routing
+// through a storage dimension u the data leaves empty (the machine has 2K
+// words a node, the data in the half with u = 0): with u first set to the
+// node's bit alpha_(s-1) (an offset map: node-dependent addresses, no launch),
+// E(u, alpha_0), ..., E(u, alpha_(s-1)) moves alpha_(j-1)'s content to alpha_j,
+// s exchanges of K words (one side of most pairs empty: a one-way move), and
+// one alignment at the end puts every word back at u = 0. Mixed and virtual
+// cycles as in A1. sigma_p cycles of K words: sigma_p K t_c + sigma_p tau.
+SdpPlan plan_a1_prime(const DimensionPermutation& p);
 
 // n-port algorithms split the data into parts, each a set of pivot pairs
 // {a, a xor 2^v}, and run one sequence of processor dimensions per part

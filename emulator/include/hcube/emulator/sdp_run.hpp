@@ -1,0 +1,21 @@
+// Runs a stable-dimension-permutation plan (host/sdp_schedules.hpp) on the data
+// of a machine: the cycles, then the node-dependent alignments, then the local
+// reordering. A plan that needs more machine than the data fills (A1''s empty
+// storage dimension, the extended cube's unused processor dimensions) runs on
+// a machine of its own geometry holding the data at the plan's embedding, the
+// other words zero; the result is copied back.
+#pragma once
+
+#include "hcube/emulator/machine.hpp"
+#include "hcube/host/sdp_schedules.hpp"
+
+namespace hcube {
+
+struct SdpRunResult {
+  double seconds = 0;  // the cycles and alignments, not the copies in and out of the larger machine
+  Counters counters;   // of the machine the plan ran on
+};
+
+SdpRunResult run_sdp_plan(Machine& data, const SdpPlan& plan, const Machine::Progress& progress = {});
+
+}  // namespace hcube

@@ -1,0 +1,65 @@
+#include "hcube/emulator/sdp_run.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstring>
+
+#include "hcube/emulator/schedule_run.hpp"
+#include "hcube/host/bits.hpp"
+#include "hcube/host/error.hpp"
+
+namespace hcube {
+namespace {
+
+SdpRunResult run_on(Machine& mach, const SdpPlan& plan, const Machine::Progress& progress) {
+  const Geometry& geo = mach.geometry();
+  mach.reset_counters();
+  const AffineMap id(geo);
+  SdpRunResult r;
+  r.seconds = run_schedule(mach, plan.schedule, id, id, progress).seconds;
+  const auto start = std::chrono::steady_clock::now();
+  for (const AlignmentStep& step : plan.align_after) mach.align(step);
+  const AffineMap after = AffineMap::permute_bits(geo, plan.local_after);
+  if (!after.is_identity()) mach.align(after);
+  r.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  r.counters = mach.counters();
+  return r;
+}
+
+// Machine address of data address g: data bit i at machine bit embed[i].
+std::uint64_t embedded(const std::vector<unsigned>& embed, std::uint64_t g) {
+  std::uint64_t a = 0;
+  for (unsigned i = 0; i < embed.size(); ++i)
+    if (test_bit(g, i)) a |= bit(embed[i]);
+  return a;
+}
+
+}  // namespace
+
+SdpRunResult run_sdp_plan(Machine& data, const SdpPlan& plan, const Machine::Progress& progress) {
+  if (plan.embed.empty()) return run_on(data, plan, progress);
+  const Geometry& dg = data.geometry();
+  if (plan.embed.size() != dg.address_bits())
+    throw Error(fmt::format("{} plan embeds {} data address bits: the machine has n + m = {}", plan.algorithm,
+                            plan.embed.size(), dg.address_bits()));
+  const Geometry big_geo{plan.schedule.n, plan.schedule.m};
+  const BackendChoice backend = data.backend().kind() == BackendKind::cuda ? BackendChoice::cuda : BackendChoice::cpu;
+  Machine big(MachineOptions{big_geo.n, big_geo.m, data.type(), backend,
+                             std::min<long long>(data.layout().t, big_geo.n)});
+  const std::size_t wb = data.word_bytes();
+  const std::vector<unsigned char> in = data.read();
+  std::vector<unsigned char> words(big.bytes(), 0);
+  for (std::uint64_t g = 0; g < dg.total_words(); ++g)
+    std::memcpy(&words[embedded(plan.embed, g) * wb], &in[g * wb], wb);
+  big.load(words.data(), words.size());
+  const SdpRunResult r = run_on(big, plan, progress);
+  big.read(words.data(), words.size());
+  std::vector<unsigned char> out(in.size());
+  for (std::uint64_t g = 0; g < dg.total_words(); ++g)
+    std::memcpy(&out[g * wb], &words[embedded(plan.embed, g) * wb], wb);
+  data.load(out.data(), out.size());
+  return r;
+}
+
+}  // namespace hcube
