@@ -493,6 +493,60 @@ TEST_P(SdpRun, A1PrimeForRandomPermutations) {
       }
 }
 
+// The extended cube: data on 2^p.n of 2^n nodes, spread over e = min(n - p.n, m)
+// unused dimensions, a full-cube algorithm on K / 2^e words, gathered back.
+TEST_P(SdpRun, ExtendedCubeForRandomPermutations) {
+  std::mt19937 rng(23);
+  struct Inner {
+    const char* name;
+    std::function<SdpPlan(const DimensionPermutation&)> make;
+  };
+  const std::vector<Inner> inners = {{"A1", plan_a1_one_port},
+                                     {"A2", [](const DimensionPermutation& q) { return plan_a2(q, true); }},
+                                     {"A4", plan_a4},
+                                     {"A6", plan_a6}};
+  std::map<std::string, int> ran;
+  for (unsigned pn = 1; pn <= 3; ++pn)
+    for (unsigned extra = 1; extra <= 3; ++extra)
+      for (unsigned m = 0; m <= 4; ++m)
+        for (int trial = 0; trial < 5; ++trial) {
+          const DimensionPermutation p = random_permutation(pn, m, rng);
+          const unsigned n = pn + extra, e = std::min(extra, m);
+          for (const Inner& in : inners) {
+            SCOPED_TRACE(testing::Message() << in.name << ", data n = " << pn << ", machine n = " << n << ", m = " << m
+                                            << ", perm " << fmt::format("{}", fmt::join(p.to, ",")));
+            SdpPlan plan;
+            try {
+              plan = plan_extended_cube(p, n, in.make);
+            } catch (const Error&) {
+              continue;  // the full-cube algorithm does not apply to the conjugated permutation
+            }
+            const ScheduleStats st = check_schedule(plan.schedule);
+            // Scatter and gather: K/2, K/4, ... words on the busiest link, e cycles each.
+            const SdpPlan full = in.make(extended_cube_permutation(p, n));
+            EXPECT_EQ(st.cycles, 2 * e + full.schedule.cycles());
+            std::uint64_t spread = 0;
+            for (unsigned i = 1; i <= e; ++i) spread += bit(m) >> i;
+            EXPECT_EQ(model_plan(plan, 1, 0, bit(m)).element_transfers,
+                      2 * spread + model_plan(full, 1, 0, bit(m)).element_transfers);
+            expect_runs(p, plan);
+            EXPECT_EQ(last_.counters.routing_cycles, st.cycles);
+            ++ran[in.name];
+          }
+        }
+  for (const Inner& in : inners) EXPECT_GE(ran[in.name], 8) << in.name;
+  // Data n = 1, m = 2, node bit 2 <-> local bit 0 on a machine of n = 2: v_1 = local
+  // bit 1 and the unused node bit (address bit 3) swap, so the full-cube
+  // permutation on (n = 2, m = 1) exchanges local bit 0 and node bit 0.
+  const DimensionPermutation p{1, 2, {2, 1, 0}};
+  const DimensionPermutation conj = extended_cube_permutation(p, 2);
+  EXPECT_EQ(conj.n, 2u);
+  EXPECT_EQ(conj.m, 1u);
+  EXPECT_EQ(conj.to, (std::vector<unsigned>{1, 0, 2}));
+  EXPECT_THROW(plan_extended_cube(p, 1, plan_a1_one_port), Error);
+  EXPECT_THROW(plan_extended_cube(p, 2, plan_a1_prime), Error);
+}
+
 // The fused path: every word straight to its destination in one launch, every tile width.
 TEST_P(SdpRun, FusedPermutationForRandomPermutationsAndTileWidths) {
   std::mt19937 rng(3);

@@ -215,6 +215,73 @@ SdpPlan plan_a1_prime(const DimensionPermutation& p) {
   return plan;
 }
 
+DimensionPermutation extended_cube_permutation(const DimensionPermutation& p, unsigned n) {
+  if (n <= p.n)
+    throw Error(fmt::format("the extended cube needs more processor dimensions than the data occupies: machine n = {}, "
+                            "data {}",
+                            n, p.n));
+  if (p.m == 0) throw Error("the extended cube spreads the data over storage dimensions: m = 0 (K = 1) has none");
+  const unsigned m = p.m, e = std::min(n - p.n, m), q = n + m;
+  // S on machine bits: v_i = m - i <-> r_i = m + p.n + i - 1 (node dimension p.n + i - 1).
+  std::vector<unsigned> swap(q);
+  std::iota(swap.begin(), swap.end(), 0u);
+  for (unsigned i = 1; i <= e; ++i) std::swap(swap[m - i], swap[m + p.n + i - 1]);
+  // delta on the machine's bits (the unused node bits fixed), conjugated by S:
+  // P = S delta S fixes every v_i, so it is a permutation of the other bits.
+  std::vector<unsigned> delta(q);
+  std::iota(delta.begin(), delta.end(), 0u);
+  for (unsigned b = 0; b < p.q(); ++b) delta[b] = p.to[b];
+  // The reduced numbering: storage bits 0..m-e-1 as they are, node bit k at m - e + k.
+  const auto reduced = [&](unsigned x) { return x < m - e ? x : x - e; };
+  DimensionPermutation conj;
+  conj.n = n;
+  conj.m = m - e;
+  conj.to.resize(q - e);
+  for (unsigned x = 0; x < q; ++x) {
+    if (x >= m - e && x < m) continue;  // a v_i: fixed
+    conj.to[reduced(x)] = reduced(swap[delta[swap[x]]]);
+  }
+  return conj;
+}
+
+SdpPlan plan_extended_cube(const DimensionPermutation& p, unsigned n,
+                           const std::function<SdpPlan(const DimensionPermutation&)>& inner) {
+  const DimensionPermutation conj = extended_cube_permutation(p, n);
+  const unsigned m = p.m, e = m - conj.m;
+  SdpPlan in = inner(conj);
+  if (!in.embed.empty() || !in.align_after.empty())
+    throw Error(fmt::format("the extended cube runs a full-cube algorithm the data fills: {} is not one", in.algorithm));
+
+  SdpPlan plan;
+  plan.algorithm = in.algorithm;
+  plan.schedule = plan_header(p, in.algorithm.c_str(), in.schedule.rules.model);
+  Schedule& s = plan.schedule;
+  s.n = n;
+  s.d = std::max(1u, std::min(n, m));
+  s.rules = in.schedule.rules;
+  s.rules.channel_width = std::max<unsigned>(s.rules.channel_width, m == 0 ? 1u : static_cast<unsigned>(bit(m - 1)));
+  s.offset_maps = in.schedule.offset_maps;  // node bits to addresses below K / 2^e: valid as they are
+  // Scatter step i: the words with v_1..v_(i-1) clear (those still holding data) and v_i set.
+  const auto spread = [&](unsigned i) {
+    for (std::uint64_t a = 0; a < bit(m); ++a)
+      if (test_bit(a, m - i) && (a >> (m - i + 1)) == 0) s.add(Exchange{p.n + i - 1, a, a ^ bit(m - i)});
+    s.end_cycle();
+  };
+  for (unsigned i = 1; i <= e; ++i) spread(i);
+  // The full-cube algorithm's addresses lie below K / 2^e: the same in the machine's memory.
+  for (std::size_t c = 0; c < in.schedule.cycles(); ++c) {
+    for (const Exchange& x : in.schedule.cycle(c)) s.add(x);
+    s.end_cycle();
+  }
+  for (unsigned i = e; i >= 1; --i) spread(i);
+  plan.local_after = in.local_after;
+  for (unsigned b = m - e; b < m; ++b) plan.local_after.push_back(b);
+  plan.embed.resize(p.q());
+  std::iota(plan.embed.begin(), plan.embed.end(), 0u);  // the data's node bits are the machine's low ones
+  plan.startups = s.cycles();
+  return plan;
+}
+
 SdpPlan plan_a1_all_port(const DimensionPermutation& p) {
   const DimensionPermutationAnalysis a = check_n_port(p, "A1 n-port");
   std::vector<const ShuffleCycle*> real;

@@ -8,6 +8,7 @@
 // E(v, s_L) moves the content of s_i to s_(i+1).
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "hcube/host/affine_map.hpp"
@@ -55,6 +56,22 @@ SdpPlan plan_a1_one_port(const DimensionPermutation& p);
 // one alignment at the end puts every word back at u = 0. Mixed and virtual
 // cycles as in A1. sigma_p cycles of K words: sigma_p K t_c + sigma_p tau.
 SdpPlan plan_a1_prime(const DimensionPermutation& p);
+
+// The extended cube (sec. 4, "extended-cube permutations"): the data of p
+// occupies the subcube of its p.n processor dimensions on a machine of n > p.n;
+// the plan spreads it over the e = min(n - p.n, m) unused dimensions, runs a
+// full-cube algorithm on K / 2^e words a node, and gathers it back. Scatter:
+// E(v_i, r_i) for the top storage bits v_i = m - i and the unused processor
+// dimensions r_i = p.n + i - 1 (i = 1..e), each on the words that still hold
+// data (K/2, K/4, ...: K (1 - 2^-e) words in all); the full-cube algorithm
+// `inner` then runs the permutation S delta S (S swapping v_i and r_i, which it
+// fixes) on the n processor and m - e storage bits (the v_i empty); the gather
+// is the scatter reversed. `inner` must build a plan the data fills (not A1').
+// Throws naming the condition when n <= p.n or m = 0.
+SdpPlan plan_extended_cube(const DimensionPermutation& p, unsigned n,
+                           const std::function<SdpPlan(const DimensionPermutation&)>& inner);
+// The full-cube permutation S delta S that plan_extended_cube hands `inner`.
+DimensionPermutation extended_cube_permutation(const DimensionPermutation& p, unsigned n);
 
 // n-port algorithms split the data into parts, each a set of pivot pairs
 // {a, a xor 2^v}, and run one sequence of processor dimensions per part
