@@ -116,6 +116,33 @@ TEST_F(CliPermute, NamedPermutationsAndCompare) {
   EXPECT_EQ(read_u64(path("out.npy"), c), permuted(in, {5, 4, 3, 2, 1, 0}));
 }
 
+// The extended cube: data of 2^3 nodes x 2^3 words on a cube of n = 5; each
+// algorithm spreads it over the unused dimensions and gathers it back.
+TEST_F(CliPermute, ExtendedCube) {
+  const Cube c{3, 3};
+  const Words in = random_words(c.total());
+  write_u64(path("in.npy"), c.shape(), in);
+  const std::vector<unsigned> to = {0, 1, 2, 4, 5, 3};  // a real cycle 3 -> 4 -> 5 on the data's processor bits
+  for (const char* ports : {"one", "all"}) {
+    const json j = ok_json({"permute", "--perm", "0,1,2,4,5,3", "-n", "5", "-m", "3", "--subcube-dims", "3",
+                            "--ports", ports, "-i", path("in.npy").string(), "-o", path("out.npy").string()});
+    EXPECT_EQ(j["verified"], true);
+    EXPECT_EQ(j["machine_n"], 5);
+    EXPECT_EQ(j["n"], 3);
+    EXPECT_EQ(read_u64(path("out.npy"), c), permuted(in, to));
+  }
+  const json cmp = ok_json({"compare", "--perm", "0,1,2,4,5,3", "-n", "5", "-m", "3", "--subcube-dims", "3", "--ports",
+                            "all"});
+  int applied = 0;
+  for (const json& row : cmp["rows"]) applied += row["applies"].get<bool>() ? 1 : 0;
+  EXPECT_GE(applied, 3) << cmp["rows"];
+  EXPECT_TRUE(contains(ok({"compare", "--perm", "0,1,2,4,5,3", "-n", "5", "-m", "3", "--subcube-dims", "3"}),
+                       "extended cube"));
+  expect_error({"permute", "--perm", "0,1,2,4,5,3", "-n", "3", "-m", "3", "--subcube-dims", "3"},
+               {"--subcube-dims 3 out of range", "0 <= k < n = 3"});
+  expect_error({"permute", "--perm", "0,1,2,4,5,3", "-n", "5", "-m", "3", "--subcube-dims", "2"}, {"lists 6 bits"});
+}
+
 TEST_F(CliPermute, BadInput) {
   expect_error({"permute", "--perm", "0,1,2", "-n", "2", "-m", "2"}, {"lists 3 bits", "q = n + m = 4"});
   expect_error({"permute", "--perm", "0,1,1,3", "-n", "2", "-m", "2"}, {"not a permutation", "appears twice"});

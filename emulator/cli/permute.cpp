@@ -26,6 +26,7 @@ struct CostFlags {
   double tc = 1.0;
   double tau = 0.0;
   long long packet = -1;  // unset: K (whole blocks)
+  long long subcube = -1;  // unset: the data fills the machine's n processor dimensions
 };
 
 struct Flags {
@@ -43,6 +44,10 @@ void add_cost_flags(CLI::App& cmd, CostFlags& c) {
   cmd.add_option("--tc", c.tc, "modelled time per word sent, t_c >= 0")->capture_default_str();
   cmd.add_option("--tau", c.tau, "modelled start-up time per packet, tau >= 0")->capture_default_str();
   cmd.add_option("--packet", c.packet, "packet size B in words (default K: no packet limit)");
+  cmd.add_option("--subcube-dims", c.subcube,
+                 "the extended cube (sec. 4): the data occupies the subcube of the machine's first k < n processor "
+                 "dimensions (input shape 2^k x 2^m) and --perm lists k + m bits; every algorithm then spreads it "
+                 "over the unused dimensions, runs on the full cube and gathers it back");
 }
 
 struct Candidate {
@@ -70,14 +75,16 @@ std::uint64_t packet_of(const CostFlags& c, unsigned m) {
   return c.packet == -1 ? bit(m) : static_cast<std::uint64_t>(c.packet);
 }
 
-// Every algorithm the ports allow, built or with the reason it does not apply.
-std::vector<Candidate> candidates(const DimensionPermutation& p, const CostFlags& c) {
+// Every algorithm the ports allow, built or with the reason it does not apply;
+// on a machine of n > p.n processor dimensions, each inside the extended cube's
+// scatter and gather.
+std::vector<Candidate> candidates(const DimensionPermutation& p, const CostFlags& c, unsigned n) {
   const bool all = all_ports(c);
   std::vector<Candidate> out;
   const auto attempt = [&](const char* name, const char* ports, const std::function<SdpPlan(const DimensionPermutation&)>& make) {
     Candidate k{name, ports, std::nullopt, {}, {}};
     try {
-      k.plan = make(p);
+      k.plan = n > p.n ? plan_extended_cube(p, n, make) : make(p);
       k.model = model_plan(*k.plan, c.tc, c.tau, packet_of(c, p.m));
     } catch (const Error& e) {
       k.why_not = e.what();
@@ -127,23 +134,35 @@ struct Analysis {
   DimensionPermutation perm;
   DimensionPermutationAnalysis a;
   DimensionPermutationBound bound;
+  unsigned machine_n = 0;  // > perm.n in the extended cube
+  MachineFlags data;       // the data's machine: perm.n processor dimensions
 };
 
 Analysis analyse(const std::string& text, const MachineFlags& mf, const CostFlags& c) {
   if (mf.n < 0 || mf.m < 0 || mf.n + mf.m < 1 || mf.n + mf.m > static_cast<long long>(kMaxAddressBits))
     throw Error(fmt::format("n = {}, m = {} out of range: allowed n, m >= 0 and 1 <= n + m <= {}", mf.n, mf.m,
                             kMaxAddressBits));
-  const unsigned n = static_cast<unsigned>(mf.n), m = static_cast<unsigned>(mf.m);
+  const unsigned machine_n = static_cast<unsigned>(mf.n), m = static_cast<unsigned>(mf.m);
   check_cost(c);
-  Analysis r{parse_dimension_permutation(text, n, m), {}, {}};
+  if (c.subcube != -1 && (c.subcube < 0 || c.subcube >= mf.n))
+    throw Error(fmt::format("--subcube-dims {} out of range: allowed 0 <= k < n = {}", c.subcube, mf.n));
+  const unsigned n = c.subcube == -1 ? machine_n : static_cast<unsigned>(c.subcube);
+  Analysis r{parse_dimension_permutation(text, n, m), {}, {}, machine_n, mf};
+  r.data.n = n;
   r.a = analyze(r.perm);
-  r.bound = lower_bound(r.a, bit(m), all_ports(c), c.tc, c.tau);
+  r.bound = n < machine_n ? extended_cube_lower_bound(r.a, bit(m), machine_n, n, all_ports(c), c.tc, c.tau)
+                          : lower_bound(r.a, bit(m), all_ports(c), c.tc, c.tau);
   // Every cycle of every candidate moves at most K/2 words a node.
   const std::uint64_t cycles = r.a.sigma_p + r.a.beta + r.a.beta * (r.a.sigma_max + 1);
   if ((bit(m) / 2 + 1) * cycles > kMaxScheduleExchanges)
     throw Error(fmt::format("the schedules for n = {}, m = {} would hold more than {} exchanges: lower --mem-dims",
                             n, m, kMaxScheduleExchanges));
   return r;
+}
+
+std::string subcube_text(const Analysis& r) {
+  return r.machine_n > r.perm.n ? fmt::format(" on a subcube of a cube of n = {} (the extended cube)", r.machine_n)
+                                : std::string();
 }
 
 std::string cycles_text(const DimensionPermutationAnalysis& a) {
@@ -194,23 +213,16 @@ Job job_for(const Analysis& r, const SdpPlan& plan) {
              fmt::format("source address bit i to bit p_i: {}", perm_text(perm)), {}, {}, 0, {}};
 }
 
-// Runs and verifies the plan; the seconds, and the launches of the machine it ran on.
-std::pair<double, std::uint64_t> run_plan(Session& s, const IoFlags& io, const Job& job, const SdpPlan& plan) {
-  if (runs_as_job(plan)) {
-    const double seconds = run_job(s, io, job);
-    return {seconds, s.machine->counters().kernel_launches};
-  }
+// Runs and verifies the plan; the seconds.
+double run_plan(Session& s, const IoFlags& io, const Job& job, const SdpPlan& plan) {
+  if (runs_as_job(plan)) return run_job(s, io, job);
   if (io.trace)
     throw Error(fmt::format("--trace is not available for {}: it runs on a machine of its own geometry (n = {}, m = "
                             "{}); save the schedule instead",
                             plan.algorithm, plan.schedule.n, plan.schedule.m));
-  std::uint64_t launches = 0;
-  const double seconds = run_verified(s, io, job, [&](const Machine::Progress& progress) {
-    const SdpRunResult r = run_sdp_plan(*s.machine, plan, progress);
-    launches = r.counters.kernel_launches;
-    return r.seconds;
+  return run_verified(s, io, job, [&](const Machine::Progress& progress) {
+    return run_sdp_plan(*s.machine, plan, progress).seconds;
   });
-  return {seconds, launches};
 }
 
 }  // namespace
@@ -237,7 +249,7 @@ void add_permute(CLI::App& app) {
     check_trace_size(io, r.perm.n, r.perm.m);
     if (f->fused) {
       if (f->algorithm != "auto") throw Error("--fused runs no routing algorithm: drop --algorithm");
-      Session s = open_session(f->machine, io);
+      Session s = open_session(r.data, io);
       begin_trace(s, io);
       const DimensionPermutation perm = r.perm;
       const auto start = std::chrono::steady_clock::now();
@@ -262,18 +274,17 @@ void add_permute(CLI::App& app) {
                              perm_text(r.perm), r.perm.n, r.perm.m, bit(r.perm.m), seconds));
       return;
     }
-    const std::vector<Candidate> all = candidates(r.perm, f->cost);
+    const std::vector<Candidate> all = candidates(r.perm, f->cost, r.machine_n);
     const Candidate& chosen = choose(all, f->algorithm, f->cost);
     std::string why = f->algorithm == "auto" ? "lowest modelled time" : "asked for";
     for (const Candidate& k : all)
       if (k.plan && &k != &chosen)
         why += fmt::format("; {} ({}-port) {:.6g}", k.algorithm, k.ports, k.model.time);
     const Job job = job_for(r, *chosen.plan);
-    Session s = open_session(f->machine, io);
-    const auto [seconds, launches] = run_plan(s, io, job, *chosen.plan);
+    Session s = open_session(r.data, io);
+    const double seconds = run_plan(s, io, job, *chosen.plan);
     const bool ports_all = all_ports(f->cost);
     nlohmann::json j = job_json("permute", job, *s.machine, seconds);
-    j["launches"] = launches;
     j["memory_words"] = memory_words(*chosen.plan);
     j["perm"] = r.perm.to;
     j["algorithm"] = chosen.algorithm;
@@ -286,12 +297,13 @@ void add_permute(CLI::App& app) {
     j["lower_bound_time"] = r.bound.time();
     j["reason"] = why;
     j["analysis"] = analysis_json(r);
+    j["machine_n"] = r.machine_n;  // n of the cube; > n in the extended cube (--subcube-dims)
     const std::string summary = fmt::format(
-        "permute: {} on n = {}, m = {} (K = {}), {}-port\ncycles: {}\n{} ({}-port, {}): {} routing cycles, {} element "
-        "transfers, {} start-ups; modelled {:.6g} (lower bound {:.6g}, Theorem 1), measured {:.6f} s",
-        perm_text(r.perm), r.perm.n, r.perm.m, bit(r.perm.m), f->cost.ports, cycles_text(r.a), chosen.algorithm,
-        chosen.ports, why, job.stats.cycles, chosen.model.element_transfers, chosen.model.startups, chosen.model.time,
-        r.bound.time(), seconds);
+        "permute: {} on n = {}, m = {} (K = {}){}, {}-port\ncycles: {}\n{} ({}-port, {}): {} routing cycles, {} element "
+        "transfers, {} start-ups; modelled {:.6g} (lower bound {:.6g}, {}), measured {:.6f} s",
+        perm_text(r.perm), r.perm.n, r.perm.m, bit(r.perm.m), subcube_text(r), f->cost.ports, cycles_text(r.a),
+        chosen.algorithm, chosen.ports, why, job.stats.cycles, chosen.model.element_transfers, chosen.model.startups,
+        chosen.model.time, r.bound.time(), r.machine_n > r.perm.n ? "Corollary 4" : "Theorem 1", seconds);
     finish_run(s, io, std::move(j), summary);
   });
 }
@@ -307,7 +319,7 @@ void add_compare(CLI::App& app) {
   cmd->callback([f] {
     const Analysis r = analyse(f->perm, f->machine, f->cost);
     const bool ports_all = all_ports(f->cost);
-    std::vector<Candidate> all = candidates(r.perm, f->cost);
+    std::vector<Candidate> all = candidates(r.perm, f->cost, r.machine_n);
     nlohmann::json rows = nlohmann::json::array();
     std::string table = fmt::format("{:<7} {:<5} {:>7} {:>10} {:>9} {:>5} {:>7} {:>12} {:>12} {:>10}  {}\n", "alg",
                                     "ports", "cycles", "transfers", "start-ups", "span", "memory", "modelled",
@@ -321,8 +333,8 @@ void add_compare(CLI::App& app) {
       const Job job = job_for(r, *k.plan);
       IoFlags quiet;
       quiet.json = true;  // no progress bar, no prose
-      Session s = open_session(f->machine, quiet);
-      const double seconds = run_plan(s, quiet, job, *k.plan).first;
+      Session s = open_session(r.data, quiet);
+      const double seconds = run_plan(s, quiet, job, *k.plan);
       rows.push_back({{"algorithm", k.algorithm},
                       {"ports", k.ports},
                       {"applies", true},
@@ -349,8 +361,8 @@ void add_compare(CLI::App& app) {
       std::cout << j.dump(2) << "\n";
       return;
     }
-    fmt::print("compare: {} on n = {}, m = {} (K = {}), {}-port, t_c = {}, tau = {}, B = {}\ncycles: {}\n{}",
-               perm_text(r.perm), r.perm.n, r.perm.m, bit(r.perm.m), f->cost.ports, f->cost.tc, f->cost.tau,
+    fmt::print("compare: {} on n = {}, m = {} (K = {}){}, {}-port, t_c = {}, tau = {}, B = {}\ncycles: {}\n{}",
+               perm_text(r.perm), r.perm.n, r.perm.m, bit(r.perm.m), subcube_text(r), f->cost.ports, f->cost.tc, f->cost.tau,
                packet_of(f->cost, r.perm.m), cycles_text(r.a), table);
   });
 }

@@ -15,6 +15,25 @@ void Counters::add_phase(const std::string& name, double seconds) {
   ++it->calls;
 }
 
+void Counters::add(const Counters& o) {
+  routing_cycles += o.routing_cycles;
+  alignments += o.alignments;
+  router_steps += o.router_steps;
+  kernel_launches += o.kernel_launches;
+  element_hops += o.element_hops;
+  bytes_read += o.bytes_read;
+  bytes_written += o.bytes_written;
+  router_contention += o.router_contention;
+  links_total = std::max(links_total, o.links_total);
+  links_used_per_cycle.insert(links_used_per_cycle.end(), o.links_used_per_cycle.begin(), o.links_used_per_cycle.end());
+  for (const PhaseTime& p : o.phases) {
+    auto it = std::find_if(phases.begin(), phases.end(), [&](const PhaseTime& q) { return q.name == p.name; });
+    if (it == phases.end()) it = phases.insert(phases.end(), PhaseTime{p.name, 0, 0});
+    it->seconds += p.seconds;
+    it->calls += p.calls;
+  }
+}
+
 double Counters::phase_seconds(const std::string& name) const {
   for (const PhaseTime& p : phases)
     if (p.name == name) return p.seconds;

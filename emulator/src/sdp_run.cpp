@@ -54,6 +54,7 @@ SdpRunResult run_sdp_plan(Machine& data, const SdpPlan& plan, const Machine::Pro
     std::memcpy(&words[embedded(plan.embed, g) * wb], &in[g * wb], wb);
   big.load(words.data(), words.size());
   const SdpRunResult r = run_on(big, plan, progress);
+  data.add_counters(r.counters);
   big.read(words.data(), words.size());
   std::vector<unsigned char> out(in.size());
   for (std::uint64_t g = 0; g < dg.total_words(); ++g)

@@ -30,6 +30,9 @@ struct Counters {
   std::vector<PhaseTime> phases;
 
   void add_phase(const std::string& name, double seconds);
+  // Adds what another machine did for this one's data (a plan run on a larger
+  // machine, host/sdp_schedules.hpp): the counts add up, the link count is the larger.
+  void add(const Counters& other);
   double phase_seconds(const std::string& name) const;
   // Mean fraction of the directed links busy per routing cycle (0 without cycles).
   double mean_channel_use() const;

@@ -92,6 +92,8 @@ class Machine {
 
   const Counters& counters() const { return counters_; }
   void reset_counters();
+  // Counts what another machine did with this machine's data (Counters::add).
+  void add_counters(const Counters& other) { counters_.add(other); }
 
  private:
   void account_launch(const char* phase, double seconds);

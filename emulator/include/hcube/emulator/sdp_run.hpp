@@ -3,7 +3,8 @@
 // reordering. A plan that needs more machine than the data fills (A1''s empty
 // storage dimension, the extended cube's unused processor dimensions) runs on
 // a machine of its own geometry holding the data at the plan's embedding, the
-// other words zero; the result is copied back.
+// other words zero; the result is copied back and that machine's counters are
+// added to the data machine's.
 #pragma once
 
 #include "hcube/emulator/machine.hpp"
