@@ -102,8 +102,12 @@ TEST_F(CliPermute, NamedPermutationsAndCompare) {
   const json mixed = ok_json({"compare", "--perm", "transpose", "-n", "3", "-m", "3", "--ports", "all"});
   EXPECT_EQ(mixed["rows"][2]["algorithm"], "A2");  // two AAPCs: any permutation with m >= sigma_p
   EXPECT_EQ(mixed["rows"][2]["applies"], true);
-  EXPECT_EQ(mixed["rows"][3]["applies"], false);
-  EXPECT_TRUE(contains(mixed["rows"][3]["reason"], "separable")) << mixed["rows"][3];
+  // A1 n-port runs mixed cycles as commuting chains over parts; A4 needs a separable permutation.
+  EXPECT_EQ(mixed["rows"][3]["algorithm"], "A1");
+  EXPECT_EQ(mixed["rows"][3]["applies"], true);
+  EXPECT_EQ(mixed["rows"][3]["verified"], true);
+  EXPECT_EQ(mixed["rows"][4]["applies"], false);
+  EXPECT_TRUE(contains(mixed["rows"][4]["reason"], "separable")) << mixed["rows"][4];
   const std::string table = ok({"compare", "--perm", "transpose", "-n", "3", "-m", "3"});
   EXPECT_TRUE(contains(table, "A1      one")) << table;
   // Edelman's table does the bit reversal of a 2^(2d) vector: 2^(d-1) cycles, one word a link.

@@ -217,6 +217,44 @@ TEST_P(SdpRun, A1OnePortNamedPermutations) {
   EXPECT_THROW(plan_a1_one_port(no_memory), Error);
 }
 
+// A1 n-port for non-separable permutations (sec. 4.4): A1 one-port's chains as
+// commuting blocks, the data parted by the untouched storage bits, part k
+// starting at block k. sigma_p + beta' cycles; with as many parts as blocks of
+// equal length, each cycle puts K/2P words on each used dimension.
+TEST_P(SdpRun, A1NPortForMixedCycles) {
+  std::mt19937 rng(29);
+  int mixed = 0;
+  for (unsigned n = 1; n <= 5; ++n)
+    for (unsigned m = 1; m <= 6; ++m)
+      for (int trial = 0; trial < 6; ++trial) {
+        const DimensionPermutation p = random_permutation(n, m, rng);
+        const DimensionPermutationAnalysis a = analyze(p);
+        if (a.separable) continue;
+        ++mixed;
+        SCOPED_TRACE(testing::Message() << "n = " << n << ", m = " << m << ", perm " << fmt::format("{}", fmt::join(p.to, ",")));
+        const SdpPlan plan = plan_a1_all_port(p);
+        EXPECT_EQ(plan.schedule.cycles(), a.sigma_p + a.real_cycles);
+        EXPECT_EQ(plan.schedule.rules.model, PortModel::all_port);
+        check_schedule(plan.schedule);
+        // Never more words on a link than one-port A1 puts there.
+        EXPECT_LE(model_plan(plan, 1, 0, bit(m)).element_transfers,
+                  model_plan(plan_a1_one_port(p), 1, 0, bit(m)).element_transfers);
+        expect_runs(p, plan);
+      }
+  EXPECT_GE(mixed, 40);
+  // Two mixed cycles of one run each, two free storage bits: 2 parts, so every
+  // cycle moves K/4 words on each of two dimensions instead of K/2 on one.
+  // Bits: storage 0..3, processor 4..5; cycles 0 -> 4 -> 0 and 1 -> 5 -> 1.
+  const DimensionPermutation two{2, 4, {4, 5, 2, 3, 0, 1}};
+  const SdpPlan plan = plan_a1_all_port(two);
+  ASSERT_EQ(plan.schedule.cycles(), 2u);
+  const ScheduleStats st = check_schedule(plan.schedule);
+  for (std::uint32_t per : st.exchanges_per_cycle) EXPECT_EQ(per, 8u);  // K/2 in all: K/4 on each of 2 dimensions
+  EXPECT_EQ(model_plan(plan, 1, 0, 16).element_transfers, 8u);           // 2 cycles of K/4 = 4
+  EXPECT_EQ(model_plan(plan_a1_one_port(two), 1, 0, 16).element_transfers, 16u);
+  expect_runs(two, plan);
+}
+
 
 // Table 1 of the SDP paper, verbatim: J0 = 0,1,2,3, J1 = 4,5,6, J2 = 7,8; 13 sequences of 12 cycles.
 TEST(SdpA4, Table1Sequences) {

@@ -119,14 +119,29 @@ std::vector<unsigned> rotated_chain(const std::vector<unsigned>& bits, std::size
 
 }  // namespace
 
-SdpPlan plan_a1_one_port(const DimensionPermutation& p) {
-  const DimensionPermutationAnalysis a = analyze(p);
-  SdpPlan plan;
-  plan.algorithm = "A1";
-  plan.schedule = plan_header(p, "A1", PortModel::one_port);
-  Schedule& s = plan.schedule;
-  s.rules.channel_width = p.m == 0 ? 1 : static_cast<unsigned>(std::min<std::uint64_t>(bit(p.m - 1), 0xffffffffu));
-  // where[x]: the position whose content ends up at storage position x after the exchanges.
+namespace {
+
+// A1's exchanges as blocks, each a chain E(pivot, r_1), ..., E(pivot, r_t):
+// a real cycle's chain with a pivot it restores, and each run of processor
+// bits after a storage bit u of a mixed cycle with u as the pivot. Each block
+// acts on its own address bits (its pivot restored, or its run's bits), so the
+// blocks commute; local_after completes the storage bits.
+struct A1Blocks {
+  std::vector<std::vector<std::pair<unsigned, unsigned>>> blocks;  // (pivot, processor bit)
+  std::vector<unsigned> local_after;
+  unsigned real_pivot = 0;
+};
+
+A1Blocks a1_blocks(const DimensionPermutation& p, const DimensionPermutationAnalysis& a) {
+  A1Blocks r;
+  // The real chains' pivot: a storage bit a mixed cycle touches anyway, so the
+  // storage bits outside every cycle stay free (the n-port form parts by them).
+  for (const ShuffleCycle& c : a.cycles)
+    if (c.kind == ShuffleCycle::Kind::mixed) {
+      r.real_pivot = *std::min_element(c.bits.begin(), c.bits.end());
+      break;
+    }
+  // source[x]: the position whose content ends up at storage position x after the exchanges.
   std::vector<unsigned> source(p.m);
   std::iota(source.begin(), source.end(), 0u);
   for (const ShuffleCycle& c : a.cycles) {
@@ -134,8 +149,8 @@ SdpPlan plan_a1_one_port(const DimensionPermutation& p) {
     const std::size_t order = b.size();
     if (c.kind == ShuffleCycle::Kind::real) {
       if (p.m == 0) throw Error("A1 needs a storage dimension as pivot for a real cycle: m = 0 (K = 1)");
-      const unsigned v = 0;  // any storage bit: the chain restores its content
-      for (std::size_t k = 0; k <= order; ++k) add_e(s, v, b[k % order]);
+      auto& block = r.blocks.emplace_back();
+      for (std::size_t k = 0; k <= order; ++k) block.emplace_back(r.real_pivot, b[k % order]);
       continue;
     }
     // Mixed or virtual: start at a storage bit; each storage bit u followed by
@@ -146,10 +161,12 @@ SdpPlan plan_a1_one_port(const DimensionPermutation& p) {
     do {
       const unsigned u = b[k];
       std::size_t next = (k + 1) % order;
+      std::vector<std::pair<unsigned, unsigned>> block;
       while (p.is_processor_bit(b[next])) {
-        add_e(s, u, b[next]);
+        block.emplace_back(u, b[next]);
         next = (next + 1) % order;
       }
+      if (!block.empty()) r.blocks.push_back(std::move(block));
       // The storage bit after the run receives what u now holds: u's own
       // content when the run is empty, the run's last processor content otherwise.
       source[b[next]] = u;
@@ -157,11 +174,85 @@ SdpPlan plan_a1_one_port(const DimensionPermutation& p) {
     } while (k != first);
   }
   // Content at position source[x] goes to x: memory bit source[x] moves to bit x.
-  plan.local_after.assign(p.m, 0);
-  for (unsigned x = 0; x < p.m; ++x) plan.local_after[source[x]] = x;
+  r.local_after.assign(p.m, 0);
+  for (unsigned x = 0; x < p.m; ++x) r.local_after[source[x]] = x;
+  return r;
+}
+
+}  // namespace
+
+SdpPlan plan_a1_one_port(const DimensionPermutation& p) {
+  const A1Blocks blocks = a1_blocks(p, analyze(p));
+  SdpPlan plan;
+  plan.algorithm = "A1";
+  plan.schedule = plan_header(p, "A1", PortModel::one_port);
+  Schedule& s = plan.schedule;
+  s.rules.channel_width = p.m == 0 ? 1 : static_cast<unsigned>(std::min<std::uint64_t>(bit(p.m - 1), 0xffffffffu));
+  for (const auto& block : blocks.blocks)
+    for (const auto& [v, r] : block) add_e(s, v, r);
+  plan.local_after = blocks.local_after;
   plan.startups = s.cycles();
   return plan;
 }
+
+namespace {
+
+SdpPlan plan_a1_all_port_non_separable(const DimensionPermutation& p, const DimensionPermutationAnalysis& a) {
+  const A1Blocks b = a1_blocks(p, a);
+  // The storage bits no exchange flips (outside the mixed cycles, not the real
+  // chains' pivot; a virtual cycle's move comes after) part the data.
+  std::vector<bool> touched(p.m, false);
+  for (const ShuffleCycle& c : a.cycles)
+    for (unsigned x : c.bits)
+      if (c.kind == ShuffleCycle::Kind::mixed && !p.is_processor_bit(x)) touched[x] = true;
+  if (a.real_cycles > 0) touched[b.real_pivot] = true;
+  std::vector<unsigned> free;
+  for (unsigned x = 0; x < p.m; ++x)
+    if (!touched[x]) free.push_back(x);
+  const std::size_t blocks = b.blocks.size();
+  const std::uint64_t cosets = bit(static_cast<unsigned>(std::min<std::size_t>(free.size(), 63)));
+  const std::uint64_t parts = std::max<std::uint64_t>(1, std::min<std::uint64_t>(blocks, cosets));
+  // part_of[a]: the part whose sequence address a follows (its free bits' coset, dealt out).
+  const auto dealt = deal(cosets, parts);
+  std::vector<std::uint32_t> part_of_coset(cosets);
+  for (std::uint64_t k = 0; k < parts; ++k)
+    for (std::uint64_t c = dealt[k].first; c < dealt[k].second; ++c) part_of_coset[c] = static_cast<std::uint32_t>(k);
+  std::vector<std::uint32_t> part_of(bit(p.m));
+  for (std::uint64_t addr = 0; addr < bit(p.m); ++addr) {
+    std::uint64_t coset = 0;
+    for (std::size_t i = 0; i < free.size(); ++i) coset |= (addr >> free[i] & 1u) << i;
+    part_of[addr] = part_of_coset[coset];
+  }
+  // Part k runs the blocks from block k on: different parts, different dimensions.
+  std::vector<std::vector<std::pair<unsigned, unsigned>>> seqs(parts);
+  for (std::uint64_t k = 0; k < parts; ++k)
+    for (std::size_t i = 0; i < blocks; ++i) {
+      const auto& block = b.blocks[(k + i) % blocks];
+      seqs[k].insert(seqs[k].end(), block.begin(), block.end());
+    }
+  SdpPlan plan;
+  plan.algorithm = "A1";
+  plan.schedule = plan_header(p, "A1", PortModel::all_port);
+  Schedule& s = plan.schedule;
+  const std::size_t cycles = seqs.empty() ? 0 : seqs[0].size();
+  std::uint64_t width = 1;
+  for (std::size_t c = 0; c < cycles; ++c) {
+    std::vector<std::uint64_t> load(p.n, 0);
+    for (std::uint64_t addr = 0; addr < bit(p.m); ++addr) {
+      const auto [v, r] = seqs[part_of[addr]][c];
+      if (!test_bit(addr, v)) continue;
+      s.add(Exchange{r - p.m, addr, addr ^ bit(v)});
+      width = std::max(width, ++load[r - p.m]);
+    }
+    s.end_cycle();
+  }
+  s.rules.channel_width = static_cast<unsigned>(std::min<std::uint64_t>(width, 0xffffffffu));
+  plan.local_after = b.local_after;
+  plan.startups = s.cycles();
+  return plan;
+}
+
+}  // namespace
 
 }  // namespace hcube
 
@@ -283,6 +374,7 @@ SdpPlan plan_extended_cube(const DimensionPermutation& p, unsigned n,
 }
 
 SdpPlan plan_a1_all_port(const DimensionPermutation& p) {
+  if (const DimensionPermutationAnalysis a = analyze(p); !a.separable) return plan_a1_all_port_non_separable(p, a);
   const DimensionPermutationAnalysis a = check_n_port(p, "A1 n-port");
   std::vector<const ShuffleCycle*> real;
   for (const ShuffleCycle& c : a.cycles)

@@ -83,6 +83,12 @@ DimensionPermutation extended_cube_permutation(const DimensionPermutation& p, un
 // J_(i+1), ... in phases; within a phase each cycle's data is split again
 // into sigma_c sub-parts with the rotated sequences L^k(J_c), alpha_k, so that
 // different sub-parts use different dimensions. beta (sigma_max + 1) cycles.
+// A non-separable permutation (sec. 4.4: mixed cycles) runs A1 one-port's
+// chains -- each run of processor bits after a storage bit u of a mixed cycle,
+// pivot u, and each real cycle's chain -- as commuting blocks: the data is
+// parted by the storage bits no chain touches, part k running the blocks from
+// block k on, so parts use different dimensions in a cycle (the paper's m'_s
+// sequences at once without extra storage). sigma_p + beta' cycles.
 SdpPlan plan_a1_all_port(const DimensionPermutation& p);
 
 // A4 (sec. 4.3, Table 1): P = sigma_p + beta + sigma_min - 1 sequences, Seq_0 =
