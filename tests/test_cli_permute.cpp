@@ -86,7 +86,7 @@ TEST_F(CliPermute, NamedPermutationsAndCompare) {
       path("out.npy").string()});
   EXPECT_EQ(read_u64(path("out.npy"), c), permuted(in, {5, 4, 3, 2, 1, 0}));
   const json cmp = ok_json({"compare", "--perm", "0,1,2,3,5,6,4", "-n", "3", "-m", "4", "--ports", "all", "--tau", "4"});
-  ASSERT_EQ(cmp["rows"].size(), 8u);
+  ASSERT_EQ(cmp["rows"].size(), 9u);
   for (const json& row : cmp["rows"]) {
     if (row["algorithm"] == "Edelman") {
       EXPECT_EQ(row["applies"], false);

@@ -499,9 +499,9 @@ TEST_P(SdpRun, A5WhenGammaDividesEveryOrder) {
   }
 }
 
-// A1': sigma_p cycles of K words (real cycles by dimension-order routing through
-// the empty storage dimension, mixed ones as in A1), one alignment at the end,
-// on a machine of 2K words a node; K = 1 works.
+// A1' one-port: sigma_p cycles of K words (real cycles by dimension-order routing
+// through the empty storage dimension, mixed ones as in A1), one alignment at
+// the end, on a machine of 2K words a node; K = 1 works. Then A1' n-port.
 TEST_P(SdpRun, A1PrimeForRandomPermutations) {
   std::mt19937 rng(17);
   for (unsigned n = 1; n <= 5; ++n)
@@ -528,6 +528,18 @@ TEST_P(SdpRun, A1PrimeForRandomPermutations) {
         expect_runs(p, plan);
         EXPECT_EQ(last_.counters.routing_cycles, a.sigma_p);
         EXPECT_LE(last_.counters.alignments, 2u);
+
+        // n-port: A1 n-port's parts without the restoring exchange, beta sigma_max
+        // cycles; each part realigns its own range.
+        if (!a.separable) {
+          EXPECT_THROW(plan_a1_prime(p, true), Error);
+          continue;
+        }
+        const SdpPlan all = plan_a1_prime(p, true);
+        EXPECT_EQ(all.schedule.cycles(), a.real_cycles * a.sigma_max);
+        EXPECT_LE(all.align_after.size(), a.real_cycles * a.sigma_max);
+        check_schedule(all.schedule);
+        expect_runs(p, all);
       }
 }
 
@@ -582,7 +594,7 @@ TEST_P(SdpRun, ExtendedCubeForRandomPermutations) {
   EXPECT_EQ(conj.m, 1u);
   EXPECT_EQ(conj.to, (std::vector<unsigned>{1, 0, 2}));
   EXPECT_THROW(plan_extended_cube(p, 1, plan_a1_one_port), Error);
-  EXPECT_THROW(plan_extended_cube(p, 2, plan_a1_prime), Error);
+  EXPECT_THROW(plan_extended_cube(p, 2, [](const DimensionPermutation& q) { return plan_a1_prime(q); }), Error);
 }
 
 // The fused path: every word straight to its destination in one launch, every tile width.

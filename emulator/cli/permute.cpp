@@ -92,11 +92,12 @@ std::vector<Candidate> candidates(const DimensionPermutation& p, const CostFlags
     out.push_back(std::move(k));
   };
   attempt("A1", "one", plan_a1_one_port);
-  attempt("A1'", "one", plan_a1_prime);
+  attempt("A1'", "one", [](const DimensionPermutation& q) { return plan_a1_prime(q, false); });
   if (!all) attempt("A2", "one", [](const DimensionPermutation& q) { return plan_a2(q, false); });
   if (all) {
     attempt("A2", "all", [](const DimensionPermutation& q) { return plan_a2(q, true); });
     attempt("A1", "all", plan_a1_all_port);
+    attempt("A1'", "all", [](const DimensionPermutation& q) { return plan_a1_prime(q, true); });
     attempt("A4", "all", plan_a4);
     attempt("A5", "all", [](const DimensionPermutation& q) { return plan_a5(q); });
     attempt("A6", "all", plan_a6);

@@ -70,10 +70,12 @@ std::vector<std::pair<std::uint64_t, std::uint64_t>> deal(std::uint64_t pairs, s
 
 // Parts running sequences of processor bits (kNone: idle). Parts are whole
 // cosets of the mu low storage bits (the pivots), dealt to the sequences;
-// in cycle c part k does E(pivot(k, c), seq_k[c]) on its own addresses.
+// in cycle c part k does E(pivot(k, c), seq_k[c]) on its own addresses, with
+// offset map map(k, c) when given.
 constexpr unsigned kNone = ~0u;
 Schedule sequences_schedule(Schedule s, const std::vector<std::vector<unsigned>>& seqs, unsigned mu,
-                            const std::function<unsigned(std::size_t, std::size_t)>& pivot) {
+                            const std::function<unsigned(std::size_t, std::size_t)>& pivot,
+                            const std::function<std::uint32_t(std::size_t, std::size_t)>& map = {}) {
   const auto parts = deal(s.m < mu ? 0 : bit(s.m - mu), seqs.size());
   std::size_t cycles = 0;
   for (const auto& q : seqs) cycles = std::max(cycles, q.size());
@@ -87,7 +89,7 @@ Schedule sequences_schedule(Schedule s, const std::vector<std::vector<unsigned>>
         for (std::uint64_t low = 0; low < bit(mu); ++low)
           if (test_bit(low, v)) {
             const std::uint64_t a = (coset << mu) | low;
-            s.add(Exchange{r, a, a ^ bit(v)});
+            s.add(Exchange{r, a, a ^ bit(v), map ? map(k, c) : 0u});
             ++load[r];
           }
     }
@@ -258,50 +260,103 @@ SdpPlan plan_a1_all_port_non_separable(const DimensionPermutation& p, const Dime
 
 namespace hcube {
 
-SdpPlan plan_a1_prime(const DimensionPermutation& p) {
+SdpPlan plan_a1_prime(const DimensionPermutation& p, bool all_port) {
   const DimensionPermutationAnalysis a = analyze(p);
-  // Mixed and virtual cycles: A1 one-port on the data's half (u = 0), where
-  // nothing is offset yet; the real cycles become fixed points of that plan.
-  DimensionPermutation rest = p;
-  for (const ShuffleCycle& c : a.cycles)
-    if (c.kind == ShuffleCycle::Kind::real)
-      for (unsigned b : c.bits) rest.to[b] = b;
-  SdpPlan plan = plan_a1_one_port(rest);
+  if (all_port && !a.separable)
+    throw Error("A1' n-port needs a separable permutation (no cycle mixing processor and storage bits): use A1' "
+                "one-port, A1 or A2");
+  // The machine: m + 1 memory bits, the empty dimension u the lowest (so a part,
+  // a range of the higher bits, realigns on its own), data local bit i at bit i + 1.
+  const unsigned m = p.m + 1, u = 0;
+  SdpPlan plan;
   plan.algorithm = "A1'";
-  const unsigned u = p.m, m = p.m + 1;  // the empty storage dimension: the machine's top local bit
+  plan.schedule = plan_header(p, "A1'", all_port ? PortModel::all_port : PortModel::one_port);
   Schedule& s = plan.schedule;
-  s.algorithm = "A1'";
   s.m = m;
   s.d = std::max(1u, std::min(p.n, m));
-  s.rules.channel_width = static_cast<unsigned>(std::min<std::uint64_t>(bit(p.m), 0xffffffffu));
-  plan.local_after.push_back(u);
-  plan.embed.resize(p.q());
-  std::iota(plan.embed.begin(), plan.embed.begin() + p.m, 0u);
-  std::iota(plan.embed.begin() + p.m, plan.embed.end(), m);
-  // offset[k]: what node bit k adds to every local address (bit u or nothing):
-  // the xor of the node bits the virtual alignments have folded onto u so far.
-  NodeOffsetMap offset(p.n, 0);
-  for (const ShuffleCycle& c : a.cycles) {
-    if (c.kind != ShuffleCycle::Kind::real) continue;
-    const std::vector<unsigned>& alpha = c.bits;
-    offset[alpha.back() - p.m] ^= bit(u);  // u := u xor node bit alpha_(s-1), without moving a word
-    s.offset_maps.push_back(offset);
-    const auto map = static_cast<std::uint32_t>(s.offset_maps.size());
-    for (unsigned r : alpha) {
-      for (std::uint64_t x = 0; x < bit(p.m); ++x) s.add(Exchange{r - p.m, x | bit(u), x, map});
-      s.end_cycle();
-    }
-    offset[alpha.front() - p.m] ^= bit(u);  // now u = node bit alpha_0 = the content's old alpha_(s-1)
-  }
-  if (!s.offset_maps.empty()) {
-    s.pre = s.post = AlignmentKind::none;
-    // Every word back at u = 0: u xor= the node bits still folded onto it.
-    const Geometry geo{p.n, m};
-    std::vector<std::uint64_t> mem(m);
-    for (unsigned b = 0; b < m; ++b) mem[b] = bit(b);
+  for (unsigned i = 0; i < p.q(); ++i) plan.embed.push_back(i + 1);
+  const Geometry geo{p.n, m};
+  std::vector<std::uint64_t> identity(m);
+  for (unsigned b = 0; b < m; ++b) identity[b] = bit(b);
+  // A node-dependent offset of u (bit u of the address a node uses is xored with
+  // the node bits in `offset`): the alignment u := u xor node bit, without a launch.
+  const auto fold = [&](NodeOffsetMap& offset, unsigned processor_bit) { offset[processor_bit - p.m] ^= bit(u); };
+  const auto realign = [&](const NodeOffsetMap& offset, std::uint64_t lo, std::uint64_t hi) {
     if (std::any_of(offset.begin(), offset.end(), [](std::uint64_t c) { return c != 0; }))
-      plan.align_after.emplace_back(AffineMap::from_columns(geo, mem, offset));
+      plan.align_after.emplace_back(AffineMap::from_columns(geo, identity, offset), lo, hi);
+  };
+  std::vector<const ShuffleCycle*> real;
+  for (const ShuffleCycle& c : a.cycles)
+    if (c.kind == ShuffleCycle::Kind::real) real.push_back(&c);
+
+  if (!all_port) {
+    // Mixed and virtual cycles: A1's chains on the data (u = 0, nothing offset yet).
+    DimensionPermutation rest = p;
+    for (const ShuffleCycle* c : real)
+      for (unsigned b : c->bits) rest.to[b] = b;
+    const A1Blocks blocks = a1_blocks(rest, analyze(rest));
+    for (const auto& block : blocks.blocks)
+      for (const auto& [v, r] : block) {
+        for (std::uint64_t x = 0; x < bit(p.m); ++x)
+          if (test_bit(x, v)) s.add(Exchange{r - p.m, x << 1, (x ^ bit(v)) << 1});
+        s.end_cycle();
+      }
+    plan.local_after = blocks.local_after;
+    // Real cycles one after another: u := node bit alpha_(s-1), E(u, alpha_0),
+    // ..., E(u, alpha_(s-1)) (alpha_(j-1)'s content to alpha_j), u := node bit alpha_0.
+    NodeOffsetMap offset(p.n, 0);
+    for (const ShuffleCycle* c : real) {
+      fold(offset, c->bits.back());
+      s.offset_maps.push_back(offset);
+      const auto map = static_cast<std::uint32_t>(s.offset_maps.size());
+      for (unsigned r : c->bits) {
+        for (std::uint64_t x = 0; x < bit(p.m); ++x) s.add(Exchange{r - p.m, (x << 1) | bit(u), x << 1, map});
+        s.end_cycle();
+      }
+      fold(offset, c->bits.front());
+    }
+    realign(offset, 0, 0);
+    s.rules.channel_width = static_cast<unsigned>(std::min<std::uint64_t>(bit(p.m), 0xffffffffu));
+  } else {
+    // As A1 n-port: part i of beta runs cycle (i + t) mod beta in phase t, split
+    // into sigma_max sub-parts; sub-part k runs the rotation starting at alpha_k
+    // (k mod sigma_c) with its own offsets. sigma_max cycles a phase (no
+    // restoring exchange), and each part realigns its own address range at the end.
+    const std::size_t beta = real.size();
+    const unsigned phase = a.sigma_max;
+    std::vector<std::vector<unsigned>> seqs;
+    std::vector<std::vector<std::uint32_t>> maps;  // per part, per phase
+    std::vector<NodeOffsetMap> final_offset;
+    for (std::size_t i = 0; i < beta; ++i)
+      for (unsigned k = 0; k < a.sigma_max; ++k) {
+        std::vector<unsigned> seq;
+        std::vector<std::uint32_t> part_maps;
+        NodeOffsetMap offset(p.n, 0);
+        for (std::size_t t = 0; t < beta; ++t) {
+          const std::vector<unsigned>& bits = real[(i + t) % beta]->bits;
+          const std::size_t order = bits.size(), first = k % order;
+          fold(offset, bits[(first + order - 1) % order]);
+          s.offset_maps.push_back(offset);
+          part_maps.push_back(static_cast<std::uint32_t>(s.offset_maps.size()));
+          // Entries are machine address bits: the data's processor bit b is the machine's b + 1.
+          for (std::size_t j = 0; j < phase; ++j) seq.push_back(j < order ? bits[(first + j) % order] + 1 : kNone);
+          fold(offset, bits[first]);
+        }
+        seqs.push_back(std::move(seq));
+        maps.push_back(std::move(part_maps));
+        final_offset.push_back(offset);
+      }
+    s = sequences_schedule(std::move(s), seqs, 1, [](std::size_t, std::size_t) { return u; },
+                           [&](std::size_t k, std::size_t c) { return maps[k][c / phase]; });
+    const auto parts = deal(bit(p.m), seqs.size());
+    for (std::size_t k = 0; k < seqs.size(); ++k)
+      if (parts[k].first < parts[k].second) realign(final_offset[k], parts[k].first << 1, parts[k].second << 1);
+    plan.local_after = virtual_moves(p, a);
   }
+  // Memory bit b of the data is machine bit b + 1; u stays.
+  for (unsigned& x : plan.local_after) ++x;
+  plan.local_after.insert(plan.local_after.begin(), u);
+  if (!s.offset_maps.empty()) s.pre = s.post = AlignmentKind::none;
   plan.startups = s.cycles();
   return plan;
 }

@@ -47,15 +47,19 @@ struct SdpPlan {
 // Throws hcube::Error when a real cycle needs a pivot and m = 0.
 SdpPlan plan_a1_one_port(const DimensionPermutation& p);
 
-// Algorithm A1' (sec. 3.1), one-port: a real cycle by dimension-order routing
-// through a storage dimension u the data leaves empty (the machine has 2K
-// words a node, the data in the half with u = 0): with u first set to the
-// node's bit alpha_(s-1) (an offset map: node-dependent addresses, no launch),
-// E(u, alpha_0), ..., E(u, alpha_(s-1)) moves alpha_(j-1)'s content to alpha_j,
-// s exchanges of K words (one side of most pairs empty: a one-way move), and
-// one alignment at the end puts every word back at u = 0. Mixed and virtual
-// cycles as in A1. sigma_p cycles of K words: sigma_p K t_c + sigma_p tau.
-SdpPlan plan_a1_prime(const DimensionPermutation& p);
+// Algorithm A1' (sec. 3.1): a real cycle by dimension-order routing through a
+// storage dimension u the data leaves empty (the machine has 2K words a node,
+// u its lowest local bit, data local bit i at bit i + 1): with u first set to
+// the node's bit alpha_(s-1) (an offset map: node-dependent addresses, no
+// launch), E(u, alpha_0), ..., E(u, alpha_(s-1)) moves alpha_(j-1)'s content
+// to alpha_j, s exchanges of K words (one side of most pairs empty: a one-way
+// move), and an alignment at the end puts every word back at u = 0.
+//  - one-port: the real cycles in sequence, mixed and virtual ones as in A1;
+//    sigma_p cycles of K words, sigma_p K t_c + sigma_p tau, one alignment;
+//  - n-port (separable only): A1 n-port's parts and rotations without the
+//    restoring exchange, beta sigma_max cycles of K / (beta sigma_max) words a
+//    part; each part realigns its own address range (one launch a part).
+SdpPlan plan_a1_prime(const DimensionPermutation& p, bool all_port = false);
 
 // The extended cube (sec. 4, "extended-cube permutations"): the data of p
 // occupies the subcube of its p.n processor dimensions on a machine of n > p.n;
