@@ -407,19 +407,33 @@ SdpPlan plan_extended_cube(const DimensionPermutation& p, unsigned n,
   s.rules = in.schedule.rules;
   s.rules.channel_width = std::max<unsigned>(s.rules.channel_width, m == 0 ? 1u : static_cast<unsigned>(bit(m - 1)));
   s.offset_maps = in.schedule.offset_maps;  // node bits to addresses below K / 2^e: valid as they are
-  // Scatter step i: the words with v_1..v_(i-1) clear (those still holding data) and v_i set.
+  // Scatter cycle i: part j spreads over pair (v, r) number (j + i) mod e the
+  // words that still hold data (no v of its earlier pairs set) with that v set.
+  // One-port one part takes the pairs in order; n-port e parts, cosets of the
+  // low m - e bits, keep every unused dimension busy in every cycle (the
+  // spanning-tree scatter: K (1 - 2^-e) / e words a link in all).
+  const bool all = s.rules.model == PortModel::all_port;
+  const auto parts = deal(bit(m - e), all ? e : 1);
   const auto spread = [&](unsigned i) {
-    for (std::uint64_t a = 0; a < bit(m); ++a)
-      if (test_bit(a, m - i) && (a >> (m - i + 1)) == 0) s.add(Exchange{p.n + i - 1, a, a ^ bit(m - i)});
+    for (std::size_t j = 0; j < parts.size(); ++j) {
+      const unsigned d = static_cast<unsigned>((j + i) % e), v = m - 1 - d;
+      std::uint64_t earlier = 0;
+      for (unsigned k = 0; k < i; ++k) earlier |= bit(m - 1 - static_cast<unsigned>((j + k) % e));
+      for (std::uint64_t high = 0; high < bit(e); ++high)
+        for (std::uint64_t low = parts[j].first; low < parts[j].second; ++low) {
+          const std::uint64_t a = (high << (m - e)) | low;
+          if (test_bit(a, v) && (a & earlier) == 0) s.add(Exchange{p.n + d, a, a ^ bit(v)});
+        }
+    }
     s.end_cycle();
   };
-  for (unsigned i = 1; i <= e; ++i) spread(i);
+  for (unsigned i = 0; i < e; ++i) spread(i);
   // The full-cube algorithm's addresses lie below K / 2^e: the same in the machine's memory.
   for (std::size_t c = 0; c < in.schedule.cycles(); ++c) {
     for (const Exchange& x : in.schedule.cycle(c)) s.add(x);
     s.end_cycle();
   }
-  for (unsigned i = e; i >= 1; --i) spread(i);
+  for (unsigned i = e; i-- > 0;) spread(i);  // each cycle an involution: the scatter reversed
   plan.local_after = in.local_after;
   for (unsigned b = m - e; b < m; ++b) plan.local_after.push_back(b);
   plan.embed.resize(p.q());
