@@ -121,12 +121,7 @@ TEST_P(EdelmanRun, BitReversalWithTheSameTable) {
     EXPECT_EQ(s.cycles(), std::uint64_t{1} << (d - 1));
     auto mach = make_labelled(d, d);
     const auto expected = reference_permute(mach->read(), mach->word_bytes(), mach->geometry().total_words(),
-                                            [&](std::uint64_t g) {
-                                              std::uint64_t r = 0;
-                                              for (unsigned b = 0; b < 2 * d; ++b)
-                                                if (test_bit(g, b)) r |= bit(2 * d - 1 - b);
-                                              return r;
-                                            });
+                                            [&](std::uint64_t g) { return reverse_bits(g, 2 * d); });
     run_schedule(*mach, s, AffineMap(mach->geometry()), AffineMap(mach->geometry()));
     ASSERT_EQ(mach->read(), expected);
     EXPECT_EQ(mach->counters().alignments, 0u);

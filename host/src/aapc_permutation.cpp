@@ -22,13 +22,6 @@ const Named kNames[] = {
     {"gray", AapcPermutation::gray},
 };
 
-std::uint64_t reverse_bits(std::uint64_t x, unsigned d) {
-  std::uint64_t r = 0;
-  for (unsigned b = 0; b < d; ++b)
-    if (test_bit(x, b)) r |= bit(d - 1 - b);
-  return r;
-}
-
 }  // namespace
 
 AapcPermutation parse_aapc_permutation(const std::string& s) {

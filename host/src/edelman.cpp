@@ -78,12 +78,7 @@ Schedule edelman_cycles(unsigned d, unsigned n, unsigned m, std::uint64_t (*f)(s
 
 std::uint64_t same(std::uint64_t w, unsigned) { return w; }
 
-std::uint64_t reversed(std::uint64_t w, unsigned d) {
-  std::uint64_t r = 0;
-  for (unsigned b = 0; b < d; ++b)
-    if (test_bit(w, b)) r |= bit(d - 1 - b);
-  return r;
-}
+std::uint64_t reversed(std::uint64_t w, unsigned d) { return reverse_bits(w, d); }
 
 }  // namespace
 

@@ -106,13 +106,6 @@ unsigned BitAffine::bit_target(unsigned b) const {
 
 // --- orders ---------------------------------------------------------------------
 
-std::uint64_t reverse_bits(std::uint64_t x, unsigned q) {
-  std::uint64_t r = 0;
-  for (unsigned b = 0; b < q; ++b)
-    if (test_bit(x, b)) r |= bit(q - 1 - b);
-  return r;
-}
-
 std::uint64_t cyclic_address(std::uint64_t x, unsigned n, unsigned m) {
   return ((x & low_mask(n)) << m) | (x >> n);
 }

@@ -21,6 +21,14 @@ HCUBE_HD constexpr std::uint64_t insert_zero_bit(std::uint64_t p, unsigned k) {
   return ((p >> k) << (k + 1)) | (p & low_mask(k));
 }
 
+// The width low bits of x in reverse order.
+HCUBE_HD constexpr std::uint64_t reverse_bits(std::uint64_t x, unsigned width) {
+  std::uint64_t r = 0;
+  for (unsigned b = 0; b < width; ++b)
+    if (test_bit(x, b)) r |= bit(width - 1 - b);
+  return r;
+}
+
 // Binary-reflected Gray code of a field value and its inverse.
 HCUBE_HD constexpr std::uint64_t gray_encode(std::uint64_t v) { return v ^ (v >> 1); }
 

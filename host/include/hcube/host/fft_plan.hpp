@@ -51,8 +51,6 @@ std::uint64_t cyclic_address(std::uint64_t x, unsigned n, unsigned m);
 // Where the FFT leaves element i of its result: natural: X[i], in cyclic
 // order; bit-reversed: Y[i] = X[rev(i)], at global address i.
 std::uint64_t fft_result_address(std::uint64_t i, unsigned n, unsigned m, FftOrder order);
-// The q low bits of x in reverse order.
-std::uint64_t reverse_bits(std::uint64_t x, unsigned q);
 
 // One memory address bit exchanged with one node address bit by an AAPC.
 struct FftSwap {
