@@ -17,5 +17,6 @@ void add_multi_aapc(CLI::App& app);
 void add_fft(CLI::App& app);
 void add_permute(CLI::App& app);
 void add_compare(CLI::App& app);
+void add_bench(CLI::App& app);
 
 }  // namespace hcube::cli
