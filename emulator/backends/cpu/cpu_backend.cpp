@@ -1,6 +1,7 @@
 // The CPU backend: kernels run on host memory through the OpenMP launcher.
 #include <fftw3.h>
 #include <fmt/format.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -17,6 +18,8 @@ namespace {
 
 // Storage is aligned for 16-byte words and whole cache lines.
 constexpr std::size_t kAlignment = 64;
+// Buffers of at least this size are aligned to it and advised onto huge pages.
+constexpr std::size_t kHugePageBytes = std::size_t{2} << 20;
 
 std::uint64_t mem_available_bytes() {
   std::ifstream meminfo("/proc/meminfo");
@@ -41,9 +44,15 @@ struct CpuPolicy {
   std::uint64_t available_bytes() const { return mem_available_bytes(); }
 
   Buffer allocate(std::uint64_t bytes) {
-    const std::uint64_t rounded = (std::max<std::uint64_t>(bytes, 1) + kAlignment - 1) / kAlignment * kAlignment;
-    void* p = std::aligned_alloc(kAlignment, rounded);
+    // Large buffers on transparent huge pages: a routing cycle, an alignment or a
+    // tiled permutation touches many pages at once, and 4 KiB pages would thrash the TLB.
+    const std::uint64_t align = bytes >= kHugePageBytes ? kHugePageBytes : kAlignment;
+    const std::uint64_t rounded = (std::max<std::uint64_t>(bytes, 1) + align - 1) / align * align;
+    void* p = std::aligned_alloc(align, rounded);
     if (p == nullptr) throw OutOfMemory(fmt::format("cpu backend: allocation of {} bytes failed", bytes));
+#ifdef MADV_HUGEPAGE
+    if (align == kHugePageBytes) madvise(p, rounded, MADV_HUGEPAGE);  // advice only: failure changes nothing
+#endif
     return Buffer(p, bytes, [](void* q) { std::free(q); });
   }
 

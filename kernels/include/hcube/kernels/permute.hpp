@@ -50,11 +50,14 @@ struct BitPermuteTileBody {
   Word* dst;
   TilingView view;
 
+  // Where source run r of the tile based at `base` starts; destination run r likewise.
+  HCUBE_HD const Word* src_run(std::uint64_t base, std::uint64_t r) const { return src + base + view.src_run()[r]; }
+  HCUBE_HD Word* dst_run(std::uint64_t base, std::uint64_t r) const { return dst + base + view.dst_run()[r]; }
   HCUBE_HD void load(std::uint64_t base, std::uint64_t r, std::uint64_t k, Word* buffer) const {
-    buffer[(r << view.run_bits) | k] = src[base + view.src_run()[r] + k];
+    buffer[(r << view.run_bits) | k] = src_run(base, r)[k];
   }
   HCUBE_HD void store(std::uint64_t base, std::uint64_t r, std::uint64_t k, const Word* buffer) const {
-    dst[base + view.dst_run()[r] + k] = buffer[view.from_run()[r] | view.from_low()[k]];
+    dst_run(base, r)[k] = buffer[view.from_run()[r] | view.from_low()[k]];
   }
 };
 

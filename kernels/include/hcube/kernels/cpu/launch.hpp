@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "hcube/kernels/cpu/stream.hpp"
+
 namespace hcube::kernels::cpu {
 
 // Below this many indices a parallel region costs more than it saves: on a
@@ -19,26 +21,42 @@ void launch(std::uint64_t count, const Body& body) {
   for (std::int64_t i = 0; i < n; ++i) body(static_cast<std::uint64_t>(i));
 }
 
-// A tiled body (kernels/permute.hpp): each thread owns one tile buffer and runs
-// a tile's loads, then its stores.
+// A tiled body (kernels/permute.hpp): each thread owns one tile buffer, loads a
+// tile run by run (plain copies the compiler vectorises), then gathers each
+// destination run from the buffer through thread-local 32-bit index tables and
+// writes it, with streaming stores when the data is larger than the caches.
 template <class TileBody>
 void launch_tiles(const TileBody& body) {
   using Word = typename TileBody::word_type;
   const auto& v = body.view;
   const std::uint64_t runs = v.runs(), run_words = v.run_words();
   const auto tiles = static_cast<std::int64_t>(v.tiles());
+  const std::size_t run_bytes = run_words * sizeof(Word);
+  const bool stream = v.tiles() * v.tile_words() * sizeof(Word) >= kStreamingBytes && run_bytes % 16 == 0;
 #pragma omp parallel if (v.tiles() * v.tile_words() >= kParallelThreshold)
   {
-    std::vector<Word> buffer(v.tile_words());
+    std::vector<Word> buffer(v.tile_words()), staged(run_words);
+    std::vector<std::uint32_t> from_run(runs), from_low(run_words);
+    for (std::uint64_t r = 0; r < runs; ++r) from_run[r] = static_cast<std::uint32_t>(v.from_run()[r]);
+    for (std::uint64_t k = 0; k < run_words; ++k) from_low[k] = static_cast<std::uint32_t>(v.from_low()[k]);
 #pragma omp for schedule(static)
     for (std::int64_t o = 0; o < tiles; ++o) {
       const std::uint64_t src = v.src_base(static_cast<std::uint64_t>(o));
-      for (std::uint64_t r = 0; r < runs; ++r)
-        for (std::uint64_t k = 0; k < run_words; ++k) body.load(src, r, k, buffer.data());
+      for (std::uint64_t r = 0; r < runs; ++r) {
+        const Word* s = body.src_run(src, r);
+        Word* b = buffer.data() + (r << v.run_bits);
+        for (std::uint64_t k = 0; k < run_words; ++k) b[k] = s[k];
+      }
       const std::uint64_t dst = v.dst_base(static_cast<std::uint64_t>(o));
-      for (std::uint64_t r = 0; r < runs; ++r)
-        for (std::uint64_t k = 0; k < run_words; ++k) body.store(dst, r, k, buffer.data());
+      for (std::uint64_t r = 0; r < runs; ++r) {
+        const Word* b = buffer.data() + from_run[r];
+        Word* d = body.dst_run(dst, r);
+        Word* out = stream ? staged.data() : d;
+        for (std::uint64_t k = 0; k < run_words; ++k) out[k] = b[from_low[k]];
+        if (stream) stream_copy(d, out, run_bytes);
+      }
     }
+    if (stream) stream_fence();
   }
 }
 
