@@ -11,6 +11,8 @@
 #include <thread>
 
 #include "../backend_impl.hpp"
+#include "hcube/kernels/cpu/alignment.hpp"
+#include "hcube/kernels/cpu/exchange.hpp"
 #include "hcube/kernels/cpu/launch.hpp"
 
 namespace hcube {
@@ -63,6 +65,16 @@ struct CpuPolicy {
   template <class TileBody>
   void launch_tiles(const TileBody& body) {
     kernels::cpu::launch_tiles(body);
+  }
+  // An in-place alignment in cache-line units (kernels/cpu/alignment.hpp).
+  template <class W>
+  void launch_align_xor(const kernels::AlignXorBody<W>& body) {
+    kernels::cpu::run_align_xor(body);
+  }
+  // A routing cycle row by row (kernels/cpu/exchange.hpp).
+  template <class W>
+  void launch_exchanges(const kernels::ExchangeBody<W>& body, std::uint64_t count) {
+    kernels::cpu::run_exchanges(body, count);
   }
 
   // Kernels read host memory directly: nothing is staged or copied.

@@ -61,6 +61,15 @@ class CudaPolicy {
   void launch_tiles(const TileBody& body) {
     kernels::cuda::launch_tiles(body);
   }
+  template <class W>
+  void launch_align_xor(const kernels::AlignXorBody<W>& body) {
+    kernels::cuda::launch(body.layout.geo.total_words(), body);
+  }
+  // One thread a node pair and exchange: consecutive threads, consecutive nodes of a tile.
+  template <class W>
+  void launch_exchanges(const kernels::ExchangeBody<W>& body, std::uint64_t count) {
+    kernels::cuda::launch(body.count(count), body);
+  }
 
   const void* stage(int slot, const void* host, std::size_t bytes) {
     Slot& s = slots_[slot];
