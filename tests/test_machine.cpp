@@ -133,6 +133,11 @@ TEST_P(MachineTest, AlignmentsMatchTheReferenceInPlaceAndThroughScratch) {
           auto mach = make(n, m, e.type, static_cast<long long>(rng_() % (n + 1)));
           const AffineMap map = random_map(mach->geometry(), rng_, pure_xor);
           expect_permutation(*mach, alignment_destination(map), [&] { mach->align(map); });
+          // A pure xor with a constant (the host launcher's line-swapping path) and a range of it.
+          if (!pure_xor || m == 0) continue;
+          const unsigned lo = static_cast<unsigned>(rng_() % m);
+          const AffineMap shifted = map.then(AffineMap::complement(mach->geometry(), lo, m - lo));
+          expect_permutation(*mach, alignment_destination(shifted), [&] { mach->align(shifted); });
         }
 }
 
