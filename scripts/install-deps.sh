@@ -1,21 +1,40 @@
 #!/usr/bin/env bash
 # Installs the Debian packages hcube needs to build and test, when missing.
 # The CUDA toolkit is optional: without nvcc the CUDA backend is left out.
+# gnuplot is optional too (hcube sweep --plot; the tests that draw skip without it):
+# a failure to install it is a warning, not an error.
 set -euo pipefail
 
 packages=(cmake g++ make libgtest-dev libcli11-dev nlohmann-json3-dev libfmt-dev libbenchmark-dev libfftw3-dev)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
-done
-[ ${#missing[@]} -eq 0 ] && exit 0
+optional=(gnuplot-nox)
 
-echo "hcube: installing ${missing[*]}" >&2
+absent() {
+  local out=()
+  for p in "$@"; do dpkg -s "$p" >/dev/null 2>&1 || out+=("$p"); done
+  echo "${out[@]:-}"
+}
+read -r -a missing <<<"$(absent "${packages[@]}")"
+read -r -a missing_optional <<<"$(absent "${optional[@]}")"
+[ ${#missing[@]} -eq 0 ] && [ ${#missing_optional[@]} -eq 0 ] && exit 0
+
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then
-  command -v sudo >/dev/null || { echo "hcube: need root or sudo to install ${missing[*]}" >&2; exit 1; }
+  if ! command -v sudo >/dev/null; then
+    [ ${#missing[@]} -eq 0 ] && { echo "hcube: no root or sudo to install ${missing_optional[*]} (optional)" >&2; exit 0; }
+    echo "hcube: need root or sudo to install ${missing[*]}" >&2
+    exit 1
+  fi
   sudo="sudo"
 fi
 export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq
-$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "hcube: installing ${missing[*]}" >&2
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+if [ ${#missing_optional[@]} -gt 0 ]; then
+  echo "hcube: installing ${missing_optional[*]} (optional)" >&2
+  { $sudo apt-get update -qq && $sudo apt-get install -y -qq --no-install-recommends "${missing_optional[@]}"; } \
+    >/dev/null 2>&1 || echo "hcube: could not install ${missing_optional[*]}; hcube sweep --plot will say so" >&2
+fi
+exit 0

@@ -50,3 +50,57 @@ TEST_F(CliBench, BadInput) {
 }
 
 }  // namespace
+
+namespace {
+
+using namespace hcube::test;
+
+class CliSweep : public Cli {};
+
+// hcube sweep: every (d, algorithm) runs, is verified against the transpose and
+// reports Algorithm 4's 2^(d-1) cycles; the CSV holds the same rows.
+TEST_F(CliSweep, RowsCsvAndJsonAgree) {
+  const json j = ok_json({"sweep", "--dims-from", "2", "--dims-to", "4", "--algorithms", "1,4,edelman-unaligned",
+                          "--csv", path("s.csv").string()});
+  ASSERT_EQ(j["rows"].size(), 9u);
+  for (const json& row : j["rows"]) {
+    EXPECT_EQ(row["verified"], true) << row;
+    EXPECT_GT(row["seconds"].get<double>(), 0.0);
+    EXPECT_EQ(row["words"], 1u << (2 * row["d"].get<unsigned>()));
+    if (row["algorithm"] == "4") {
+      EXPECT_EQ(row["cycles"], 1u << (row["d"].get<unsigned>() - 1));
+    }
+  }
+  std::ifstream csv(path("s.csv"));
+  std::string header;
+  std::getline(csv, header);
+  EXPECT_EQ(header.rfind("d,algorithm,words,cycles,seconds,bytes_moved", 0), 0u) << header;
+  int lines = 0;
+  for (std::string line; std::getline(csv, line);) ++lines;
+  EXPECT_EQ(lines, 9);
+  const std::string table = ok({"sweep", "--dims-from", "3", "--dims-to", "3"});
+  EXPECT_TRUE(contains(table, "edelman")) << table;
+}
+
+TEST_F(CliSweep, PlotWithGnuplot) {
+  if (std::system("command -v gnuplot >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "gnuplot is not installed (apt-get install gnuplot-nox): the plot is not drawn here";
+  for (const char* name : {"s.svg", "s.png"}) {
+    ok({"sweep", "--dims-from", "2", "--dims-to", "4", "--plot", path(name).string()});
+    ASSERT_TRUE(std::filesystem::exists(path(name))) << name;
+    EXPECT_GT(std::filesystem::file_size(path(name)), 1000u) << name;
+  }
+  std::ifstream svg(path("s.svg"));
+  const std::string text((std::istreambuf_iterator<char>(svg)), std::istreambuf_iterator<char>());
+  EXPECT_TRUE(contains(text, "<svg")) << text.substr(0, 200);
+  EXPECT_TRUE(contains(text, "Algorithm 4"));
+}
+
+TEST_F(CliSweep, BadInput) {
+  expect_error({"sweep", "--dims-from", "5", "--dims-to", "3"}, {"--dims-from 5 --dims-to 3 out of range"});
+  expect_error({"sweep", "--dims-from", "2", "--dims-to", "3", "--algorithms", "1,7"}, {"'7' unknown"});
+  expect_error({"sweep", "--dims-from", "2", "--dims-to", "3", "--plot", path("x.pdf").string()},
+               {"must end in .svg or .png"});
+}
+
+}  // namespace

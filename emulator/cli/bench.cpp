@@ -6,11 +6,17 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <iostream>
 #include <memory>
 #include <numeric>
 #include <vector>
+
+#include <unistd.h>
 
 #include "commands.hpp"
 #include "common.hpp"
@@ -19,6 +25,8 @@
 #include "hcube/emulator/units.hpp"
 #include "hcube/host/aapc.hpp"
 #include "hcube/host/aapc_permutation.hpp"
+#include "hcube/host/edelman.hpp"
+#include "hcube/host/reference.hpp"
 #include "hcube/host/bits.hpp"
 #include "hcube/host/dimension_permutation.hpp"
 #include "hcube/host/error.hpp"
@@ -51,9 +59,9 @@ double seconds_of(const std::function<void()>& f) {
 }
 
 // The median of `repeat` timed runs after one untimed warm-up (first touch of
-// every page, caches and tables filled).
-double median_seconds(long long repeat, const std::function<void()>& f) {
-  f();
+// every page, caches and tables filled) unless the caller has run it already.
+double median_seconds(long long repeat, const std::function<void()>& f, bool warm_up = true) {
+  if (warm_up) f();
   std::vector<double> t;
   for (long long r = 0; r < repeat; ++r) t.push_back(seconds_of(f));
   std::sort(t.begin(), t.end());
@@ -211,7 +219,237 @@ void run_bench(const BenchFlags& f) {
       100 * ratio);
 }
 
+struct SweepFlags {
+  long long from = 4, to = 10;
+  std::string algorithms = "1,2,3,4,edelman";
+  std::string csv, plot;
+  long long repeat = 1;
+  MachineFlags machine;
+  bool json = false;
+};
+
+struct SweepRow {
+  unsigned d = 0;
+  std::string algorithm;
+  std::uint64_t words = 0, cycles = 0, bytes_moved = 0;
+  double seconds = 0, memcpy_seconds = 0;
+  bool verified = false;
+  double throughput() const { return static_cast<double>(bytes_moved) / seconds; }
+  double ratio() const { return throughput() / (2.0 * static_cast<double>(bytes_moved_roofline) / memcpy_seconds); }
+  std::uint64_t bytes_moved_roofline = 0;  // the data's bytes (memcpy reads and writes them)
+};
+
+bool have_gnuplot() { return std::system("command -v gnuplot >/dev/null 2>&1") == 0; }
+
+// The plot's terminal from the file's extension; refuses before anything runs.
+std::string plot_terminal(const std::string& path) {
+  const std::string ext = std::filesystem::path(path).extension().string();
+  if (ext == ".svg") return "svg size 960,720 dynamic background rgb 'white'";
+  if (ext == ".png") return "png size 960,720";
+  throw Error(fmt::format("--plot {}: the file must end in .svg or .png", path));
+}
+
+void check_plot_target(const std::string& path) {
+  plot_terminal(path);
+  if (!have_gnuplot())
+    throw Error("--plot draws with gnuplot, which is not installed: apt-get install gnuplot-nox (or drop --plot and "
+                "plot the --csv file yourself)");
+}
+
+void write_text_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  out.close();
+  if (!out) throw Error(fmt::format("cannot write {}", path));
+}
+
+// Throughput (GB/s read + written, and memcpy's) and cycles against d, one
+// line per algorithm: the CSV rows regrouped into one gnuplot data block each.
+void plot_sweep(const std::string& path, const std::string& csv, const std::vector<std::string>& algorithms) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    fmt::format("hcube-sweep-{}", static_cast<long long>(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string data = (dir / "sweep.dat").string(), script = (dir / "sweep.gp").string();
+  std::string blocks, throughput, cycles;
+  for (std::size_t i = 0; i < algorithms.size(); ++i) {
+    const std::string& a = algorithms[i];
+    std::istringstream lines(csv);
+    std::string line;
+    std::getline(lines, line);  // the header
+    while (std::getline(lines, line))
+      if (line.substr(line.find(',') + 1, a.size() + 1) == a + ",") {
+        std::replace(line.begin(), line.end(), ',', ' ');
+        blocks += line + "\n";
+      }
+    blocks += "\n\n";
+    const std::string title = a.rfind("edelman", 0) == 0 ? "Edelman" + a.substr(7) : "Algorithm " + a;
+    throughput += fmt::format("'{}' index {} using 1:7 with linespoints title '{}', ", data, i, title);
+    cycles += fmt::format("{}'{}' index {} using 1:4 with linespoints title '{}'", i == 0 ? "" : ", ", data, i, title);
+  }
+  throughput += fmt::format("'{}' index 0 using 1:($7 / $9) with linespoints dashtype 2 title 'memcpy'", data);
+  write_text_file(data, blocks);
+  write_text_file(script, fmt::format(R"(set terminal {}
+set output '{}'
+set multiplot layout 2,1 title 'hcube sweep: AAPC of 2^{{2d}} words, n = m = d'
+set xlabel 'd'
+set grid
+set key left top
+set ylabel 'GB/s read + written'
+plot {}
+set ylabel 'routing cycles'
+set logscale y 2
+plot {}
+unset multiplot
+)",
+                                      plot_terminal(path), path, throughput, cycles));
+  const std::string errors = (dir / "gnuplot.err").string();
+  const int rc = std::system(fmt::format("gnuplot '{}' 2>'{}'", script, errors).c_str());
+  std::ifstream err(errors);
+  const std::string message((std::istreambuf_iterator<char>(err)), std::istreambuf_iterator<char>());
+  std::filesystem::remove_all(dir);
+  if (rc != 0 || !std::filesystem::exists(path) || std::filesystem::file_size(path) == 0)
+    throw Error(fmt::format("gnuplot could not draw {}: {}", path, message));
+}
+
+Schedule sweep_schedule(const std::string& algorithm, unsigned d) {
+  if (algorithm == "edelman") return make_edelman_schedule(d, d, d, true);
+  if (algorithm == "edelman-unaligned") return make_edelman_schedule(d, d, d, false);
+  AapcOptions o;
+  o.algorithm = parse_aapc_algorithm(algorithm);
+  o.d = d;
+  return make_aapc_schedule(o);
+}
+
+// Words verified against the transpose at most: the reference is a host loop.
+constexpr unsigned kSweepVerifyBits = 22;
+
+std::vector<std::string> sweep_algorithms(const SweepFlags& f) {
+  std::vector<std::string> algorithms;
+  for (std::size_t start = 0; start <= f.algorithms.size();) {
+    const std::size_t comma = std::min(f.algorithms.find(',', start), f.algorithms.size());
+    algorithms.push_back(f.algorithms.substr(start, comma - start));
+    start = comma + 1;
+  }
+  for (const std::string& a : algorithms)
+    if (a != "1" && a != "2" && a != "3" && a != "4" && a != "edelman" && a != "edelman-unaligned")
+      throw Error(fmt::format("--algorithms entry '{}' unknown: allowed 1, 2, 3, 4, edelman, edelman-unaligned", a));
+  return algorithms;
+}
+
+std::vector<SweepRow> run_sweep(const SweepFlags& f) {
+  if (f.from < 1 || f.to > 16 || f.from > f.to)
+    throw Error(fmt::format("--dims-from {} --dims-to {} out of range: allowed 1 <= from <= to <= 16", f.from, f.to));
+  if (f.repeat < 1 || f.repeat > 100) throw Error(fmt::format("--repeat {} out of range: allowed 1..100", f.repeat));
+  const std::vector<std::string> algorithms = sweep_algorithms(f);
+  if (!f.plot.empty()) check_plot_target(f.plot);
+  const ElementType type = f.machine.type.empty() ? ElementType::u32 : parse_element_type(f.machine.type);
+  const std::size_t wb = info(type).bytes;
+  std::vector<SweepRow> rows;
+  const std::size_t total = static_cast<std::size_t>(f.to - f.from + 1) * algorithms.size();
+  ProgressBar bar(!f.json && f.csv != "-" && ::isatty(2) == 1, "sweep", "runs");
+  for (auto d = static_cast<unsigned>(f.from); d <= static_cast<unsigned>(f.to); ++d) {
+    Machine mach(MachineOptions{d, d, type, parse_backend_choice(f.machine.backend), f.machine.tile_dims});
+    const std::uint64_t bytes = mach.bytes();
+    std::vector<unsigned char> a(bytes, 1), b(bytes, 0);
+    const double memcpy_seconds = median_seconds(f.repeat, [&] { std::memcpy(b.data(), a.data(), bytes); });
+    const PermutationPlan plan = plan_aapc_permutation(AapcPermutation::transpose, mach.geometry(), d);
+    for (const std::string& alg : algorithms) {
+      bar.draw(rows.size(), total, fmt::format("d = {}, {}", d, alg));
+      const Schedule s = sweep_schedule(alg, d);
+      SweepRow r;
+      r.d = d;
+      r.algorithm = alg;
+      r.words = mach.geometry().total_words();
+      r.cycles = s.cycles();
+      r.memcpy_seconds = memcpy_seconds;
+      r.bytes_moved_roofline = bytes;
+      // The first run is counted, verified (up to 2^22 words) and warms up; the median of --repeat more is timed.
+      const bool check = 2 * d <= kSweepVerifyBits;
+      std::vector<unsigned char> expected;
+      if (check) {
+        mach.load_labels();
+        expected = reference_permute(mach.read(), wb, r.words, plan.destination);
+      }
+      mach.reset_counters();
+      run_schedule(mach, s, plan.f, plan.g);
+      r.bytes_moved = mach.counters().bytes_read + mach.counters().bytes_written;
+      if (check) {
+        r.verified = mach.read() == expected;
+        if (!r.verified) throw Error(fmt::format("sweep: the AAPC of {} at d = {} does not match the transpose", alg, d));
+      }
+      r.seconds = median_seconds(f.repeat, [&] { run_schedule(mach, s, plan.f, plan.g); }, false);
+      rows.push_back(r);
+    }
+  }
+  bar.draw(total, total);
+  return rows;
+}
+
+std::string sweep_csv(const std::vector<SweepRow>& rows) {
+  std::string out = "d,algorithm,words,cycles,seconds,bytes_moved,throughput_gb_per_s,memcpy_seconds,ratio_to_memcpy,verified\n";
+  for (const SweepRow& r : rows)
+    out += fmt::format("{},{},{},{},{:.9f},{},{:.6f},{:.9f},{:.6f},{}\n", r.d, r.algorithm, r.words, r.cycles,
+                       r.seconds, r.bytes_moved, r.throughput() / 1e9, r.memcpy_seconds, r.ratio(),
+                       2 * r.d <= kSweepVerifyBits ? (r.verified ? "yes" : "no") : "not checked");
+  return out;
+}
+
+void add_sweep_command(CLI::App& app) {
+  auto f = std::make_shared<SweepFlags>();
+  auto* cmd = app.add_subcommand(
+      "sweep", "AAPC throughput and cycles over a range of cube dimensions (n = m = d), with memcpy as the roofline; CSV, "
+               "JSON and a plot");
+  cmd->add_option("--dims-from", f->from, "the smallest d")->capture_default_str();
+  cmd->add_option("--dims-to", f->to, "the largest d (2^(2d) words)")->capture_default_str();
+  cmd->add_option("--algorithms", f->algorithms, "comma-separated: 1, 2, 3, 4, edelman, edelman-unaligned")
+      ->capture_default_str();
+  cmd->add_option("-r,--repeat", f->repeat, "timed runs per point; the median is reported")->capture_default_str();
+  cmd->add_option("--csv", f->csv, "write the rows as CSV to this file (- for standard output)");
+  cmd->add_option("--plot", f->plot, "draw throughput and cycles vs d into this .svg or .png (needs gnuplot)");
+  add_backend_flags(*cmd, f->machine);
+  cmd->add_flag("--json", f->json, "print one JSON object instead of the table");
+  cmd->callback([f] {
+    const std::vector<SweepRow> rows = run_sweep(*f);
+    const std::string csv = sweep_csv(rows);
+    if (f->csv == "-") {
+      std::cout << csv;
+    } else if (!f->csv.empty()) {
+      write_text_file(f->csv, csv);
+    }
+    if (!f->plot.empty()) plot_sweep(f->plot, csv, sweep_algorithms(*f));
+    if (f->json) {
+      nlohmann::json j = {{"command", "sweep"}, {"rows", nlohmann::json::array()}};
+      for (const SweepRow& r : rows)
+        j["rows"].push_back({{"d", r.d},
+                             {"algorithm", r.algorithm},
+                             {"words", r.words},
+                             {"cycles", r.cycles},
+                             {"seconds", r.seconds},
+                             {"bytes_moved", r.bytes_moved},
+                             {"throughput_bytes_per_second", r.throughput()},
+                             {"memcpy_seconds", r.memcpy_seconds},
+                             {"ratio_to_memcpy", r.ratio()},
+                             {"verified", 2 * r.d <= kSweepVerifyBits ? nlohmann::json(r.verified) : nlohmann::json()}});
+      if (!f->csv.empty() && f->csv != "-") j["csv"] = f->csv;
+      if (!f->plot.empty()) j["plot"] = f->plot;
+      std::cout << j.dump(2) << "\n";
+      return;
+    }
+    if (f->csv == "-") return;
+    fmt::print("{:>3} {:<18} {:>14} {:>8} {:>12} {:>10} {:>8}  {}\n", "d", "algorithm", "words", "cycles", "seconds",
+               "GB/s", "memcpy", "verified");
+    for (const SweepRow& r : rows)
+      fmt::print("{:>3} {:<18} {:>14} {:>8} {:>12.6f} {:>10.3f} {:>7.0f}%  {}\n", r.d, r.algorithm, r.words, r.cycles,
+                 r.seconds, r.throughput() / 1e9, 100 * r.ratio(),
+                 2 * r.d <= kSweepVerifyBits ? (r.verified ? "yes" : "NO") : "not checked (d > 11)");
+    if (!f->csv.empty()) fmt::print("CSV: {}\n", f->csv);
+    if (!f->plot.empty()) fmt::print("plot: {}\n", f->plot);
+  });
+}
+
 }  // namespace
+
+void add_sweep(CLI::App& app) { add_sweep_command(app); }
 
 void add_bench(CLI::App& app) {
   auto f = std::make_shared<BenchFlags>();

@@ -18,5 +18,6 @@ void add_fft(CLI::App& app);
 void add_permute(CLI::App& app);
 void add_compare(CLI::App& app);
 void add_bench(CLI::App& app);
+void add_sweep(CLI::App& app);
 
 }  // namespace hcube::cli

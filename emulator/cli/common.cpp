@@ -236,42 +236,6 @@ nlohmann::json exchanges_json(const Cycle& cycle) {
 
 namespace {
 
-// A one-line progress bar on a terminal's stderr, cleared when the run ends
-// (or fails, before the error is printed).
-class ProgressBar {
- public:
-  explicit ProgressBar(bool on) : on_(on) {}
-  ProgressBar(const ProgressBar&) = delete;
-  ProgressBar& operator=(const ProgressBar&) = delete;
-  ~ProgressBar() {
-    if (shown_ == 0) return;
-    std::fprintf(stderr, "\r%*s\r", static_cast<int>(shown_), "");
-    std::fflush(stderr);
-  }
-
-  Machine::Progress callback() {
-    if (!on_) return {};
-    return [this](std::size_t done, std::size_t total) { draw(done, total); };
-  }
-
- private:
-  void draw(std::size_t done, std::size_t total) {
-    const std::size_t pct = total == 0 ? 100 : 100 * done / total;
-    if (pct == last_pct_ && done != total) return;
-    last_pct_ = pct;
-    constexpr std::size_t kBar = 30;
-    const std::size_t fill = pct * kBar / 100;
-    const std::string text = fmt::format("routing [{}{}] {:>3}%  {}/{} cycles", std::string(fill, '#'),
-                                         std::string(kBar - fill, ' '), pct, done, total);
-    shown_ = std::max(shown_, text.size());
-    std::fprintf(stderr, "\r%s", text.c_str());
-    std::fflush(stderr);
-  }
-
-  bool on_;
-  std::size_t last_pct_ = std::numeric_limits<std::size_t>::max();
-  std::size_t shown_ = 0;
-};
 
 // The teaching view of --trace: each cell shows where its word started,
 // "node.addr", and '*' marks the words the step moved.

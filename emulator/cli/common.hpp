@@ -4,7 +4,11 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdio>
 #include <functional>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -89,6 +93,49 @@ void emit(const IoFlags& io, const nlohmann::json& j, const std::function<void()
 // "verified" and the trace added (--json), or `summary`, the backend, the
 // verification and the counters (prose).
 void finish_run(Session& s, const IoFlags& io, nlohmann::json j, const std::string& summary);
+
+// A one-line progress bar on a terminal's stderr, cleared when the run ends
+// (or fails, before the error is printed).
+class ProgressBar {
+ public:
+  // `label` names the work ("routing"), `unit` what is counted ("cycles").
+  explicit ProgressBar(bool on, std::string label = "routing", std::string unit = "cycles")
+      : on_(on), label_(std::move(label)), unit_(std::move(unit)) {}
+  ProgressBar(const ProgressBar&) = delete;
+  ProgressBar& operator=(const ProgressBar&) = delete;
+  ~ProgressBar() {
+    if (shown_ == 0) return;
+    std::fprintf(stderr, "\r%*s\r", static_cast<int>(shown_), "");
+    std::fflush(stderr);
+  }
+
+  Machine::Progress callback() {
+    if (!on_) return {};
+    return [this](std::size_t done, std::size_t total) { draw(done, total); };
+  }
+
+  // `note` follows the counts ("d = 12, Algorithm 4").
+  void draw(std::size_t done, std::size_t total, const std::string& note = "") {
+    if (!on_) return;
+    const std::size_t pct = total == 0 ? 100 : 100 * done / total;
+    if (pct == last_pct_ && done != total) return;
+    last_pct_ = pct;
+    constexpr std::size_t kBar = 30;
+    const std::size_t fill = pct * kBar / 100;
+    const std::string text = fmt::format("{} [{}{}] {:>3}%  {}/{} {}{}{}", label_, std::string(fill, '#'),
+                                         std::string(kBar - fill, ' '), pct, done, total, unit_,
+                                         note.empty() ? "" : "  ", note);
+    shown_ = std::max(shown_, text.size());
+    std::fprintf(stderr, "\r%s", text.c_str());
+    std::fflush(stderr);
+  }
+
+ private:
+  bool on_;
+  std::string label_, unit_;
+  std::size_t last_pct_ = std::numeric_limits<std::size_t>::max();
+  std::size_t shown_ = 0;
+};
 
 // --- running a schedule (aapc, run, multi-aapc) ------------------------------
 

@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   hcube::cli::add_permute(app);
   hcube::cli::add_compare(app);
   hcube::cli::add_bench(app);
+  hcube::cli::add_sweep(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
