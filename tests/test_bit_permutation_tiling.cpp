@@ -116,6 +116,17 @@ TEST(BitPermutationTiling, HostLauncherMovesEveryWordToItsImage) {
       for (std::uint64_t s = 0; s < src.size(); ++s) expected[apply(to, s)] = src[s];
       kernels::cpu::launch_tiles(kernels::BitPermuteTileBody<std::uint32_t>{src.data(), dst.data(), view_of(plan)});
       EXPECT_EQ(dst, expected) << "q = " << q << ", max tile bits " << cap;
+      // The per-word load and store the CUDA launcher runs (a thread per word of a tile).
+      std::vector<std::uint32_t> by_word(src.size(), 0), buffer(plan.tile_words());
+      const kernels::BitPermuteTileBody<std::uint32_t> body{src.data(), by_word.data(), view_of(plan)};
+      const std::uint64_t low = bit(plan.run_bits) - 1;
+      for (std::uint64_t o = 0; o < plan.tiles(); ++o) {
+        for (std::uint64_t t = 0; t < plan.tile_words(); ++t)
+          body.load(body.view.src_base(o), t >> plan.run_bits, t & low, buffer.data());
+        for (std::uint64_t u = 0; u < plan.tile_words(); ++u)
+          body.store(body.view.dst_base(o), u >> plan.run_bits, u & low, buffer.data());
+      }
+      EXPECT_EQ(by_word, expected) << "per word: q = " << q << ", max tile bits " << cap;
     }
 }
 
