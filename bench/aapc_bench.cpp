@@ -11,6 +11,7 @@
 #include <cstring>
 #include <vector>
 
+#include "bench_support.hpp"
 #include "hcube/emulator/machine.hpp"
 #include "hcube/emulator/schedule_run.hpp"
 #include "hcube/host/aapc.hpp"
@@ -36,9 +37,7 @@ void BM_Aapc(benchmark::State& state) {
   const auto v = static_cast<Variant>(state.range(0));
   const auto d = static_cast<unsigned>(state.range(1));
   const Schedule s = make(v, d);
-  Machine mach(MachineOptions{d, d, ElementType::u32, BackendChoice::cpu});
-  std::vector<unsigned char> zeros(mach.bytes(), 0);
-  mach.load(zeros.data(), zeros.size());
+  Machine mach = bench::zeroed_machine(d, d);
   const PermutationPlan plan = plan_aapc_permutation(AapcPermutation::transpose, mach.geometry(), d);
   for (auto _ : state) run_schedule(mach, s, plan.f, plan.g);
   const double words_per_node = static_cast<double>(mach.geometry().words_per_node());
@@ -47,7 +46,7 @@ void BM_Aapc(benchmark::State& state) {
       benchmark::Counter(1e6 * static_cast<double>(state.iterations()) / words_per_node,
                          benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
   state.counters["cycles"] = static_cast<double>(s.cycles());
-  state.SetBytesProcessed(static_cast<std::int64_t>(mach.counters().bytes_read + mach.counters().bytes_written));
+  bench::count_bytes(state, mach);
   state.SetLabel(v == edelman_aligned     ? "Edelman aligned"
                  : v == edelman_unaligned ? "Edelman unaligned"
                                           : "Algorithm " + std::to_string(static_cast<int>(v)));

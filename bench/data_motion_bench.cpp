@@ -16,6 +16,7 @@
 #include <random>
 #include <vector>
 
+#include "bench_support.hpp"
 #include "hcube/emulator/machine.hpp"
 #include "hcube/host/bits.hpp"
 #include "hcube/host/dimension_permutation.hpp"
@@ -30,51 +31,31 @@ void Sizes(benchmark::internal::Benchmark* b) {
   b->Unit(benchmark::kMillisecond);
 }
 
-Machine make_machine(unsigned w) {
-  const unsigned n = w / 2;
-  Machine mach(MachineOptions{n, w - n, ElementType::u32, BackendChoice::cpu});
-  std::vector<unsigned char> zeros(mach.bytes(), 0);
-  mach.load(zeros.data(), zeros.size());
-  return mach;
+// n = W/2 processor dimensions, the rest local.
+Machine make_machine(const benchmark::State& state) {
+  return bench::zeroed_machine(state.range(0) / 2, state.range(0) - state.range(0) / 2);
 }
 
-void count_bytes(benchmark::State& state, const Machine& mach) {
-  state.SetBytesProcessed(static_cast<std::int64_t>(mach.counters().bytes_read + mach.counters().bytes_written));
-}
-
-void BM_Memcpy(benchmark::State& state) {
-  const std::size_t bytes = std::size_t{4} << state.range(0);
-  std::vector<char> a(bytes, 1), b(bytes, 0);
-  for (auto _ : state) {
-    std::memcpy(b.data(), a.data(), bytes);
-    benchmark::DoNotOptimize(b.data());
-  }
-  state.SetBytesProcessed(static_cast<std::int64_t>(2 * bytes * state.iterations()));
-}
+void BM_Memcpy(benchmark::State& state) { bench::memcpy_roofline(state, std::size_t{4} << state.range(0)); }
 
 // One all-port cycle moving half of every node's words (channel width K / 2n).
 void BM_RoutingCycle(benchmark::State& state) {
-  Machine mach = make_machine(static_cast<unsigned>(state.range(0)));
-  const Geometry& g = mach.geometry();
-  Cycle c;
-  for (unsigned k = 0; k < g.n; ++k)
-    for (std::uint64_t a = k; a < g.words_per_node() / 2; a += g.n) c.push_back(direct_exchange(k, a));
-  const PortRules rules{PortModel::all_port, static_cast<unsigned>(std::max<std::uint64_t>(1, g.words_per_node() / (2 * g.n) + 1))};
+  Machine mach = make_machine(state);
+  PortRules rules;
+  const Cycle c = half_memory_cycle(mach.geometry(), rules);
   for (auto _ : state) mach.run_cycle(c, rules);
-  count_bytes(state, mach);
+  bench::count_bytes(state, mach);
 }
 
 void BM_XorAlignment(benchmark::State& state) {
-  Machine mach = make_machine(static_cast<unsigned>(state.range(0)));
-  std::vector<unsigned> dims(std::min(mach.geometry().n, mach.geometry().m));
-  std::iota(dims.begin(), dims.end(), 0u);
-  const AffineMap map = AffineMap::xor_align(mach.geometry(), dims, dims);
+  Machine mach = make_machine(state);
+  const AffineMap map = AffineMap::xor_fold(mach.geometry(), std::min(mach.geometry().n, mach.geometry().m), 1);
   for (auto _ : state) mach.align(map);
-  count_bytes(state, mach);
+  bench::count_bytes(state, mach);
 }
 
 void fused(benchmark::State& state, const std::string& name) {
-  Machine mach = make_machine(static_cast<unsigned>(state.range(0)));
+  Machine mach = make_machine(state);
   std::vector<unsigned> to;
   if (name == "random") {
     to.resize(mach.geometry().address_bits());
@@ -84,7 +65,7 @@ void fused(benchmark::State& state, const std::string& name) {
     to = parse_dimension_permutation(name, mach.geometry().n, mach.geometry().m).to;
   }
   for (auto _ : state) mach.permute_address_bits(to);
-  count_bytes(state, mach);
+  bench::count_bytes(state, mach);
 }
 
 void BM_FusedTranspose(benchmark::State& state) { fused(state, "transpose"); }

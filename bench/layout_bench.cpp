@@ -8,10 +8,9 @@
 // with BM_Memcpy's figure from the same run, never across runs.
 #include <benchmark/benchmark.h>
 
-#include <cstring>
-#include <numeric>
 #include <vector>
 
+#include "bench_support.hpp"
 #include "hcube/emulator/machine.hpp"
 
 namespace {
@@ -23,23 +22,10 @@ constexpr unsigned kAddressBits = 24;
 
 // range(0): n (so m = 24 - n); range(1): t.
 Machine make_machine(const benchmark::State& state) {
-  const auto n = state.range(0), t = state.range(1);
-  Machine mach(MachineOptions{n, kAddressBits - n, ElementType::u32, BackendChoice::cpu, t});
-  std::vector<unsigned char> zeros(mach.bytes(), 0);
-  mach.load(zeros.data(), zeros.size());
-  return mach;
+  return bench::zeroed_machine(state.range(0), kAddressBits - state.range(0), state.range(1));
 }
 
-void BM_Memcpy(benchmark::State& state) {
-  const std::size_t bytes = (std::size_t{1} << kAddressBits) * 4;
-  std::vector<char> a(bytes, 1), b(bytes, 0);
-  for (auto _ : state) {
-    std::memcpy(b.data(), a.data(), bytes);
-    benchmark::DoNotOptimize(b.data());
-  }
-  // Read and written, as the kernels' bytes are counted.
-  state.SetBytesProcessed(static_cast<std::int64_t>(2 * bytes * state.iterations()));
-}
+void BM_Memcpy(benchmark::State& state) { bench::memcpy_roofline(state, (std::size_t{1} << kAddressBits) * 4); }
 
 // One all-port routing cycle: dimension k exchanges local word k.
 void BM_RoutingCycle(benchmark::State& state) {
@@ -47,18 +33,15 @@ void BM_RoutingCycle(benchmark::State& state) {
   Cycle cycle;
   for (unsigned k = 0; k < mach.geometry().n; ++k) cycle.push_back(direct_exchange(k, k));
   for (auto _ : state) mach.run_cycle(cycle);
-  state.SetBytesProcessed(static_cast<std::int64_t>(mach.counters().bytes_read + mach.counters().bytes_written));
+  bench::count_bytes(state, mach);
 }
 
 // The AAPC pre-alignment (j|i) -> (j|i xor j) over min(n, m) bits, in place.
 void BM_XorAlignment(benchmark::State& state) {
   Machine mach = make_machine(state);
-  const unsigned d = std::min(mach.geometry().n, mach.geometry().m);
-  std::vector<unsigned> dims(d);
-  std::iota(dims.begin(), dims.end(), 0u);
-  const AffineMap map = AffineMap::xor_align(mach.geometry(), dims, dims);
+  const AffineMap map = AffineMap::xor_fold(mach.geometry(), std::min(mach.geometry().n, mach.geometry().m), 1);
   for (auto _ : state) mach.align(map);
-  state.SetBytesProcessed(static_cast<std::int64_t>(mach.counters().bytes_read + mach.counters().bytes_written));
+  bench::count_bytes(state, mach);
 }
 
 // Copy-in from the user's row-major array.

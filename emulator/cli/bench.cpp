@@ -10,10 +10,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <iostream>
 #include <memory>
-#include <numeric>
 #include <vector>
 
 #include <unistd.h>
@@ -68,28 +66,23 @@ double median_seconds(long long repeat, const std::function<void()>& f, bool war
   return t[t.size() / 2];
 }
 
+// memcpy of `bytes` in this process: the roofline every figure is divided by.
+double memcpy_seconds(std::uint64_t bytes, long long repeat) {
+  std::vector<unsigned char> a(bytes, 1), b(bytes, 0);
+  return median_seconds(repeat, [&] { std::memcpy(b.data(), a.data(), bytes); });
+}
+
+// The operation's throughput (bytes it read and wrote over its time) over
+// memcpy's (the data read and written once over memcpy's time).
+double ratio_to_memcpy(std::uint64_t bytes_moved, double seconds, std::uint64_t data_bytes, double memcpy_time) {
+  return (static_cast<double>(bytes_moved) / seconds) / (2.0 * static_cast<double>(data_bytes) / memcpy_time);
+}
+
 struct Measurement {
   std::uint64_t bytes_moved = 0;  // read + written by one run
   double seconds = 0;
   std::string what;
 };
-
-// One all-port routing cycle that moves half of every node's words: dimension
-// k exchanges the addresses a with a mod n = k (channel width K / 2n), the
-// widest cycle a direct-addressed schedule has (a block transfer of sec. 5).
-Cycle wide_cycle(const Geometry& geo, PortRules& rules) {
-  Cycle c;
-  const std::uint64_t K = geo.words_per_node();
-  std::uint64_t width = 0;
-  for (unsigned k = 0; k < geo.n; ++k) {
-    std::uint64_t on_k = 0;
-    for (std::uint64_t a = k; a < K / 2; a += geo.n, ++on_k) c.push_back(direct_exchange(k, a));
-    width = std::max(width, on_k);
-  }
-  rules.model = PortModel::all_port;
-  rules.channel_width = static_cast<unsigned>(std::max<std::uint64_t>(width, 1));
-  return c;
-}
 
 Measurement measure(const BenchFlags& f, Machine& mach) {
   const Geometry& geo = mach.geometry();
@@ -102,14 +95,13 @@ Measurement measure(const BenchFlags& f, Machine& mach) {
   };
   if (f.op == "cycle") {
     PortRules rules;
-    const Cycle c = wide_cycle(geo, rules);
+    const Cycle c = half_memory_cycle(geo, rules);
     r.what = fmt::format("one all-port routing cycle, {} exchanges a node pair (K/2 words a node)", c.size());
     per_run([&] { mach.run_cycle(c, rules); });
   } else if (f.op == "alignment") {
-    std::vector<unsigned> dims(std::min(geo.n, geo.m));
-    std::iota(dims.begin(), dims.end(), 0u);
-    const AffineMap map = AffineMap::xor_align(geo, dims, dims);
-    r.what = fmt::format("the AAPC alignment (j|i) -> (j|i xor j) on {} bits, in place", dims.size());
+    const unsigned d = std::min(geo.n, geo.m);
+    const AffineMap map = AffineMap::xor_fold(geo, d, 1);
+    r.what = fmt::format("the AAPC alignment (j|i) -> (j|i xor j) on {} bits, in place", d);
     per_run([&] { mach.align(map); });
   } else if (f.op == "aapc") {
     AapcOptions o;
@@ -180,15 +172,14 @@ void run_bench(const BenchFlags& f) {
     r = measure(f, mach);
   }
   // The roofline in the same process: memcpy of the same bytes, read + written.
-  std::vector<unsigned char> a(bytes, 1), b(bytes, 0);
-  const double memcpy_seconds = median_seconds(f.repeat, [&] { std::memcpy(b.data(), a.data(), bytes); });
+  const double roofline_seconds = memcpy_seconds(bytes, f.repeat);
   if (f.op == "memcpy") {
     r.bytes_moved = 2 * bytes;
-    r.seconds = memcpy_seconds;
+    r.seconds = roofline_seconds;
   }
   const double throughput = static_cast<double>(r.bytes_moved) / r.seconds;
-  const double roofline = 2.0 * static_cast<double>(bytes) / memcpy_seconds;
-  const double ratio = throughput / roofline;
+  const double roofline = 2.0 * static_cast<double>(bytes) / roofline_seconds;
+  const double ratio = ratio_to_memcpy(r.bytes_moved, r.seconds, bytes, roofline_seconds);
   if (f.json) {
     const nlohmann::json j = {{"command", "bench"},
                               {"op", f.op},
@@ -198,7 +189,7 @@ void run_bench(const BenchFlags& f) {
                               {"m", m},
                               {"bytes_moved", r.bytes_moved},
                               {"seconds", r.seconds},
-                              {"memcpy_seconds", memcpy_seconds},
+                              {"memcpy_seconds", roofline_seconds},
                               {"throughput_bytes_per_second", throughput},
                               {"memcpy_bytes_per_second", roofline},
                               {"ratio_to_memcpy", ratio},
@@ -215,7 +206,7 @@ void run_bench(const BenchFlags& f) {
       "memcpy of the same {} in this process: {:.6f} s, {:.2f} GB/s read + written\n"
       "ratio to memcpy: {:.1f}%\n",
       f.op, r.what, q, info(type).name, format_bytes(bytes), n, m, backend, device.empty() ? "" : " (" + device + ")",
-      f.repeat, r.seconds, r.bytes_moved, throughput / 1e9, format_bytes(bytes), memcpy_seconds, roofline / 1e9,
+      f.repeat, r.seconds, r.bytes_moved, throughput / 1e9, format_bytes(bytes), roofline_seconds, roofline / 1e9,
       100 * ratio);
 }
 
@@ -228,15 +219,18 @@ struct SweepFlags {
   bool json = false;
 };
 
+// Words verified against the transpose at most: the reference is a host loop.
+constexpr unsigned kSweepVerifyBits = 22;
+
+// One (d, algorithm) point; a point that fails its check ends the sweep with an error.
 struct SweepRow {
   unsigned d = 0;
   std::string algorithm;
-  std::uint64_t words = 0, cycles = 0, bytes_moved = 0;
+  std::uint64_t words = 0, data_bytes = 0, cycles = 0, bytes_moved = 0;
   double seconds = 0, memcpy_seconds = 0;
-  bool verified = false;
+  bool verified() const { return 2 * d <= kSweepVerifyBits; }
   double throughput() const { return static_cast<double>(bytes_moved) / seconds; }
-  double ratio() const { return throughput() / (2.0 * static_cast<double>(bytes_moved_roofline) / memcpy_seconds); }
-  std::uint64_t bytes_moved_roofline = 0;  // the data's bytes (memcpy reads and writes them)
+  double ratio() const { return ratio_to_memcpy(bytes_moved, seconds, data_bytes, memcpy_seconds); }
 };
 
 bool have_gnuplot() { return std::system("command -v gnuplot >/dev/null 2>&1") == 0; }
@@ -264,8 +258,8 @@ void write_text_file(const std::string& path, const std::string& text) {
 }
 
 // Throughput (GB/s read + written, and memcpy's) and cycles against d, one
-// line per algorithm: the CSV rows regrouped into one gnuplot data block each.
-void plot_sweep(const std::string& path, const std::string& csv, const std::vector<std::string>& algorithms) {
+// line per algorithm: one gnuplot data block ("d cycles GB/s memcpy-GB/s") each.
+void plot_sweep(const std::string& path, const std::vector<SweepRow>& rows, const std::vector<std::string>& algorithms) {
   const std::filesystem::path dir = std::filesystem::temp_directory_path() /
                                     fmt::format("hcube-sweep-{}", static_cast<long long>(::getpid()));
   std::filesystem::create_directories(dir);
@@ -273,20 +267,16 @@ void plot_sweep(const std::string& path, const std::string& csv, const std::vect
   std::string blocks, throughput, cycles;
   for (std::size_t i = 0; i < algorithms.size(); ++i) {
     const std::string& a = algorithms[i];
-    std::istringstream lines(csv);
-    std::string line;
-    std::getline(lines, line);  // the header
-    while (std::getline(lines, line))
-      if (line.substr(line.find(',') + 1, a.size() + 1) == a + ",") {
-        std::replace(line.begin(), line.end(), ',', ' ');
-        blocks += line + "\n";
-      }
+    for (const SweepRow& r : rows)
+      if (r.algorithm == a)
+        blocks += fmt::format("{} {} {:.6f} {:.6f}\n", r.d, r.cycles, r.throughput() / 1e9,
+                              r.throughput() / r.ratio() / 1e9);
     blocks += "\n\n";
     const std::string title = a.rfind("edelman", 0) == 0 ? "Edelman" + a.substr(7) : "Algorithm " + a;
-    throughput += fmt::format("'{}' index {} using 1:7 with linespoints title '{}', ", data, i, title);
-    cycles += fmt::format("{}'{}' index {} using 1:4 with linespoints title '{}'", i == 0 ? "" : ", ", data, i, title);
+    throughput += fmt::format("'{}' index {} using 1:3 with linespoints title '{}', ", data, i, title);
+    cycles += fmt::format("{}'{}' index {} using 1:2 with linespoints title '{}'", i == 0 ? "" : ", ", data, i, title);
   }
-  throughput += fmt::format("'{}' index 0 using 1:($7 / $9) with linespoints dashtype 2 title 'memcpy'", data);
+  throughput += fmt::format("'{}' index 0 using 1:4 with linespoints dashtype 2 title 'memcpy'", data);
   write_text_file(data, blocks);
   write_text_file(script, fmt::format(R"(set terminal {}
 set output '{}'
@@ -320,9 +310,6 @@ Schedule sweep_schedule(const std::string& algorithm, unsigned d) {
   return make_aapc_schedule(o);
 }
 
-// Words verified against the transpose at most: the reference is a host loop.
-constexpr unsigned kSweepVerifyBits = 22;
-
 std::vector<std::string> sweep_algorithms(const SweepFlags& f) {
   std::vector<std::string> algorithms;
   for (std::size_t start = 0; start <= f.algorithms.size();) {
@@ -336,11 +323,10 @@ std::vector<std::string> sweep_algorithms(const SweepFlags& f) {
   return algorithms;
 }
 
-std::vector<SweepRow> run_sweep(const SweepFlags& f) {
+std::vector<SweepRow> run_sweep(const SweepFlags& f, const std::vector<std::string>& algorithms) {
   if (f.from < 1 || f.to > 16 || f.from > f.to)
     throw Error(fmt::format("--dims-from {} --dims-to {} out of range: allowed 1 <= from <= to <= 16", f.from, f.to));
   if (f.repeat < 1 || f.repeat > 100) throw Error(fmt::format("--repeat {} out of range: allowed 1..100", f.repeat));
-  const std::vector<std::string> algorithms = sweep_algorithms(f);
   if (!f.plot.empty()) check_plot_target(f.plot);
   const ElementType type = f.machine.type.empty() ? ElementType::u32 : parse_element_type(f.machine.type);
   const std::size_t wb = info(type).bytes;
@@ -349,9 +335,7 @@ std::vector<SweepRow> run_sweep(const SweepFlags& f) {
   ProgressBar bar(!f.json && f.csv != "-" && ::isatty(2) == 1, "sweep", "runs");
   for (auto d = static_cast<unsigned>(f.from); d <= static_cast<unsigned>(f.to); ++d) {
     Machine mach(MachineOptions{d, d, type, parse_backend_choice(f.machine.backend), f.machine.tile_dims});
-    const std::uint64_t bytes = mach.bytes();
-    std::vector<unsigned char> a(bytes, 1), b(bytes, 0);
-    const double memcpy_seconds = median_seconds(f.repeat, [&] { std::memcpy(b.data(), a.data(), bytes); });
+    const double roofline_seconds = memcpy_seconds(mach.bytes(), f.repeat);
     const PermutationPlan plan = plan_aapc_permutation(AapcPermutation::transpose, mach.geometry(), d);
     for (const std::string& alg : algorithms) {
       bar.draw(rows.size(), total, fmt::format("d = {}, {}", d, alg));
@@ -361,22 +345,19 @@ std::vector<SweepRow> run_sweep(const SweepFlags& f) {
       r.algorithm = alg;
       r.words = mach.geometry().total_words();
       r.cycles = s.cycles();
-      r.memcpy_seconds = memcpy_seconds;
-      r.bytes_moved_roofline = bytes;
+      r.memcpy_seconds = roofline_seconds;
+      r.data_bytes = mach.bytes();
       // The first run is counted, verified (up to 2^22 words) and warms up; the median of --repeat more is timed.
-      const bool check = 2 * d <= kSweepVerifyBits;
       std::vector<unsigned char> expected;
-      if (check) {
+      if (r.verified()) {
         mach.load_labels();
         expected = reference_permute(mach.read(), wb, r.words, plan.destination);
       }
       mach.reset_counters();
       run_schedule(mach, s, plan.f, plan.g);
       r.bytes_moved = mach.counters().bytes_read + mach.counters().bytes_written;
-      if (check) {
-        r.verified = mach.read() == expected;
-        if (!r.verified) throw Error(fmt::format("sweep: the AAPC of {} at d = {} does not match the transpose", alg, d));
-      }
+      if (r.verified() && mach.read() != expected)
+        throw Error(fmt::format("sweep: the AAPC of {} at d = {} does not match the transpose", alg, d));
       r.seconds = median_seconds(f.repeat, [&] { run_schedule(mach, s, plan.f, plan.g); }, false);
       rows.push_back(r);
     }
@@ -390,7 +371,7 @@ std::string sweep_csv(const std::vector<SweepRow>& rows) {
   for (const SweepRow& r : rows)
     out += fmt::format("{},{},{},{},{:.9f},{},{:.6f},{:.9f},{:.6f},{}\n", r.d, r.algorithm, r.words, r.cycles,
                        r.seconds, r.bytes_moved, r.throughput() / 1e9, r.memcpy_seconds, r.ratio(),
-                       2 * r.d <= kSweepVerifyBits ? (r.verified ? "yes" : "no") : "not checked");
+                       r.verified() ? "yes" : "not checked");
   return out;
 }
 
@@ -409,14 +390,15 @@ void add_sweep_command(CLI::App& app) {
   add_backend_flags(*cmd, f->machine);
   cmd->add_flag("--json", f->json, "print one JSON object instead of the table");
   cmd->callback([f] {
-    const std::vector<SweepRow> rows = run_sweep(*f);
+    const std::vector<std::string> algorithms = sweep_algorithms(*f);
+    const std::vector<SweepRow> rows = run_sweep(*f, algorithms);
     const std::string csv = sweep_csv(rows);
     if (f->csv == "-") {
       std::cout << csv;
     } else if (!f->csv.empty()) {
       write_text_file(f->csv, csv);
     }
-    if (!f->plot.empty()) plot_sweep(f->plot, csv, sweep_algorithms(*f));
+    if (!f->plot.empty()) plot_sweep(f->plot, rows, algorithms);
     if (f->json) {
       nlohmann::json j = {{"command", "sweep"}, {"rows", nlohmann::json::array()}};
       for (const SweepRow& r : rows)
@@ -429,7 +411,7 @@ void add_sweep_command(CLI::App& app) {
                              {"throughput_bytes_per_second", r.throughput()},
                              {"memcpy_seconds", r.memcpy_seconds},
                              {"ratio_to_memcpy", r.ratio()},
-                             {"verified", 2 * r.d <= kSweepVerifyBits ? nlohmann::json(r.verified) : nlohmann::json()}});
+                             {"verified", r.verified() ? nlohmann::json(true) : nlohmann::json()}});
       if (!f->csv.empty() && f->csv != "-") j["csv"] = f->csv;
       if (!f->plot.empty()) j["plot"] = f->plot;
       std::cout << j.dump(2) << "\n";
@@ -441,7 +423,7 @@ void add_sweep_command(CLI::App& app) {
     for (const SweepRow& r : rows)
       fmt::print("{:>3} {:<18} {:>14} {:>8} {:>12.6f} {:>10.3f} {:>7.0f}%  {}\n", r.d, r.algorithm, r.words, r.cycles,
                  r.seconds, r.throughput() / 1e9, 100 * r.ratio(),
-                 2 * r.d <= kSweepVerifyBits ? (r.verified ? "yes" : "NO") : "not checked (d > 11)");
+                 r.verified() ? "yes" : "not checked (d > 11)");
     if (!f->csv.empty()) fmt::print("CSV: {}\n", f->csv);
     if (!f->plot.empty()) fmt::print("plot: {}\n", f->plot);
   });

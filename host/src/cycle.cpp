@@ -147,6 +147,19 @@ Exchange parse_exchange(const std::string& text) {
   return Exchange{static_cast<std::uint32_t>(f[0]), f[1], f.size() == 3 ? f[2] : f[1]};
 }
 
+Cycle half_memory_cycle(const Geometry& geo, PortRules& rules) {
+  Cycle c;
+  std::uint64_t width = 1;
+  for (unsigned k = 0; k < geo.n; ++k) {
+    std::uint64_t on_k = 0;
+    for (std::uint64_t a = k; a < geo.words_per_node() / 2; a += geo.n, ++on_k) c.push_back(direct_exchange(k, a));
+    width = std::max(width, on_k);
+  }
+  rules.model = PortModel::all_port;
+  rules.channel_width = static_cast<unsigned>(width);
+  return c;
+}
+
 Cycle parse_cycle(const std::string& text) {
   Cycle c;
   std::stringstream ss(text);

@@ -84,6 +84,12 @@ Exchange parse_exchange(const std::string& text);
 // Parses a comma-separated list of exchanges.
 Cycle parse_cycle(const std::string& text);
 
+// The widest direct-addressed all-port cycle: dimension k exchanges the local
+// addresses a < K/2 with a mod n = k, so half of every node's words cross a
+// link (a block transfer of sec. 5). `rules` becomes all-port with the
+// channel width that needs, ceil(K / 2n).
+Cycle half_memory_cycle(const Geometry& geo, PortRules& rules);
+
 // Counts of one cycle as the papers count them.
 struct CycleUse {
   std::uint64_t element_hops = 0;   // words that cross a link

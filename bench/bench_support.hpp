@@ -1,0 +1,36 @@
+// What the Google Benchmark programs share: a CPU machine holding zeros, the
+// memcpy roofline of a size, and the bytes a machine's kernels moved.
+#pragma once
+
+#include <benchmark/benchmark.h>
+
+#include <cstring>
+#include <vector>
+
+#include "hcube/emulator/machine.hpp"
+
+namespace hcube::bench {
+
+inline Machine zeroed_machine(long long n, long long m, long long tile_dims = -1) {
+  Machine mach(MachineOptions{n, m, ElementType::u32, BackendChoice::cpu, tile_dims});
+  std::vector<unsigned char> zeros(mach.bytes(), 0);
+  mach.load(zeros.data(), zeros.size());
+  return mach;
+}
+
+// memcpy of `bytes`, counted read + written as the kernels' bytes are.
+inline void memcpy_roofline(benchmark::State& state, std::size_t bytes) {
+  std::vector<char> a(bytes, 1), b(bytes, 0);
+  for (auto _ : state) {
+    std::memcpy(b.data(), a.data(), bytes);
+    benchmark::DoNotOptimize(b.data());
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(2 * bytes * state.iterations()));
+}
+
+// The bytes the machine's data-motion kernels read and wrote over all iterations.
+inline void count_bytes(benchmark::State& state, const Machine& mach) {
+  state.SetBytesProcessed(static_cast<std::int64_t>(mach.counters().bytes_read + mach.counters().bytes_written));
+}
+
+}  // namespace hcube::bench
