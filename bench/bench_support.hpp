@@ -4,6 +4,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -31,6 +32,13 @@ inline void memcpy_roofline(benchmark::State& state, std::size_t bytes) {
 // The bytes the machine's data-motion kernels read and wrote over all iterations.
 inline void count_bytes(benchmark::State& state, const Machine& mach) {
   state.SetBytesProcessed(static_cast<std::int64_t>(mach.counters().bytes_read + mach.counters().bytes_written));
+}
+
+// The AAPC pre-alignment (j|i) -> (j|i xor j) over min(n, m) bits, in place, timed.
+inline void xor_alignment(benchmark::State& state, Machine& mach) {
+  const AffineMap map = AffineMap::xor_fold(mach.geometry(), std::min(mach.geometry().n, mach.geometry().m), 1);
+  for (auto _ : state) mach.align(map);
+  count_bytes(state, mach);
 }
 
 }  // namespace hcube::bench

@@ -49,9 +49,7 @@ void BM_RoutingCycle(benchmark::State& state) {
 
 void BM_XorAlignment(benchmark::State& state) {
   Machine mach = make_machine(state);
-  const AffineMap map = AffineMap::xor_fold(mach.geometry(), std::min(mach.geometry().n, mach.geometry().m), 1);
-  for (auto _ : state) mach.align(map);
-  bench::count_bytes(state, mach);
+  bench::xor_alignment(state, mach);
 }
 
 void fused(benchmark::State& state, const std::string& name) {

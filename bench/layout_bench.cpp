@@ -39,9 +39,7 @@ void BM_RoutingCycle(benchmark::State& state) {
 // The AAPC pre-alignment (j|i) -> (j|i xor j) over min(n, m) bits, in place.
 void BM_XorAlignment(benchmark::State& state) {
   Machine mach = make_machine(state);
-  const AffineMap map = AffineMap::xor_fold(mach.geometry(), std::min(mach.geometry().n, mach.geometry().m), 1);
-  for (auto _ : state) mach.align(map);
-  bench::count_bytes(state, mach);
+  bench::xor_alignment(state, mach);
 }
 
 // Copy-in from the user's row-major array.
