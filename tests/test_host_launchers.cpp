@@ -52,31 +52,50 @@ TEST(HostLaunchers, RowSwapsEqualThePerWordExchangeBody) {
       }
 }
 
+// A random xor alignment (some processor bits onto some memory bits, then a complement) on one layout.
+template <class Word>
+void check_align_xor(const Layout& layout, std::mt19937_64& rng) {
+  const Geometry& geo = layout.geo;
+  const unsigned n = geo.n, m = geo.m;
+  std::vector<unsigned> procs(n), mems(m);
+  std::iota(procs.begin(), procs.end(), 0u);
+  std::iota(mems.begin(), mems.end(), 0u);
+  std::shuffle(procs.begin(), procs.end(), rng);
+  std::shuffle(mems.begin(), mems.end(), rng);
+  const std::size_t k = rng() % (std::min(n, m) + 1);
+  const unsigned lo_bit = static_cast<unsigned>(rng() % m);
+  const AffineMap map = AffineMap::xor_align(geo, {procs.begin(), procs.begin() + k}, {mems.begin(), mems.begin() + k})
+                            .then(AffineMap::complement(geo, lo_bit, m - lo_bit));
+  const AffineTables tables = make_tables(map);
+  const kernels::AffineView view{tables.mem.data(), tables.node.data(), tables.mem_bytes, tables.node_bytes,
+                                 tables.constant};
+  std::vector<Word> fast(geo.total_words());
+  std::iota(fast.begin(), fast.end(), Word{0});
+  std::vector<Word> slow = fast;
+  kernels::cpu::run_align_xor(kernels::AlignXorBody<Word>{fast.data(), layout, view, 0, bit(m)});
+  const kernels::AlignXorBody<Word> body{slow.data(), layout, view, 0, bit(m)};
+  kernels::cpu::launch(geo.total_words(), body);
+  ASSERT_EQ(fast, slow) << "n = " << n << ", m = " << m << ", t = " << layout.t << ", " << sizeof(Word)
+                        << "-byte words, " << map.describe();
+}
+
 TEST(HostLaunchers, LineSwapsEqualThePerWordAlignmentBody) {
   std::mt19937_64 rng(43);
   for (unsigned n = 0; n <= 7; ++n)
     for (unsigned m = 1; m <= 6; ++m)
-      for (unsigned t = 0; t <= n; ++t) {
-        const Geometry geo{n, m};
-        const Layout layout{geo, t};
-        std::vector<unsigned> procs(n), mems(m);
-        std::iota(procs.begin(), procs.end(), 0u);
-        std::iota(mems.begin(), mems.end(), 0u);
-        std::shuffle(procs.begin(), procs.end(), rng);
-        std::shuffle(mems.begin(), mems.end(), rng);
-        const std::size_t k = rng() % (std::min(n, m) + 1);
-        const unsigned lo_bit = static_cast<unsigned>(rng() % m);
-        const AffineMap map = AffineMap::xor_align(geo, {procs.begin(), procs.begin() + k}, {mems.begin(), mems.begin() + k})
-                                  .then(AffineMap::complement(geo, lo_bit, m - lo_bit));
-        const AffineTables tables = make_tables(map);
-        const kernels::AffineView view{tables.mem.data(), tables.node.data(), tables.mem_bytes, tables.node_bytes,
-                                       tables.constant};
-        std::vector<std::uint32_t> fast = labels(geo.total_words()), slow = fast;
-        kernels::cpu::run_align_xor(kernels::AlignXorBody<std::uint32_t>{fast.data(), layout, view, 0, bit(m)});
-        const kernels::AlignXorBody<std::uint32_t> body{slow.data(), layout, view, 0, bit(m)};
-        kernels::cpu::launch(geo.total_words(), body);
-        ASSERT_EQ(fast, slow) << "n = " << n << ", m = " << m << ", t = " << t << ", " << map.describe();
-      }
+      for (unsigned t = 0; t <= n; ++t) check_align_xor<std::uint32_t>(Layout{Geometry{n, m}, t}, rng);
+}
+
+// Geometries whose row blocks fill whole L2-sized regions (many blocks and tiles
+// a map pairs block with block), and 8-byte words (fewer columns a line).
+TEST(HostLaunchers, RegionSwapsEqualThePerWordAlignmentBody) {
+  std::mt19937_64 rng(47);
+  const Layout layouts[] = {{Geometry{10, 10}, 8}, {Geometry{9, 12}, 8}, {Geometry{12, 9}, 6}, {Geometry{8, 11}, 3}};
+  for (const Layout& layout : layouts)
+    for (int rep = 0; rep < 4; ++rep) {
+      check_align_xor<std::uint32_t>(layout, rng);
+      check_align_xor<std::uint64_t>(layout, rng);
+    }
 }
 
 }  // namespace

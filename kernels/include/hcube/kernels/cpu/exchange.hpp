@@ -2,13 +2,17 @@
 // row by row. In the tiled pvar layout a direct exchange (no offset map) pairs
 // whole rows: the 2^t words of local address a of one tile with those of
 // local address b of the partner tile (a dimension above the tile bits) or of
-// the same tile (a dimension inside it, words 2^dim apart). Swapping rows as
-// plain loops streams through memory; an exchange with node-dependent
-// addresses runs the per-word body.
+// the same tile (a dimension inside it, words 2^dim apart). The rows are
+// visited tile by tile in address order, so each thread reads its tile and
+// the few partner tiles as sequential streams; swapping rows as plain loops
+// streams through memory. An exchange with node-dependent addresses runs the
+// per-word body.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
+#include <numeric>
+#include <vector>
 
 #include "hcube/kernels/cpu/launch.hpp"
 #include "hcube/kernels/exchange.hpp"
@@ -18,37 +22,46 @@ namespace hcube::kernels::cpu {
 template <class Word>
 void run_exchanges(const ExchangeBody<Word>& body, std::uint64_t count) {
   const Layout& L = body.layout;
-  const unsigned t = L.t, n = L.geo.n;
+  const unsigned t = L.t, n = L.geo.n, pair_bits = n - 1;
   const std::uint64_t row = bit(t), tiles = bit(n - t), tile_words = L.geo.words_per_node() << t;
-  // Work item w = (exchange e, tile pair or tile i): tiles / 2 pairs above the tile bits, `tiles` inside.
-  const std::uint64_t per_exchange = std::max<std::uint64_t>(tiles / 2, 1) * 2;  // upper bound, both cases
-  const auto items = static_cast<std::int64_t>(count * per_exchange);
-  const unsigned pair_bits = n - 1;
-#pragma omp parallel for schedule(static) if (count * L.geo.total_words() / 2 >= kParallelThreshold)
-  for (std::int64_t w = 0; w < items; ++w) {
-    // Tile-major: one tile (pair) at a time through all the cycle's exchanges, which stays in its pages.
-    const std::uint64_t i = static_cast<std::uint64_t>(w) / count, e = static_cast<std::uint64_t>(w) % count;
-    const Exchange& x = body.exchanges[e];
-    if (x.offset_map != 0) {
-      // Node-dependent addresses: the per-word body over this exchange's pairs, split in per_exchange slices.
-      const std::uint64_t pairs = bit(pair_bits), first = pairs * i / per_exchange, last = pairs * (i + 1) / per_exchange;
-      for (std::uint64_t p = first; p < last; ++p) body((e << pair_bits) | p);
-      continue;
-    }
-    Word* mem = body.mem;
-    if (x.dim >= t) {
-      if (i >= tiles / 2) continue;
-      const std::uint64_t lo_tile = insert_zero_bit(i, x.dim - t), hi_tile = lo_tile | bit(x.dim - t);
-      Word* a = mem + lo_tile * tile_words + (x.addr << t);
-      Word* b = mem + hi_tile * tile_words + (x.peer_addr << t);
-      for (std::uint64_t k = 0; k < row; ++k) swap_words(a[k], b[k]);
+  // A cycle's exchanges touch disjoint words, so any order is the same cycle:
+  // the direct ones sorted by local address (one sweep through each tile).
+  std::vector<std::uint32_t> direct;
+  for (std::uint64_t e = 0; e < count; ++e) {
+    if (body.exchanges[e].offset_map == 0) {
+      direct.push_back(static_cast<std::uint32_t>(e));
     } else {
-      if (i >= tiles) continue;
-      Word* a = mem + i * tile_words + (x.addr << t);
-      Word* b = mem + i * tile_words + (x.peer_addr << t);
-      const std::uint64_t step = bit(x.dim);
-      for (std::uint64_t k = 0; k < row; k += 2 * step)
-        for (std::uint64_t j = k; j < k + step; ++j) swap_words(a[j], b[j + step]);
+      // Node-dependent addresses: the per-word body over this exchange's pairs.
+      launch(bit(pair_bits), [&](std::uint64_t p) { body((e << pair_bits) | p); });
+    }
+  }
+  if (direct.empty()) return;
+  std::stable_sort(direct.begin(), direct.end(),
+                   [&](std::uint32_t x, std::uint32_t y) { return body.exchanges[x].addr < body.exchanges[y].addr; });
+  // Work item (tile, slice of the sorted exchanges): enough items for every thread even with one tile.
+  const std::uint64_t slices = std::min<std::uint64_t>(direct.size(), std::max<std::uint64_t>(1, 64 / tiles));
+  const auto items = static_cast<std::int64_t>(tiles * slices);
+  Word* mem = body.mem;
+#pragma omp parallel for schedule(static, 1) if (direct.size() * L.geo.nodes() >= kParallelThreshold)
+  for (std::int64_t w = 0; w < items; ++w) {
+    const std::uint64_t T = static_cast<std::uint64_t>(w) / slices, s = static_cast<std::uint64_t>(w) % slices;
+    const std::uint64_t first = direct.size() * s / slices, last = direct.size() * (s + 1) / slices;
+    Word* tile = mem + T * tile_words;
+    for (std::uint64_t k = first; k < last; ++k) {
+      const Exchange& x = body.exchanges[direct[k]];
+      if (x.dim >= t) {
+        // This tile holds the low side of the pair: the partner is the tile across the dimension.
+        if ((T >> (x.dim - t)) & 1u) continue;
+        Word* a = tile + (x.addr << t);
+        Word* b = tile + (bit(x.dim - t) * tile_words) + (x.peer_addr << t);
+        for (std::uint64_t j = 0; j < row; ++j) swap_words(a[j], b[j]);
+      } else {
+        Word* a = tile + (x.addr << t);
+        Word* b = tile + (x.peer_addr << t);
+        const std::uint64_t step = bit(x.dim);
+        for (std::uint64_t i = 0; i < row; i += 2 * step)
+          for (std::uint64_t j = i; j < i + step; ++j) swap_words(a[j], b[j + step]);
+      }
     }
   }
 }
