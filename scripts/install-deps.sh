@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Installs the Debian packages hcube needs to build and test, when missing.
 # The CUDA toolkit is optional: without nvcc the CUDA backend is left out.
-# gnuplot is optional too (hcube sweep --plot; the tests that draw skip without it):
-# a failure to install it is a warning, not an error.
+# gnuplot (hcube sweep --plot; the tests that draw skip without it) and GNU time
+# (bench/peak_memory.sh) are optional:
+# a failure to install them is a warning, not an error.
 set -euo pipefail
 
 packages=(cmake g++ make libgtest-dev libcli11-dev nlohmann-json3-dev libfmt-dev libbenchmark-dev libfftw3-dev)
-optional=(gnuplot-nox)
+optional=(gnuplot-nox time)
 
 absent() {
   local out=()
@@ -35,6 +36,6 @@ fi
 if [ ${#missing_optional[@]} -gt 0 ]; then
   echo "hcube: installing ${missing_optional[*]} (optional)" >&2
   { $sudo apt-get update -qq && $sudo apt-get install -y -qq --no-install-recommends "${missing_optional[@]}"; } \
-    >/dev/null 2>&1 || echo "hcube: could not install ${missing_optional[*]}; hcube sweep --plot will say so" >&2
+    >/dev/null 2>&1 || echo "hcube: could not install ${missing_optional[*]}; hcube sweep --plot and bench/peak_memory.sh will say so" >&2
 fi
 exit 0

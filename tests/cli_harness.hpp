@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -40,6 +41,7 @@ using Words = std::vector<std::uint64_t>;
 struct Result {
   int code = -1;  // exit status, or -signal when killed
   std::string out, err;
+  long peak_kib = 0;  // the child's peak resident memory (getrusage's ru_maxrss)
 };
 
 inline std::string read_text(const fs::path& path) {
@@ -162,8 +164,10 @@ class Cli : public ::testing::Test {
       return r;
     }
     int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    struct rusage usage {};
+    while (::wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
     }
+    r.peak_kib = usage.ru_maxrss;
     r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
     r.out = read_text(out);
     r.err = read_text(err);

@@ -15,6 +15,8 @@
 //   const void* readable(const void* host, std::uint64_t bytes);  // host data a kernel can read
 //   void* writable(void* host, std::uint64_t bytes);              // where a kernel writes host-bound data
 //   void publish(void* host, const void* written, std::uint64_t bytes);  // completes a writable()
+//   void copy_to_host(void* host, const void* storage, std::uint64_t bytes);    // raw, synchronous
+//   void copy_from_host(void* storage, const void* host, std::uint64_t bytes);  // raw, synchronous
 //   void synchronize();
 //   void batched_dft(void* rows, std::uint64_t count, unsigned log2_length, std::size_t word_bytes, bool inverse);
 //                                                 // in place, unscaled; complex64 or complex128
@@ -79,6 +81,16 @@ class BackendImpl final : public Backend {
       });
       policy_.publish(host, dst, words * wb);
     });
+  }
+
+  void read_storage(const Buffer& storage, std::uint64_t first, void* host, std::uint64_t bytes) override {
+    check_range(storage, first, bytes);
+    policy_.copy_to_host(host, static_cast<const char*>(storage.data()) + first, bytes);
+  }
+
+  void write_storage(const void* host, Buffer& storage, std::uint64_t first, std::uint64_t bytes) override {
+    check_range(storage, first, bytes);
+    policy_.copy_from_host(static_cast<char*>(storage.data()) + first, host, bytes);
   }
 
   void exchange(Buffer& storage, const Layout& layout, std::size_t wb, const Exchange* exchanges,
@@ -168,6 +180,12 @@ class BackendImpl final : public Backend {
   void synchronize() override { policy_.synchronize(); }
 
  private:
+  static void check_range(const Buffer& storage, std::uint64_t first, std::uint64_t bytes) {
+    if (first > storage.bytes() || bytes > storage.bytes() - first)
+      throw Error(fmt::format("internal: bytes {}..{} are outside a buffer of {} bytes", first, first + bytes,
+                              storage.bytes()));
+  }
+
   // Calls f with a Complex64 or Complex128 value, by word size.
   template <class F>
   static void dispatch_complex(std::size_t wb, F&& f) {

@@ -43,10 +43,14 @@ void add_backend_flags(CLI::App& cmd, MachineFlags& f);
 void add_io_flags(CLI::App& cmd, IoFlags& f);
 
 // A machine with its data loaded: from --input (the file's dtype, unless
-// --type disagrees) or the address labels, and the host copy of that data.
+// --type disagrees) or the address labels, and the reference state. Labelled
+// data needs no host copy: the reference is where each label now belongs, so
+// a run's peak memory stays near the data size (the copy is made only when a
+// step must show or compute the words themselves: --trace, the router step).
 struct Session {
   std::unique_ptr<Machine> machine;
-  std::vector<unsigned char> expected;  // the reference state after the steps run so far
+  std::vector<unsigned char> expected;  // the reference state, when held as words (input data, traces)
+  AddressMap placed;                    // labelled, expected empty: label g belongs at global address placed(g)
   bool labelled = false;
   std::string backend_note;  // how --backend auto chose
   nlohmann::json trace = nlohmann::json::array();  // states, with --trace --json
@@ -58,13 +62,19 @@ void begin_trace(Session& s, const IoFlags& io);
 
 using ReferenceStep = std::function<std::vector<unsigned char>(const std::vector<unsigned char>&)>;
 
+// The reference state as words (made from the labels' places on first use).
+const std::vector<unsigned char>& expected_words(Session& s);
+// Advances the reference by a permutation: the word at global address g moves to dest(g).
+void advance_reference(Session& s, const AddressMap& dest);
+
 // Runs one step on the machine, advances the reference by the same step,
 // verifies the two bit for bit and, with --trace, records or prints the state.
+// A permutation step given by its destination formula; any other step by a
+// function of the whole state.
+void run_step(Session& s, const IoFlags& io, const std::string& name, const AddressMap& dest,
+              const std::function<void(Machine&)>& step);
 void run_step(Session& s, const IoFlags& io, const std::string& name, const ReferenceStep& reference,
               const std::function<void(Machine&)>& step);
-
-// The reference of a permutation given by its destination formula.
-ReferenceStep permutation_reference(const Machine& machine, AddressMap dest);
 
 // The state as JSON rows of elements (complex elements as [re, im]).
 nlohmann::json state_json(const Geometry& geo, ElementType type, const std::vector<unsigned char>& data);
@@ -73,9 +83,9 @@ nlohmann::json state_json(const Geometry& geo, ElementType type, const std::vect
 std::string format_memory(const Geometry& geo, ElementType type, const std::vector<unsigned char>& data,
                           const std::string& title);
 
-// Compares the machine with the reference; throws hcube::Error naming the first
-// word that differs.
-void verify(const Machine& machine, const std::vector<unsigned char>& expected, const std::string& what);
+// Compares the machine with the session's reference, chunk by chunk; throws
+// hcube::Error naming the first word that differs.
+void verify(Session& s, const std::string& what);
 
 // Writes --output if asked: shape (2^n, K), atomically.
 void write_output(const IoFlags& io, const Machine& machine);

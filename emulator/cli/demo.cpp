@@ -45,7 +45,7 @@ void add_demo(CLI::App& app) {
     if (!io.json)
       fmt::print("Routing cycle (one kernel launch): node j swaps word k with node j xor 2^k, for k = 0..{}.\n",
                  geo.n - 1);
-    run_step(s, io, "routing cycle", permutation_reference(*s.machine, cycle_destination(geo, cycle)),
+    run_step(s, io, "routing cycle", cycle_destination(geo, cycle),
              [&](Machine& mach) { mach.run_cycle(cycle); });
 
     // The pre-alignment of the AAPC (Johnsson-Ho sec. 2): (j|i) -> (j|i xor j),
@@ -55,7 +55,7 @@ void add_demo(CLI::App& app) {
     const AffineMap align = AffineMap::xor_align(geo, dims, dims);
     if (!io.json)
       fmt::print("Alignment (one kernel launch): node j moves its word i to address i xor j.\n");
-    run_step(s, io, "alignment", permutation_reference(*s.machine, alignment_destination(align)),
+    run_step(s, io, "alignment", alignment_destination(align),
              [&](Machine& mach) { mach.align(align); });
 
     const Machine& mach = *s.machine;

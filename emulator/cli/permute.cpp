@@ -255,7 +255,7 @@ void add_permute(CLI::App& app) {
       const DimensionPermutation perm = r.perm;
       const auto start = std::chrono::steady_clock::now();
       run_step(s, io, "fused permutation",
-               permutation_reference(*s.machine, [perm](std::uint64_t g) { return perm.apply(g); }),
+               AddressMap([perm](std::uint64_t g) { return perm.apply(g); }),
                [&](Machine& m) { m.permute_address_bits(perm.to); });
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       nlohmann::json j = {{"command", "permute"},

@@ -50,7 +50,7 @@ void add_cycle(CLI::App& app) {
     begin_trace(s, f->io);
     nlohmann::json list = nlohmann::json::array();
     for (std::size_t c = 0; c < cycles.size(); ++c) {
-      run_step(s, f->io, fmt::format("routing cycle {}", c), permutation_reference(*s.machine, cycle_destination(geo, cycles[c])),
+      run_step(s, f->io, fmt::format("routing cycle {}", c), cycle_destination(geo, cycles[c]),
                [&](Machine& mach) { mach.run_cycle(cycles[c], rules); });
       list.push_back(cycle_json(cycles[c]));
     }
@@ -85,7 +85,7 @@ void add_align(CLI::App& app) {
     if (!f->gray.empty()) map = map.then(parse_gray(geo, f->gray));
     Session s = open_session(f->machine, f->io);
     begin_trace(s, f->io);
-    run_step(s, f->io, "alignment", permutation_reference(*s.machine, alignment_destination(map)),
+    run_step(s, f->io, "alignment", alignment_destination(map),
              [&](Machine& mach) { mach.align(map); });
     finish_run(s, f->io,
            {{"command", "align"}, {"map", map.describe()}, {"in_place", map.is_pure_xor()}},

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "hcube/emulator/units.hpp"
@@ -16,6 +17,10 @@ using Clock = std::chrono::steady_clock;
 // A fused-permutation tile fits a level-1 data cache (and a GPU block's shared
 // memory with room for several blocks per multiprocessor).
 constexpr std::size_t kFusedTileBytes = 16 * 1024;
+
+// Labelling and scanning go through a host buffer this large: small beside the
+// data (peak memory stays near the data size) and large enough to stream.
+constexpr std::uint64_t kScanChunkBytes = std::uint64_t{2} << 20;
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
@@ -96,9 +101,30 @@ void Machine::load_labels() {
     throw Error(fmt::format("labels need {} address bits but {} holds distinct integers up to 2^{}: allowed n + m <= {} "
                             "for labelled data of this type",
                             geometry().address_bits(), ti.name, ti.label_bits, ti.label_bits));
-  std::vector<unsigned char> host(bytes());
-  for (std::uint64_t g = 0; g < geometry().total_words(); ++g) write_label(type_, g, &host[g * ti.bytes]);
-  load(host.data(), host.size());
+  const auto start = Clock::now();
+  const std::uint64_t chunk = scan_chunk_words();
+  std::vector<unsigned char> host(chunk * ti.bytes);
+  for (std::uint64_t first = 0; first < geometry().total_words(); first += chunk) {
+    for (std::uint64_t s = 0; s < chunk; ++s)
+      write_label(type_, geometry().global(layout_.node_at(first + s), layout_.local_at(first + s)), &host[s * ti.bytes]);
+    backend_->write_storage(host.data(), storage_, first * ti.bytes, host.size());
+  }
+  counters_.add_phase("copy-in", seconds_since(start));
+}
+
+std::uint64_t Machine::scan_chunk_words() const {
+  return std::min(geometry().total_words(), std::max<std::uint64_t>(1, kScanChunkBytes / word_bytes()));
+}
+
+void Machine::scan_storage(const ChunkVisitor& f) const {
+  const auto start = Clock::now();
+  const std::uint64_t chunk = scan_chunk_words(), wb = word_bytes();
+  std::vector<unsigned char> host(chunk * wb);
+  for (std::uint64_t first = 0; first < geometry().total_words(); first += chunk) {
+    backend_->read_storage(storage_, first * wb, host.data(), host.size());
+    f(first, chunk, host.data());
+  }
+  counters_.add_phase("copy-out", seconds_since(start));
 }
 
 std::vector<unsigned char> Machine::read() const {

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <limits>
 #include <string>
@@ -83,6 +84,8 @@ struct CpuPolicy {
   const void* readable(const void* host, std::uint64_t) { return host; }
   void* writable(void* host, std::uint64_t) { return host; }
   void publish(void*, const void*, std::uint64_t) {}
+  void copy_to_host(void* host, const void* storage, std::uint64_t bytes) { std::memcpy(host, storage, bytes); }
+  void copy_from_host(void* storage, const void* host, std::uint64_t bytes) { std::memcpy(storage, host, bytes); }
   void synchronize() {}
 
   static constexpr const char* dft_library = "FFTW";

@@ -94,6 +94,12 @@ class CudaPolicy {
   void publish(void* host, const void* written, std::uint64_t bytes) {
     check(cudaMemcpy(host, written, bytes, cudaMemcpyDeviceToHost), "copy-out");
   }
+  void copy_to_host(void* host, const void* storage, std::uint64_t bytes) {
+    check(cudaMemcpy(host, storage, bytes, cudaMemcpyDeviceToHost), "copy-out");
+  }
+  void copy_from_host(void* storage, const void* host, std::uint64_t bytes) {
+    check(cudaMemcpy(storage, host, bytes, cudaMemcpyHostToDevice), "copy-in");
+  }
 
   void synchronize() { check(cudaDeviceSynchronize(), "kernel execution"); }
 

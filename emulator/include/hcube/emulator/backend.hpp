@@ -52,6 +52,10 @@ class Backend {
   // Copy-in and copy-out between host memory in the user's order and storage.
   virtual void to_storage(const void* user, Buffer& storage, const Layout& layout, std::size_t word_bytes) = 0;
   virtual void to_user(const Buffer& storage, void* user, const Layout& layout, std::size_t word_bytes) = 0;
+  // Raw copies of bytes [first, first + bytes) of storage, in storage order: a
+  // caller that walks the data chunk by chunk needs no second copy of it.
+  virtual void read_storage(const Buffer& storage, std::uint64_t first, void* host, std::uint64_t bytes) = 0;
+  virtual void write_storage(const void* host, Buffer& storage, std::uint64_t first, std::uint64_t bytes) = 0;
 
   // One launch each.
   // offset_tables: byte tables of the cycle's offset maps (empty when no exchange uses one).

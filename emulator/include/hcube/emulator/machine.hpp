@@ -49,7 +49,13 @@ class Machine {
   // Copy-in from host memory in the user's order A[node][local]; `bytes` must match.
   void load(const void* data, std::uint64_t bytes);
   // Word g holds the label g (its global address); throws if the type cannot hold every label.
+  // Written chunk by chunk: no host copy of the whole data.
   void load_labels();
+  // The data in storage order, chunk by chunk (layout() maps a storage index to
+  // its node and local address): f(first storage index, words, their bytes).
+  // Checks and statistics walk the data this way without a second copy of it.
+  using ChunkVisitor = std::function<void(std::uint64_t first, std::uint64_t words, const unsigned char* data)>;
+  void scan_storage(const ChunkVisitor& f) const;
   // Copy-out in the user's order.
   std::vector<unsigned char> read() const;
   void read(void* dst, std::uint64_t bytes) const;
@@ -97,6 +103,7 @@ class Machine {
 
  private:
   void account_launch(const char* phase, double seconds);
+  std::uint64_t scan_chunk_words() const;
   void check_complex(const char* what) const;
   void account_cycle(const CycleUse& use);
 
