@@ -2,6 +2,8 @@
 // body under the host tile launcher, against dst[pi(s)] = src[s] computed bit by bit.
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include <algorithm>
 #include <numeric>
 #include <random>
@@ -12,6 +14,7 @@
 #include "hcube/host/error.hpp"
 #include "hcube/kernels/cpu/launch.hpp"
 #include "hcube/kernels/permute.hpp"
+#include "hcube/kernels/word.hpp"
 
 namespace hcube {
 namespace {
@@ -105,29 +108,86 @@ TEST(BitPermutationTiling, MaxTileBitsFollowTheWordSize) {
   EXPECT_EQ(max_tile_bits_for(16, 8), 0u);
 }
 
+// Word s of the source: distinct in every byte that moves.
+template <class Word>
+Word word_of(std::uint64_t s) {
+  if constexpr (sizeof(Word) == 16)
+    return Word{s + 7, ~s};
+  else
+    return static_cast<Word>(s + 7);
+}
+
+// The host launcher (block transposes or gathers, streamed or not) and the
+// per-word load and store the CUDA launcher runs (a thread per word of a tile)
+// against dst[pi(s)] = src[s].
+template <class Word>
+void check_launchers(const std::vector<unsigned>& to, unsigned cap, bool per_word = true) {
+  const auto q = static_cast<unsigned>(to.size());
+  const BitPermutationTiling plan = plan_bit_permutation_tiling(to, cap);
+  std::vector<Word> src(std::size_t{1} << q), dst(src.size(), Word{}), expected(src.size());
+  for (std::uint64_t s = 0; s < src.size(); ++s) expected[apply(to, s)] = src[s] = word_of<Word>(s);
+  const auto same = [](const std::vector<Word>& a, const std::vector<Word>& b) {
+    return std::memcmp(a.data(), b.data(), a.size() * sizeof(Word)) == 0;
+  };
+  kernels::cpu::launch_tiles(kernels::BitPermuteTileBody<Word>{src.data(), dst.data(), view_of(plan)});
+  EXPECT_TRUE(same(dst, expected)) << sizeof(Word) << "-byte words, q = " << q << ", max tile bits " << cap;
+  if (!per_word) return;
+  std::vector<Word> by_word(src.size(), Word{}), buffer(plan.tile_words());
+  const kernels::BitPermuteTileBody<Word> body{src.data(), by_word.data(), view_of(plan)};
+  const std::uint64_t low = bit(plan.run_bits) - 1;
+  for (std::uint64_t o = 0; o < plan.tiles(); ++o) {
+    for (std::uint64_t t = 0; t < plan.tile_words(); ++t)
+      body.load(body.view.src_base(o), t >> plan.run_bits, t & low, buffer.data());
+    for (std::uint64_t u = 0; u < plan.tile_words(); ++u)
+      body.store(body.view.dst_base(o), u >> plan.run_bits, u & low, buffer.data());
+  }
+  EXPECT_TRUE(same(by_word, expected)) << "per word: " << sizeof(Word) << "-byte words, q = " << q << ", max tile bits "
+                                       << cap;
+}
+
 TEST(BitPermutationTiling, HostLauncherMovesEveryWordToItsImage) {
   std::mt19937 rng(5);
   for (unsigned q : {1u, 5u, 10u, 17u})
-    for (unsigned cap : {2u, 5u, 8u}) {
+    for (unsigned cap : {2u, 5u, 8u, 12u}) {
       const std::vector<unsigned> to = random_bits(q, rng);
-      const BitPermutationTiling plan = plan_bit_permutation_tiling(to, cap);
-      std::vector<std::uint32_t> src(std::size_t{1} << q), dst(src.size(), 0), expected(src.size());
-      std::iota(src.begin(), src.end(), 7u);
-      for (std::uint64_t s = 0; s < src.size(); ++s) expected[apply(to, s)] = src[s];
-      kernels::cpu::launch_tiles(kernels::BitPermuteTileBody<std::uint32_t>{src.data(), dst.data(), view_of(plan)});
-      EXPECT_EQ(dst, expected) << "q = " << q << ", max tile bits " << cap;
-      // The per-word load and store the CUDA launcher runs (a thread per word of a tile).
-      std::vector<std::uint32_t> by_word(src.size(), 0), buffer(plan.tile_words());
-      const kernels::BitPermuteTileBody<std::uint32_t> body{src.data(), by_word.data(), view_of(plan)};
-      const std::uint64_t low = bit(plan.run_bits) - 1;
-      for (std::uint64_t o = 0; o < plan.tiles(); ++o) {
-        for (std::uint64_t t = 0; t < plan.tile_words(); ++t)
-          body.load(body.view.src_base(o), t >> plan.run_bits, t & low, buffer.data());
-        for (std::uint64_t u = 0; u < plan.tile_words(); ++u)
-          body.store(body.view.dst_base(o), u >> plan.run_bits, u & low, buffer.data());
-      }
-      EXPECT_EQ(by_word, expected) << "per word: q = " << q << ", max tile bits " << cap;
+      check_launchers<std::uint32_t>(to, cap);
+      check_launchers<std::uint64_t>(to, cap);
+      check_launchers<kernels::Word16>(to, cap);
     }
+}
+
+// The permutations that move the low bits away run as SIMD block transposes
+// (kernels/cpu/lane_transpose.hpp); above 16 MiB they stream, and a bit
+// reversal's runs 4 KiB apart go through the staging area.
+TEST(BitPermutationTiling, BlockTransposesStreamedAndStaged) {
+  for (unsigned q : {8u, 14u, 23u}) {
+    std::vector<unsigned> reversal(q), transpose(q);
+    for (unsigned i = 0; i < q; ++i) {
+      reversal[i] = q - 1 - i;
+      transpose[i] = (i + q / 2) % q;
+    }
+    for (const auto& to : {reversal, transpose}) {
+      const BitPermutationTiling plan = plan_bit_permutation_tiling(to, 12);
+      const kernels::TilingView view = view_of(plan);
+      const kernels::cpu::LaneTranspose lanes32 = kernels::cpu::plan_lane_transpose<std::uint32_t>(view);
+      const kernels::cpu::LaneTranspose lanes64 = kernels::cpu::plan_lane_transpose<std::uint64_t>(view);
+#if defined(__SSE2__)
+      // At q = 8 the runs (6 bits) take in the bits the low source bits go to: no block.
+      EXPECT_EQ(lanes32.usable, q > 8) << "q = " << q;
+      EXPECT_EQ(lanes64.usable, q > 8) << "q = " << q;
+      if (q == 23 && to == reversal) {
+        EXPECT_TRUE(lanes32.stage);
+      }
+#endif
+      // 2^23 words: 32 MiB of u32, past the streaming threshold; 64 MiB of u64.
+      check_launchers<std::uint32_t>(to, 12, q < 23);
+      check_launchers<std::uint64_t>(to, 11, q < 23);
+    }
+  }
+  // Keeping the lowest bit: no block transpose, the gather runs.
+  std::vector<unsigned> keep_low = {0, 3, 2, 1};
+  EXPECT_FALSE(kernels::cpu::plan_lane_transpose<std::uint32_t>(view_of(plan_bit_permutation_tiling(keep_low, 4))).usable);
+  check_launchers<std::uint32_t>(keep_low, 4);
 }
 
 TEST(BitPermutationTiling, RejectsWhatIsNotAPermutation) {

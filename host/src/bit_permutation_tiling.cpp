@@ -83,6 +83,31 @@ BitPermutationTiling plan_bit_permutation_tiling(const std::vector<unsigned>& to
     const auto low = static_cast<unsigned>(__builtin_ctzll(k));
     from_low[k] = from_low[k & (k - 1)] | bit(tile_index[from_position[dst_pos[low]]]);
   }
+  // The tiles in Z order over the two sides: the outer bits alternate between
+  // the lowest remaining source position and the bit with the lowest remaining
+  // destination position, so consecutive tiles read next to the runs just
+  // read and write next to the runs just written (with outer bits in source
+  // order alone, a bit reversal's writes jump 2^(q/2) words from tile to tile:
+  // 2^26 u32 words took 0.044 s instead of 0.037 s).
+  {
+    std::vector<unsigned> by_dst = outer;
+    std::sort(by_dst.begin(), by_dst.end(), [&](unsigned x, unsigned y) { return to[x] < to[y]; });
+    std::vector<bool> taken(q, false);
+    std::vector<unsigned> order;
+    std::size_t si = 0, di = 0;
+    while (order.size() < outer.size()) {
+      for (const bool source_side : {true, false}) {
+        std::vector<unsigned>& side = source_side ? outer : by_dst;
+        std::size_t& i = source_side ? si : di;
+        while (i < side.size() && taken[side[i]]) ++i;
+        if (i < side.size()) {
+          taken[side[i]] = true;
+          order.push_back(side[i]);
+        }
+      }
+    }
+    outer = order;
+  }
   std::uint64_t* outer_masks = from_low + B;
   for (unsigned k = 0; k < plan.outer_bits; ++k) {
     outer_masks[k] = bit(outer[k]);

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "hcube/kernels/cpu/lane_transpose.hpp"
 #include "hcube/kernels/cpu/stream.hpp"
 
 namespace hcube::kernels::cpu {
@@ -22,9 +23,11 @@ void launch(std::uint64_t count, const Body& body) {
 }
 
 // A tiled body (kernels/permute.hpp): each thread owns one tile buffer, loads a
-// tile run by run (plain copies the compiler vectorises), then gathers each
-// destination run from the buffer through thread-local 32-bit index tables and
-// writes it, with streaming stores when the data is larger than the caches.
+// tile run by run (plain copies the compiler vectorises), then writes the
+// destination runs: as SIMD block transposes when the permutation moves the
+// low bits away (lane_transpose.hpp), else gathered from the buffer through
+// thread-local 32-bit index tables; with streaming stores when the data is
+// larger than the caches.
 template <class TileBody>
 void launch_tiles(const TileBody& body) {
   using Word = typename TileBody::word_type;
@@ -33,9 +36,11 @@ void launch_tiles(const TileBody& body) {
   const auto tiles = static_cast<std::int64_t>(v.tiles());
   const std::size_t run_bytes = run_words * sizeof(Word);
   const bool stream = v.tiles() * v.tile_words() * sizeof(Word) >= kStreamingBytes && run_bytes % 16 == 0;
+  const LaneTranspose lanes = plan_lane_transpose<Word>(v);
 #pragma omp parallel if (v.tiles() * v.tile_words() >= kParallelThreshold)
   {
-    std::vector<Word> buffer(v.tile_words()), staged(run_words);
+    // staged: one destination run (the gather), or L of them (the block transpose).
+    std::vector<Word> buffer(v.tile_words()), staged(run_words * 4);
     std::vector<std::uint32_t> from_run(runs), from_low(run_words);
     for (std::uint64_t r = 0; r < runs; ++r) from_run[r] = static_cast<std::uint32_t>(v.from_run()[r]);
     for (std::uint64_t k = 0; k < run_words; ++k) from_low[k] = static_cast<std::uint32_t>(v.from_low()[k]);
@@ -48,6 +53,10 @@ void launch_tiles(const TileBody& body) {
         for (std::uint64_t k = 0; k < run_words; ++k) b[k] = s[k];
       }
       const std::uint64_t dst = v.dst_base(static_cast<std::uint64_t>(o));
+      if (lanes.usable) {
+        store_tile_transposed(body, lanes, buffer.data(), dst, stream, staged.data());
+        continue;
+      }
       for (std::uint64_t r = 0; r < runs; ++r) {
         const Word* b = buffer.data() + from_run[r];
         Word* d = body.dst_run(dst, r);
