@@ -22,6 +22,9 @@ void launch(std::uint64_t count, const Body& body) {
   for (std::int64_t i = 0; i < n; ++i) body(static_cast<std::uint64_t>(i));
 }
 
+// How many tiles ahead the fused pass prefetches its source runs.
+inline constexpr std::int64_t kPrefetchTiles = 2;
+
 // A tiled body (kernels/permute.hpp): each thread owns one tile buffer, loads a
 // tile run by run (plain copies the compiler vectorises), then writes the
 // destination runs: as SIMD block transposes when the permutation moves the
@@ -53,6 +56,16 @@ void launch_tiles(const TileBody& body) {
         for (std::uint64_t k = 0; k < run_words; ++k) b[k] = s[k];
       }
       const std::uint64_t dst = v.dst_base(static_cast<std::uint64_t>(o));
+      // While this tile's stores drain, the tile after next is fetched: its runs lie
+      // 2^(q/2) words apart for a bit reversal, too far apart for the hardware
+      // prefetcher (2^26 u32 words: 0.040 s -> 0.033 s, the transpose 0.032 -> 0.031).
+      if (stream && o + kPrefetchTiles < tiles) {
+        const std::uint64_t next = v.src_base(static_cast<std::uint64_t>(o + kPrefetchTiles));
+        for (std::uint64_t r = 0; r < runs; ++r) {
+          const char* s = reinterpret_cast<const char*>(body.src_run(next, r));
+          for (std::size_t k = 0; k < run_bytes; k += 64) __builtin_prefetch(s + k, 0, 3);
+        }
+      }
       if (lanes.usable) {
         store_tile_transposed(body, lanes, buffer.data(), dst, stream, staged.data());
         continue;
