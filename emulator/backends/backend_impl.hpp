@@ -17,6 +17,7 @@
 //   void publish(void* host, const void* written, std::uint64_t bytes);  // completes a writable()
 //   void copy_to_host(void* host, const void* storage, std::uint64_t bytes);    // raw, synchronous
 //   void copy_from_host(void* storage, const void* host, std::uint64_t bytes);  // raw, synchronous
+//   template <class F> void batch(std::size_t count, F&& launch);  // launch(i) for i < count, as one submission
 //   void synchronize();
 //   void batched_dft(void* rows, std::uint64_t count, unsigned log2_length, std::size_t word_bytes, bool inverse);
 //                                                 // in place, unscaled; complex64 or complex128
@@ -103,6 +104,24 @@ class BackendImpl final : public Backend {
       using W = decltype(w);
       const kernels::ExchangeBody<W> body{static_cast<W*>(storage.data()), layout, ex, tables, offset_bytes};
       policy_.launch_exchanges(body, count);
+    });
+  }
+
+  void exchange_cycles(Buffer& storage, const Layout& layout, std::size_t wb, const Exchange* exchanges,
+                       const std::vector<std::size_t>& ends, const std::vector<std::uint64_t>& offset_tables,
+                       unsigned offset_bytes) override {
+    if (ends.empty() || ends.back() == 0) return;
+    const auto* ex = static_cast<const Exchange*>(policy_.stage(0, exchanges, ends.back() * sizeof(Exchange)));
+    const auto* tables = static_cast<const std::uint64_t*>(
+        policy_.stage(1, offset_tables.data(), offset_tables.size() * sizeof(std::uint64_t)));
+    kernels::dispatch_word(wb, [&](auto w) {
+      using W = decltype(w);
+      policy_.batch(ends.size(), [&](std::size_t c) {
+        const std::size_t first = c == 0 ? 0 : ends[c - 1];
+        if (ends[c] == first) return;
+        const kernels::ExchangeBody<W> body{static_cast<W*>(storage.data()), layout, ex + first, tables, offset_bytes};
+        policy_.launch_exchanges(body, ends[c] - first);
+      });
     });
   }
 

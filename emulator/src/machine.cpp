@@ -18,6 +18,11 @@ using Clock = std::chrono::steady_clock;
 // memory with room for several blocks per multiprocessor).
 constexpr std::size_t kFusedTileBytes = 16 * 1024;
 
+// A schedule's cycles go to the backend in batches of at most this many (each
+// batch one CUDA graph): large enough to hide the launch cost of small cycles,
+// small enough that a graph instantiates quickly.
+constexpr std::size_t kCyclesPerBatch = 1024;
+
 // Labelling and scanning go through a host buffer this large: small beside the
 // data (peak memory stays near the data size) and large enough to stream.
 constexpr std::uint64_t kScanChunkBytes = std::uint64_t{2} << 20;
@@ -180,12 +185,21 @@ void Machine::run_checked_cycles(const Schedule& s, const Progress& progress) {
   const std::size_t total = s.cycles(), every = std::max<std::size_t>(1, total / 100);
   unsigned bytes = 0;
   const std::vector<std::uint64_t> tables = offset_tables(s.offset_maps, bytes);
+  // Batches of cycles, one submission each (a CUDA graph on the GPU): at most
+  // kCyclesPerBatch, and with a progress report, about one a percent.
+  const std::size_t batch = progress ? std::clamp<std::size_t>(every, 64, kCyclesPerBatch) : kCyclesPerBatch;
+  std::vector<std::size_t> ends;
   const auto start = Clock::now();
-  for (std::size_t c = 0; c < total; ++c) {
-    backend_->exchange(storage_, layout_, word_bytes(), s.cycle_begin(c), s.cycle_size(c), tables, bytes);
-    ++counters_.kernel_launches;
-    account_cycle(cycle_use(geo, s.cycle_begin(c), s.cycle_size(c)));
-    if (progress && (c % every == 0 || c + 1 == total)) progress(c + 1, total);
+  for (std::size_t first = 0; first < total; first += batch) {
+    const std::size_t last = std::min(total, first + batch);
+    ends.clear();
+    for (std::size_t c = first; c < last; ++c) {
+      ends.push_back(static_cast<std::size_t>(s.cycle_begin(c) + s.cycle_size(c) - s.cycle_begin(first)));
+      ++counters_.kernel_launches;
+      account_cycle(cycle_use(geo, s.cycle_begin(c), s.cycle_size(c)));
+    }
+    backend_->exchange_cycles(storage_, layout_, word_bytes(), s.cycle_begin(first), ends, tables, bytes);
+    if (progress) progress(last, total);
   }
   backend_->synchronize();
   counters_.add_phase("routing", seconds_since(start));

@@ -86,6 +86,10 @@ struct CpuPolicy {
   void publish(void*, const void*, std::uint64_t) {}
   void copy_to_host(void* host, const void* storage, std::uint64_t bytes) { std::memcpy(host, storage, bytes); }
   void copy_from_host(void* storage, const void* host, std::uint64_t bytes) { std::memcpy(storage, host, bytes); }
+  template <class F>
+  void batch(std::size_t count, F&& launch) {
+    for (std::size_t i = 0; i < count; ++i) launch(i);
+  }
   void synchronize() {}
 
   static constexpr const char* dft_library = "FFTW";

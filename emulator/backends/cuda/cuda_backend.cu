@@ -35,6 +35,12 @@ class CudaPolicy {
                         static_cast<double>(prop.totalGlobalMem) / (1u << 30));
   }
 
+  CudaPolicy(const CudaPolicy&) = delete;
+  CudaPolicy& operator=(const CudaPolicy&) = delete;
+  ~CudaPolicy() {
+    if (capture_ != nullptr) cudaStreamDestroy(capture_);
+  }
+
   std::string device_name() const { return name_; }
 
   std::uint64_t available_bytes() const {
@@ -55,20 +61,20 @@ class CudaPolicy {
 
   template <class Body>
   void launch(std::uint64_t count, const Body& body) {
-    kernels::cuda::launch(count, body);
+    kernels::cuda::launch(count, body, stream_);
   }
   template <class TileBody>
   void launch_tiles(const TileBody& body) {
-    kernels::cuda::launch_tiles(body);
+    kernels::cuda::launch_tiles(body, stream_);
   }
   template <class W>
   void launch_align_xor(const kernels::AlignXorBody<W>& body) {
-    kernels::cuda::launch(body.layout.geo.total_words(), body);
+    kernels::cuda::launch(body.layout.geo.total_words(), body, stream_);
   }
   // One thread a node pair and exchange: consecutive threads, consecutive nodes of a tile.
   template <class W>
   void launch_exchanges(const kernels::ExchangeBody<W>& body, std::uint64_t count) {
-    kernels::cuda::launch(body.count(count), body);
+    kernels::cuda::launch(body.count(count), body, stream_);
   }
 
   const void* stage(int slot, const void* host, std::size_t bytes) {
@@ -99,6 +105,41 @@ class CudaPolicy {
   }
   void copy_from_host(void* storage, const void* host, std::uint64_t bytes) {
     check(cudaMemcpy(storage, host, bytes, cudaMemcpyHostToDevice), "copy-in");
+  }
+
+  // The launches captured on a stream of our own into one CUDA graph, then
+  // submitted at once: a schedule's small cycles cost one graph launch, not a
+  // launch each with its host round trip.
+  template <class F>
+  void batch(std::size_t count, F&& launch) {
+    if (count < 2) {
+      for (std::size_t i = 0; i < count; ++i) launch(i);
+      return;
+    }
+    if (capture_ == nullptr) check(cudaStreamCreateWithFlags(&capture_, cudaStreamNonBlocking), "cudaStreamCreate");
+    // The staged exchanges and earlier kernels (legacy default stream) come first.
+    check(cudaDeviceSynchronize(), "kernel execution");
+    check(cudaStreamBeginCapture(capture_, cudaStreamCaptureModeThreadLocal), "graph capture");
+    stream_ = capture_;
+    cudaGraph_t graph = nullptr;
+    try {
+      for (std::size_t i = 0; i < count; ++i) launch(i);
+    } catch (...) {
+      stream_ = nullptr;
+      cudaStreamEndCapture(capture_, &graph);
+      if (graph != nullptr) cudaGraphDestroy(graph);
+      throw;
+    }
+    stream_ = nullptr;
+    check(cudaStreamEndCapture(capture_, &graph), "graph capture");
+    cudaGraphExec_t exec = nullptr;
+    const cudaError_t made = cudaGraphInstantiate(&exec, graph, 0);
+    cudaGraphDestroy(graph);
+    check(made, "graph instantiation");
+    const cudaError_t ran = cudaGraphLaunch(exec, capture_);
+    const cudaError_t done = ran == cudaSuccess ? cudaStreamSynchronize(capture_) : ran;
+    cudaGraphExecDestroy(exec);
+    check(done, "graph execution");
   }
 
   void synchronize() { check(cudaDeviceSynchronize(), "kernel execution"); }
@@ -147,6 +188,8 @@ class CudaPolicy {
 
   int device_ = 0;
   std::string name_;
+  cudaStream_t stream_ = nullptr;   // where launches go: the legacy default stream, or capture_ while capturing
+  cudaStream_t capture_ = nullptr;  // made on first use, kept for the backend's life
   Slot slots_[2];
   Buffer staging_;
   std::uint64_t staging_bytes_ = 0;

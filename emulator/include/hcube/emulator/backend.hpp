@@ -62,6 +62,13 @@ class Backend {
   virtual void exchange(Buffer& storage, const Layout& layout, std::size_t word_bytes, const Exchange* exchanges,
                         std::size_t count, const std::vector<std::uint64_t>& offset_tables = {},
                         unsigned offset_bytes = 0) = 0;
+  // Several routing cycles in order, one launch each: cycle c is exchanges
+  // [ends[c-1], ends[c]) (from 0 for c = 0). The exchanges are staged once; the
+  // CUDA backend captures the launches in one CUDA graph, so a schedule of
+  // small cycles pays one submission instead of a copy and a launch a cycle.
+  virtual void exchange_cycles(Buffer& storage, const Layout& layout, std::size_t word_bytes,
+                               const Exchange* exchanges, const std::vector<std::size_t>& ends,
+                               const std::vector<std::uint64_t>& offset_tables = {}, unsigned offset_bytes = 0) = 0;
   // An involutive map, in place, on the local addresses [lo, hi) (which the map keeps).
   virtual void align_in_place(Buffer& storage, const Layout& layout, std::size_t word_bytes, const AffineTables& map,
                               std::uint64_t lo, std::uint64_t hi) = 0;
