@@ -20,6 +20,10 @@ TEST_F(CliBench, EveryOperationReportsItsBytesAndTheRoofline) {
       EXPECT_TRUE(j.contains(key)) << key;
     EXPECT_EQ(j["op"], op);
     EXPECT_EQ(j["words"], words);
+    // On the host the roofline is memcpy, and a CPU has no stated bandwidth.
+    EXPECT_EQ(j["roofline"], "memcpy");
+    EXPECT_TRUE(j["spec_bytes_per_second"].is_null());
+    EXPECT_TRUE(j["ratio_to_spec"].is_null());
     EXPECT_GT(j["seconds"].get<double>(), 0.0);
     EXPECT_GT(j["memcpy_seconds"].get<double>(), 0.0);
     // The ratio is the two throughputs' quotient, as printed.
@@ -47,6 +51,22 @@ TEST_F(CliBench, BadInput) {
   expect_error({"bench", "--op", "cycle", "--repeat", "0"}, {"--repeat 0 out of range"});
   expect_error({"bench", "--op", "aapc", "--log2-words", "11"}, {"must be even"});
   expect_error({"bench", "--op", "gather-bit-reversal", "--backend", "cuda"}, {"CPU baseline"});
+}
+
+// On a GPU the roofline is a device copy kernel timed with CUDA events, and
+// the card's stated bandwidth is reported; without one, a clear error.
+TEST_F(CliBench, CudaRooflineIsACopyKernel) {
+  for (const char* op : {"memcpy", "cycle"}) {
+    const Result r = run({"bench", "--op", op, "-w", "16", "--backend", "cuda", "--json"});
+    if (r.code != 0) {
+      EXPECT_TRUE(contains(r.err, "CUDA") || contains(r.err, "cuda")) << r.err;
+      continue;
+    }
+    const json j = json::parse(r.out);
+    EXPECT_EQ(j["backend"], "cuda");
+    EXPECT_EQ(j["roofline"], "copy kernel");
+    EXPECT_GT(j["memcpy_seconds"].get<double>(), 0.0);
+  }
 }
 
 

@@ -19,6 +19,9 @@
 //   void copy_from_host(void* storage, const void* host, std::uint64_t bytes);  // raw, synchronous
 //   template <class F> void batch(std::size_t count, F&& launch);  // launch(i) for i < count, as one submission
 //   void synchronize();
+//   double timed(const std::function<void()>& run);  // seconds on the backend's clock
+//   void copy(const kernels::CopyBody& body, std::uint64_t words);  // the roofline copy
+//   double spec_bytes_per_second() const;  // 0: unknown
 //   void batched_dft(void* rows, std::uint64_t count, unsigned log2_length, std::size_t word_bytes, bool inverse);
 //                                                 // in place, unscaled; complex64 or complex128
 //   static constexpr const char* dft_library;
@@ -29,10 +32,12 @@
 #include <algorithm>
 #include <cstdint>
 #include <utility>
+#include <vector>
 
 #include "hcube/emulator/backend.hpp"
 #include "hcube/host/error.hpp"
 #include "hcube/kernels/alignment.hpp"
+#include "hcube/kernels/copy.hpp"
 #include "hcube/kernels/exchange.hpp"
 #include "hcube/kernels/fft.hpp"
 #include "hcube/kernels/permute.hpp"
@@ -195,6 +200,22 @@ class BackendImpl final : public Backend {
   }
 
   std::string dft_library() const override { return Policy::dft_library; }
+
+  double timed(const std::function<void()>& run) override { return policy_.timed(run); }
+
+  double copy_seconds(std::uint64_t bytes, int repeat) override {
+    const std::uint64_t words = std::max<std::uint64_t>(1, bytes / sizeof(kernels::Word16));
+    Buffer a = allocate(words * sizeof(kernels::Word16)), b = allocate(words * sizeof(kernels::Word16));
+    const kernels::CopyBody copy{static_cast<const kernels::Word16*>(a.data()), static_cast<kernels::Word16*>(b.data())};
+    const auto once = [&] { return policy_.timed([&] { policy_.copy(copy, words); }); };
+    once();  // first touch, warm-up
+    std::vector<double> t;
+    for (int r = 0; r < std::max(repeat, 1); ++r) t.push_back(once());
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+  }
+
+  double spec_bytes_per_second() const override { return policy_.spec_bytes_per_second(); }
 
   void synchronize() override { policy_.synchronize(); }
 

@@ -56,12 +56,20 @@ double seconds_of(const std::function<void()>& f) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
+using Timer = std::function<double(const std::function<void()>&)>;
+
+// The backend's own clock: CUDA events on the GPU.
+Timer clock_of(Machine& mach) {
+  return [&mach](const std::function<void()>& f) { return mach.backend().timed(f); };
+}
+
 // The median of `repeat` timed runs after one untimed warm-up (first touch of
 // every page, caches and tables filled) unless the caller has run it already.
-double median_seconds(long long repeat, const std::function<void()>& f, bool warm_up = true) {
+double median_seconds(long long repeat, const std::function<void()>& f, bool warm_up = true,
+                      const Timer& timer = seconds_of) {
   if (warm_up) f();
   std::vector<double> t;
-  for (long long r = 0; r < repeat; ++r) t.push_back(seconds_of(f));
+  for (long long r = 0; r < repeat; ++r) t.push_back(timer(f));
   std::sort(t.begin(), t.end());
   return t[t.size() / 2];
 }
@@ -70,6 +78,13 @@ double median_seconds(long long repeat, const std::function<void()>& f, bool war
 double memcpy_seconds(std::uint64_t bytes, long long repeat) {
   std::vector<unsigned char> a(bytes, 1), b(bytes, 0);
   return median_seconds(repeat, [&] { std::memcpy(b.data(), a.data(), bytes); });
+}
+
+// The roofline of the backend the data lives on: memcpy on the CPU, a device
+// copy kernel timed with CUDA events on the GPU (not memcpy across the bus).
+bool on_gpu(const Backend* backend) { return backend != nullptr && backend->kind() == BackendKind::cuda; }
+double roofline_seconds(Backend* backend, std::uint64_t bytes, long long repeat) {
+  return on_gpu(backend) ? backend->copy_seconds(bytes, static_cast<int>(repeat)) : memcpy_seconds(bytes, repeat);
 }
 
 // The operation's throughput (bytes it read and wrote over its time) over
@@ -91,7 +106,7 @@ Measurement measure(const BenchFlags& f, Machine& mach) {
     mach.reset_counters();
     run();  // one counted run: the bytes it moves
     r.bytes_moved = mach.counters().bytes_read + mach.counters().bytes_written;
-    r.seconds = median_seconds(f.repeat, run);
+    r.seconds = median_seconds(f.repeat, run, true, clock_of(mach));
   };
   if (f.op == "cycle") {
     PortRules rules;
@@ -156,23 +171,36 @@ void run_bench(const BenchFlags& f) {
 
   Measurement r;
   std::string backend = "cpu", device;
+  std::unique_ptr<Machine> mach;
+  std::unique_ptr<Backend> copier;  // --op memcpy --backend cuda: the device whose copy kernel is the roofline
+  Backend* where = nullptr;
   if (f.op == "memcpy") {
-    r.what = "memcpy of the data (the roofline)";
+    const BackendChoice choice = parse_backend_choice(f.machine.backend);
+    if (choice != BackendChoice::cpu) {
+      copier = make_backend(choice);
+      where = copier.get();
+      backend = to_string(where->kind());
+      device = where->device_name();
+    }
+    r.what = on_gpu(where) ? "a device copy kernel over the data (the roofline)" : "memcpy of the data (the roofline)";
   } else if (f.op == "gather-bit-reversal") {
     if (f.machine.backend == "cuda")
       throw Error("--op gather-bit-reversal is the CPU baseline: it runs on host memory (drop --backend cuda)");
     r = gather(f, q, wb);
   } else {
-    Machine mach(MachineOptions{n, m, type, parse_backend_choice(f.machine.backend), f.machine.tile_dims});
-    std::vector<unsigned char> zeros(mach.bytes(), 0);
-    mach.load(zeros.data(), zeros.size());
+    mach = std::make_unique<Machine>(
+        MachineOptions{n, m, type, parse_backend_choice(f.machine.backend), f.machine.tile_dims});
+    std::vector<unsigned char> zeros(mach->bytes(), 0);
+    mach->load(zeros.data(), zeros.size());
     zeros = {};
-    backend = to_string(mach.backend().kind());
-    device = mach.backend().device_name();
-    r = measure(f, mach);
+    where = &mach->backend();
+    backend = to_string(where->kind());
+    device = where->device_name();
+    r = measure(f, *mach);
   }
-  // The roofline in the same process: memcpy of the same bytes, read + written.
-  const double roofline_seconds = memcpy_seconds(bytes, f.repeat);
+  // The roofline in the same process: a copy of the same bytes, read + written.
+  const double roofline_seconds = ::hcube::cli::roofline_seconds(where, bytes, f.repeat);
+  const double spec = where != nullptr ? where->spec_bytes_per_second() : 0;
   if (f.op == "memcpy") {
     r.bytes_moved = 2 * bytes;
     r.seconds = roofline_seconds;
@@ -196,6 +224,9 @@ void run_bench(const BenchFlags& f) {
                               {"repeat", f.repeat},
                               {"backend", backend},
                               {"device", device},
+                              {"roofline", on_gpu(where) ? "copy kernel" : "memcpy"},
+                              {"spec_bytes_per_second", spec > 0 ? nlohmann::json(spec) : nlohmann::json(nullptr)},
+                              {"ratio_to_spec", spec > 0 ? nlohmann::json(throughput / spec) : nlohmann::json(nullptr)},
                               {"what", r.what}};
     std::cout << j.dump(2) << "\n";
     return;
@@ -203,11 +234,12 @@ void run_bench(const BenchFlags& f) {
   fmt::print(
       "bench {}: {}\n2^{} {} words ({}), n = {}, m = {}, {} backend{}\n"
       "median of {}: {:.6f} s, {} bytes read + written: {:.2f} GB/s\n"
-      "memcpy of the same {} in this process: {:.6f} s, {:.2f} GB/s read + written\n"
-      "ratio to memcpy: {:.1f}%\n",
+      "{} of the same {} in this process: {:.6f} s, {:.2f} GB/s read + written\n"
+      "ratio to {}: {:.1f}%{}\n",
       f.op, r.what, q, info(type).name, format_bytes(bytes), n, m, backend, device.empty() ? "" : " (" + device + ")",
-      f.repeat, r.seconds, r.bytes_moved, throughput / 1e9, format_bytes(bytes), roofline_seconds, roofline / 1e9,
-      100 * ratio);
+      f.repeat, r.seconds, r.bytes_moved, throughput / 1e9, on_gpu(where) ? "a device copy kernel" : "memcpy",
+      format_bytes(bytes), roofline_seconds, roofline / 1e9, on_gpu(where) ? "the copy kernel" : "memcpy", 100 * ratio,
+      spec > 0 ? fmt::format(" ({:.1f}% of the stated {:.0f} GB/s)", 100 * throughput / spec, spec / 1e9) : "");
 }
 
 struct SweepFlags {
@@ -335,7 +367,7 @@ std::vector<SweepRow> run_sweep(const SweepFlags& f, const std::vector<std::stri
   ProgressBar bar(!f.json && f.csv != "-" && ::isatty(2) == 1, "sweep", "runs");
   for (auto d = static_cast<unsigned>(f.from); d <= static_cast<unsigned>(f.to); ++d) {
     Machine mach(MachineOptions{d, d, type, parse_backend_choice(f.machine.backend), f.machine.tile_dims});
-    const double roofline_seconds = memcpy_seconds(mach.bytes(), f.repeat);
+    const double roofline_seconds = ::hcube::cli::roofline_seconds(&mach.backend(), mach.bytes(), f.repeat);
     const PermutationPlan plan = plan_aapc_permutation(AapcPermutation::transpose, mach.geometry(), d);
     for (const std::string& alg : algorithms) {
       bar.draw(rows.size(), total, fmt::format("d = {}, {}", d, alg));
@@ -358,7 +390,7 @@ std::vector<SweepRow> run_sweep(const SweepFlags& f, const std::vector<std::stri
       r.bytes_moved = mach.counters().bytes_read + mach.counters().bytes_written;
       if (r.verified() && mach.read() != expected)
         throw Error(fmt::format("sweep: the AAPC of {} at d = {} does not match the transpose", alg, d));
-      r.seconds = median_seconds(f.repeat, [&] { run_schedule(mach, s, plan.f, plan.g); }, false);
+      r.seconds = median_seconds(f.repeat, [&] { run_schedule(mach, s, plan.f, plan.g); }, false, clock_of(mach));
       rows.push_back(r);
     }
   }

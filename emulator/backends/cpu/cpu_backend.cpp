@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -91,6 +92,17 @@ struct CpuPolicy {
     for (std::size_t i = 0; i < count; ++i) launch(i);
   }
   void synchronize() {}
+
+  double timed(const std::function<void()>& run) {
+    const auto start = std::chrono::steady_clock::now();
+    run();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+  // memcpy: what the C library does best, the roofline a host program meets.
+  void copy(const kernels::CopyBody& body, std::uint64_t words) {
+    std::memcpy(body.dst, body.src, words * sizeof(kernels::Word16));
+  }
+  double spec_bytes_per_second() const { return 0; }
 
   static constexpr const char* dft_library = "FFTW";
 

@@ -23,6 +23,29 @@ struct DeviceFree {
   }
 };
 
+// The memory bandwidth the maker states for the cards we know (bytes/s),
+// else twice the memory clock times the bus width (DDR), or 0.
+double stated_bandwidth(const std::string& name, int device) {
+  struct Known {
+    const char* name_part;
+    double bytes_per_second;
+  };
+  static const Known known[] = {
+      {"H200", 4.8e12},          {"H100 NVL", 3.9e12},     {"H100 PCIe", 2.0e12}, {"H100", 3.35e12},  // H100 SXM5
+      {"A100 80GB PCIe", 1.935e12}, {"A100-SXM4-80GB", 2.039e12}, {"A100", 1.555e12},
+      {"L40S", 0.864e12},        {"V100", 0.9e12},
+  };
+  for (const Known& k : known)
+    if (name.find(k.name_part) != std::string::npos) return k.bytes_per_second;
+  int clock_khz = 0, bus_bits = 0;
+  if (cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return 2.0 * clock_khz * 1e3 * bus_bits / 8;
+}
+
 class CudaPolicy {
  public:
   static constexpr BackendKind kind = BackendKind::cuda;
@@ -33,6 +56,7 @@ class CudaPolicy {
     check(cudaGetDeviceProperties(&prop, device_), "cudaGetDeviceProperties");
     name_ = fmt::format("{} (device {}, {:.1f} GiB)", prop.name, device_,
                         static_cast<double>(prop.totalGlobalMem) / (1u << 30));
+    spec_bandwidth_ = stated_bandwidth(prop.name, device_);
   }
 
   CudaPolicy(const CudaPolicy&) = delete;
@@ -144,6 +168,31 @@ class CudaPolicy {
 
   void synchronize() { check(cudaDeviceSynchronize(), "kernel execution"); }
 
+  // CUDA events on the legacy default stream around `run`, which synchronizes.
+  double timed(const std::function<void()>& run) {
+    cudaEvent_t start = nullptr, stop = nullptr;
+    check(cudaEventCreate(&start), "cudaEventCreate");
+    check(cudaEventCreate(&stop), "cudaEventCreate");
+    float ms = 0;
+    try {
+      check(cudaEventRecord(start, nullptr), "cudaEventRecord");
+      run();
+      check(cudaEventRecord(stop, nullptr), "cudaEventRecord");
+      check(cudaEventSynchronize(stop), "cudaEventSynchronize");
+      check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
+    } catch (...) {
+      cudaEventDestroy(start);
+      cudaEventDestroy(stop);
+      throw;
+    }
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+    return ms / 1e3;
+  }
+  // A copy kernel, 16-byte words, consecutive threads on consecutive words.
+  void copy(const kernels::CopyBody& body, std::uint64_t words) { kernels::cuda::launch(words, body, stream_); }
+  double spec_bytes_per_second() const { return spec_bandwidth_; }
+
   static constexpr const char* dft_library = "cuFFT";
 
   // cuFFT's batched plan: `count` contiguous rows of 2^log2_length points, in place.
@@ -190,6 +239,7 @@ class CudaPolicy {
   std::string name_;
   cudaStream_t stream_ = nullptr;   // where launches go: the legacy default stream, or capture_ while capturing
   cudaStream_t capture_ = nullptr;  // made on first use, kept for the backend's life
+  double spec_bandwidth_ = 0;
   Slot slots_[2];
   Buffer staging_;
   std::uint64_t staging_bytes_ = 0;

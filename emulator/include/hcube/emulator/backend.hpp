@@ -98,6 +98,16 @@ class Backend {
   virtual std::string dft_library() const = 0;
 
   virtual void synchronize() = 0;
+
+  // Measurement (hcube bench). The seconds `run` takes on the backend's own
+  // clock: CUDA events around it on the GPU, the steady clock on the CPU.
+  virtual double timed(const std::function<void()>& run) = 0;
+  // The backend's copy roofline: the median seconds of `repeat` copies of
+  // `bytes` within its own memory after a warm-up (a copy kernel on the GPU,
+  // memcpy on the CPU).
+  virtual double copy_seconds(std::uint64_t bytes, int repeat) = 0;
+  // The memory bandwidth the device's maker states, bytes a second (0: unknown).
+  virtual double spec_bytes_per_second() const = 0;
 };
 
 // The CUDA side, defined by backends/cuda (or by a stand-in when not built).
