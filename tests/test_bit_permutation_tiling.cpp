@@ -132,7 +132,7 @@ void check_launchers(const std::vector<unsigned>& to, unsigned cap, bool per_wor
   kernels::cpu::launch_tiles(kernels::BitPermuteTileBody<Word>{src.data(), dst.data(), view_of(plan)});
   EXPECT_TRUE(same(dst, expected)) << sizeof(Word) << "-byte words, q = " << q << ", max tile bits " << cap;
   if (!per_word) return;
-  std::vector<Word> by_word(src.size(), Word{}), buffer(plan.tile_words());
+  std::vector<Word> by_word(src.size(), Word{}), buffer(view_of(plan).buffer_words());
   const kernels::BitPermuteTileBody<Word> body{src.data(), by_word.data(), view_of(plan)};
   const std::uint64_t low = bit(plan.run_bits) - 1;
   for (std::uint64_t o = 0; o < plan.tiles(); ++o) {

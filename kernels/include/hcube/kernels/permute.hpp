@@ -21,6 +21,11 @@ struct TilingView {
   HCUBE_HD std::uint64_t run_words() const { return std::uint64_t{1} << run_bits; }
   HCUBE_HD std::uint64_t runs() const { return std::uint64_t{1} << (tile_bits - run_bits); }
   HCUBE_HD std::uint64_t tiles() const { return std::uint64_t{1} << outer_bits; }
+  // The tile buffer holds one padding word after each run: the store phase reads
+  // a column across runs (a bit reversal: 32 runs for a warp's 32 words), which
+  // unpadded would fall into one shared-memory bank, and padded spreads over 32.
+  HCUBE_HD std::uint64_t buffer_words() const { return tile_words() + runs(); }
+  HCUBE_HD std::uint64_t slot(std::uint64_t t) const { return t + (t >> run_bits); }
   HCUBE_HD const std::uint64_t* src_run() const { return table; }
   HCUBE_HD const std::uint64_t* dst_run() const { return table + runs(); }
   HCUBE_HD const std::uint64_t* from_run() const { return table + 2 * runs(); }
@@ -53,11 +58,12 @@ struct BitPermuteTileBody {
   // Where source run r of the tile based at `base` starts; destination run r likewise.
   HCUBE_HD const Word* src_run(std::uint64_t base, std::uint64_t r) const { return src + base + view.src_run()[r]; }
   HCUBE_HD Word* dst_run(std::uint64_t base, std::uint64_t r) const { return dst + base + view.dst_run()[r]; }
+  // `buffer` holds view.buffer_words() words.
   HCUBE_HD void load(std::uint64_t base, std::uint64_t r, std::uint64_t k, Word* buffer) const {
-    buffer[(r << view.run_bits) | k] = src_run(base, r)[k];
+    buffer[view.slot((r << view.run_bits) | k)] = src_run(base, r)[k];
   }
   HCUBE_HD void store(std::uint64_t base, std::uint64_t r, std::uint64_t k, const Word* buffer) const {
-    dst_run(base, r)[k] = buffer[view.from_run()[r] | view.from_low()[k]];
+    dst_run(base, r)[k] = buffer[view.slot(view.from_run()[r] | view.from_low()[k])];
   }
 };
 

@@ -60,7 +60,7 @@ __global__ void apply_tiles(TileBody body) {
 template <class TileBody>
 void launch_tiles(const TileBody& body, cudaStream_t stream = nullptr) {
   const std::uint64_t blocks = std::min<std::uint64_t>(body.view.tiles(), kMaxBlocks);
-  const std::size_t shared = body.view.tile_words() * sizeof(typename TileBody::word_type);
+  const std::size_t shared = body.view.buffer_words() * sizeof(typename TileBody::word_type);
   apply_tiles<<<static_cast<unsigned>(blocks), kThreadsPerBlock, shared, stream>>>(body);
   check(cudaGetLastError(), "tiled kernel launch");
 }
