@@ -157,8 +157,10 @@ TEST(BitPermutationTiling, HostLauncherMovesEveryWordToItsImage) {
 }
 
 // The permutations that move the low bits away run as SIMD block transposes
-// (kernels/cpu/lane_transpose.hpp); above 16 MiB they stream, and a bit
-// reversal's runs 4 KiB apart go through the staging area.
+// (kernels/cpu/lane_transpose.hpp): straight from the source when a tile's
+// runs lie close (q = 14, the transposes), through the tile buffer when not
+// (the q = 23 bit reversal); above 16 MiB they stream, and a bit reversal's
+// runs 4 KiB apart go through the staging area.
 TEST(BitPermutationTiling, BlockTransposesStreamedAndStaged) {
   for (unsigned q : {8u, 14u, 23u}) {
     std::vector<unsigned> reversal(q), transpose(q);

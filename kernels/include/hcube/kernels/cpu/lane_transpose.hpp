@@ -70,17 +70,18 @@ inline void put(void* dst, __m128i x, bool stream) {
 }
 #endif
 
-// The destination runs of one tile (buffer: the tile's words in source order)
-// written L x L block by block. The destination is 16-byte aligned (runs of at
+// The destination runs of one tile written L x L block by block; at(t) is
+// where the tile's word t (in source order) is read: the tile buffer, or the
+// source itself when the tile's source runs lie close together (the L1 cache
+// then holds them as the buffer would, without the copy). The destination is 16-byte aligned (runs of at
 // least L words from an aligned array); `staging` holds L runs.
-template <class TileBody>
-void store_tile_transposed(const TileBody& body, const LaneTranspose& p, const typename TileBody::word_type* buffer,
+template <class TileBody, class Source>
+void store_tile_transposed(const TileBody& body, const LaneTranspose& p, const Source& at,
                            std::uint64_t dst_base, bool stream, typename TileBody::word_type* staging) {
 #if defined(__SSE2__)
   const TilingView& v = body.view;
   const std::uint64_t runs = v.runs(), run_words = v.run_words(), L = bit(p.lane_bits);
   const std::uint64_t flips = p.run_flip[0] | (p.lane_bits > 1 ? p.run_flip[1] : 0);
-  const auto* words = reinterpret_cast<const char*>(buffer);
   constexpr std::size_t wb = sizeof(typename TileBody::word_type);
   char* stage = reinterpret_cast<char*>(staging);
   for (std::uint64_t r = 0; r < runs; ++r) {
@@ -100,10 +101,10 @@ void store_tile_transposed(const TileBody& body, const LaneTranspose& p, const t
       const std::uint64_t a = p.row_bit[0], c = p.row_bit[1];
       for (std::uint64_t k = 0; k < run_words; k += L) {
         const std::uint64_t base = from | v.from_low()[k];
-        const __m128i x0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(words + base * wb));
-        const __m128i x1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(words + (base | a) * wb));
-        const __m128i x2 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(words + (base | c) * wb));
-        const __m128i x3 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(words + (base | a | c) * wb));
+        const __m128i x0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(at(base)));
+        const __m128i x1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(at(base | a)));
+        const __m128i x2 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(at(base | c)));
+        const __m128i x3 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(at(base | a | c)));
         // Lane e of x_i is word 4k+i of destination run e: a 4 x 4 transpose.
         const __m128i t0 = _mm_unpacklo_epi32(x0, x1), t1 = _mm_unpackhi_epi32(x0, x1);
         const __m128i t2 = _mm_unpacklo_epi32(x2, x3), t3 = _mm_unpackhi_epi32(x2, x3);
@@ -124,15 +125,15 @@ void store_tile_transposed(const TileBody& body, const LaneTranspose& p, const t
       const std::uint64_t a = p.row_bit[0];
       for (std::uint64_t k = 0; k < run_words; k += L) {
         const std::uint64_t base = from | v.from_low()[k];
-        const __m128i x0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(words + base * wb));
-        const __m128i x1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(words + (base | a) * wb));
+        const __m128i x0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(at(base)));
+        const __m128i x1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(at(base | a)));
         put(d0 + k * wb, _mm_unpacklo_epi64(x0, x1), stream);
         put(d1 + k * wb, _mm_unpackhi_epi64(x0, x1), stream);
       }
     }
   }
 #else
-  (void)body, (void)p, (void)buffer, (void)dst_base, (void)stream, (void)staging;
+  (void)body, (void)p, (void)at, (void)dst_base, (void)stream, (void)staging;
 #endif
 }
 
