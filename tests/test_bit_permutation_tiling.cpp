@@ -2,9 +2,11 @@
 // body under the host tile launcher, against dst[pi(s)] = src[s] computed bit by bit.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <cstring>
 
 #include <algorithm>
+#include <memory>
 #include <numeric>
 #include <random>
 #include <vector>
@@ -124,13 +126,22 @@ template <class Word>
 void check_launchers(const std::vector<unsigned>& to, unsigned cap, bool per_word = true) {
   const auto q = static_cast<unsigned>(to.size());
   const BitPermutationTiling plan = plan_bit_permutation_tiling(to, cap);
-  std::vector<Word> src(std::size_t{1} << q), dst(src.size(), Word{}), expected(src.size());
+  std::vector<Word> src(std::size_t{1} << q), expected(src.size());
   for (std::uint64_t s = 0; s < src.size(); ++s) expected[apply(to, s)] = src[s] = word_of<Word>(s);
-  const auto same = [](const std::vector<Word>& a, const std::vector<Word>& b) {
-    return std::memcmp(a.data(), b.data(), a.size() * sizeof(Word)) == 0;
+  const auto same = [](const Word* a, const std::vector<Word>& b) {
+    return std::memcmp(a, b.data(), b.size() * sizeof(Word)) == 0;
   };
-  kernels::cpu::launch_tiles(kernels::BitPermuteTileBody<Word>{src.data(), dst.data(), view_of(plan)});
-  EXPECT_TRUE(same(dst, expected)) << sizeof(Word) << "-byte words, q = " << q << ", max tile bits " << cap;
+  // A destination on a 64-byte boundary (the machine's storage: 32-byte AVX2
+  // blocks) and one 16 bytes off it (16-byte blocks only).
+  const std::size_t bytes = src.size() * sizeof(Word);
+  std::unique_ptr<void, decltype(&std::free)> area(std::aligned_alloc(64, bytes + 64), &std::free);
+  for (const std::size_t offset : {std::size_t{0}, std::size_t{16}}) {
+    auto* dst = reinterpret_cast<Word*>(static_cast<char*>(area.get()) + offset);
+    std::memset(static_cast<void*>(dst), 0, bytes);
+    kernels::cpu::launch_tiles(kernels::BitPermuteTileBody<Word>{src.data(), dst, view_of(plan)});
+    EXPECT_TRUE(same(dst, expected)) << sizeof(Word) << "-byte words, q = " << q << ", max tile bits " << cap
+                                     << ", destination offset " << offset;
+  }
   if (!per_word) return;
   std::vector<Word> by_word(src.size(), Word{}), buffer(view_of(plan).buffer_words());
   const kernels::BitPermuteTileBody<Word> body{src.data(), by_word.data(), view_of(plan)};
@@ -141,7 +152,7 @@ void check_launchers(const std::vector<unsigned>& to, unsigned cap, bool per_wor
     for (std::uint64_t u = 0; u < plan.tile_words(); ++u)
       body.store(body.view.dst_base(o), u >> plan.run_bits, u & low, buffer.data());
   }
-  EXPECT_TRUE(same(by_word, expected)) << "per word: " << sizeof(Word) << "-byte words, q = " << q << ", max tile bits "
+  EXPECT_TRUE(same(by_word.data(), expected)) << "per word: " << sizeof(Word) << "-byte words, q = " << q << ", max tile bits "
                                        << cap;
 }
 
@@ -162,6 +173,7 @@ TEST(BitPermutationTiling, HostLauncherMovesEveryWordToItsImage) {
 // (the q = 23 bit reversal); above 16 MiB they stream, and a bit reversal's
 // runs 4 KiB apart go through the staging area.
 TEST(BitPermutationTiling, BlockTransposesStreamedAndStaged) {
+  alignas(64) static const char aligned[64] = {};
   for (unsigned q : {8u, 14u, 23u}) {
     std::vector<unsigned> reversal(q), transpose(q);
     for (unsigned i = 0; i < q; ++i) {
@@ -171,12 +183,15 @@ TEST(BitPermutationTiling, BlockTransposesStreamedAndStaged) {
     for (const auto& to : {reversal, transpose}) {
       const BitPermutationTiling plan = plan_bit_permutation_tiling(to, 12);
       const kernels::TilingView view = view_of(plan);
-      const kernels::cpu::LaneTranspose lanes32 = kernels::cpu::plan_lane_transpose<std::uint32_t>(view);
-      const kernels::cpu::LaneTranspose lanes64 = kernels::cpu::plan_lane_transpose<std::uint64_t>(view);
+      const kernels::cpu::LaneTranspose lanes32 = kernels::cpu::plan_lane_transpose<std::uint32_t>(view, aligned);
+      const kernels::cpu::LaneTranspose lanes64 = kernels::cpu::plan_lane_transpose<std::uint64_t>(view, aligned);
 #if defined(__SSE2__)
       // At q = 8 the runs (6 bits) take in the bits the low source bits go to: no block.
       EXPECT_EQ(lanes32.usable, q > 8) << "q = " << q;
       EXPECT_EQ(lanes64.usable, q > 8) << "q = " << q;
+      if (q > 8) {
+        EXPECT_EQ(lanes32.lane_bits, kernels::cpu::have_avx2() ? 3u : 2u) << "8 x 8 blocks where AVX2 runs";
+      }
       if (q == 23 && to == reversal) {
         EXPECT_TRUE(lanes32.stage);
       }
@@ -188,7 +203,7 @@ TEST(BitPermutationTiling, BlockTransposesStreamedAndStaged) {
   }
   // Keeping the lowest bit: no block transpose, the gather runs.
   std::vector<unsigned> keep_low = {0, 3, 2, 1};
-  EXPECT_FALSE(kernels::cpu::plan_lane_transpose<std::uint32_t>(view_of(plan_bit_permutation_tiling(keep_low, 4))).usable);
+  EXPECT_FALSE(kernels::cpu::plan_lane_transpose<std::uint32_t>(view_of(plan_bit_permutation_tiling(keep_low, 4)), aligned).usable);
   check_launchers<std::uint32_t>(keep_low, 4);
 }
 

@@ -17,6 +17,9 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
 
 namespace hcube::kernels::cpu {
 
@@ -24,8 +27,8 @@ namespace hcube::kernels::cpu {
 struct LaneTranspose {
   bool usable = false;
   unsigned lane_bits = 0;       // log2 L
-  std::uint64_t run_flip[2]{};  // destination run index bit whose from_run is tile bit e (e < lane_bits)
-  std::uint64_t row_bit[2]{};   // from_low[2^e]: the tile (source row) bit of destination word 2^e
+  std::uint64_t run_flip[3]{};  // destination run index bit whose from_run is tile bit e (e < lane_bits)
+  std::uint64_t row_bit[3]{};   // from_low[2^e]: the tile (source row) bit of destination word 2^e
   // The L destination runs lie a multiple of 4 KiB apart (a bit reversal's lie
   // 2^(q/2) words apart): streaming stores into them, between loads from the
   // tile buffer, stall on the processor's 4 KiB address aliasing, so the block
@@ -34,31 +37,121 @@ struct LaneTranspose {
   bool stage = false;
 };
 
-template <class Word>
-LaneTranspose plan_lane_transpose(const TilingView& v) {
-  LaneTranspose p;
-#if defined(__SSE2__)
-  if constexpr (sizeof(Word) == 4 || sizeof(Word) == 8) {
-    p.lane_bits = sizeof(Word) == 4 ? 2 : 1;
-    if (v.run_bits < p.lane_bits) return p;
-    for (unsigned e = 0; e < p.lane_bits; ++e) {
-      p.row_bit[e] = v.from_low()[bit(e)];
-      // The low destination words come from other rows: not from the source's own low bits.
-      if (p.row_bit[e] < bit(p.lane_bits)) return p;
-      bool found = false;
-      for (unsigned k = 0; k < v.tile_bits - v.run_bits && !found; ++k)
-        if (v.from_run()[bit(k)] == bit(e)) {
-          p.run_flip[e] = bit(k);
-          found = true;
-        }
-      if (!found) return p;
-      if ((v.dst_run()[p.run_flip[e]] * sizeof(Word)) % 4096 == 0) p.stage = true;
-    }
-    p.usable = true;
-  }
+// Whether this processor runs AVX2 (8 x 8 blocks of u32 in 32-byte registers).
+inline bool have_avx2() {
+#if defined(__x86_64__) || defined(__i386__)
+  static const bool yes = __builtin_cpu_supports("avx2");
+  return yes;
+#else
+  return false;
 #endif
+}
+
+// The L x L block transpose for L = 2^lane_bits, if the tables allow it.
+inline LaneTranspose plan_lanes(const TilingView& v, unsigned lane_bits, std::size_t word_bytes) {
+  LaneTranspose p;
+  p.lane_bits = lane_bits;
+  if (v.run_bits < lane_bits) return p;
+  for (unsigned e = 0; e < lane_bits; ++e) {
+    p.row_bit[e] = v.from_low()[bit(e)];
+    // The low destination words come from other rows: not from the source's own low bits.
+    if (p.row_bit[e] < bit(lane_bits)) return p;
+    bool found = false;
+    for (unsigned k = 0; k < v.tile_bits - v.run_bits && !found; ++k)
+      if (v.from_run()[bit(k)] == bit(e)) {
+        p.run_flip[e] = bit(k);
+        found = true;
+      }
+    if (!found) return p;
+    if ((v.dst_run()[p.run_flip[e]] * word_bytes) % 4096 == 0) p.stage = true;
+  }
+  p.usable = true;
   return p;
 }
+
+// The widest block the word size, the processor, the tables and the
+// destination's alignment (its vector stores are aligned) allow: 8 x 8 u32
+// with AVX2, else 16-byte SSE2 blocks (4 x 4 u32, 2 x 2 u64).
+template <class Word>
+LaneTranspose plan_lane_transpose(const TilingView& v, const void* dst) {
+  const auto address = reinterpret_cast<std::uintptr_t>(dst);
+#if defined(__SSE2__)
+  if (address % 16 != 0) return LaneTranspose{};
+  if constexpr (sizeof(Word) == 4) {
+    if (have_avx2() && address % 32 == 0) {
+      const LaneTranspose wide = plan_lanes(v, 3, 4);
+      if (wide.usable) return wide;
+    }
+    return plan_lanes(v, 2, 4);
+  } else if constexpr (sizeof(Word) == 8) {
+    return plan_lanes(v, 1, 8);
+  }
+#endif
+  (void)v, (void)address;
+  return LaneTranspose{};
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+// The 8 x 8 u32 block transpose (AVX2): 8 loads of 32 bytes, 24 shuffles, 8
+// stores, for 64 words; otherwise as store_tile_transposed below.
+template <class TileBody, class Source>
+__attribute__((target("avx2"))) void store_tile_transposed_8x8(const TileBody& body, const LaneTranspose& p,
+                                                              const Source& at, std::uint64_t dst_base, bool stream,
+                                                              char* stage) {
+  const TilingView& v = body.view;
+  constexpr std::size_t wb = 4;
+  const std::uint64_t runs = v.runs(), run_words = v.run_words(), run_bytes = run_words * wb;
+  const std::uint64_t flips = p.run_flip[0] | p.run_flip[1] | p.run_flip[2];
+  const bool staged = stream && p.stage, stream_here = stream && !staged;
+  for (std::uint64_t r = 0; r < runs; ++r) {
+    if (r & flips) continue;  // r is the first of its 8 runs
+    const std::uint64_t from = v.from_run()[r];
+    char* out[8];
+    char* to[8];
+    for (unsigned e = 0; e < 8; ++e) {
+      const std::uint64_t run = r | ((e & 1) ? p.run_flip[0] : 0) | ((e & 2) ? p.run_flip[1] : 0) |
+                                ((e & 4) ? p.run_flip[2] : 0);
+      out[e] = reinterpret_cast<char*>(body.dst_run(dst_base, run));
+      to[e] = staged ? stage + e * run_bytes : out[e];
+    }
+    std::uint64_t rows[8];
+    for (unsigned i = 0; i < 8; ++i)
+      rows[i] = ((i & 1) ? p.row_bit[0] : 0) | ((i & 2) ? p.row_bit[1] : 0) | ((i & 4) ? p.row_bit[2] : 0);
+    for (std::uint64_t k = 0; k < run_words; k += 8) {
+      const std::uint64_t base = from | v.from_low()[k];
+      __m256i x[8];
+      for (unsigned i = 0; i < 8; ++i) x[i] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at(base | rows[i])));
+      // Lane e of x_i is word k+i of destination run e.
+      __m256i t[8], u[8];
+      for (unsigned i = 0; i < 8; i += 2) {
+        t[i] = _mm256_unpacklo_epi32(x[i], x[i + 1]);
+        t[i + 1] = _mm256_unpackhi_epi32(x[i], x[i + 1]);
+      }
+      for (unsigned i = 0; i < 8; i += 4) {
+        u[i] = _mm256_unpacklo_epi64(t[i], t[i + 2]);
+        u[i + 1] = _mm256_unpackhi_epi64(t[i], t[i + 2]);
+        u[i + 2] = _mm256_unpacklo_epi64(t[i + 1], t[i + 3]);
+        u[i + 3] = _mm256_unpackhi_epi64(t[i + 1], t[i + 3]);
+      }
+      for (unsigned e = 0; e < 4; ++e) {
+        const __m256i lo = _mm256_permute2x128_si256(u[e], u[e + 4], 0x20);
+        const __m256i hi = _mm256_permute2x128_si256(u[e], u[e + 4], 0x31);
+        auto* d0 = reinterpret_cast<__m256i*>(to[e] + k * wb);
+        auto* d1 = reinterpret_cast<__m256i*>(to[e + 4] + k * wb);
+        if (stream_here) {
+          _mm256_stream_si256(d0, lo);
+          _mm256_stream_si256(d1, hi);
+        } else {
+          _mm256_storeu_si256(d0, lo);
+          _mm256_storeu_si256(d1, hi);
+        }
+      }
+    }
+    if (staged)
+      for (unsigned e = 0; e < 8; ++e) stream_copy(out[e], to[e], run_bytes);
+  }
+}
+#endif
 
 #if defined(__SSE2__)
 // Writes one 16-byte vector: a streaming store for data larger than the caches.
@@ -78,6 +171,11 @@ inline void put(void* dst, __m128i x, bool stream) {
 template <class TileBody, class Source>
 void store_tile_transposed(const TileBody& body, const LaneTranspose& p, const Source& at,
                            std::uint64_t dst_base, bool stream, typename TileBody::word_type* staging) {
+#if defined(__x86_64__) || defined(__i386__)
+  if constexpr (sizeof(typename TileBody::word_type) == 4) {
+    if (p.lane_bits == 3) return store_tile_transposed_8x8(body, p, at, dst_base, stream, reinterpret_cast<char*>(staging));
+  }
+#endif
 #if defined(__SSE2__)
   const TilingView& v = body.view;
   const std::uint64_t runs = v.runs(), run_words = v.run_words(), L = bit(p.lane_bits);

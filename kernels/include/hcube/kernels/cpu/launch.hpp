@@ -42,7 +42,7 @@ void launch_tiles(const TileBody& body) {
   const auto tiles = static_cast<std::int64_t>(v.tiles());
   const std::size_t run_bytes = run_words * sizeof(Word);
   const bool stream = v.tiles() * v.tile_words() * sizeof(Word) >= kStreamingBytes && run_bytes % 16 == 0;
-  const LaneTranspose lanes = plan_lane_transpose<Word>(v);
+  const LaneTranspose lanes = plan_lane_transpose<Word>(v, body.dst);
   // A tile whose source runs lie within kDirectSpanBytes (a transpose's: 64 runs
   // 1 KiB apart) is transposed straight from the source, its lines staying in
   // L1 as the buffer would (2^26 u32 words: 0.60 -> 0.68 of memcpy, 2^24:
@@ -54,7 +54,7 @@ void launch_tiles(const TileBody& body) {
 #pragma omp parallel if (v.tiles() * v.tile_words() >= kParallelThreshold)
   {
     // staged: one destination run (the gather), or L of them (the block transpose).
-    std::vector<Word> buffer(v.tile_words()), staged(run_words * 4);
+    std::vector<Word> buffer(v.tile_words()), staged(run_words * 8);
     std::vector<std::uint32_t> from_run(runs), from_low(run_words);
     for (std::uint64_t r = 0; r < runs; ++r) from_run[r] = static_cast<std::uint32_t>(v.from_run()[r]);
     for (std::uint64_t k = 0; k < run_words; ++k) from_low[k] = static_cast<std::uint32_t>(v.from_low()[k]);
