@@ -1,0 +1,100 @@
+// Block-cyclic redistribution between processor sets (Park, Prasanna and
+// Raghavendra 1998): an array of N elements in blocks of x, laid out cyclic(x)
+// on P source processors, goes to cyclic(Kx) on Q destination processors, in
+// steps where each processor sends at most one message and receives at most
+// one. A schedule is data: per step, who sends which blocks to whom.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace hcube {
+
+// R_x(P, K, Q) on N elements: the paper writes R_x(P, K, Q).
+struct Redistribution {
+  std::uint64_t P = 0, K = 0, Q = 0, x = 0, N = 0;
+  std::uint64_t blocks() const { return N / x; }
+};
+
+// Throws hcube::Error naming the bad value and the allowed range: P, K, Q, x
+// at least 1, N a positive multiple of x, and the sizes within 2^40.
+void check_redistribution(const Redistribution& r);
+
+// Where global block i lives: processor and local block index (its elements
+// are local addresses local_block * x .. + x - 1).
+struct BlockPlace {
+  std::uint64_t proc = 0, local_block = 0;
+};
+// cyclic(x) on P: block i on source i mod P, local block i div P.
+BlockPlace source_place(const Redistribution& r, std::uint64_t i);
+// cyclic(Kx) on Q: block i in big block i div K, on destination (i div K) mod Q,
+// local block ((i div K) div Q) K + i mod K.
+BlockPlace destination_place(const Redistribution& r, std::uint64_t i);
+
+// Theorem 2's parameters and Lemma 1's case.
+struct RedistributionParams {
+  std::uint64_t G1 = 0, K1 = 0, P1 = 0, G2 = 0, Q1 = 0, P2 = 0, G = 0;
+  std::uint64_t L = 0;   // superblock: lcm(P, KQ) blocks
+  std::uint64_t Ls = 0;  // L / P: a source's local blocks a superblock (K1 Q1)
+  std::uint64_t Ld = 0;  // L / Q
+  std::uint64_t n = 0;  // n K1 - m P1 = 1 (extended Euclid), 0 <= n < P1
+  std::int64_t m = 0;   // -1 when P1 = 1
+  int lemma_case = 0;  // 1: G > K (not all-to-all); 2: K a multiple of G; 3: G < K, G does not divide K
+  std::uint64_t steps = 0;  // the circulant schedule's steps for P <= Q: Ls if G > K, else Q
+};
+RedistributionParams redistribution_params(const Redistribution& r);
+
+// Eq. 17 and 18 (P <= Q): step i = i1 Q1 + i2 of the unfolded superblock
+// (0 <= i < Ls), source j: its destination and the local block it sends.
+std::uint64_t circulant_destination(const RedistributionParams& p, std::uint64_t Q, std::uint64_t i, std::uint64_t j);
+std::uint64_t circulant_local_block(const RedistributionParams& p, std::uint64_t i, std::uint64_t j);
+
+// One message of a step: every block is sent whole, in ascending order.
+struct RedistMessage {
+  std::uint64_t src = 0, dst = 0;
+  std::vector<std::uint64_t> blocks;  // global block indices
+};
+using RedistStep = std::vector<RedistMessage>;
+
+struct RedistSchedule {
+  std::string name;  // circulant | caterpillar | bipartite-stepwise | bipartite-greedy
+  std::vector<RedistStep> steps;
+};
+
+// The paper's circulant schedule (sec. 4) for P <= Q, with the all-to-all
+// folding; for P > Q, where the paper's rows repeat, the pair graph's edge
+// colouring (bipartite_stepwise_schedule), which is contention-free in the
+// fewest steps any schedule can take.
+RedistSchedule circulant_schedule(const Redistribution& r);
+// Caterpillar (ScaLAPACK's REDIST): max(P, Q) steps; in step t source s sends
+// to destination (T - 1 - t - s) mod T, T = max(P, Q), its whole message.
+RedistSchedule caterpillar_schedule(const Redistribution& r);
+// Bipartite matching (Desprez et al.): the multigraph of (source, destination)
+// pairs with blocks between them, a message an edge. Stepwise: an edge colouring
+// with Delta colours (Koenig's theorem; Delta = the most partners any processor
+// has, which every schedule needs), the fewest steps. Greedy: each step a
+// matching built from the largest remaining messages first, the least transfer
+// cost (sum of each step's largest message) this heuristic finds.
+RedistSchedule bipartite_stepwise_schedule(const Redistribution& r);
+RedistSchedule bipartite_greedy_schedule(const Redistribution& r);
+
+const std::vector<std::string>& redistribution_schedule_names();
+// By name; throws hcube::Error listing the names.
+RedistSchedule make_redistribution_schedule(const Redistribution& r, const std::string& name);
+
+// What a schedule does, checked: every block sent exactly once, from its source
+// to its destination, no processor sends twice in a step. Throws hcube::Error
+// naming the step and block that break a rule.
+struct RedistStats {
+  std::uint64_t steps = 0;
+  std::vector<std::uint64_t> message_sizes;  // per step, the largest message, in elements
+  std::uint64_t max_message = 0;             // elements
+  std::uint64_t contention = 0;              // receivers hit by two messages in one step, summed over steps
+  std::uint64_t partners = 0;                // Delta: the most partners any processor has (a lower bound on steps)
+  // Sum over steps of T_s + (largest message) tau_d.
+  double modelled_cost(double ts, double tau) const;
+};
+RedistStats check_redistribution_schedule(const Redistribution& r, const RedistSchedule& s);
+
+}  // namespace hcube

@@ -1,0 +1,327 @@
+#include "hcube/host/block_cyclic.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <numeric>
+#include <unordered_map>
+
+#include "hcube/host/error.hpp"
+
+namespace hcube {
+namespace {
+
+// Sizes up to this keep every product below 2^63.
+constexpr std::uint64_t kMaxCount = std::uint64_t{1} << 20;
+constexpr std::uint64_t kMaxElements = std::uint64_t{1} << 40;
+
+// The non-negative residue of a mod b.
+std::uint64_t mod(std::int64_t a, std::uint64_t b) {
+  const auto m = static_cast<std::int64_t>(b);
+  return static_cast<std::uint64_t>(((a % m) + m) % m);
+}
+
+// The blocks each (source, destination) pair exchanges, in ascending order.
+struct PairBlocks {
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> pairs;  // (source, destination), in first-seen order
+  std::vector<std::vector<std::uint64_t>> blocks;              // per pair
+};
+
+PairBlocks pair_blocks(const Redistribution& r) {
+  PairBlocks pb;
+  std::unordered_map<std::uint64_t, std::size_t> index;
+  for (std::uint64_t i = 0; i < r.blocks(); ++i) {
+    const std::uint64_t s = source_place(r, i).proc, d = destination_place(r, i).proc;
+    const auto [it, fresh] = index.emplace(s * r.Q + d, pb.pairs.size());
+    if (fresh) {
+      pb.pairs.emplace_back(s, d);
+      pb.blocks.emplace_back();
+    }
+    pb.blocks[it->second].push_back(i);
+  }
+  return pb;
+}
+
+// Steps given as a colour per pair: step c holds the pairs of colour c.
+RedistSchedule schedule_from_colours(const std::string& name, const PairBlocks& pb,
+                                     const std::vector<std::uint64_t>& colour) {
+  RedistSchedule s;
+  s.name = name;
+  const std::uint64_t steps = colour.empty() ? 0 : *std::max_element(colour.begin(), colour.end()) + 1;
+  s.steps.resize(steps);
+  for (std::size_t e = 0; e < pb.pairs.size(); ++e)
+    s.steps[colour[e]].push_back(RedistMessage{pb.pairs[e].first, pb.pairs[e].second, pb.blocks[e]});
+  for (RedistStep& step : s.steps)
+    std::sort(step.begin(), step.end(), [](const RedistMessage& a, const RedistMessage& b) { return a.src < b.src; });
+  return s;
+}
+
+}  // namespace
+
+void check_redistribution(const Redistribution& r) {
+  const auto count = [](std::uint64_t v, const char* name) {
+    if (v == 0 || v > kMaxCount)
+      throw Error(fmt::format("{} = {} out of range: allowed 1..{}", name, v, kMaxCount));
+  };
+  count(r.P, "P");
+  count(r.K, "K");
+  count(r.Q, "Q");
+  if (r.x == 0 || r.x > kMaxElements) throw Error(fmt::format("x = {} out of range: allowed 1..{}", r.x, kMaxElements));
+  if (r.N == 0 || r.N > kMaxElements) throw Error(fmt::format("N = {} out of range: allowed 1..{}", r.N, kMaxElements));
+  if (r.N % r.x != 0)
+    throw Error(fmt::format("N = {} is not a multiple of the block size x = {}: allowed multiples of {} (such as {})",
+                            r.N, r.x, r.x, (r.N / r.x + 1) * r.x));
+}
+
+BlockPlace source_place(const Redistribution& r, std::uint64_t i) { return {i % r.P, i / r.P}; }
+
+BlockPlace destination_place(const Redistribution& r, std::uint64_t i) {
+  const std::uint64_t big = i / r.K;
+  return {big % r.Q, (big / r.Q) * r.K + i % r.K};
+}
+
+RedistributionParams redistribution_params(const Redistribution& r) {
+  check_redistribution(r);
+  RedistributionParams p;
+  p.G1 = std::gcd(r.P, r.K);
+  p.K1 = r.K / p.G1;
+  p.P1 = r.P / p.G1;
+  p.G2 = std::gcd(p.P1, r.Q);
+  p.Q1 = r.Q / p.G2;
+  p.P2 = p.P1 / p.G2;
+  p.G = p.G1 * p.G2;  // gcd(P, KQ)
+  p.Ls = p.K1 * p.Q1;
+  p.L = p.Ls * r.P;
+  p.Ld = p.L / r.Q;
+  // n K1 = 1 (mod P1): the smallest n >= 0, found by Euclid's extended algorithm.
+  std::int64_t a = static_cast<std::int64_t>(p.K1 % p.P1), b = static_cast<std::int64_t>(p.P1), x0 = 1, x1 = 0;
+  while (b != 0) {
+    const std::int64_t q = a / b;
+    std::swap(a, b);
+    b -= q * a;
+    std::swap(x0, x1);
+    x1 -= q * x0;
+  }
+  p.n = p.P1 == 1 ? 0 : mod(x0, p.P1);
+  p.m = (static_cast<std::int64_t>(p.n * p.K1) - 1) / static_cast<std::int64_t>(p.P1);  // exact; -1 when P1 = 1
+  p.lemma_case = p.G > r.K ? 1 : (r.K % p.G == 0 ? 2 : 3);
+  p.steps = p.lemma_case == 1 ? p.Ls : r.Q;
+  return p;
+}
+
+std::uint64_t circulant_destination(const RedistributionParams& p, std::uint64_t Q, std::uint64_t i, std::uint64_t j) {
+  const std::uint64_t i1 = i / p.Q1, i2 = i % p.Q1, j1 = j / p.G1, j2 = j % p.G1;
+  const std::uint64_t X = mod(static_cast<std::int64_t>(p.n) * (static_cast<std::int64_t>(j1) - static_cast<std::int64_t>(i1)), p.P1);
+  return (X + mod(static_cast<std::int64_t>(i2) - static_cast<std::int64_t>(j2), p.Q1) * p.P1) % Q;
+}
+
+std::uint64_t circulant_local_block(const RedistributionParams& p, std::uint64_t i, std::uint64_t j) {
+  const std::uint64_t i1 = i / p.Q1, i2 = i % p.Q1, j1 = j / p.G1, j2 = j % p.G1;
+  const std::uint64_t Y = mod(p.m * (static_cast<std::int64_t>(j1) - static_cast<std::int64_t>(i1)), p.K1);
+  return Y + mod(static_cast<std::int64_t>(i2) - static_cast<std::int64_t>(j2), p.Q1) * p.K1;
+}
+
+RedistSchedule circulant_schedule(const Redistribution& r) {
+  if (r.P > r.Q) {
+    // The paper's rows repeat for P > Q (a receiver is hit twice); the edge
+    // colouring is contention-free in the fewest steps.
+    RedistSchedule s = bipartite_stepwise_schedule(r);
+    s.name = "circulant";
+    return s;
+  }
+  const RedistributionParams p = redistribution_params(r);
+  // Step of (source j, destination d): the row of C_send (Eq. 17) where column
+  // j names d. Rows 0 .. steps-1: all of them (not all-to-all, G > K), or the
+  // first G2 row blocks, onto which rows i1 + t G2 fold (all-to-all).
+  std::vector<std::uint64_t> step_of(r.P * r.Q, ~std::uint64_t{0});
+  for (std::uint64_t i = 0; i < p.steps; ++i)
+    for (std::uint64_t j = 0; j < r.P; ++j) step_of[j * r.Q + circulant_destination(p, r.Q, i, j)] = i;
+  RedistSchedule s;
+  s.name = "circulant";
+  s.steps.resize(p.steps);
+  // A message per (step, source): its blocks in ascending order.
+  std::vector<std::vector<std::uint64_t>> message(p.steps * r.P);
+  for (std::uint64_t b = 0; b < r.blocks(); ++b) {
+    const std::uint64_t j = source_place(r, b).proc, d = destination_place(r, b).proc, i = step_of[j * r.Q + d];
+    if (i == ~std::uint64_t{0})
+      throw Error(fmt::format("internal: the circulant schedule of R_{}({}, {}, {}) has no step from source {} to "
+                              "destination {}",
+                              r.x, r.P, r.K, r.Q, j, d));
+    message[i * r.P + j].push_back(b);
+  }
+  for (std::uint64_t i = 0; i < p.steps; ++i)
+    for (std::uint64_t j = 0; j < r.P; ++j) {
+      std::vector<std::uint64_t>& blocks = message[i * r.P + j];
+      if (blocks.empty()) continue;
+      s.steps[i].push_back(RedistMessage{j, destination_place(r, blocks.front()).proc, std::move(blocks)});
+    }
+  // With less than a superblock of data some rows carry nothing: they are not steps.
+  s.steps.erase(std::remove_if(s.steps.begin(), s.steps.end(), [](const RedistStep& st) { return st.empty(); }),
+                s.steps.end());
+  return s;
+}
+
+RedistSchedule caterpillar_schedule(const Redistribution& r) {
+  check_redistribution(r);
+  const PairBlocks pb = pair_blocks(r);
+  const std::uint64_t T = std::max(r.P, r.Q);
+  // Source s meets destination d in step (T - 1 - s - d) mod T: one step a pair.
+  std::vector<std::uint64_t> colour(pb.pairs.size());
+  for (std::size_t e = 0; e < pb.pairs.size(); ++e)
+    colour[e] = mod(static_cast<std::int64_t>(T) - 1 - static_cast<std::int64_t>(pb.pairs[e].first) -
+                        static_cast<std::int64_t>(pb.pairs[e].second),
+                    T);
+  RedistSchedule s = schedule_from_colours("caterpillar", pb, colour);
+  s.steps.resize(T);  // every one of the max(P, Q) steps is taken, idle or not
+  return s;
+}
+
+RedistSchedule bipartite_stepwise_schedule(const Redistribution& r) {
+  check_redistribution(r);
+  const PairBlocks pb = pair_blocks(r);
+  const std::uint64_t nodes = r.P + r.Q;
+  std::vector<std::uint64_t> degree(nodes, 0);
+  for (const auto& [s, d] : pb.pairs) {
+    ++degree[s];
+    ++degree[r.P + d];
+  }
+  const std::uint64_t delta = pb.pairs.empty() ? 0 : *std::max_element(degree.begin(), degree.end());
+  constexpr std::uint64_t none = ~std::uint64_t{0};
+  // at[v * delta + c]: the pair of colour c at node v (sources 0..P-1, destinations P..).
+  std::vector<std::uint64_t> at(nodes * delta, none), colour(pb.pairs.size(), none);
+  const auto other = [&](std::uint64_t e, std::uint64_t v) {
+    return v < r.P ? r.P + pb.pairs[e].second : pb.pairs[e].first;
+  };
+  const auto free_colour = [&](std::uint64_t v) {
+    for (std::uint64_t c = 0; c < delta; ++c)
+      if (at[v * delta + c] == none) return c;
+    throw Error("internal: edge colouring ran out of colours");
+  };
+  for (std::uint64_t e = 0; e < pb.pairs.size(); ++e) {
+    const std::uint64_t u = pb.pairs[e].first, v = r.P + pb.pairs[e].second;
+    const std::uint64_t a = free_colour(u), b = free_colour(v);
+    if (at[v * delta + a] != none) {
+      // Koenig: swap a and b along the path from v that alternates them; in a
+      // bipartite graph it cannot end at u, so a becomes free at v and stays free at u.
+      std::vector<std::uint64_t> path;
+      std::uint64_t w = v, c = a;
+      while (at[w * delta + c] != none) {
+        const std::uint64_t f = at[w * delta + c];
+        path.push_back(f);
+        w = other(f, w);
+        c = c == a ? b : a;
+      }
+      for (const std::uint64_t f : path) {
+        const std::uint64_t s = pb.pairs[f].first, d = r.P + pb.pairs[f].second;
+        at[s * delta + colour[f]] = none;
+        at[d * delta + colour[f]] = none;
+      }
+      for (const std::uint64_t f : path) {
+        colour[f] = colour[f] == a ? b : a;
+        const std::uint64_t s = pb.pairs[f].first, d = r.P + pb.pairs[f].second;
+        at[s * delta + colour[f]] = f;
+        at[d * delta + colour[f]] = f;
+      }
+    }
+    colour[e] = a;
+    at[u * delta + a] = e;
+    at[v * delta + a] = e;
+  }
+  return schedule_from_colours("bipartite-stepwise", pb, colour);
+}
+
+RedistSchedule bipartite_greedy_schedule(const Redistribution& r) {
+  check_redistribution(r);
+  const PairBlocks pb = pair_blocks(r);
+  // Largest messages first, so that each step's largest message is shared by
+  // other large ones and small messages travel together.
+  std::vector<std::uint64_t> order(pb.pairs.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::uint64_t a, std::uint64_t b) { return pb.blocks[a].size() > pb.blocks[b].size(); });
+  std::vector<std::uint64_t> colour(pb.pairs.size());
+  std::vector<std::uint64_t> src_busy(r.P, 0), dst_busy(r.Q, 0);  // step + 1 last used
+  std::vector<std::uint64_t> left = order;
+  for (std::uint64_t step = 0; !left.empty(); ++step) {
+    std::vector<std::uint64_t> rest;
+    for (const std::uint64_t e : left) {
+      const auto [s, d] = pb.pairs[e];
+      if (src_busy[s] == step + 1 || dst_busy[d] == step + 1) {
+        rest.push_back(e);
+        continue;
+      }
+      src_busy[s] = dst_busy[d] = step + 1;
+      colour[e] = step;
+    }
+    left = std::move(rest);
+  }
+  return schedule_from_colours("bipartite-greedy", pb, colour);
+}
+
+const std::vector<std::string>& redistribution_schedule_names() {
+  static const std::vector<std::string> names = {"circulant", "caterpillar", "bipartite-stepwise", "bipartite-greedy"};
+  return names;
+}
+
+RedistSchedule make_redistribution_schedule(const Redistribution& r, const std::string& name) {
+  if (name == "circulant") return circulant_schedule(r);
+  if (name == "caterpillar") return caterpillar_schedule(r);
+  if (name == "bipartite-stepwise") return bipartite_stepwise_schedule(r);
+  if (name == "bipartite-greedy") return bipartite_greedy_schedule(r);
+  throw Error(fmt::format("schedule '{}' unknown: allowed {}", name, fmt::join(redistribution_schedule_names(), ", ")));
+}
+
+double RedistStats::modelled_cost(double ts, double tau) const {
+  double cost = 0;
+  for (const std::uint64_t size : message_sizes) cost += ts + static_cast<double>(size) * tau;
+  return cost;
+}
+
+RedistStats check_redistribution_schedule(const Redistribution& r, const RedistSchedule& s) {
+  check_redistribution(r);
+  RedistStats st;
+  st.steps = s.steps.size();
+  std::vector<bool> sent(r.blocks(), false);
+  std::vector<std::uint64_t> src_step(r.P, 0), dst_step(r.Q, 0);  // step + 1 last used
+  std::vector<std::uint64_t> partners_src(r.P, 0), partners_dst(r.Q, 0);
+  for (std::uint64_t i = 0; i < s.steps.size(); ++i) {
+    std::uint64_t largest = 0;
+    for (const RedistMessage& msg : s.steps[i]) {
+      if (msg.src >= r.P || msg.dst >= r.Q)
+        throw Error(fmt::format("{} step {}: message {} -> {} names a processor out of range (P = {}, Q = {})", s.name,
+                                i, msg.src, msg.dst, r.P, r.Q));
+      if (src_step[msg.src] == i + 1)
+        throw Error(fmt::format("{} step {}: source {} sends two messages", s.name, i, msg.src));
+      src_step[msg.src] = i + 1;
+      if (dst_step[msg.dst] == i + 1) ++st.contention;
+      dst_step[msg.dst] = i + 1;
+      for (const std::uint64_t b : msg.blocks) {
+        if (b >= r.blocks())
+          throw Error(fmt::format("{} step {}: block {} out of range: allowed 0..{}", s.name, i, b, r.blocks() - 1));
+        if (sent[b]) throw Error(fmt::format("{} step {}: block {} is sent twice", s.name, i, b));
+        sent[b] = true;
+        if (source_place(r, b).proc != msg.src || destination_place(r, b).proc != msg.dst)
+          throw Error(fmt::format("{} step {}: block {} goes {} -> {}, the message {} -> {}", s.name, i, b,
+                                  source_place(r, b).proc, destination_place(r, b).proc, msg.src, msg.dst));
+      }
+      largest = std::max<std::uint64_t>(largest, msg.blocks.size() * r.x);
+    }
+    st.message_sizes.push_back(largest);
+    st.max_message = std::max(st.max_message, largest);
+  }
+  for (std::uint64_t b = 0; b < r.blocks(); ++b)
+    if (!sent[b]) throw Error(fmt::format("{}: block {} is never sent", s.name, b));
+  // Delta: distinct partners per processor, counted from the data itself.
+  std::unordered_map<std::uint64_t, bool> pairs;
+  for (std::uint64_t b = 0; b < r.blocks(); ++b) {
+    const std::uint64_t src = source_place(r, b).proc, dst = destination_place(r, b).proc;
+    if (pairs.emplace(src * r.Q + dst, true).second) {
+      st.partners = std::max(st.partners, ++partners_src[src]);
+      st.partners = std::max(st.partners, ++partners_dst[dst]);
+    }
+  }
+  return st;
+}
+
+}  // namespace hcube
