@@ -40,6 +40,7 @@
 #include "hcube/kernels/copy.hpp"
 #include "hcube/kernels/exchange.hpp"
 #include "hcube/kernels/fft.hpp"
+#include "hcube/kernels/local_gather.hpp"
 #include "hcube/kernels/permute.hpp"
 #include "hcube/kernels/relayout.hpp"
 #include "hcube/kernels/router.hpp"
@@ -146,6 +147,16 @@ class BackendImpl final : public Backend {
       using W = decltype(w);
       policy_.launch(layout.geo.total_words(), kernels::AlignCopyBody<W>{static_cast<const W*>(src.data()),
                                                                          static_cast<W*>(dst.data()), layout, view});
+    });
+  }
+
+  void gather_local(const Buffer& src, Buffer& dst, const Layout& layout, std::size_t wb,
+                    const std::vector<std::uint64_t>& from) override {
+    const auto* table = static_cast<const std::uint64_t*>(policy_.stage(0, from.data(), from.size() * sizeof(std::uint64_t)));
+    kernels::dispatch_word(wb, [&](auto w) {
+      using W = decltype(w);
+      policy_.launch(layout.geo.total_words(), kernels::LocalGatherBody<W>{static_cast<const W*>(src.data()),
+                                                                           static_cast<W*>(dst.data()), layout, table});
     });
   }
 

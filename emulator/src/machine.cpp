@@ -258,6 +258,33 @@ void Machine::permute_address_bits(const std::vector<unsigned>& to) {
   counters_.bytes_written += bytes();
 }
 
+void Machine::permute_local(const std::vector<std::uint64_t>& from) {
+  const Geometry& geo = geometry();
+  if (from.size() != geo.total_words())
+    throw Error(fmt::format("local permutation table holds {} entries: expected 2^(n+m) = {}", from.size(),
+                            geo.total_words()));
+  const std::uint64_t K = geo.words_per_node();
+  std::vector<std::uint64_t> seen(K, ~std::uint64_t{0});  // the node that last used each address
+  for (std::uint64_t j = 0; j < geo.nodes(); ++j)
+    for (std::uint64_t i = 0; i < K; ++i) {
+      const std::uint64_t a = from[j * K + i];
+      if (a >= K)
+        throw Error(fmt::format("local permutation: node {} word {} takes address {}: {}", j, i, a,
+                                allowed_indices(K, "K")));
+      if (seen[a] == j)
+        throw Error(fmt::format("local permutation is not a bijection: node {} takes address {} twice", j, a));
+      seen[a] = j;
+    }
+  if (!scratch_) scratch_ = backend_->allocate(bytes());
+  const auto start = Clock::now();
+  backend_->gather_local(storage_, scratch_, layout_, word_bytes(), from);
+  std::swap(storage_, scratch_);
+  backend_->synchronize();
+  account_launch("local", seconds_since(start));
+  counters_.bytes_read += bytes();
+  counters_.bytes_written += bytes();
+}
+
 RouterStepReport Machine::route(const RouterStep& step, const RouterLimits& limits) {
   const RouterStepReport rep = check_router_step(geometry(), step, limits);
   const auto start = Clock::now();

@@ -74,6 +74,9 @@ class Backend {
                               std::uint64_t lo, std::uint64_t hi) = 0;
   virtual void align_copy(const Buffer& src, Buffer& dst, const Layout& layout, std::size_t word_bytes,
                           const AffineTables& map) = 0;
+  // dst at (j, i) = src at (j, from[j K + i]): a local permutation by table. One launch.
+  virtual void gather_local(const Buffer& src, Buffer& dst, const Layout& layout, std::size_t word_bytes,
+                            const std::vector<std::uint64_t>& from) = 0;
   // dst[pi(s)] = src[s] for a permutation pi of the storage index bits, tile by
   // tile as `plan` says: the fused permutation. One launch.
   virtual void permute_bits(const Buffer& src, Buffer& dst, std::size_t word_bytes,

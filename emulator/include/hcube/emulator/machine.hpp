@@ -80,6 +80,11 @@ class Machine {
   // result, not an emulation of the routing). Throws unless `to` is a
   // permutation of 0 .. n+m-1.
   void permute_address_bits(const std::vector<unsigned>& to);
+  // A local permutation by table, each node its own (no affine form needed):
+  // word (j, i) takes the word that was at (j, from[j K + i]). Throws unless
+  // every node's entries are a permutation of 0..K-1. One launch through the
+  // scratch buffer, counted in phase "local".
+  void permute_local(const std::vector<std::uint64_t>& from);
   // Primitive 3: checks the step, then one launch; returns its counts.
   RouterStepReport route(const RouterStep& step, const RouterLimits& limits);
   // The FFT's local compute step (kernels/fft.hpp): one radix-2 DIF butterfly

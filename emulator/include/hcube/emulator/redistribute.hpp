@@ -1,0 +1,58 @@
+// A block-cyclic redistribution (host/block_cyclic.hpp) run on the machine's
+// router: the sources hold the array cyclic(x), each packs its blocks in send
+// order (one local permutation), every communication step is one router step
+// (one launch) in which each message is a contiguous run, and each destination
+// unpacks what it received into cyclic(Kx) order (one local permutation).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "hcube/emulator/machine.hpp"
+#include "hcube/host/block_cyclic.hpp"
+
+namespace hcube {
+
+// Where the redistribution sits on the cube. Every node's memory has a source
+// region, words [0, S), and a destination region, words [S, S + D): S holds
+// the largest source share, D the largest destination share (its local blocks
+// up to the last one, holes included). Sources are nodes 0..P-1; destinations
+// P..P+Q-1, or 0..Q-1 with `overlap` (then a node can be both).
+struct RedistributionPlacement {
+  Redistribution r;
+  bool overlap = false;
+  std::uint64_t source_words = 0;  // S
+  std::uint64_t dest_words = 0;    // D
+  unsigned n = 0, m = 0;           // 2^n nodes, K = 2^m >= S + D words a node
+  std::uint64_t source_node(std::uint64_t j) const { return j; }
+  std::uint64_t destination_node(std::uint64_t q) const { return overlap ? q : r.P + q; }
+};
+
+// Checks the problem and that the cube it needs is addressable; the machine
+// (and its memory) is checked when it is made.
+RedistributionPlacement place_redistribution(const Redistribution& r, bool overlap);
+
+// The machine's initial contents in the user's order (node-major, 2^n x K
+// words of `word_bytes`): the array `data` (N elements, global order) laid out
+// cyclic(x) on the sources, zeros elsewhere.
+std::vector<unsigned char> source_image(const RedistributionPlacement& pl, const void* data, std::size_t word_bytes);
+// The destinations' local memories (Q rows of D words; holes zero) computed
+// directly from the layouts' formulas: the reference.
+std::vector<unsigned char> expected_destinations(const RedistributionPlacement& pl, const void* data,
+                                                 std::size_t word_bytes);
+// The same rows read from a machine image in the user's order.
+std::vector<unsigned char> destination_rows(const RedistributionPlacement& pl, const std::vector<unsigned char>& image,
+                                            std::size_t word_bytes);
+
+struct RedistributionReport {
+  RedistStats stats;            // of the schedule: steps, message sizes, contention
+  std::uint64_t launches = 0;   // pack + router steps + unpack
+  double seconds = 0;           // the whole run on the machine
+};
+
+// Runs schedule `s` (checked first) on `mach`, whose geometry is pl's and
+// whose source regions hold the data (source_image). Throws hcube::Error for
+// a schedule that breaks a rule, before anything moves.
+RedistributionReport run_redistribution(Machine& mach, const RedistributionPlacement& pl, const RedistSchedule& s);
+
+}  // namespace hcube
