@@ -134,7 +134,8 @@ void check_launchers(const std::vector<unsigned>& to, unsigned cap, bool per_wor
   // A destination on a 64-byte boundary (the machine's storage: 32-byte AVX2
   // blocks) and one 16 bytes off it (16-byte blocks only).
   const std::size_t bytes = src.size() * sizeof(Word);
-  std::unique_ptr<void, decltype(&std::free)> area(std::aligned_alloc(64, bytes + 64), &std::free);
+  // aligned_alloc wants a size that is a multiple of the alignment.
+  std::unique_ptr<void, decltype(&std::free)> area(std::aligned_alloc(64, (bytes + 64 + 63) / 64 * 64), &std::free);
   for (const std::size_t offset : {std::size_t{0}, std::size_t{16}}) {
     auto* dst = reinterpret_cast<Word*>(static_cast<char*>(area.get()) + offset);
     std::memset(static_cast<void*>(dst), 0, bytes);

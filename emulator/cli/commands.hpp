@@ -19,5 +19,6 @@ void add_permute(CLI::App& app);
 void add_compare(CLI::App& app);
 void add_bench(CLI::App& app);
 void add_sweep(CLI::App& app);
+void add_redistribute(CLI::App& app);
 
 }  // namespace hcube::cli

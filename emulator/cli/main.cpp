@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
   hcube::cli::add_compare(app);
   hcube::cli::add_bench(app);
   hcube::cli::add_sweep(app);
+  hcube::cli::add_redistribute(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

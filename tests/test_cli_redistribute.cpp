@@ -1,0 +1,115 @@
+// hcube redistribute as a user runs it: the JSON contract of issue 7, the
+// paper's step counts, the output file against the layouts written here from
+// their definitions (not with the emulator's code), input files, and bad input.
+#include "cli_harness.hpp"
+
+namespace {
+
+using namespace hcube::test;
+
+class CliRedistribute : public Cli {
+ protected:
+  // Destination q's local memory, by definition: element g is in block i = g div x;
+  // big block i div K sits on destination (i div K) mod Q at local block
+  // ((i div K) div Q) K + i mod K. Holes are zero.
+  static Words expected(const Words& data, std::uint64_t K, std::uint64_t Q, std::uint64_t x, std::uint64_t width) {
+    Words rows(Q * width, 0);
+    for (std::uint64_t g = 0; g < data.size(); ++g) {
+      const std::uint64_t i = g / x, big = i / K;
+      rows[(big % Q) * width + ((big / Q) * K + i % K) * x + g % x] = data[g];
+    }
+    return rows;
+  }
+  static Words read_rows(const fs::path& p, std::uint64_t Q, std::uint64_t width) {
+    const hcube::NpyArray a = hcube::read_npy(p.string());
+    EXPECT_EQ(a.shape, (std::vector<std::uint64_t>{Q, width}));
+    Words w(Q * width);
+    if (a.type == hcube::ElementType::u64) {
+      std::memcpy(w.data(), a.data.data(), w.size() * 8);
+    } else {
+      for (std::uint64_t k = 0; k < w.size(); ++k) {
+        std::uint32_t v = 0;
+        std::memcpy(&v, &a.data[k * 4], 4);
+        w[k] = v;
+      }
+    }
+    return w;
+  }
+};
+
+TEST_F(CliRedistribute, JsonContractAndThePapersStepCounts) {
+  const json j = ok_json({"redistribute", "--P", "28", "--K", "14", "--Q", "36", "--x", "2"});
+  for (const char* key : {"P", "Q", "K", "x", "N", "case", "steps", "message_sizes", "max_message", "contention",
+                          "modelled_cost", "schedule_seconds", "verified", "seconds"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  EXPECT_EQ(j["steps"], 18);  // R_2(28, 14, 36): 18 steps against Caterpillar's 36
+  EXPECT_EQ(j["case"], 1);
+  EXPECT_EQ(j["contention"], 0);
+  EXPECT_EQ(j["verified"], true);
+  EXPECT_EQ(j["message_sizes"].size(), 18u);
+  const json c = ok_json({"redistribute", "--P", "28", "--K", "14", "--Q", "36", "--x", "2", "--schedule", "caterpillar"});
+  EXPECT_EQ(c["steps"], 36);
+  // R_4(28, 6, 36): 36 steps, 18 of 2 blocks and 18 of 1; modelled cost = 36 T_s + 54 blocks x 4 tau.
+  const json u = ok_json({"redistribute", "--P", "28", "--K", "6", "--Q", "36", "--x", "4", "--ts", "10", "--tau", "0.5"});
+  EXPECT_EQ(u["steps"], 36);
+  EXPECT_EQ(u["max_message"], 8);
+  EXPECT_DOUBLE_EQ(u["modelled_cost"].get<double>(), 36 * 10.0 + 54 * 4 * 0.5);
+}
+
+TEST_F(CliRedistribute, OutputIsTheCyclicKxLayoutForEverySchedule) {
+  // P > Q, a partial superblock, disjoint and shared nodes.
+  for (const char* schedule : {"circulant", "caterpillar", "bipartite-stepwise", "bipartite-greedy"})
+    for (const bool overlap : {false, true}) {
+      SCOPED_TRACE(std::string(schedule) + (overlap ? " overlap" : ""));
+      Args args = {"redistribute", "--P", "6", "--K", "2", "--Q", "4", "--x", "3", "--N", "150", "--schedule", schedule,
+                   "-o", path("out.npy").string()};
+      if (overlap) args.push_back("--overlap");
+      const json j = ok_json(args);
+      EXPECT_EQ(j["contention"], 0);
+      const std::uint64_t width = j["output_shape"][1].get<std::uint64_t>();
+      Words data(150);
+      for (std::uint64_t g = 0; g < data.size(); ++g) data[g] = g;
+      EXPECT_EQ(read_rows(path("out.npy"), 4, width), expected(data, 2, 4, 3, width));
+    }
+}
+
+TEST_F(CliRedistribute, InputFileInGlobalOrder) {
+  const Words data = random_words(6 * 4 * 9 * 2);  // R_2(6, 4, 9) has superblocks of lcm(6, 36) = 36 blocks
+  write_u64(path("in.npy"), {data.size()}, data);
+  const json j = ok_json({"redistribute", "--P", "6", "--K", "4", "--Q", "9", "--x", "2", "-i", path("in.npy").string(),
+                          "-o", path("out.npy").string()});
+  EXPECT_EQ(j["N"], data.size());
+  EXPECT_EQ(j["steps"], 6);  // Fig. 9: L_s = 6, G = 6 > K
+  EXPECT_EQ(j["output_shape"], json({9, data.size() / 9}));
+  EXPECT_EQ(read_rows(path("out.npy"), 9, data.size() / 9), expected(data, 4, 9, 2, data.size() / 9));
+  // --trace lists every step's messages.
+  const json t = ok_json({"redistribute", "--P", "3", "--K", "2", "--Q", "6", "--x", "2", "--trace"});
+  ASSERT_EQ(t["trace"].size(), 4u);
+  EXPECT_EQ(t["trace"][0]["messages"][1], json({{"src", 1}, {"dst", 2}, {"blocks", {4}}}));
+  EXPECT_TRUE(contains(ok({"redistribute", "--P", "3", "--K", "2", "--Q", "6", "--x", "2", "--trace"}),
+                       "step 0: 0->0 [0] 1->2 [4] 2->1 [2]"));
+}
+
+TEST_F(CliRedistribute, BadInput) {
+  expect_error({"redistribute", "--P", "0", "--K", "2", "--Q", "4", "--x", "2"}, {"--P 0 out of range"});
+  expect_error({"redistribute", "--P", "-3", "--K", "2", "--Q", "4", "--x", "2"}, {"--P -3 out of range"});
+  expect_error({"redistribute", "--P", "3", "--K", "0", "--Q", "4", "--x", "2"}, {"--K 0 out of range"});
+  expect_error({"redistribute", "--P", "3", "--K", "2", "--Q", "4", "--x", "0"}, {"--x 0 out of range"});
+  expect_error({"redistribute", "--P", "3", "--K", "2", "--Q", "4", "--x", "2", "--N", "7"},
+               {"N = 7 is not a multiple of the block size x = 2"});
+  expect_error({"redistribute", "--P", "3", "--K", "2", "--Q", "6", "--x", "2", "--dims", "3"},
+               {"P + Q = 9 processors do not fit", "--overlap"});
+  expect_error({"redistribute", "--P", "3", "--K", "2", "--Q", "6", "--x", "2", "--schedule", "magic"},
+               {"'magic' unknown", "circulant"});
+  write_u64(path("in.npy"), {10}, random_words(10));
+  expect_error({"redistribute", "--P", "3", "--K", "2", "--Q", "4", "--x", "2", "-i", path("in.npy").string(), "--N",
+                "12"},
+               {"holds 10 elements but --N is 12"});
+  expect_error({"redistribute", "--P", "3", "--K", "2", "--Q", "4", "--x", "3", "-i", path("in.npy").string()},
+               {"N = 10 is not a multiple of the block size x = 3"});
+  write_u64(path("in2.npy"), {2, 5}, random_words(10));
+  expect_error({"redistribute", "--P", "3", "--K", "2", "--Q", "4", "--x", "2", "-i", path("in2.npy").string()},
+               {"one-dimensional"});
+}
+
+}  // namespace
