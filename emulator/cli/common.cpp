@@ -36,18 +36,19 @@ void add_io_flags(CLI::App& cmd, IoFlags& f) {
   cmd.add_flag("--trace", f.trace, "print the machine state after every step");
 }
 
+ElementType element_type(const MachineFlags& mf, const NpyArray* input, const std::string& input_path) {
+  if (mf.type.empty()) return input != nullptr ? input->type : ElementType::u32;
+  const ElementType type = parse_element_type(mf.type);
+  if (input != nullptr && input->type != type)
+    throw Error(fmt::format("{} holds {} but --type asks for {}: drop --type or convert the file", input_path,
+                            info(input->type).name, info(type).name));
+  return type;
+}
+
 Session open_session(const MachineFlags& mf, const IoFlags& io) {
   std::optional<NpyArray> input;
   if (!io.input.empty()) input = read_npy(io.input);
-  ElementType type = ElementType::u32;
-  if (!mf.type.empty()) {
-    type = parse_element_type(mf.type);
-    if (input && input->type != type)
-      throw Error(fmt::format("{} holds {} but --type asks for {}: drop --type or convert the file", io.input,
-                              info(input->type).name, info(type).name));
-  } else if (input) {
-    type = input->type;
-  }
+  const ElementType type = element_type(mf, input ? &*input : nullptr, io.input);
   const Geometry geo = make_geometry(mf.n, mf.m);
   if (input) check_machine_array(*input, io.input, geo.n, geo.m, type);
 
@@ -68,7 +69,6 @@ Session open_session(const MachineFlags& mf, const IoFlags& io) {
   } else {
     s.machine->load_labels();
     s.placed = [](std::uint64_t g) { return g; };
-    s.labelled = true;
   }
   return s;
 }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "hcube/emulator/machine.hpp"
+#include "hcube/emulator/npy.hpp"
 #include "hcube/host/affine_map.hpp"
 #include "hcube/host/reference.hpp"
 #include "hcube/host/schedule.hpp"
@@ -42,6 +43,10 @@ void add_machine_flags(CLI::App& cmd, MachineFlags& f, const char* dims_help = "
 void add_backend_flags(CLI::App& cmd, MachineFlags& f);
 void add_io_flags(CLI::App& cmd, IoFlags& f);
 
+// The element type of a run: --type, which --input's dtype must match, else
+// --input's dtype, else uint32. Throws naming the file when they disagree.
+ElementType element_type(const MachineFlags& mf, const NpyArray* input, const std::string& input_path);
+
 // A machine with its data loaded: from --input (the file's dtype, unless
 // --type disagrees) or the address labels, and the reference state. Labelled
 // data needs no host copy: the reference is where each label now belongs, so
@@ -51,7 +56,6 @@ struct Session {
   std::unique_ptr<Machine> machine;
   std::vector<unsigned char> expected;  // the reference state, when held as words (input data, traces)
   AddressMap placed;                    // labelled, expected empty: label g belongs at global address placed(g)
-  bool labelled = false;
   std::string backend_note;  // how --backend auto chose
   nlohmann::json trace = nlohmann::json::array();  // states, with --trace --json
 };

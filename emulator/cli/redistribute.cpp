@@ -64,14 +64,8 @@ void run_redistribute(const RedistributeFlags& f) {
                               pl.n, f.overlap ? "" : ", or --overlap to share nodes"));
     pl.n = static_cast<unsigned>(f.dims);
   }
-  ElementType type = ElementType::u32;
-  if (!f.machine.type.empty()) type = parse_element_type(f.machine.type);
-  if (input) {
-    if (!f.machine.type.empty() && input->type != type)
-      throw Error(fmt::format("{} holds {} but --type asks for {}: drop --type or convert the file", f.io.input,
-                              info(input->type).name, info(type).name));
-    type = input->type;
-  } else if (r.N > 1 && 64 - static_cast<unsigned>(__builtin_clzll(r.N - 1)) > info(type).label_bits) {
+  const ElementType type = element_type(f.machine, input ? &*input : nullptr, f.io.input);
+  if (!input && r.N > 1 && 64 - static_cast<unsigned>(__builtin_clzll(r.N - 1)) > info(type).label_bits) {
     throw Error(fmt::format("the generated array labels element g with g < N = {}, which {} cannot hold: use "
                             "--type uint64 (or --input)",
                             r.N, info(type).name));

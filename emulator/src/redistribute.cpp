@@ -32,8 +32,9 @@ RedistributionPlacement place_redistribution(const Redistribution& r, bool overl
   pl.r = r;
   pl.overlap = overlap;
   pl.source_words = source_blocks(r, 0) * r.x;
-  std::uint64_t slots = 0;  // the highest destination local block + 1
-  if (r.blocks() > 0) slots = destination_place(r, r.blocks() - 1).local_block + 1;
+  // The highest destination local block + 1: local blocks grow with i div KQ,
+  // so the highest lies among the last KQ blocks.
+  std::uint64_t slots = 0;
   for (std::uint64_t i = r.blocks() > r.K * r.Q ? r.blocks() - r.K * r.Q : 0; i < r.blocks(); ++i)
     slots = std::max(slots, destination_place(r, i).local_block + 1);
   pl.dest_words = slots * r.x;

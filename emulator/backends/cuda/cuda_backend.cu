@@ -117,13 +117,11 @@ class CudaPolicy {
 
   const void* readable(const void* host, std::uint64_t bytes) {
     void* dev = staging(bytes);
-    check(cudaMemcpy(dev, host, bytes, cudaMemcpyHostToDevice), "copy-in");
+    copy_from_host(dev, host, bytes);
     return dev;
   }
   void* writable(void*, std::uint64_t bytes) { return staging(bytes); }
-  void publish(void* host, const void* written, std::uint64_t bytes) {
-    check(cudaMemcpy(host, written, bytes, cudaMemcpyDeviceToHost), "copy-out");
-  }
+  void publish(void* host, const void* written, std::uint64_t bytes) { copy_to_host(host, written, bytes); }
   void copy_to_host(void* host, const void* storage, std::uint64_t bytes) {
     check(cudaMemcpy(host, storage, bytes, cudaMemcpyDeviceToHost), "copy-out");
   }

@@ -11,7 +11,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <numeric>
 #include <vector>
 
 #include "hcube/kernels/cpu/launch.hpp"
