@@ -43,6 +43,17 @@ PairBlocks pair_blocks(const Redistribution& r) {
   return pb;
 }
 
+// Delta: the most partners any source or destination has, which no schedule
+// can do in fewer steps.
+std::uint64_t most_partners(const Redistribution& r, const PairBlocks& pb) {
+  std::vector<std::uint64_t> degree(r.P + r.Q, 0);
+  for (const auto& [s, d] : pb.pairs) {
+    ++degree[s];
+    ++degree[r.P + d];
+  }
+  return pb.pairs.empty() ? 0 : *std::max_element(degree.begin(), degree.end());
+}
+
 // Steps given as a colour per pair: step c holds the pairs of colour c.
 RedistSchedule schedule_from_colours(const std::string& name, const PairBlocks& pb,
                                      const std::vector<std::uint64_t>& colour) {
@@ -180,13 +191,7 @@ RedistSchedule caterpillar_schedule(const Redistribution& r) {
 RedistSchedule bipartite_stepwise_schedule(const Redistribution& r) {
   check_redistribution(r);
   const PairBlocks pb = pair_blocks(r);
-  const std::uint64_t nodes = r.P + r.Q;
-  std::vector<std::uint64_t> degree(nodes, 0);
-  for (const auto& [s, d] : pb.pairs) {
-    ++degree[s];
-    ++degree[r.P + d];
-  }
-  const std::uint64_t delta = pb.pairs.empty() ? 0 : *std::max_element(degree.begin(), degree.end());
+  const std::uint64_t nodes = r.P + r.Q, delta = most_partners(r, pb);
   constexpr std::uint64_t none = ~std::uint64_t{0};
   // at[v * delta + c]: the pair of colour c at node v (sources 0..P-1, destinations P..).
   std::vector<std::uint64_t> at(nodes * delta, none), colour(pb.pairs.size(), none);
@@ -284,7 +289,6 @@ RedistStats check_redistribution_schedule(const Redistribution& r, const RedistS
   st.steps = s.steps.size();
   std::vector<bool> sent(r.blocks(), false);
   std::vector<std::uint64_t> src_step(r.P, 0), dst_step(r.Q, 0);  // step + 1 last used
-  std::vector<std::uint64_t> partners_src(r.P, 0), partners_dst(r.Q, 0);
   for (std::uint64_t i = 0; i < s.steps.size(); ++i) {
     std::uint64_t largest = 0;
     for (const RedistMessage& msg : s.steps[i]) {
@@ -312,15 +316,7 @@ RedistStats check_redistribution_schedule(const Redistribution& r, const RedistS
   }
   for (std::uint64_t b = 0; b < r.blocks(); ++b)
     if (!sent[b]) throw Error(fmt::format("{}: block {} is never sent", s.name, b));
-  // Delta: distinct partners per processor, counted from the data itself.
-  std::unordered_map<std::uint64_t, bool> pairs;
-  for (std::uint64_t b = 0; b < r.blocks(); ++b) {
-    const std::uint64_t src = source_place(r, b).proc, dst = destination_place(r, b).proc;
-    if (pairs.emplace(src * r.Q + dst, true).second) {
-      st.partners = std::max(st.partners, ++partners_src[src]);
-      st.partners = std::max(st.partners, ++partners_dst[dst]);
-    }
-  }
+  st.partners = most_partners(r, pair_blocks(r));  // counted from the layouts, not the schedule
   return st;
 }
 
