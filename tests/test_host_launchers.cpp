@@ -13,6 +13,7 @@
 #include "hcube/host/affine_map.hpp"
 #include "hcube/host/bits.hpp"
 #include "hcube/host/layout.hpp"
+#include "hcube/host/xor_cosets.hpp"
 #include "hcube/kernels/cpu/alignment.hpp"
 #include "hcube/kernels/cpu/exchange.hpp"
 #include "hcube/kernels/cpu/launch.hpp"
@@ -96,6 +97,78 @@ TEST(HostLaunchers, RegionSwapsEqualThePerWordAlignmentBody) {
       check_align_xor<std::uint32_t>(layout, rng);
       check_align_xor<std::uint64_t>(layout, rng);
     }
+}
+
+// The CUDA coset launcher's units (host/xor_cosets.hpp, kernels/alignment.hpp)
+// walked on the host as the kernel walks them: each unit's two row sets read,
+// then written swapped, only rows in [lo, hi) written. The same words must
+// land where the per-word body puts them, for any pure xor map (random node
+// columns, a constant) and any row range the map keeps.
+template <class Word>
+void check_xor_cosets(const Layout& layout, std::mt19937_64& rng) {
+  const Geometry& geo = layout.geo;
+  const unsigned m = geo.m;
+  // The map keeps [lo, hi) when C and c touch only the bits below `keep` and lo, hi are multiples of 2^keep.
+  const unsigned keep = 1 + static_cast<unsigned>(rng() % m);
+  std::vector<std::uint64_t> mem_cols(m), node_cols(geo.n);
+  for (unsigned b = 0; b < m; ++b) mem_cols[b] = bit(b);
+  for (auto& c : node_cols) c = rng() % 4 == 0 ? 0 : rng() & low_mask(keep);
+  const AffineMap map = AffineMap::from_columns(geo, mem_cols, node_cols, rng() & low_mask(keep));
+  const std::uint64_t blocks = bit(m - keep), first = rng() % blocks, last = first + 1 + rng() % (blocks - first);
+  const std::uint64_t lo = rng() % 2 == 0 ? 0 : first << keep, hi = rng() % 2 == 0 ? bit(m) : last << keep;
+  const AffineTables tables = make_tables(map);
+  const kernels::AffineView view{tables.mem.data(), tables.node.data(), tables.mem_bytes, tables.node_bytes,
+                                 tables.constant};
+  const XorCosets plan = plan_xor_cosets(tables, layout);
+  ASSERT_TRUE(plan.usable);
+  if (plan.dims >= m) return;  // a single coset: the launcher runs the per-word body
+  std::vector<Word> fast(geo.total_words());
+  std::iota(fast.begin(), fast.end(), Word{0});
+  std::vector<Word> slow = fast;
+  const kernels::AlignXorBody<Word> body{fast.data(), layout, view, lo, hi};
+  const unsigned cb = plan.chunk_bits, t = layout.t;
+  std::vector<Word> a(bit(cb + plan.dims)), b(a.size());
+  std::vector<int> seen(geo.total_words(), 0);  // every word in exactly one unit
+  for (std::uint64_t u = 0; u < kernels::xor_coset_units(layout, plan); ++u) {
+    const kernels::XorCosetUnit unit = kernels::xor_coset_unit(body, plan, u);
+    Word* cols = fast.data() + unit.first;
+    const auto row_a = [&](std::uint64_t r) { return unit.a ^ plan.element(static_cast<unsigned>(r)); };
+    const auto row_b = [&](std::uint64_t r) { return unit.b ^ plan.element(static_cast<unsigned>(r)); };
+    for (std::uint64_t w = 0; w < a.size(); ++w) {
+      a[w] = cols[(row_a(w >> cb) << t) + (w & low_mask(cb))];
+      b[w] = cols[(row_b(w >> cb) << t) + (w & low_mask(cb))];
+      ++seen[unit.first + (row_a(w >> cb) << t) + (w & low_mask(cb))];
+      ++seen[unit.first + (row_b(w >> cb) << t) + (w & low_mask(cb))];
+    }
+    for (std::uint64_t w = 0; w < a.size(); ++w) {
+      const std::uint64_t r = w >> cb, k = w & low_mask(cb), c = ((r ^ unit.g ^ plan.coords[k]) << cb) | k;
+      if (row_a(r) >= lo && row_a(r) < hi) cols[(row_a(r) << t) + k] = unit.pair ? b[c] : a[c];
+      if (row_b(r) >= lo && row_b(r) < hi) cols[(row_b(r) << t) + k] = unit.pair ? a[c] : b[c];
+    }
+  }
+  ASSERT_TRUE(std::all_of(seen.begin(), seen.end(), [](int c) { return c == 1; }));
+  kernels::cpu::launch(geo.total_words(), kernels::AlignXorBody<Word>{slow.data(), layout, view, lo, hi});
+  ASSERT_EQ(fast, slow) << "n = " << geo.n << ", m = " << m << ", t = " << t << ", rows " << lo << ".." << hi << ", "
+                        << map.describe();
+}
+
+TEST(HostLaunchers, XorCosetUnitsEqualThePerWordAlignmentBody) {
+  std::mt19937_64 rng(53);
+  for (unsigned n = 5; n <= 9; ++n)
+    for (unsigned m = 1; m <= 8; ++m)
+      for (unsigned t = 5; t <= n; ++t)
+        for (int rep = 0; rep < 3; ++rep) {
+          check_xor_cosets<std::uint32_t>(Layout{Geometry{n, m}, t}, rng);
+          check_xor_cosets<std::uint64_t>(Layout{Geometry{n, m}, t}, rng);
+        }
+}
+
+// A map that is not a pure xor has no coset plan: the per-word body runs it.
+TEST(HostLaunchers, XorCosetsRefuseOtherMaps) {
+  const Geometry geo{6, 4};
+  const AffineTables tables = make_tables(AffineMap::gray(geo, 0, 4, true));
+  EXPECT_FALSE(plan_xor_cosets(tables, Layout{geo, 6}).usable);
+  EXPECT_TRUE(plan_xor_cosets(make_tables(AffineMap::xor_fold(geo, 4, 1)), Layout{geo, 6}).usable);
 }
 
 }  // namespace

@@ -141,6 +141,28 @@ TEST_P(MachineTest, AlignmentsMatchTheReferenceInPlaceAndThroughScratch) {
         }
 }
 
+// Pure xor maps on tiles of at least 32 nodes, where the CUDA backend swaps
+// coset by coset through shared memory: random node columns, a constant, and
+// row ranges the map keeps (Algorithm 5 realigns some rows alone).
+TEST_P(MachineTest, XorAlignmentsOnWideTilesAndRowRanges) {
+  for (unsigned n : {5u, 6u, 8u, 9u})
+    for (unsigned m : {1u, 3u, 5u, 7u})
+      for (ElementType type : {ElementType::u32, ElementType::u64, ElementType::c128}) {
+        if (n + m > 14 && type != ElementType::u32) continue;
+        auto mach = make(n, m, type, 5 + static_cast<long long>(rng_() % (n - 4)));
+        const Geometry& g = mach->geometry();
+        const unsigned keep = 1 + static_cast<unsigned>(rng_() % m);
+        std::vector<std::uint64_t> mem_cols(m), node_cols(n);
+        for (unsigned b = 0; b < m; ++b) mem_cols[b] = bit(b);
+        for (auto& c : node_cols) c = rng_() % 4 == 0 ? 0 : rng_() & low_mask(keep);
+        const AffineMap map = AffineMap::from_columns(g, mem_cols, node_cols, rng_() & low_mask(keep));
+        expect_permutation(*mach, alignment_destination(map), [&] { mach->align(map); });
+        const std::uint64_t blocks = bit(m - keep), first = rng_() % blocks, last = first + 1 + rng_() % (blocks - first);
+        const AlignmentStep step(map, first << keep, last << keep);
+        expect_permutation(*mach, alignment_destination(step), [&] { mach->align(step); });
+      }
+}
+
 TEST_P(MachineTest, RouterStepsMatchTheReference) {
   for (unsigned n : {0u, 1u, 4u, 7u})
     for (unsigned m : {1u, 3u, 5u})

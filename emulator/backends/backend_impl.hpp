@@ -9,7 +9,8 @@
 //   template <class Body> void launch(std::uint64_t count, const Body& body);
 //   template <class TileBody> void launch_tiles(const TileBody& body);  // kernels/permute.hpp's two phases
 //   template <class W> void launch_exchanges(const kernels::ExchangeBody<W>& body, std::uint64_t count);
-//   template <class W> void launch_align_xor(const kernels::AlignXorBody<W>& body);  // over every word
+//   template <class W> void launch_align_xor(const kernels::AlignXorBody<W>& body,  // over every word;
+//                                             const AffineTables& host_map);     // the map, host side
 //   const void* stage(int slot, const void* host, std::size_t bytes);  // small parameter arrays, 2 slots
 //   std::uint64_t max_chunk_bytes() const;        // copy-in/out granularity
 //   const void* readable(const void* host, std::uint64_t bytes);  // host data a kernel can read
@@ -136,7 +137,7 @@ class BackendImpl final : public Backend {
     const kernels::AffineView view = stage_tables(map);
     kernels::dispatch_word(wb, [&](auto w) {
       using W = decltype(w);
-      policy_.launch_align_xor(kernels::AlignXorBody<W>{static_cast<W*>(storage.data()), layout, view, lo, hi});
+      policy_.launch_align_xor(kernels::AlignXorBody<W>{static_cast<W*>(storage.data()), layout, view, lo, hi}, map);
     });
   }
 

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include <unistd.h>
@@ -96,6 +97,7 @@ double ratio_to_memcpy(std::uint64_t bytes_moved, double seconds, std::uint64_t 
 struct Measurement {
   std::uint64_t bytes_moved = 0;  // read + written by one run
   double seconds = 0;
+  double check_seconds = 0;       // the host's checks of a cycle or schedule, made once before the timed runs
   std::string what;
 };
 
@@ -108,11 +110,19 @@ Measurement measure(const BenchFlags& f, Machine& mach) {
     r.bytes_moved = mach.counters().bytes_read + mach.counters().bytes_written;
     r.seconds = median_seconds(f.repeat, run, true, clock_of(mach));
   };
+  // A cycle or schedule is checked once, timed apart: on a GPU the host's check
+  // of K/2 exchanges costs several times the launch it guards.
+  const auto checked = [&](const std::function<void()>& check) {
+    const auto start = std::chrono::steady_clock::now();
+    check();
+    r.check_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
   if (f.op == "cycle") {
     PortRules rules;
     const Cycle c = half_memory_cycle(geo, rules);
     r.what = fmt::format("one all-port routing cycle, {} exchanges a node pair (K/2 words a node)", c.size());
-    per_run([&] { mach.run_cycle(c, rules); });
+    checked([&] { check_cycle(geo, c, rules, 0); });
+    per_run([&] { mach.run_checked_cycle(c); });
   } else if (f.op == "alignment") {
     const unsigned d = std::min(geo.n, geo.m);
     const AffineMap map = AffineMap::xor_fold(geo, d, 1);
@@ -124,7 +134,9 @@ Measurement measure(const BenchFlags& f, Machine& mach) {
     const Schedule s = make_aapc_schedule(o);
     const PermutationPlan plan = plan_aapc_permutation(AapcPermutation::transpose, geo, geo.n);
     r.what = fmt::format("a full AAPC (the transpose), Algorithm 4, {} cycles and 2 alignments", s.cycles());
-    per_run([&] { run_schedule(mach, s, plan.f, plan.g); });
+    std::optional<CheckedSchedule> run;
+    checked([&] { run.emplace(check_schedule_run(mach, s, plan.f, plan.g)); });
+    per_run([&] { run_checked_schedule(mach, *run); });
   } else {
     const bool transpose = f.op == "fused-transpose";
     const DimensionPermutation p =
@@ -227,6 +239,7 @@ void run_bench(const BenchFlags& f) {
                               {"roofline", on_gpu(where) ? "copy kernel" : "memcpy"},
                               {"spec_bytes_per_second", spec > 0 ? nlohmann::json(spec) : nlohmann::json(nullptr)},
                               {"ratio_to_spec", spec > 0 ? nlohmann::json(throughput / spec) : nlohmann::json(nullptr)},
+                              {"check_seconds", r.check_seconds},
                               {"what", r.what}};
     std::cout << j.dump(2) << "\n";
     return;
@@ -240,6 +253,7 @@ void run_bench(const BenchFlags& f) {
       f.repeat, r.seconds, r.bytes_moved, throughput / 1e9, on_gpu(where) ? "a device copy kernel" : "memcpy",
       format_bytes(bytes), roofline_seconds, roofline / 1e9, on_gpu(where) ? "the copy kernel" : "memcpy", 100 * ratio,
       spec > 0 ? fmt::format(" ({:.1f}% of the stated {:.0f} GB/s)", 100 * throughput / spec, spec / 1e9) : "");
+  if (r.check_seconds > 0) fmt::print("host checks, made once before the timed runs: {:.6f} s\n", r.check_seconds);
 }
 
 struct SweepFlags {

@@ -158,6 +158,10 @@ void Machine::account_cycle(const CycleUse& use) {
 void Machine::run_cycle(const Cycle& cycle, const PortRules& rules, const OffsetMaps& maps) {
   check_offset_maps(geometry(), maps);
   check_cycle(geometry(), cycle, rules, counters_.routing_cycles, maps);
+  run_checked_cycle(cycle, maps);
+}
+
+void Machine::run_checked_cycle(const Cycle& cycle, const OffsetMaps& maps) {
   unsigned bytes = 0;
   const std::vector<std::uint64_t> tables = offset_tables(maps, bytes);
   const auto start = Clock::now();

@@ -1,6 +1,7 @@
 #include "hcube/emulator/schedule_run.hpp"
 
 #include <chrono>
+#include <utility>
 
 #include "hcube/host/concurrent_aapc.hpp"
 
@@ -22,18 +23,27 @@ std::vector<AlignmentStep> schedule_post_alignment(const Schedule& s, const Affi
   return {};
 }
 
+CheckedSchedule check_schedule_run(const Machine& machine, const Schedule& s, const AffineMap& f, const AffineMap& g) {
+  machine.check_geometry(s);
+  ScheduleStats stats = check_schedule(s);
+  return CheckedSchedule{s, std::move(stats), schedule_pre_alignment(s, f), schedule_post_alignment(s, g)};
+}
+
+double run_checked_schedule(Machine& machine, const CheckedSchedule& checked, const Machine::Progress& progress) {
+  const auto start = std::chrono::steady_clock::now();
+  for (const AlignmentStep& a : checked.pre) machine.align(a);
+  machine.run_checked_cycles(checked.schedule, progress);
+  for (const AlignmentStep& a : checked.post) machine.align(a);
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 ScheduleRun run_schedule(Machine& machine, const Schedule& s, const AffineMap& f, const AffineMap& g,
                          const Machine::Progress& progress) {
   // Check everything before the first word moves.
+  const CheckedSchedule checked = check_schedule_run(machine, s, f, g);
   ScheduleRun run;
-  machine.check_geometry(s);
-  run.stats = check_schedule(s);
-  const std::vector<AlignmentStep> pre = schedule_pre_alignment(s, f), post = schedule_post_alignment(s, g);
-  const auto start = std::chrono::steady_clock::now();
-  for (const AlignmentStep& a : pre) machine.align(a);
-  machine.run_checked_cycles(s, progress);
-  for (const AlignmentStep& a : post) machine.align(a);
-  run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  run.seconds = run_checked_schedule(machine, checked, progress);
+  run.stats = checked.stats;
   return run;
 }
 

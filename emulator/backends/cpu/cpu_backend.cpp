@@ -68,9 +68,10 @@ struct CpuPolicy {
   void launch_tiles(const TileBody& body) {
     kernels::cpu::launch_tiles(body);
   }
-  // An in-place alignment in cache-line units (kernels/cpu/alignment.hpp).
+  // An in-place alignment in cache-line units (kernels/cpu/alignment.hpp),
+  // which reads the map through the body's (host) tables.
   template <class W>
-  void launch_align_xor(const kernels::AlignXorBody<W>& body) {
+  void launch_align_xor(const kernels::AlignXorBody<W>& body, const AffineTables&) {
     kernels::cpu::run_align_xor(body);
   }
   // A routing cycle row by row (kernels/cpu/exchange.hpp).

@@ -7,7 +7,10 @@
 #include <string>
 
 #include "../backend_impl.hpp"
+#include "hcube/kernels/cuda/align_xor.cuh"
+#include "hcube/kernels/cuda/exchange.cuh"
 #include "hcube/kernels/cuda/launch.cuh"
+#include "hcube/kernels/cuda/permute.cuh"
 
 namespace hcube {
 namespace {
@@ -87,18 +90,19 @@ class CudaPolicy {
   void launch(std::uint64_t count, const Body& body) {
     kernels::cuda::launch(count, body, stream_);
   }
-  template <class TileBody>
-  void launch_tiles(const TileBody& body) {
-    kernels::cuda::launch_tiles(body, stream_);
-  }
   template <class W>
-  void launch_align_xor(const kernels::AlignXorBody<W>& body) {
-    kernels::cuda::launch(body.layout.geo.total_words(), body, stream_);
+  void launch_tiles(const kernels::BitPermuteTileBody<W>& body) {
+    kernels::cuda::launch_permute_tiles(body, stream_);
   }
-  // One thread a node pair and exchange: consecutive threads, consecutive nodes of a tile.
+  // Coset by coset through shared memory where the map is a pure xor (kernels/cuda/align_xor.cuh).
+  template <class W>
+  void launch_align_xor(const kernels::AlignXorBody<W>& body, const AffineTables& host_map) {
+    kernels::cuda::launch_align_xor(body, plan_xor_cosets(host_map, body.layout), stream_);
+  }
+  // Consecutive threads take consecutive nodes of a tile, 16 bytes each where they can.
   template <class W>
   void launch_exchanges(const kernels::ExchangeBody<W>& body, std::uint64_t count) {
-    kernels::cuda::launch(body.count(count), body, stream_);
+    kernels::cuda::launch_exchanges(body, count, stream_);
   }
 
   const void* stage(int slot, const void* host, std::size_t bytes) {

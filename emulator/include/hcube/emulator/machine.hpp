@@ -62,6 +62,8 @@ class Machine {
 
   // Primitive 1: checks the cycle against the port rules, then one launch.
   void run_cycle(const Cycle& cycle, const PortRules& rules = {}, const OffsetMaps& maps = {});
+  // The same for a cycle that has passed check_cycle (and maps check_offset_maps) already.
+  void run_checked_cycle(const Cycle& cycle, const OffsetMaps& maps = {});
   // Every cycle of a schedule, one launch each, after checking the whole
   // schedule once; `progress(done, total)` is called now and then.
   using Progress = std::function<void(std::size_t done, std::size_t total)>;

@@ -28,4 +28,16 @@ std::vector<AlignmentStep> schedule_post_alignment(const Schedule& schedule, con
 ScheduleRun run_schedule(Machine& machine, const Schedule& schedule, const AffineMap& f, const AffineMap& g,
                          const Machine::Progress& progress = {});
 
+// run_schedule in its two halves: every check before anything moves, then the
+// motion alone (what a benchmark times, the checks made once).
+struct CheckedSchedule {
+  const Schedule& schedule;
+  ScheduleStats stats;
+  std::vector<AlignmentStep> pre, post;
+};
+CheckedSchedule check_schedule_run(const Machine& machine, const Schedule& schedule, const AffineMap& f,
+                                   const AffineMap& g);
+// Returns the wall time of the three phases.
+double run_checked_schedule(Machine& machine, const CheckedSchedule& checked, const Machine::Progress& progress = {});
+
 }  // namespace hcube
