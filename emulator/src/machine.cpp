@@ -262,31 +262,37 @@ void Machine::permute_address_bits(const std::vector<unsigned>& to) {
   counters_.bytes_written += bytes();
 }
 
-void Machine::permute_local(const std::vector<std::uint64_t>& from) {
+void Machine::permute_local(const std::vector<std::uint64_t>& from, std::uint64_t lo, std::uint64_t block_words) {
   const Geometry& geo = geometry();
-  if (from.size() != geo.total_words())
-    throw Error(fmt::format("local permutation table holds {} entries: expected 2^(n+m) = {}", from.size(),
-                            geo.total_words()));
   const std::uint64_t K = geo.words_per_node();
-  std::vector<std::uint64_t> seen(K, ~std::uint64_t{0});  // the node that last used each address
+  if (from.empty() || from.size() % geo.nodes() != 0)
+    throw Error(fmt::format("local permutation table holds {} entries: expected a positive multiple of 2^n = {}",
+                            from.size(), geo.nodes()));
+  const std::uint64_t blocks = from.size() / geo.nodes();
+  if (block_words == 0 || lo > K || blocks > (K - lo) / block_words)
+    throw Error(fmt::format("local permutation of {} blocks of {} words from address {}: the region must fit in K = {}",
+                            blocks, block_words, lo, K));
+  std::vector<std::uint64_t> seen(blocks, ~std::uint64_t{0});  // the node that last took each block
   for (std::uint64_t j = 0; j < geo.nodes(); ++j)
-    for (std::uint64_t i = 0; i < K; ++i) {
-      const std::uint64_t a = from[j * K + i];
-      if (a >= K)
-        throw Error(fmt::format("local permutation: node {} word {} takes address {}: {}", j, i, a,
-                                allowed_indices(K, "K")));
-      if (seen[a] == j)
-        throw Error(fmt::format("local permutation is not a bijection: node {} takes address {} twice", j, a));
-      seen[a] = j;
+    for (std::uint64_t f = 0; f < blocks; ++f) {
+      const std::uint64_t b = from[j * blocks + f];
+      if (b >= blocks)
+        throw Error(fmt::format("local permutation: node {} block {} takes block {}: {}", j, f, b,
+                                allowed_indices(blocks, "blocks")));
+      if (seen[b] == j)
+        throw Error(fmt::format("local permutation is not a bijection: node {} takes block {} twice", j, b));
+      seen[b] = j;
     }
   if (!scratch_) scratch_ = backend_->allocate(bytes());
   const auto start = Clock::now();
-  backend_->gather_local(storage_, scratch_, layout_, word_bytes(), from);
-  std::swap(storage_, scratch_);
+  backend_->gather_local(storage_, scratch_, layout_, word_bytes(), from, lo, block_words, blocks);
+  backend_->gather_local(scratch_, storage_, layout_, word_bytes(), {}, lo, block_words, blocks);
   backend_->synchronize();
   account_launch("local", seconds_since(start));
-  counters_.bytes_read += bytes();
-  counters_.bytes_written += bytes();
+  ++counters_.kernel_launches;  // the copy back
+  const std::uint64_t moved = 2 * geo.nodes() * blocks * block_words * word_bytes();
+  counters_.bytes_read += moved;
+  counters_.bytes_written += moved;
 }
 
 RouterStepReport Machine::route(const RouterStep& step, const RouterLimits& limits) {

@@ -90,13 +90,19 @@ RedistributionReport run_redistribution(Machine& mach, const RedistributionPlace
                             geo.n, geo.m));
   RedistributionReport rep;
   rep.stats = check_redistribution_schedule(r, s);
-  const std::uint64_t K = geo.words_per_node(), S = pl.source_words, x = r.x;
+  const std::uint64_t S = pl.source_words, x = r.x;
 
   // Send order: each source's messages step by step; the router step's messages.
-  std::vector<std::uint64_t> pack(geo.total_words()), unpack(geo.total_words());
-  for (std::uint64_t g = 0; g < geo.total_words(); ++g) pack[g] = unpack[g] = g % K;
+  // Pack and unpack permute blocks of x words: the source region's SB blocks,
+  // the destination region's DB slots; every other node keeps its order.
+  const std::uint64_t SB = S / x, DB = pl.dest_words / x;
+  std::vector<std::uint64_t> pack(geo.nodes() * SB), unpack(geo.nodes() * DB);
+  for (std::uint64_t j = 0; j < geo.nodes(); ++j) {
+    for (std::uint64_t f = 0; f < SB; ++f) pack[j * SB + f] = f;
+    for (std::uint64_t f = 0; f < DB; ++f) unpack[j * DB + f] = f;
+  }
   std::vector<std::uint64_t> sent(r.P, 0), received(r.Q, 0);  // blocks so far
-  std::vector<std::uint64_t> slot_from(r.Q * (pl.dest_words / x), ~std::uint64_t{0});  // receive position per slot
+  std::vector<std::uint64_t> slot_from(r.Q * DB, ~std::uint64_t{0});  // receive position per slot
   std::vector<RouterStep> steps(s.steps.size());
   std::uint64_t longest = 1;
   for (std::size_t t = 0; t < s.steps.size(); ++t)
@@ -106,29 +112,27 @@ RedistributionReport run_redistribution(Machine& mach, const RedistributionPlace
       steps[t].push_back(Message{src, sent[msg.src] * x, dst, S + received[msg.dst] * x, len});
       longest = std::max(longest, len);
       for (const std::uint64_t b : msg.blocks) {
-        const std::uint64_t p = sent[msg.src]++;
-        for (std::uint64_t e = 0; e < x; ++e) pack[src * K + p * x + e] = source_place(r, b).local_block * x + e;
-        slot_from[msg.dst * (pl.dest_words / x) + destination_place(r, b).local_block] = received[msg.dst]++;
+        // A source sends all its blocks, so positions past its count keep their own.
+        pack[src * SB + sent[msg.src]++] = source_place(r, b).local_block;
+        slot_from[msg.dst * DB + destination_place(r, b).local_block] = received[msg.dst]++;
       }
     }
   // Unpack: slot f takes the block received at slot_from; slots no block fills
   // (a partial superblock's holes) take the receive positions nothing reached.
-  const std::uint64_t slots = pl.dest_words / x;
   for (std::uint64_t q = 0; q < r.Q; ++q) {
     const std::uint64_t node = pl.destination_node(q);
     std::uint64_t spare = received[q];
-    for (std::uint64_t f = 0; f < slots; ++f) {
-      std::uint64_t from = slot_from[q * slots + f];
-      if (from == ~std::uint64_t{0}) from = spare++;
-      for (std::uint64_t e = 0; e < x; ++e) unpack[node * K + S + f * x + e] = S + from * x + e;
+    for (std::uint64_t f = 0; f < DB; ++f) {
+      const std::uint64_t from = slot_from[q * DB + f];
+      unpack[node * DB + f] = from == ~std::uint64_t{0} ? spare++ : from;
     }
   }
   const RouterLimits limits{longest, ContentionPolicy::reject};
   const std::uint64_t before = mach.counters().kernel_launches;
   const auto start = std::chrono::steady_clock::now();
-  mach.permute_local(pack);
+  mach.permute_local(pack, 0, x);
   for (const RouterStep& step : steps) mach.route(step, limits);
-  mach.permute_local(unpack);
+  mach.permute_local(unpack, S, x);
   rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   rep.launches = mach.counters().kernel_launches - before;
   return rep;

@@ -74,9 +74,12 @@ class Backend {
                               std::uint64_t lo, std::uint64_t hi) = 0;
   virtual void align_copy(const Buffer& src, Buffer& dst, const Layout& layout, std::size_t word_bytes,
                           const AffineTables& map) = 0;
-  // dst at (j, i) = src at (j, from[j K + i]): a local permutation by table. One launch.
+  // On every node j, block f of the region [lo, lo + blocks * block_words) of dst
+  // = block from[j * blocks + f] of src's region (kernels/local_gather.hpp); an
+  // empty `from` copies the region. dst's other words are untouched. One launch.
   virtual void gather_local(const Buffer& src, Buffer& dst, const Layout& layout, std::size_t word_bytes,
-                            const std::vector<std::uint64_t>& from) = 0;
+                            const std::vector<std::uint64_t>& from, std::uint64_t lo, std::uint64_t block_words,
+                            std::uint64_t blocks) = 0;
   // dst[pi(s)] = src[s] for a permutation pi of the storage index bits, tile by
   // tile as `plan` says: the fused permutation. One launch.
   virtual void permute_bits(const Buffer& src, Buffer& dst, std::size_t word_bytes,

@@ -1,8 +1,9 @@
 // A block-cyclic redistribution (host/block_cyclic.hpp) run on the machine's
 // router: the sources hold the array cyclic(x), each packs its blocks in send
-// order (one local permutation), every communication step is one router step
-// (one launch) in which each message is a contiguous run, and each destination
-// unpacks what it received into cyclic(Kx) order (one local permutation).
+// order (one local permutation of x-word blocks over the source region), every
+// communication step is one router step (one launch) in which each message is
+// a contiguous run, and each destination unpacks what it received into
+// cyclic(Kx) order (one local permutation over the destination region).
 #pragma once
 
 #include <cstdint>
@@ -46,7 +47,7 @@ std::vector<unsigned char> destination_rows(const RedistributionPlacement& pl, c
 
 struct RedistributionReport {
   RedistStats stats;            // of the schedule: steps, message sizes, contention
-  std::uint64_t launches = 0;   // pack + router steps + unpack
+  std::uint64_t launches = 0;   // pack (2) + router steps + unpack (2)
   double seconds = 0;           // the whole run on the machine
 };
 
