@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs the Debian packages hcube needs to build and test, when missing.
 # The CUDA toolkit is optional: without nvcc the CUDA backend is left out.
-# gnuplot (hcube sweep --plot; the tests that draw skip without it) and GNU time
-# (bench/peak_memory.sh) are optional:
+# gnuplot (hcube sweep --plot; the tests that draw skip without it), GNU time
+# (bench/peak_memory.sh) and chromium (the hcube animate page, loaded headless by
+# tests/test_cli_animate.cpp, which skips without it) are optional:
 # a failure to install them is a warning, not an error.
 set -euo pipefail
 
 packages=(cmake g++ make libgtest-dev libcli11-dev nlohmann-json3-dev libfmt-dev libbenchmark-dev libfftw3-dev)
-optional=(gnuplot-nox time)
+optional=(gnuplot-nox time chromium)
 
 absent() {
   local out=()
@@ -36,6 +37,6 @@ fi
 if [ ${#missing_optional[@]} -gt 0 ]; then
   echo "hcube: installing ${missing_optional[*]} (optional)" >&2
   { $sudo apt-get update -qq && $sudo apt-get install -y -qq --no-install-recommends "${missing_optional[@]}"; } \
-    >/dev/null 2>&1 || echo "hcube: could not install ${missing_optional[*]}; hcube sweep --plot and bench/peak_memory.sh will say so" >&2
+    >/dev/null 2>&1 || echo "hcube: could not install ${missing_optional[*]}; hcube sweep --plot, bench/peak_memory.sh and the browser tests will say so" >&2
 fi
 exit 0

@@ -20,5 +20,9 @@ void add_compare(CLI::App& app);
 void add_bench(CLI::App& app);
 void add_sweep(CLI::App& app);
 void add_redistribute(CLI::App& app);
+void add_animate(CLI::App& app);
+
+// Every subcommand above, in the order `hcube --help` lists them.
+void add_commands(CLI::App& app);
 
 }  // namespace hcube::cli

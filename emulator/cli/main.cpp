@@ -12,21 +12,7 @@ int main(int argc, char** argv) {
                "2^n nodes, each with K = 2^m local words; global address g = node * K + local."};
   app.set_version_flag("--version", std::string("hcube ") + HCUBE_VERSION);
   app.require_subcommand(1);
-  hcube::cli::add_info(app);
-  hcube::cli::add_demo(app);
-  hcube::cli::add_cycle(app);
-  hcube::cli::add_align(app);
-  hcube::cli::add_route(app);
-  hcube::cli::add_schedule(app);
-  hcube::cli::add_aapc(app);
-  hcube::cli::add_run(app);
-  hcube::cli::add_multi_aapc(app);
-  hcube::cli::add_fft(app);
-  hcube::cli::add_permute(app);
-  hcube::cli::add_compare(app);
-  hcube::cli::add_bench(app);
-  hcube::cli::add_sweep(app);
-  hcube::cli::add_redistribute(app);
+  hcube::cli::add_commands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,162 @@
+// hcube animate COMMAND [its flags] --output page.html: runs the command in
+// this process with --trace --json, then writes the states it recorded into a
+// self-contained teaching page (animate_page.cpp). What the page shows is what
+// ran: the frames are the emulator's states, verified step by step.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include "animate_page.hpp"
+#include "commands.hpp"
+#include "hcube/host/error.hpp"
+
+namespace hcube::cli {
+namespace {
+
+// The largest cube the page draws: 2^5 = 32 nodes (four cubes of eight).
+constexpr unsigned kMaxAnimatedDims = 5;
+const std::vector<std::string> kAnimated = {"aapc", "multi-aapc", "permute"};
+
+// std::cout into a string while alive.
+class CaptureStdout {
+ public:
+  CaptureStdout() : old_(std::cout.rdbuf(buffer_.rdbuf())) {}
+  ~CaptureStdout() { std::cout.rdbuf(old_); }
+  CaptureStdout(const CaptureStdout&) = delete;
+  CaptureStdout& operator=(const CaptureStdout&) = delete;
+  std::string text() const { return buffer_.str(); }
+
+ private:
+  std::ostringstream buffer_;
+  std::streambuf* old_;
+};
+
+// The page path (from --output / -o), removed from args with --json and --trace.
+std::string take_output(std::vector<std::string>& args) {
+  std::string page;
+  std::vector<std::string> kept;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--output" || a == "-o") {
+      if (i + 1 == args.size()) throw Error(fmt::format("{} needs a value: the page to write, e.g. page.html", a));
+      page = args[++i];
+    } else if (a.rfind("--output=", 0) == 0) {
+      page = a.substr(9);
+    } else if (a != "--json" && a != "--trace") {
+      kept.push_back(a);
+    }
+  }
+  args = std::move(kept);
+  return page;
+}
+
+// A step's label in the paper's words.
+std::string label(const nlohmann::json& step, std::size_t cycles) {
+  const std::string name = step["step"].get<std::string>();
+  if (name.rfind("routing cycle ", 0) == 0) {
+    std::string text = fmt::format("routing cycle {} of {}", std::stoul(name.substr(14)), cycles);
+    if (step.contains("after_aapc")) text += fmt::format(" (ends AAPC {})", step["after_aapc"].get<std::size_t>());
+    return text;
+  }
+  return name;
+}
+
+void run_animate(std::vector<std::string> args) {
+  if (args.empty())
+    throw Error(fmt::format("hcube animate needs a command: {} (then its flags and --output page.html)",
+                            fmt::join(kAnimated, ", ")));
+  const std::string command = args.front();
+  if (std::find(kAnimated.begin(), kAnimated.end(), command) == kAnimated.end())
+    throw Error(fmt::format("hcube animate {}: allowed commands {}", command, fmt::join(kAnimated, ", ")));
+  const std::string page = take_output(args);
+  if (page.empty()) throw Error("hcube animate writes a page: give --output page.html");
+  if (page.size() < 5 || page.substr(page.size() - 5) != ".html")
+    throw Error(fmt::format("--output {}: the page must end in .html", page));
+
+  CLI::App inner{"hcube"};
+  inner.require_subcommand(1);
+  add_commands(inner);
+  std::vector<std::string> argv = args;
+  argv.push_back("--trace");
+  argv.push_back("--json");
+  std::reverse(argv.begin(), argv.end());  // CLI11 takes a vector of arguments in reverse order
+  nlohmann::json run;
+  {
+    CaptureStdout capture;
+    try {
+      inner.parse(argv);
+    } catch (const CLI::CallForHelp&) {
+      std::cout.flush();
+      throw Error(fmt::format("see `hcube {} --help` for the flags; hcube animate takes them all, "
+                              "--output naming the page", command));
+    } catch (const CLI::ParseError& e) {
+      throw Error(fmt::format("hcube animate {}: {}", command, e.what()));
+    } catch (const Error& e) {
+      const std::string what = e.what();
+      if (what.find("--trace prints every word") != std::string::npos)
+        throw Error(fmt::format("hcube animate draws cubes of at most d = {} ({} nodes) and small memories: {}. "
+                                "For larger runs use --trace or the schedule as JSON (hcube schedule --json)",
+                                kMaxAnimatedDims, 1u << kMaxAnimatedDims, what));
+      throw;
+    }
+    run = nlohmann::json::parse(capture.text());
+  }
+  const nlohmann::json& trace = run.at("trace");
+  const std::size_t nodes = trace.at(0).at("state").size();
+  if (nodes > (std::size_t{1} << kMaxAnimatedDims))
+    throw Error(fmt::format("hcube animate draws cubes of at most d = {} ({} nodes): this run has {} nodes. "
+                            "Use --trace or the schedule as JSON (hcube schedule --json) instead",
+                            kMaxAnimatedDims, 1u << kMaxAnimatedDims, nodes));
+  std::size_t cycles = 0;
+  for (const auto& step : trace) cycles += step.contains("exchanges") ? 1 : 0;
+  nlohmann::json data = {{"command", command}, {"steps", nlohmann::json::array()}};
+  for (const auto& step : trace) {
+    nlohmann::json s = {{"label", label(step, cycles)}, {"state", step["state"]}};
+    if (step.contains("exchanges")) s["exchanges"] = step["exchanges"];
+    data["steps"].push_back(std::move(s));
+  }
+  std::vector<std::string> shown(args.begin() + 1, args.end());
+  data["title"] = fmt::format("hcube {}: {}", command,
+                              run.contains("permutation") ? run["permutation"].get<std::string>() : std::string());
+  data["subtitle"] = fmt::format(
+      "hcube animate {} {}  |  {} nodes, {} words a node, {} routing cycles{}{}, verified: {}", command,
+      fmt::join(shown, " "), nodes, trace.at(0).at("state").at(0).size(), cycles,
+      run.contains("algorithm") ? ", algorithm " + run["algorithm"].get<std::string>() : std::string(),
+      run.contains("formula") ? ", " + run["formula"].get<std::string>() : std::string(),
+      run.value("verified", false) ? "yes" : "no");
+  const std::string tmp = page + ".tmp-" + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    out << animation_page(data);
+    if (!out) throw Error(fmt::format("cannot write {}", page));
+  }
+  if (std::rename(tmp.c_str(), page.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw Error(fmt::format("cannot write {}", page));
+  }
+  std::cout << fmt::format("wrote {}: {} steps ({} routing cycles) of hcube {} on {} nodes; open it in a browser "
+                           "(Space plays, arrows step)\n",
+                           page, trace.size(), cycles, command, nodes);
+}
+
+}  // namespace
+
+void add_animate(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "animate",
+      "write a self-contained HTML page that animates a run: hcube animate (aapc|multi-aapc|permute) <that "
+      "command's flags> --output page.html (cubes up to d = 5; docs/teaching.md)");
+  cmd->prefix_command();
+  cmd->allow_extras();
+  cmd->callback([cmd] { run_animate(cmd->remaining()); });
+}
+
+}  // namespace hcube::cli

@@ -1,0 +1,263 @@
+// The teaching page of `hcube animate`: one self-contained HTML file (inline
+// SVG drawn by inline JavaScript, no network) that replays the states the
+// emulator recorded. The page derives nothing about the algorithm: each
+// frame is a state from the run, each word's move is read off two states.
+#include "animate_page.hpp"
+
+#include <string>
+
+namespace hcube::cli {
+namespace {
+
+constexpr const char* kHead = R"html(<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>hcube: data motion on a hypercube</title>
+<style>
+  body { font-family: system-ui, sans-serif; margin: 0; background: #fafafa; color: #222; }
+  header { padding: 8px 16px; background: #2b3a55; color: #fff; }
+  header h1 { font-size: 18px; margin: 0; }
+  header p { margin: 2px 0 0; font-size: 13px; opacity: 0.85; }
+  main { display: flex; gap: 12px; padding: 12px; align-items: flex-start; }
+  #stage { background: #fff; border: 1px solid #ccc; }
+  #side { font-size: 12px; max-width: 420px; }
+  #controls { padding: 6px 16px; display: flex; gap: 8px; align-items: center; flex-wrap: wrap; font-size: 13px; }
+  #controls button { font-size: 14px; min-width: 34px; }
+  #step-name { font-weight: bold; font-size: 15px; }
+  #counters { font-family: monospace; font-size: 12px; }
+  table.sched { border-collapse: collapse; margin-top: 6px; }
+  table.sched td, table.sched th { border: 1px solid #bbb; padding: 1px 5px; text-align: center; font-family: monospace; }
+  table.sched tr.current { background: #ffe08a; }
+  table.sched td.step { text-align: left; }
+  .lesson { margin-top: 10px; color: #444; }
+</style>
+</head>
+<body>
+<header><h1 id="title"></h1><p id="subtitle"></p></header>
+<div id="controls">
+  <button id="first" title="first step (Home)">|&#x25C0;</button>
+  <button id="back" title="step back (Left)">&#x25C0;</button>
+  <button id="play" title="play / pause (Space)">&#x25B6;</button>
+  <button id="fwd" title="step forward (Right)">&#x25B6;&#x25B6;</button>
+  <button id="last" title="last step (End)">&#x25B6;|</button>
+  <label>step <input id="slider" type="range" min="0" value="0"></label>
+  <label>speed <input id="speed" type="range" min="-2" max="2" step="1" value="0"></label>
+  <span id="step-name"></span>
+</div>
+<div id="counters"></div>
+<main>
+  <svg id="stage" xmlns="http://www.w3.org/2000/svg"></svg>
+  <div id="side">
+    <div><b>Schedule</b>: one row a step; a cycle's row lists, for each dimension, the local
+    address every node exchanges across it (a&rarr;b: the low node's a with the high node's b).</div>
+    <table class="sched" id="sched"></table>
+    <div class="lesson">Each node is a column of its local memory, word 0 at the top, coloured by
+    the node the word must end on. Busy links are drawn thick and red; words moving across a
+    link slide along it.</div>
+    <details><summary>memory at this step (JSON)</summary><pre id="memory"></pre></details>
+  </div>
+</main>
+<script type="application/json" id="hcube-data">)html";
+
+constexpr const char* kTail = R"html(</script>
+<script>
+"use strict";
+const D = JSON.parse(document.getElementById("hcube-data").textContent);
+const steps = D.steps;
+const N = steps[0].state.length, K = steps[0].state[0].length;
+const n = Math.round(Math.log2(N));
+const svgNS = "http://www.w3.org/2000/svg";
+const stage = document.getElementById("stage");
+
+// Node positions: bits 0-2 a cube in oblique projection, bit 3 a second cube
+// beside the first, bit 4 a second row of cubes: neighbours stay linked.
+const cellH = Math.max(4, Math.min(16, Math.floor(150 / K))), colW = 26, S = Math.max(120, K * cellH + 40);
+function nodeXY(j) {
+  const b = k => (j >> k) & 1;
+  const x = 60 + b(0) * S + b(2) * 0.5 * S + b(3) * 2.3 * S;
+  const y = 40 + (1 - b(1)) * S + (1 - b(2)) * 0.45 * S + b(4) * 2.1 * S;
+  return [x, y];
+}
+let W = 0, H = 0;
+for (let j = 0; j < N; ++j) { const [x, y] = nodeXY(j); W = Math.max(W, x + colW + 40); H = Math.max(H, y + K * cellH + 40); }
+stage.setAttribute("width", W); stage.setAttribute("height", H);
+stage.setAttribute("viewBox", `0 0 ${W} ${H}`);
+function cellXY(node, addr) { const [x, y] = nodeXY(node); return [x, y + addr * cellH]; }
+
+// A word's colour: the node it must end on, read off the run's final state.
+const last = steps[steps.length - 1].state;
+const key = v => JSON.stringify(v);
+const finalNode = new Map();
+let unique = true;
+for (let j = 0; j < N; ++j) for (let a = 0; a < K; ++a) {
+  const k = key(last[j][a]);
+  if (finalNode.has(k)) unique = false;
+  finalNode.set(k, j);
+}
+function colour(v) {
+  const j = unique ? finalNode.get(key(v)) : (Math.abs(Number(Array.isArray(v) ? v[0] : v)) % N);
+  return `hsl(${Math.round(360 * j / N)}, 70%, ${55 + 10 * (j % 2)}%)`;
+}
+function el(name, attrs, parent) {
+  const e = document.createElementNS(svgNS, name);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  (parent || stage).appendChild(e);
+  return e;
+}
+
+// Links, drawn once; a cycle's dimensions are made busy.
+const links = [];
+for (let j = 0; j < N; ++j) for (let d = 0; d < n; ++d) {
+  const p = j ^ (1 << d);
+  if (p < j) continue;
+  const [x1, y1] = nodeXY(j), [x2, y2] = nodeXY(p);
+  const mid = (K * cellH) / 2;
+  links.push({ d, line: el("line", { x1: x1 + colW / 2, y1: y1 + mid, x2: x2 + colW / 2, y2: y2 + mid,
+                                     stroke: "#ccc", "stroke-width": 1.5 }) });
+}
+const cells = [];
+for (let j = 0; j < N; ++j) {
+  const [x, y] = nodeXY(j);
+  el("rect", { x: x - 2, y: y - 2, width: colW + 4, height: K * cellH + 4, fill: "#fff", stroke: "#555" });
+  el("text", { x: x + colW / 2, y: y - 6, "text-anchor": "middle", "font-size": 11, "font-family": "monospace" })
+    .textContent = j.toString(2).padStart(n, "0");
+  const col = [];
+  for (let a = 0; a < K; ++a)
+    col.push(el("rect", { x, y: y + a * cellH, width: colW, height: cellH - 1, stroke: "none" }));
+  cells.push(col);
+}
+const movers = el("g", {});
+
+// The schedule table: a row a step after the initial state.
+const sched = document.getElementById("sched");
+{
+  const head = sched.insertRow();
+  head.innerHTML = "<th>step</th>" + Array.from({ length: n }, (_, d) => `<th>dim ${d}</th>`).join("");
+  for (let s = 1; s < steps.length; ++s) {
+    const row = sched.insertRow();
+    const cell = row.insertCell();
+    cell.className = "step";
+    cell.textContent = steps[s].label;
+    const ex = steps[s].exchanges;
+    if (!ex) { cell.colSpan = n + 1; continue; }
+    for (let d = 0; d < n; ++d) {
+      const on = ex.filter(e => e.dim === d).map(e => e.addr === e.peer_addr ? `${e.addr}` : `${e.addr}\u2192${e.peer_addr}`);
+      row.insertCell().textContent = on.join(" ");
+    }
+  }
+}
+
+// Counters up to step s: cycles, element-hops (a word crossing a link), busy links.
+function counters(s) {
+  let cycles = 0, hops = 0;
+  for (let t = 1; t <= s; ++t) if (steps[t].exchanges) { ++cycles; hops += steps[t].exchanges.length * N; }
+  const ex = steps[s].exchanges;
+  const dims = ex ? new Set(ex.map(e => e.dim)).size : 0;
+  const total = steps.filter(t => t.exchanges).length;
+  return `routing cycles ${cycles} of ${total} | element-hops ${hops} | ` +
+         (ex ? `links busy this cycle: ${dims * N / 2} of ${n * N / 2} (${Math.round(100 * dims / n)}%), ` +
+               `${ex.length} exchange(s)` : "no links busy (local step)");
+}
+
+let current = 0, playing = false, timer = null, anim = null;
+const slider = document.getElementById("slider"), speed = document.getElementById("speed");
+slider.max = steps.length - 1;
+document.getElementById("title").textContent = D.title;
+document.getElementById("subtitle").textContent = D.subtitle;
+
+function paint(s) {
+  const st = steps[s].state;
+  for (let j = 0; j < N; ++j) for (let a = 0; a < K; ++a) cells[j][a].setAttribute("fill", colour(st[j][a]));
+  const ex = steps[s].exchanges, busy = new Set(ex ? ex.map(e => e.dim) : []);
+  for (const l of links) {
+    l.line.setAttribute("stroke", busy.has(l.d) ? "#d33" : "#ccc");
+    l.line.setAttribute("stroke-width", busy.has(l.d) ? 4 : 1.5);
+  }
+  for (const r of sched.rows) r.classList.remove("current");
+  if (s > 0) sched.rows[s].classList.add("current");
+  document.getElementById("step-name").textContent = `${s} / ${steps.length - 1}: ${steps[s].label}`;
+  document.getElementById("counters").textContent = counters(s);
+  document.getElementById("memory").textContent = JSON.stringify(st);
+  document.body.dataset.step = s;
+  slider.value = s;
+}
+
+// Moves from state s-1 to s: every word whose place changed slides there.
+function animate(s, done) {
+  if (anim) cancelAnimationFrame(anim.frame);
+  movers.replaceChildren();
+  const before = steps[s - 1].state, after = steps[s].state, where = new Map(), moves = [];
+  for (let j = 0; j < N; ++j) for (let a = 0; a < K; ++a) where.set(key(after[j][a]), [j, a]);
+  for (let j = 0; j < N; ++j) for (let a = 0; a < K; ++a) {
+    const to = unique ? where.get(key(before[j][a])) : [j, a];
+    if (!to || (to[0] === j && to[1] === a)) continue;
+    const [x0, y0] = cellXY(j, a), [x1, y1] = cellXY(to[0], to[1]);
+    moves.push({ x0, y0, x1, y1, r: el("rect", { width: colW, height: cellH - 1, fill: colour(before[j][a]),
+                                                  stroke: "#000", "stroke-width": 0.5 }, movers) });
+    cells[j][a].setAttribute("fill", "#eee");
+  }
+  const ms = 900 / Math.pow(2, Number(speed.value)), t0 = performance.now();
+  anim = { frame: 0 };
+  const frame = now => {
+    const t = Math.min(1, (now - t0) / ms), e = t * t * (3 - 2 * t);
+    for (const m of moves) { m.r.setAttribute("x", m.x0 + (m.x1 - m.x0) * e); m.r.setAttribute("y", m.y0 + (m.y1 - m.y0) * e); }
+    if (t < 1) { anim.frame = requestAnimationFrame(frame); return; }
+    movers.replaceChildren();
+    anim = null;
+    paint(s);
+    if (done) done();
+  };
+  anim.frame = requestAnimationFrame(frame);
+}
+
+function go(s, animated) {
+  s = Math.max(0, Math.min(steps.length - 1, s));
+  const forward = s === current + 1;
+  current = s;
+  if (animated && forward && s > 0) animate(s, playing ? schedule : null); else { if (anim) { cancelAnimationFrame(anim.frame); anim = null; movers.replaceChildren(); } paint(s); }
+}
+function schedule() {
+  clearTimeout(timer);
+  if (!playing) return;
+  if (current >= steps.length - 1) { setPlaying(false); return; }
+  timer = setTimeout(() => go(current + 1, true), 250 / Math.pow(2, Number(speed.value)));
+}
+function setPlaying(on) {
+  playing = on;
+  document.getElementById("play").innerHTML = on ? "||" : "&#x25B6;";
+  if (on) { if (current >= steps.length - 1) go(0, false); schedule(); } else clearTimeout(timer);
+}
+document.getElementById("first").onclick = () => { setPlaying(false); go(0, false); };
+document.getElementById("last").onclick = () => { setPlaying(false); go(steps.length - 1, false); };
+document.getElementById("back").onclick = () => { setPlaying(false); go(current - 1, false); };
+document.getElementById("fwd").onclick = () => { setPlaying(false); go(current + 1, true); };
+document.getElementById("play").onclick = () => setPlaying(!playing);
+slider.oninput = () => { setPlaying(false); go(Number(slider.value), false); };
+document.addEventListener("keydown", ev => {
+  if (ev.key === "ArrowRight") { setPlaying(false); go(current + 1, true); }
+  else if (ev.key === "ArrowLeft") { setPlaying(false); go(current - 1, false); }
+  else if (ev.key === " ") { ev.preventDefault(); setPlaying(!playing); }
+  else if (ev.key === "Home") { setPlaying(false); go(0, false); }
+  else if (ev.key === "End") { setPlaying(false); go(steps.length - 1, false); }
+  else return;
+});
+
+// ?step=end or ?step=k shows that step at once (the tests use it).
+const asked = new URLSearchParams(location.search).get("step");
+go(asked === "end" ? steps.length - 1 : asked !== null && /^\d+$/.test(asked) ? Number(asked) : 0, false);
+</script>
+</body>
+</html>
+)html";
+
+}  // namespace
+
+std::string animation_page(const nlohmann::json& data) {
+  // A "</" inside the JSON would end the script element early.
+  std::string json = data.dump();
+  for (std::size_t at = json.find("</"); at != std::string::npos; at = json.find("</", at + 2)) json.insert(at + 1, "\\");
+  return std::string(kHead) + json + kTail;
+}
+
+}  // namespace hcube::cli

@@ -1,0 +1,14 @@
+// The HTML of `hcube animate` (animate_page.cpp).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace hcube::cli {
+
+// One self-contained page replaying `data`: {"title", "subtitle", "steps": [{"label",
+// "state" (rows of elements, one a node), "exchanges" (routing cycles only)}]}.
+std::string animation_page(const nlohmann::json& data);
+
+}  // namespace hcube::cli
