@@ -23,7 +23,7 @@ namespace {
 
 // The largest cube the page draws: 2^5 = 32 nodes (four cubes of eight).
 constexpr unsigned kMaxAnimatedDims = 5;
-const std::vector<std::string> kAnimated = {"aapc", "multi-aapc", "permute"};
+const std::vector<std::string> kAnimated = {"aapc", "multi-aapc", "permute", "redistribute"};
 
 // std::cout into a string while alive.
 class CaptureStdout {
@@ -58,11 +58,15 @@ std::string take_output(std::vector<std::string>& args) {
   return page;
 }
 
-// A step's label in the paper's words.
-std::string label(const nlohmann::json& step, std::size_t cycles) {
+// A step's label in the paper's words. For one AAPC a group is the d exchange
+// steps that route a set of addresses together (sec. 5, Table 8), so cycle c
+// is step c mod d + 1 of group c div d + 1 (d = 0: no groups).
+std::string label(const nlohmann::json& step, std::size_t cycles, std::size_t d) {
   const std::string name = step["step"].get<std::string>();
   if (name.rfind("routing cycle ", 0) == 0) {
-    std::string text = fmt::format("routing cycle {} of {}", std::stoul(name.substr(14)), cycles);
+    const std::size_t c = std::stoul(name.substr(14));
+    std::string text = fmt::format("routing cycle {} of {}", c, cycles);
+    if (d != 0) text += fmt::format(" (step {} of group {})", c % d + 1, c / d + 1);
     if (step.contains("after_aapc")) text += fmt::format(" (ends AAPC {})", step["after_aapc"].get<std::size_t>());
     return text;
   }
@@ -109,7 +113,13 @@ void run_animate(std::vector<std::string> args) {
     }
     run = nlohmann::json::parse(capture.text());
   }
-  const nlohmann::json& trace = run.at("trace");
+  // redistribute records its states apart from its message trace, and only for
+  // machines of at most kMaxTraceWords words.
+  if (command == "redistribute" && !run.contains("states"))
+    throw Error(fmt::format("hcube animate draws cubes of at most d = {} ({} nodes) and small memories: this "
+                            "redistribution needs 2^{} nodes of 2^{} words. Use --trace or --json instead",
+                            kMaxAnimatedDims, 1u << kMaxAnimatedDims, run["n"].get<unsigned>(), run["m"].get<unsigned>()));
+  const nlohmann::json& trace = command == "redistribute" ? run.at("states") : run.at("trace");
   const std::size_t nodes = trace.at(0).at("state").size();
   if (nodes > (std::size_t{1} << kMaxAnimatedDims))
     throw Error(fmt::format("hcube animate draws cubes of at most d = {} ({} nodes): this run has {} nodes. "
@@ -117,15 +127,38 @@ void run_animate(std::vector<std::string> args) {
                             kMaxAnimatedDims, 1u << kMaxAnimatedDims, nodes));
   std::size_t cycles = 0;
   for (const auto& step : trace) cycles += step.contains("exchanges") ? 1 : 0;
+  const std::size_t d = command == "aapc" && run.contains("d") ? run["d"].get<std::size_t>() : 0;
   nlohmann::json data = {{"command", command}, {"steps", nlohmann::json::array()}};
   for (const auto& step : trace) {
-    nlohmann::json s = {{"label", label(step, cycles)}, {"state", step["state"]}};
+    nlohmann::json s = {{"label", label(step, cycles, d)}, {"state", step["state"]}};
     if (step.contains("exchanges")) s["exchanges"] = step["exchanges"];
+    if (step.contains("messages")) s["messages"] = step["messages"];
     data["steps"].push_back(std::move(s));
+  }
+  if (command == "redistribute") {
+    // The router copies: the sources keep their data, so a value's home is where
+    // the destinations' regions hold it at the end (words [S, S + D) of nodes
+    // first .. first + Q - 1).
+    const nlohmann::json& last = trace.back().at("state");
+    const auto first = run["first_destination_node"].get<std::size_t>(), S = run["source_words"].get<std::size_t>();
+    const auto Q = run["output_shape"][0].get<std::size_t>(), D = run["output_shape"][1].get<std::size_t>();
+    nlohmann::json home = nlohmann::json::array();
+    for (std::size_t q = 0; q < Q; ++q)
+      for (std::size_t a = S; a < S + D; ++a) home.push_back({last[first + q][a], first + q});
+    data["home"] = std::move(home);
+    // The words a redistribution uses: the rest is drawn blank.
+    data["regions"] = {{"source_nodes", run["P"]}, {"source_words", S},
+                       {"first_destination_node", first}, {"destination_nodes", Q}, {"destination_words", D}};
   }
   std::vector<std::string> shown(args.begin() + 1, args.end());
   data["title"] = fmt::format("hcube {}: {}", command,
-                              run.contains("permutation") ? run["permutation"].get<std::string>() : std::string());
+                              run.contains("permutation") ? run["permutation"].get<std::string>()
+                              : command == "redistribute"
+                                  ? fmt::format("cyclic({}) on {} sources to cyclic({}) on {} destinations, {} schedule",
+                                                run["x"].get<std::uint64_t>(), run["P"].get<std::uint64_t>(),
+                                                run["K"].get<std::uint64_t>() * run["x"].get<std::uint64_t>(),
+                                                run["Q"].get<std::uint64_t>(), run["schedule"].get<std::string>())
+                                  : std::string());
   data["subtitle"] = fmt::format(
       "hcube animate {} {}  |  {} nodes, {} words a node, {} routing cycles{}{}, verified: {}", command,
       fmt::join(shown, " "), nodes, trace.at(0).at("state").at(0).size(), cycles,
@@ -152,7 +185,7 @@ void run_animate(std::vector<std::string> args) {
 void add_animate(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "animate",
-      "write a self-contained HTML page that animates a run: hcube animate (aapc|multi-aapc|permute) <that "
+      "write a self-contained HTML page that animates a run: hcube animate (aapc|multi-aapc|permute|redistribute) <that "
       "command's flags> --output page.html (cubes up to d = 5; docs/teaching.md)");
   cmd->prefix_command();
   cmd->allow_extras();

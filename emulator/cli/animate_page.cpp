@@ -21,13 +21,13 @@ constexpr const char* kHead = R"html(<!DOCTYPE html>
   header p { margin: 2px 0 0; font-size: 13px; opacity: 0.85; }
   main { display: flex; gap: 12px; padding: 12px; align-items: flex-start; }
   #stage { background: #fff; border: 1px solid #ccc; }
-  #side { font-size: 12px; max-width: 420px; }
+  #side { font-size: 12px; max-width: 560px; }
   #controls { padding: 6px 16px; display: flex; gap: 8px; align-items: center; flex-wrap: wrap; font-size: 13px; }
   #controls button { font-size: 14px; min-width: 34px; }
   #step-name { font-weight: bold; font-size: 15px; }
   #counters { font-family: monospace; font-size: 12px; }
   table.sched { border-collapse: collapse; margin-top: 6px; }
-  table.sched td, table.sched th { border: 1px solid #bbb; padding: 1px 5px; text-align: center; font-family: monospace; }
+  table.sched td, table.sched th { border: 1px solid #bbb; padding: 1px 5px; text-align: center; font-family: monospace; white-space: nowrap; }
   table.sched tr.current { background: #ffe08a; }
   table.sched td.step { text-align: left; }
   .lesson { margin-top: 10px; color: #444; }
@@ -50,7 +50,8 @@ constexpr const char* kHead = R"html(<!DOCTYPE html>
   <svg id="stage" xmlns="http://www.w3.org/2000/svg"></svg>
   <div id="side">
     <div><b>Schedule</b>: one row a step; a cycle's row lists, for each dimension, the local
-    address every node exchanges across it (a&rarr;b: the low node's a with the high node's b).</div>
+    address every node exchanges across it (a&rarr;b: the low node's a with the high node's b);
+    a router step's row lists its messages, source node &rarr; destination node (elements).</div>
     <table class="sched" id="sched"></table>
     <div class="lesson">Each node is a column of its local memory, word 0 at the top, coloured by
     the node the word must end on. Busy links are drawn thick and red; words moving across a
@@ -85,19 +86,31 @@ stage.setAttribute("width", W); stage.setAttribute("height", H);
 stage.setAttribute("viewBox", `0 0 ${W} ${H}`);
 function cellXY(node, addr) { const [x, y] = nodeXY(node); return [x, y + addr * cellH]; }
 
-// A word's colour: the node it must end on, read off the run's final state.
+// A word's colour: the node it must end on: D.home where the run names it (a
+// redistribution's router copies leave the sources their data), else the node
+// holding the value at the end. A value held twice there (the zeros of unused
+// words) is grey.
 const last = steps[steps.length - 1].state;
 const key = v => JSON.stringify(v);
 const finalNode = new Map();
-let unique = true;
-for (let j = 0; j < N; ++j) for (let a = 0; a < K; ++a) {
-  const k = key(last[j][a]);
-  if (finalNode.has(k)) unique = false;
-  finalNode.set(k, j);
+if (D.home) {
+  for (const [v, j] of D.home) finalNode.set(key(v), j);
+} else {
+  const seen = new Map();
+  for (let j = 0; j < N; ++j) for (let a = 0; a < K; ++a) {
+    const k = key(last[j][a]);
+    seen.set(k, (seen.get(k) || 0) + 1);
+    finalNode.set(k, j);
+  }
+  for (const [k, c] of seen) if (c > 1) finalNode.delete(k);
 }
+// Hues spread over the nodes that are some word's home (a redistribution's Q destinations).
+const homes = [...new Set(finalNode.values())].sort((a, b) => a - b), rank = new Map(homes.map((j, i) => [j, i]));
 function colour(v) {
-  const j = unique ? finalNode.get(key(v)) : (Math.abs(Number(Array.isArray(v) ? v[0] : v)) % N);
-  return `hsl(${Math.round(360 * j / N)}, 70%, ${55 + 10 * (j % 2)}%)`;
+  const j = finalNode.get(key(v));
+  if (j === undefined) return "#e4e4e4";
+  const r = rank.get(j);
+  return `hsl(${Math.round(360 * r / homes.length)}, 70%, ${55 + 10 * (r % 2)}%)`;
 }
 function el(name, attrs, parent) {
   const e = document.createElementNS(svgNS, name);
@@ -127,7 +140,7 @@ for (let j = 0; j < N; ++j) {
     col.push(el("rect", { x, y: y + a * cellH, width: colW, height: cellH - 1, stroke: "none" }));
   cells.push(col);
 }
-const movers = el("g", {});
+const arrows = el("g", {}), movers = el("g", {});
 
 // The schedule table: a row a step after the initial state.
 const sched = document.getElementById("sched");
@@ -139,7 +152,13 @@ const sched = document.getElementById("sched");
     const cell = row.insertCell();
     cell.className = "step";
     cell.textContent = steps[s].label;
-    const ex = steps[s].exchanges;
+    const ex = steps[s].exchanges, msgs = steps[s].messages;
+    if (msgs) {
+      const list = row.insertCell();
+      list.colSpan = n;
+      list.textContent = msgs.map(m => `${m.src_node}\u2192${m.dst_node} (${m.elements})`).join("  ");
+      continue;
+    }
     if (!ex) { cell.colSpan = n + 1; continue; }
     for (let d = 0; d < n; ++d) {
       const on = ex.filter(e => e.dim === d).map(e => e.addr === e.peer_addr ? `${e.addr}` : `${e.addr}\u2192${e.peer_addr}`);
@@ -150,6 +169,13 @@ const sched = document.getElementById("sched");
 
 // Counters up to step s: cycles, element-hops (a word crossing a link), busy links.
 function counters(s) {
+  if (steps.some(t => t.messages)) {
+    let routed = 0, moved = 0;
+    for (let t = 1; t <= s; ++t) if (steps[t].messages) { ++routed; for (const m of steps[t].messages) moved += m.elements; }
+    const msgs = steps[s].messages, total = steps.filter(t => t.messages).length;
+    return `router steps ${routed} of ${total} | elements delivered ${moved} | ` +
+           (msgs ? `${msgs.length} message(s) this step, one sent and one received a node` : "no messages (local step)");
+  }
   let cycles = 0, hops = 0;
   for (let t = 1; t <= s; ++t) if (steps[t].exchanges) { ++cycles; hops += steps[t].exchanges.length * N; }
   const ex = steps[s].exchanges;
@@ -166,13 +192,29 @@ slider.max = steps.length - 1;
 document.getElementById("title").textContent = D.title;
 document.getElementById("subtitle").textContent = D.subtitle;
 
+// A redistribution uses a source region (words [0, S) of the P sources) and a
+// destination region (words [S, S + D) of the Q destinations); the rest is blank.
+function used(j, a) {
+  const R = D.regions;
+  if (!R) return true;
+  if (j < R.source_nodes && a < R.source_words) return true;
+  return j >= R.first_destination_node && j < R.first_destination_node + R.destination_nodes &&
+         a >= R.source_words && a < R.source_words + R.destination_words;
+}
 function paint(s) {
   const st = steps[s].state;
-  for (let j = 0; j < N; ++j) for (let a = 0; a < K; ++a) cells[j][a].setAttribute("fill", colour(st[j][a]));
+  for (let j = 0; j < N; ++j) for (let a = 0; a < K; ++a)
+    cells[j][a].setAttribute("fill", used(j, a) ? colour(st[j][a]) : "#f7f7f7");
   const ex = steps[s].exchanges, busy = new Set(ex ? ex.map(e => e.dim) : []);
   for (const l of links) {
     l.line.setAttribute("stroke", busy.has(l.d) ? "#d33" : "#ccc");
     l.line.setAttribute("stroke-width", busy.has(l.d) ? 4 : 1.5);
+  }
+  arrows.replaceChildren();
+  for (const m of steps[s].messages || []) {  // a router message goes from node to node, over several links
+    const [x1, y1] = nodeXY(m.src_node), [x2, y2] = nodeXY(m.dst_node), mid = (K * cellH) / 2;
+    el("line", { x1: x1 + colW / 2, y1: y1 + mid, x2: x2 + colW / 2, y2: y2 + mid, stroke: "#d33",
+                 "stroke-width": 3, "stroke-dasharray": "6 4" }, arrows);
   }
   for (const r of sched.rows) r.classList.remove("current");
   if (s > 0) sched.rows[s].classList.add("current");
@@ -183,19 +225,24 @@ function paint(s) {
   slider.value = s;
 }
 
-// Moves from state s-1 to s: every word whose place changed slides there.
+// Moves from state s-1 to s: every cell whose word changed receives it from
+// where it was (a value held once before), sliding there; a copy leaves its
+// source as it was.
 function animate(s, done) {
   if (anim) cancelAnimationFrame(anim.frame);
   movers.replaceChildren();
-  const before = steps[s - 1].state, after = steps[s].state, where = new Map(), moves = [];
-  for (let j = 0; j < N; ++j) for (let a = 0; a < K; ++a) where.set(key(after[j][a]), [j, a]);
+  const before = steps[s - 1].state, after = steps[s].state, was = new Map(), count = new Map(), moves = [];
   for (let j = 0; j < N; ++j) for (let a = 0; a < K; ++a) {
-    const to = unique ? where.get(key(before[j][a])) : [j, a];
-    if (!to || (to[0] === j && to[1] === a)) continue;
-    const [x0, y0] = cellXY(j, a), [x1, y1] = cellXY(to[0], to[1]);
-    moves.push({ x0, y0, x1, y1, r: el("rect", { width: colW, height: cellH - 1, fill: colour(before[j][a]),
+    const k = key(before[j][a]);
+    was.set(k, [j, a]);
+    count.set(k, (count.get(k) || 0) + 1);
+  }
+  for (let j = 0; j < N; ++j) for (let a = 0; a < K; ++a) {
+    const k = key(after[j][a]);
+    if (k === key(before[j][a]) || count.get(k) !== 1) continue;
+    const [j0, a0] = was.get(k), [x0, y0] = cellXY(j0, a0), [x1, y1] = cellXY(j, a);
+    moves.push({ x0, y0, x1, y1, r: el("rect", { width: colW, height: cellH - 1, fill: colour(after[j][a]),
                                                   stroke: "#000", "stroke-width": 0.5 }, movers) });
-    cells[j][a].setAttribute("fill", "#eee");
   }
   const ms = 900 / Math.pow(2, Number(speed.value)), t0 = performance.now();
   anim = { frame: 0 };

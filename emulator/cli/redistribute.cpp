@@ -88,7 +88,25 @@ void run_redistribute(const RedistributeFlags& f) {
     const std::vector<unsigned char> image = source_image(pl, data.data(), wb);
     mach.load(image.data(), image.size());
   }
-  const RedistributionReport rep = run_redistribution(mach, pl, sch);
+  // --trace --json on a small machine: every state, for hcube animate (the
+  // reads then fall inside rep.seconds).
+  nlohmann::json states = nlohmann::json::array();
+  const bool record = f.io.trace && f.io.json && mach.geometry().total_words() <= kMaxTraceWords;
+  const auto snapshot = [&](const std::string& name) {
+    nlohmann::json entry = {{"step", name}, {"state", state_json(mach.geometry(), type, mach.read())}};
+    const std::string prefix = "communication step ";
+    if (name.rfind(prefix, 0) == 0) {
+      nlohmann::json msgs = nlohmann::json::array();
+      for (const RedistMessage& m : sch.steps[std::stoul(name.substr(prefix.size()))])
+        msgs.push_back({{"src_node", pl.source_node(m.src)}, {"dst_node", pl.destination_node(m.dst)},
+                        {"elements", m.blocks.size() * r.x}});
+      entry["messages"] = std::move(msgs);
+    }
+    states.push_back(std::move(entry));
+  };
+  if (record) snapshot("initial");
+  const RedistributionReport rep =
+      run_redistribution(mach, pl, sch, record ? std::function<void(const std::string&)>(snapshot) : nullptr);
   const std::vector<unsigned char> rows = destination_rows(pl, mach.read(), wb);
   const std::vector<unsigned char> expected = expected_destinations(pl, data.data(), wb);
   const std::uint64_t D = pl.dest_words;
@@ -129,6 +147,8 @@ void run_redistribute(const RedistributeFlags& f) {
                             {"n", pl.n},
                             {"m", pl.m},
                             {"output_shape", {r.Q, D}},
+                            {"source_words", pl.source_words},
+                            {"first_destination_node", pl.destination_node(0)},
                             {"type", info(type).name},
                             {"backend", to_string(mach.backend().kind())},
                             {"device", mach.backend().device_name()},
@@ -137,6 +157,7 @@ void run_redistribute(const RedistributeFlags& f) {
   if (f.io.json) {
     nlohmann::json out = j;
     if (f.io.trace) out["trace"] = trace;
+    if (record) out["states"] = states;
     std::cout << out.dump(2) << "\n";
     return;
   }

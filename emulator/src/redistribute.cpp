@@ -82,7 +82,8 @@ std::vector<unsigned char> destination_rows(const RedistributionPlacement& pl, c
   return rows;
 }
 
-RedistributionReport run_redistribution(Machine& mach, const RedistributionPlacement& pl, const RedistSchedule& s) {
+RedistributionReport run_redistribution(Machine& mach, const RedistributionPlacement& pl, const RedistSchedule& s,
+                                        const std::function<void(const std::string&)>& after_step) {
   const Redistribution& r = pl.r;
   const Geometry& geo = mach.geometry();
   if (geo.n != pl.n || geo.m != pl.m)
@@ -130,9 +131,17 @@ RedistributionReport run_redistribution(Machine& mach, const RedistributionPlace
   const RouterLimits limits{longest, ContentionPolicy::reject};
   const std::uint64_t before = mach.counters().kernel_launches;
   const auto start = std::chrono::steady_clock::now();
+  const auto done = [&](const std::string& name) {
+    if (after_step) after_step(name);
+  };
   mach.permute_local(pack, 0, x);
-  for (const RouterStep& step : steps) mach.route(step, limits);
+  done("pack");
+  for (std::size_t t = 0; t < steps.size(); ++t) {
+    mach.route(steps[t], limits);
+    done(fmt::format("communication step {}", t));
+  }
   mach.permute_local(unpack, S, x);
+  done("unpack");
   rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   rep.launches = mach.counters().kernel_launches - before;
   return rep;

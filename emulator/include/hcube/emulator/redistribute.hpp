@@ -7,6 +7,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "hcube/emulator/machine.hpp"
@@ -54,6 +56,10 @@ struct RedistributionReport {
 // Runs schedule `s` (checked first) on `mach`, whose geometry is pl's and
 // whose source regions hold the data (source_image). Throws hcube::Error for
 // a schedule that breaks a rule, before anything moves.
-RedistributionReport run_redistribution(Machine& mach, const RedistributionPlacement& pl, const RedistSchedule& s);
+// `after_step(name)` is called after the pack ("pack"), each router step
+// ("communication step t") and the unpack ("unpack"): a trace can read the
+// machine there.
+RedistributionReport run_redistribution(Machine& mach, const RedistributionPlacement& pl, const RedistSchedule& s,
+                                        const std::function<void(const std::string&)>& after_step = {});
 
 }  // namespace hcube
