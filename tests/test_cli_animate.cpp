@@ -50,9 +50,9 @@ class CliAnimate : public Cli {
     return read_text(out);
   }
 
-  // The memory the page shows at its last step, as rows of numbers.
-  json final_memory(const fs::path& page) const {
-    const std::string dom = browse({"--dump-dom"}, "file://" + page.string() + "?step=end");
+  // The memory the page shows at its last step (or after `query`), as rows of numbers.
+  json final_memory(const fs::path& page, const std::string& query = "?step=end") const {
+    const std::string dom = browse({"--dump-dom"}, "file://" + page.string() + query);
     const std::string open = "<pre id=\"memory\">";
     const std::size_t at = dom.find(open);
     if (at == std::string::npos) {
@@ -140,6 +140,20 @@ TEST_F(CliAnimate, TheBrowserShowsTheEmulatorsResult) {
   // The paper's R_2(3, 2, 6) (sources 0..2, destinations 3..8), and on shared nodes.
   expect_page_shows_the_result({"redistribute", "--P", "3", "--K", "2", "--Q", "6", "--x", "2"});
   expect_page_shows_the_result({"redistribute", "--P", "6", "--K", "3", "--Q", "4", "--x", "1", "--overlap"});
+}
+
+// The keys a teacher presses: Right, Right, Left is step 1; End the last step;
+// End, Home, Right, Left the first.
+TEST_F(CliAnimate, ArrowKeysStepThroughTheRun) {
+  if (chromium().empty()) GTEST_SKIP() << "chromium is not installed (scripts/install-deps.sh installs it)";
+  const fs::path page = path("page.html");
+  ok({"animate", "aapc", "--dims", "3", "--algorithm", "4", "--output", page.string()});
+  const json trace = ok_json({"aapc", "--dims", "3", "--algorithm", "4", "--trace"})["trace"];
+  ASSERT_EQ(trace.size(), 7u);
+  EXPECT_EQ(final_memory(page, "?keys=ArrowRight,ArrowRight,ArrowLeft"), trace[1]["state"]);
+  EXPECT_EQ(final_memory(page, "?keys=End"), trace[6]["state"]);
+  EXPECT_EQ(final_memory(page, "?keys=End,Home,ArrowRight,ArrowLeft"), trace[0]["state"]);
+  EXPECT_EQ(final_memory(page, "?step=4&keys=ArrowLeft"), trace[3]["state"]);
 }
 
 TEST_F(CliAnimate, AMiddleStepIsNotBlank) {

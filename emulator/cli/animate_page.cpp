@@ -281,18 +281,21 @@ document.getElementById("back").onclick = () => { setPlaying(false); go(current 
 document.getElementById("fwd").onclick = () => { setPlaying(false); go(current + 1, true); };
 document.getElementById("play").onclick = () => setPlaying(!playing);
 slider.oninput = () => { setPlaying(false); go(Number(slider.value), false); };
-document.addEventListener("keydown", ev => {
+function onKey(ev) {
   if (ev.key === "ArrowRight") { setPlaying(false); go(current + 1, true); }
   else if (ev.key === "ArrowLeft") { setPlaying(false); go(current - 1, false); }
   else if (ev.key === " ") { ev.preventDefault(); setPlaying(!playing); }
   else if (ev.key === "Home") { setPlaying(false); go(0, false); }
   else if (ev.key === "End") { setPlaying(false); go(steps.length - 1, false); }
-  else return;
-});
+}
+document.addEventListener("keydown", onKey);
 
-// ?step=end or ?step=k shows that step at once (the tests use it).
-const asked = new URLSearchParams(location.search).get("step");
+// ?step=end or ?step=k shows that step at once; ?keys=ArrowRight,ArrowLeft,...
+// then presses those keys (the tests use both).
+const params = new URLSearchParams(location.search), asked = params.get("step");
 go(asked === "end" ? steps.length - 1 : asked !== null && /^\d+$/.test(asked) ? Number(asked) : 0, false);
+for (const k of (params.get("keys") || "").split(",").filter(k => k))
+  document.dispatchEvent(new KeyboardEvent("keydown", { key: k === "Space" ? " " : k }));
 </script>
 </body>
 </html>
