@@ -115,6 +115,13 @@ TEST_F(CliAnimate, WritesOneSelfContainedPage) {
     EXPECT_TRUE(contains(html, step)) << step;
 }
 
+TEST_F(CliAnimate, HelpShowsTheCommandsFlags) {
+  const std::string out = ok({"animate", "aapc", "--help"});
+  EXPECT_TRUE(contains(out, "--output naming the page"));
+  EXPECT_TRUE(contains(out, "--algorithm"));
+  EXPECT_TRUE(contains(ok({"animate", "--help"}), "redistribute"));
+}
+
 TEST_F(CliAnimate, BadInputIsAClearError) {
   expect_error({"animate", "aapc", "--dims", "6", "--output", path("big.html").string()},
                {"at most d = 5", "--trace", "hcube schedule --json"});

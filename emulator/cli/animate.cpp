@@ -81,8 +81,11 @@ void run_animate(std::vector<std::string> args) {
   if (std::find(kAnimated.begin(), kAnimated.end(), command) == kAnimated.end())
     throw Error(fmt::format("hcube animate {}: allowed commands {}", command, fmt::join(kAnimated, ", ")));
   const std::string page = take_output(args);
-  if (page.empty()) throw Error("hcube animate writes a page: give --output page.html");
-  if (page.size() < 5 || page.substr(page.size() - 5) != ".html")
+  const bool asks_help = std::find_if(args.begin(), args.end(), [](const std::string& a) {
+                           return a == "--help" || a == "-h";
+                         }) != args.end();
+  if (page.empty() && !asks_help) throw Error("hcube animate writes a page: give --output page.html");
+  if (!asks_help && (page.size() < 5 || page.substr(page.size() - 5) != ".html"))
     throw Error(fmt::format("--output {}: the page must end in .html", page));
 
   CLI::App inner{"hcube"};
@@ -93,14 +96,13 @@ void run_animate(std::vector<std::string> args) {
   argv.push_back("--json");
   std::reverse(argv.begin(), argv.end());  // CLI11 takes a vector of arguments in reverse order
   nlohmann::json run;
+  bool help = false;
   {
     CaptureStdout capture;
     try {
       inner.parse(argv);
     } catch (const CLI::CallForHelp&) {
-      std::cout.flush();
-      throw Error(fmt::format("see `hcube {} --help` for the flags; hcube animate takes them all, "
-                              "--output naming the page", command));
+      help = true;
     } catch (const CLI::ParseError& e) {
       throw Error(fmt::format("hcube animate {}: {}", command, e.what()));
     } catch (const Error& e) {
@@ -111,7 +113,14 @@ void run_animate(std::vector<std::string> args) {
                                 kMaxAnimatedDims, 1u << kMaxAnimatedDims, what));
       throw;
     }
-    run = nlohmann::json::parse(capture.text());
+    if (!help) run = nlohmann::json::parse(capture.text());
+  }
+  if (help) {
+    std::cout << fmt::format("hcube animate {} takes every flag of hcube {}, with --output naming the page "
+                             "(.html):\n\n",
+                             command, command)
+              << inner.get_subcommand(command)->help();
+    return;
   }
   // redistribute records its states apart from its message trace, and only for
   // machines of at most kMaxTraceWords words.
