@@ -1,6 +1,7 @@
 #include "hcube/host/xor_cosets.hpp"
 
 #include <algorithm>
+#include <vector>
 
 #include "hcube/host/bits.hpp"
 
@@ -23,19 +24,20 @@ XorCosets plan_xor_cosets(const AffineTables& map, const Layout& layout) {
   p.constant = map.constant;
   p.chunk_bits = std::min(layout.t, kMaxCosetChunkBits);
   // Reduced echelon form of the chunk's offsets, pivots ascending.
-  std::uint64_t rows[kMaxCosetChunkBits] = {};
-  unsigned count = 0;
+  // (A vector: GCC 12's -Warray-bounds misreads std::sort over a 5-entry array.)
+  std::vector<std::uint64_t> rows;
   for (unsigned b = 0; b < p.chunk_bits; ++b) {
     std::uint64_t v = column(map.node, b);
-    for (unsigned r = 0; r < count; ++r)
-      if (v & (rows[r] & ~(rows[r] - 1))) v ^= rows[r];  // lowest set bit of rows[r] is its pivot
+    for (const std::uint64_t r : rows)
+      if (v & (r & ~(r - 1))) v ^= r;  // the lowest set bit of r is its pivot
     if (v == 0) continue;
     const std::uint64_t pivot_bit = v & ~(v - 1);
-    for (unsigned r = 0; r < count; ++r)
-      if (rows[r] & pivot_bit) rows[r] ^= v;
-    rows[count++] = v;
+    for (std::uint64_t& r : rows)
+      if (r & pivot_bit) r ^= v;
+    rows.push_back(v);
   }
-  std::sort(rows, rows + count, [](std::uint64_t a, std::uint64_t b) { return (a & ~(a - 1)) < (b & ~(b - 1)); });
+  std::sort(rows.begin(), rows.end(), [](std::uint64_t a, std::uint64_t b) { return (a & ~(a - 1)) < (b & ~(b - 1)); });
+  const auto count = static_cast<unsigned>(rows.size());
   p.dims = count;
   for (unsigned r = 0; r < count; ++r) {
     p.basis[r] = rows[r];
