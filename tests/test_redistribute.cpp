@@ -77,10 +77,12 @@ TEST_P(RedistributeRun, BlockPermutationsMoveTheRegionOnly) {
   std::vector<std::uint64_t> from(8 * 3);
   for (std::uint64_t j = 0; j < 8; ++j)
     for (std::uint64_t f = 0; f < 3; ++f) from[j * 3 + f] = (f + j) % 3;
-  EXPECT_THROW(mach->permute_local(from, 5, 4), Error);  // 5 + 12 > 16
-  EXPECT_THROW(mach->permute_local(from, 2, 0), Error);
+  EXPECT_THROW(mach->permute_local(from, {0, 0, 5, 4}), Error);  // 5 + 12 > 16
+  EXPECT_THROW(mach->permute_local(from, {0, 0, 2, 0}), Error);
+  EXPECT_THROW(mach->permute_local(from, {4, 6, 2, 4}), Error);  // nodes 4..9 of 8
+  EXPECT_THROW(mach->permute_local(from, {0, 5, 2, 4}), Error);  // 24 entries are not a multiple of 5 nodes
   const std::uint64_t launches = mach->counters().kernel_launches;
-  mach->permute_local(from, 2, 4);
+  mach->permute_local(from, {0, 0, 2, 4});
   const std::vector<unsigned char> after = mach->read();
   for (std::uint64_t j = 0; j < 8; ++j)
     for (std::uint64_t i = 0; i < 16; ++i) {
@@ -89,6 +91,16 @@ TEST_P(RedistributeRun, BlockPermutationsMoveTheRegionOnly) {
       EXPECT_EQ(after[(j * 16 + i) * 4], before[(j * 16 + src) * 4]) << "node " << j << " word " << i;
     }
   EXPECT_EQ(mach->counters().kernel_launches - launches, 2u);
+  // Nodes 3..5 only: node 3 + k reverses its blocks, the other nodes keep theirs.
+  const std::vector<unsigned char> mid = mach->read();
+  mach->permute_local({2, 1, 0, 2, 1, 0, 2, 1, 0}, {3, 3, 2, 4});
+  const std::vector<unsigned char> last = mach->read();
+  for (std::uint64_t j = 0; j < 8; ++j)
+    for (std::uint64_t i = 0; i < 16; ++i) {
+      std::uint64_t src = i;
+      if (j >= 3 && j < 6 && i >= 2 && i < 14) src = 2 + (2 - (i - 2) / 4) * 4 + (i - 2) % 4;
+      EXPECT_EQ(last[(j * 16 + i) * 4], mid[(j * 16 + src) * 4]) << "node " << j << " word " << i;
+    }
 }
 
 HCUBE_ON_EVERY_BACKEND(RedistributeRun);

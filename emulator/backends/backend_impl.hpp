@@ -152,16 +152,14 @@ class BackendImpl final : public Backend {
   }
 
   void gather_local(const Buffer& src, Buffer& dst, const Layout& layout, std::size_t wb,
-                    const std::vector<std::uint64_t>& from, std::uint64_t lo, std::uint64_t block_words,
-                    std::uint64_t blocks) override {
+                    const std::vector<std::uint64_t>& from, const kernels::BlockRegion& region) override {
     const auto* table =
         from.empty() ? nullptr
                      : static_cast<const std::uint64_t*>(policy_.stage(0, from.data(), from.size() * sizeof(std::uint64_t)));
     kernels::dispatch_word(wb, [&](auto w) {
       using W = decltype(w);
-      const kernels::LocalGatherBody<W> body{static_cast<const W*>(src.data()), static_cast<W*>(dst.data()), layout,
-                                             table, lo, block_words, blocks};
-      policy_.launch(body.count(), body);
+      policy_.launch(region.words(), kernels::LocalGatherBody<W>{static_cast<const W*>(src.data()),
+                                                                 static_cast<W*>(dst.data()), layout, table, region});
     });
   }
 

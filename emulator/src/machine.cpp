@@ -262,35 +262,41 @@ void Machine::permute_address_bits(const std::vector<unsigned>& to) {
   counters_.bytes_written += bytes();
 }
 
-void Machine::permute_local(const std::vector<std::uint64_t>& from, std::uint64_t lo, std::uint64_t block_words) {
+void Machine::permute_local(const std::vector<std::uint64_t>& from, const LocalRegion& region) {
   const Geometry& geo = geometry();
-  const std::uint64_t K = geo.words_per_node();
-  if (from.empty() || from.size() % geo.nodes() != 0)
-    throw Error(fmt::format("local permutation table holds {} entries: expected a positive multiple of 2^n = {}",
-                            from.size(), geo.nodes()));
-  const std::uint64_t blocks = from.size() / geo.nodes();
+  const std::uint64_t K = geo.words_per_node(), lo = region.lo, block_words = region.block_words;
+  if (region.first_node >= geo.nodes() || region.nodes > geo.nodes() - region.first_node)
+    throw Error(fmt::format("local permutation of nodes {} + {}: {}", region.first_node, region.nodes,
+                            allowed_indices(geo.nodes(), "nodes")));
+  const std::uint64_t nodes = region.nodes == 0 ? geo.nodes() - region.first_node : region.nodes;
+  if (from.empty() || from.size() % nodes != 0)
+    throw Error(fmt::format("local permutation table holds {} entries: expected a positive multiple of the {} nodes",
+                            from.size(), nodes));
+  const std::uint64_t blocks = from.size() / nodes;
   if (block_words == 0 || lo > K || blocks > (K - lo) / block_words)
     throw Error(fmt::format("local permutation of {} blocks of {} words from address {}: the region must fit in K = {}",
                             blocks, block_words, lo, K));
   std::vector<std::uint64_t> seen(blocks, ~std::uint64_t{0});  // the node that last took each block
-  for (std::uint64_t j = 0; j < geo.nodes(); ++j)
+  for (std::uint64_t k = 0; k < nodes; ++k)
     for (std::uint64_t f = 0; f < blocks; ++f) {
-      const std::uint64_t b = from[j * blocks + f];
+      const std::uint64_t b = from[k * blocks + f];
       if (b >= blocks)
-        throw Error(fmt::format("local permutation: node {} block {} takes block {}: {}", j, f, b,
+        throw Error(fmt::format("local permutation: node {} block {} takes block {}: {}", region.first_node + k, f, b,
                                 allowed_indices(blocks, "blocks")));
-      if (seen[b] == j)
-        throw Error(fmt::format("local permutation is not a bijection: node {} takes block {} twice", j, b));
-      seen[b] = j;
+      if (seen[b] == k)
+        throw Error(fmt::format("local permutation is not a bijection: node {} takes block {} twice",
+                                region.first_node + k, b));
+      seen[b] = k;
     }
   if (!scratch_) scratch_ = backend_->allocate(bytes());
+  const kernels::BlockRegion r{region.first_node, nodes, lo, block_words, blocks};
   const auto start = Clock::now();
-  backend_->gather_local(storage_, scratch_, layout_, word_bytes(), from, lo, block_words, blocks);
-  backend_->gather_local(scratch_, storage_, layout_, word_bytes(), {}, lo, block_words, blocks);
+  backend_->gather_local(storage_, scratch_, layout_, word_bytes(), from, r);
+  backend_->gather_local(scratch_, storage_, layout_, word_bytes(), {}, r);
   backend_->synchronize();
   account_launch("local", seconds_since(start));
   ++counters_.kernel_launches;  // the copy back
-  const std::uint64_t moved = 2 * geo.nodes() * blocks * block_words * word_bytes();
+  const std::uint64_t moved = 2 * r.words() * word_bytes();
   counters_.bytes_read += moved;
   counters_.bytes_written += moved;
 }

@@ -94,14 +94,12 @@ RedistributionReport run_redistribution(Machine& mach, const RedistributionPlace
   const std::uint64_t S = pl.source_words, x = r.x;
 
   // Send order: each source's messages step by step; the router step's messages.
-  // Pack and unpack permute blocks of x words: the source region's SB blocks,
-  // the destination region's DB slots; every other node keeps its order.
+  // Pack and unpack permute blocks of x words: the source region's SB blocks on
+  // the P sources, the destination region's DB slots on the Q destinations.
   const std::uint64_t SB = S / x, DB = pl.dest_words / x;
-  std::vector<std::uint64_t> pack(geo.nodes() * SB), unpack(geo.nodes() * DB);
-  for (std::uint64_t j = 0; j < geo.nodes(); ++j) {
+  std::vector<std::uint64_t> pack(r.P * SB), unpack(r.Q * DB);
+  for (std::uint64_t j = 0; j < r.P; ++j)
     for (std::uint64_t f = 0; f < SB; ++f) pack[j * SB + f] = f;
-    for (std::uint64_t f = 0; f < DB; ++f) unpack[j * DB + f] = f;
-  }
   std::vector<std::uint64_t> sent(r.P, 0), received(r.Q, 0);  // blocks so far
   std::vector<std::uint64_t> slot_from(r.Q * DB, ~std::uint64_t{0});  // receive position per slot
   std::vector<RouterStep> steps(s.steps.size());
@@ -114,18 +112,17 @@ RedistributionReport run_redistribution(Machine& mach, const RedistributionPlace
       longest = std::max(longest, len);
       for (const std::uint64_t b : msg.blocks) {
         // A source sends all its blocks, so positions past its count keep their own.
-        pack[src * SB + sent[msg.src]++] = source_place(r, b).local_block;
+        pack[msg.src * SB + sent[msg.src]++] = source_place(r, b).local_block;
         slot_from[msg.dst * DB + destination_place(r, b).local_block] = received[msg.dst]++;
       }
     }
   // Unpack: slot f takes the block received at slot_from; slots no block fills
   // (a partial superblock's holes) take the receive positions nothing reached.
   for (std::uint64_t q = 0; q < r.Q; ++q) {
-    const std::uint64_t node = pl.destination_node(q);
     std::uint64_t spare = received[q];
     for (std::uint64_t f = 0; f < DB; ++f) {
       const std::uint64_t from = slot_from[q * DB + f];
-      unpack[node * DB + f] = from == ~std::uint64_t{0} ? spare++ : from;
+      unpack[q * DB + f] = from == ~std::uint64_t{0} ? spare++ : from;
     }
   }
   const RouterLimits limits{longest, ContentionPolicy::reject};
@@ -134,13 +131,13 @@ RedistributionReport run_redistribution(Machine& mach, const RedistributionPlace
   const auto done = [&](const std::string& name) {
     if (after_step) after_step(name);
   };
-  mach.permute_local(pack, 0, x);
+  mach.permute_local(pack, Machine::LocalRegion{pl.source_node(0), r.P, 0, x});
   done("pack");
   for (std::size_t t = 0; t < steps.size(); ++t) {
     mach.route(steps[t], limits);
     done(fmt::format("communication step {}", t));
   }
-  mach.permute_local(unpack, S, x);
+  mach.permute_local(unpack, Machine::LocalRegion{pl.destination_node(0), r.Q, S, x});
   done("unpack");
   rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   rep.launches = mach.counters().kernel_launches - before;

@@ -15,6 +15,7 @@
 #include "hcube/host/cycle.hpp"
 #include "hcube/host/layout.hpp"
 #include "hcube/host/router_step.hpp"
+#include "hcube/kernels/local_gather.hpp"
 
 namespace hcube {
 
@@ -74,12 +75,11 @@ class Backend {
                               std::uint64_t lo, std::uint64_t hi) = 0;
   virtual void align_copy(const Buffer& src, Buffer& dst, const Layout& layout, std::size_t word_bytes,
                           const AffineTables& map) = 0;
-  // On every node j, block f of the region [lo, lo + blocks * block_words) of dst
-  // = block from[j * blocks + f] of src's region (kernels/local_gather.hpp); an
-  // empty `from` copies the region. dst's other words are untouched. One launch.
+  // On the region's nodes, block f of dst's region = block from[(j - first_node)
+  // * blocks + f] of src's (kernels/local_gather.hpp); an empty `from` copies
+  // the region. dst's other words are untouched. One launch.
   virtual void gather_local(const Buffer& src, Buffer& dst, const Layout& layout, std::size_t word_bytes,
-                            const std::vector<std::uint64_t>& from, std::uint64_t lo, std::uint64_t block_words,
-                            std::uint64_t blocks) = 0;
+                            const std::vector<std::uint64_t>& from, const kernels::BlockRegion& region) = 0;
   // dst[pi(s)] = src[s] for a permutation pi of the storage index bits, tile by
   // tile as `plan` says: the fused permutation. One launch.
   virtual void permute_bits(const Buffer& src, Buffer& dst, std::size_t word_bytes,

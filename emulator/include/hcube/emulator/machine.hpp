@@ -83,14 +83,21 @@ class Machine {
   // permutation of 0 .. n+m-1.
   void permute_address_bits(const std::vector<unsigned>& to);
   // A local permutation of blocks by table, each node its own (no affine form
-  // needed): on node j the region of B = from.size() / 2^n blocks of
-  // `block_words` words from local address `lo` takes as block f the block
-  // that was block from[j B + f]; words outside the region stay. With the
-  // defaults, word (j, i) takes the word at (j, from[j K + i]). Throws, before
-  // anything moves, unless the region fits and every node's entries are a
-  // permutation of 0..B-1. Two launches over the region (gather into scratch,
-  // copy back), counted in phase "local".
-  void permute_local(const std::vector<std::uint64_t>& from, std::uint64_t lo = 0, std::uint64_t block_words = 1);
+  // needed): on the region's nodes, the B = from.size() / nodes blocks of
+  // `block_words` words from local address `lo` take as block f the block that
+  // was block from[(j - first_node) B + f]; every other word stays. With the
+  // defaults (every node, words one by one from 0), word (j, i) takes the word
+  // at (j, from[j K + i]). Throws, before anything moves, unless the region
+  // fits and every node's entries are a permutation of 0..B-1. Two launches
+  // over the region (gather into scratch, copy back), counted in phase "local".
+  struct LocalRegion {
+    std::uint64_t first_node = 0;
+    std::uint64_t nodes = 0;  // 0: to the last node
+    std::uint64_t lo = 0;
+    std::uint64_t block_words = 1;
+  };
+  void permute_local(const std::vector<std::uint64_t>& from, const LocalRegion& region);
+  void permute_local(const std::vector<std::uint64_t>& from) { permute_local(from, LocalRegion{}); }
   // Primitive 3: checks the step, then one launch; returns its counts.
   RouterStepReport route(const RouterStep& step, const RouterLimits& limits);
   // The FFT's local compute step (kernels/fft.hpp): one radix-2 DIF butterfly
