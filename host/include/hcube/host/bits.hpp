@@ -21,6 +21,11 @@ HCUBE_HD constexpr std::uint64_t insert_zero_bit(std::uint64_t p, unsigned k) {
   return ((p >> k) << (k + 1)) | (p & low_mask(k));
 }
 
+// The inverse of insert_zero_bit: x with bit k taken out, the bits above it moved down.
+HCUBE_HD constexpr std::uint64_t remove_bit(std::uint64_t x, unsigned k) {
+  return ((x >> (k + 1)) << k) | (x & low_mask(k));
+}
+
 // The width low bits of x in reverse order.
 HCUBE_HD constexpr std::uint64_t reverse_bits(std::uint64_t x, unsigned width) {
   std::uint64_t r = 0;

@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "hcube/host/affine_map.hpp"
+#include "hcube/host/bits.hpp"
 #include "hcube/host/hd.hpp"
 #include "hcube/host/layout.hpp"
 
@@ -32,13 +33,13 @@ struct XorCosets {
   // The coset representative: x with its pivot bits cleared by the basis.
   HCUBE_HD std::uint64_t reduce(std::uint64_t x) const {
     for (unsigned b = 0; b < dims; ++b)
-      if ((x >> pivot[b]) & 1u) x ^= basis[b];
+      if (test_bit(x, pivot[b])) x ^= basis[b];
     return x;
   }
   // The coordinates of x (an element of S) and the element with coordinates s.
   HCUBE_HD unsigned coordinates(std::uint64_t x) const {
     unsigned s = 0;
-    for (unsigned b = 0; b < dims; ++b) s |= static_cast<unsigned>((x >> pivot[b]) & 1u) << b;
+    for (unsigned b = 0; b < dims; ++b) s |= static_cast<unsigned>(test_bit(x, pivot[b])) << b;
     return s;
   }
   HCUBE_HD std::uint64_t element(unsigned s) const {
@@ -49,13 +50,13 @@ struct XorCosets {
   }
   // The inverse of representative: x's pivot bits dropped.
   HCUBE_HD std::uint64_t compress(std::uint64_t x) const {
-    for (unsigned b = dims; b-- > 0;) x = ((x >> (pivot[b] + 1)) << pivot[b]) | (x & ((std::uint64_t{1} << pivot[b]) - 1));
+    for (unsigned b = dims; b-- > 0;) x = remove_bit(x, pivot[b]);
     return x;
   }
   // The q-th coset representative: q's bits spread over the non-pivot positions.
   // pivot[] ascends, so inserting a zero at each pivot in turn keeps the lower ones.
   HCUBE_HD std::uint64_t representative(std::uint64_t q) const {
-    for (unsigned b = 0; b < dims; ++b) q = ((q >> pivot[b]) << (pivot[b] + 1)) | (q & ((std::uint64_t{1} << pivot[b]) - 1));
+    for (unsigned b = 0; b < dims; ++b) q = insert_zero_bit(q, pivot[b]);
     return q;
   }
 };
