@@ -92,21 +92,19 @@ void run_redistribute(const RedistributeFlags& f) {
   // reads then fall inside rep.seconds).
   nlohmann::json states = nlohmann::json::array();
   const bool record = f.io.trace && f.io.json && mach.geometry().total_words() <= kMaxTraceWords;
-  const auto snapshot = [&](const std::string& name) {
+  const auto snapshot = [&](const std::string& name, const RedistStep* step) {
     nlohmann::json entry = {{"step", name}, {"state", state_json(mach.geometry(), type, mach.read())}};
-    const std::string prefix = "communication step ";
-    if (name.rfind(prefix, 0) == 0) {
+    if (step != nullptr) {
       nlohmann::json msgs = nlohmann::json::array();
-      for (const RedistMessage& m : sch.steps[std::stoul(name.substr(prefix.size()))])
+      for (const RedistMessage& m : *step)
         msgs.push_back({{"src_node", pl.source_node(m.src)}, {"dst_node", pl.destination_node(m.dst)},
                         {"elements", m.blocks.size() * r.x}});
       entry["messages"] = std::move(msgs);
     }
     states.push_back(std::move(entry));
   };
-  if (record) snapshot("initial");
-  const RedistributionReport rep =
-      run_redistribution(mach, pl, sch, record ? std::function<void(const std::string&)>(snapshot) : nullptr);
+  if (record) snapshot("initial", nullptr);
+  const RedistributionReport rep = run_redistribution(mach, pl, sch, record ? RedistStepDone(snapshot) : nullptr);
   const std::vector<unsigned char> rows = destination_rows(pl, mach.read(), wb);
   const std::vector<unsigned char> expected = expected_destinations(pl, data.data(), wb);
   const std::uint64_t D = pl.dest_words;

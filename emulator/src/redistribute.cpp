@@ -83,7 +83,7 @@ std::vector<unsigned char> destination_rows(const RedistributionPlacement& pl, c
 }
 
 RedistributionReport run_redistribution(Machine& mach, const RedistributionPlacement& pl, const RedistSchedule& s,
-                                        const std::function<void(const std::string&)>& after_step) {
+                                        const RedistStepDone& after_step) {
   const Redistribution& r = pl.r;
   const Geometry& geo = mach.geometry();
   if (geo.n != pl.n || geo.m != pl.m)
@@ -128,17 +128,17 @@ RedistributionReport run_redistribution(Machine& mach, const RedistributionPlace
   const RouterLimits limits{longest, ContentionPolicy::reject};
   const std::uint64_t before = mach.counters().kernel_launches;
   const auto start = std::chrono::steady_clock::now();
-  const auto done = [&](const std::string& name) {
-    if (after_step) after_step(name);
+  const auto done = [&](const std::string& name, const RedistStep* step) {
+    if (after_step) after_step(name, step);
   };
   mach.permute_local(pack, Machine::LocalRegion{pl.source_node(0), r.P, 0, x});
-  done("pack");
+  done("pack", nullptr);
   for (std::size_t t = 0; t < steps.size(); ++t) {
     mach.route(steps[t], limits);
-    done(fmt::format("communication step {}", t));
+    done(fmt::format("communication step {}", t), &s.steps[t]);
   }
   mach.permute_local(unpack, Machine::LocalRegion{pl.destination_node(0), r.Q, S, x});
-  done("unpack");
+  done("unpack", nullptr);
   rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   rep.launches = mach.counters().kernel_launches - before;
   return rep;

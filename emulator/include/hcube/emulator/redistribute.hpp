@@ -56,10 +56,11 @@ struct RedistributionReport {
 // Runs schedule `s` (checked first) on `mach`, whose geometry is pl's and
 // whose source regions hold the data (source_image). Throws hcube::Error for
 // a schedule that breaks a rule, before anything moves.
-// `after_step(name)` is called after the pack ("pack"), each router step
-// ("communication step t") and the unpack ("unpack"): a trace can read the
-// machine there.
+// `after_step(name, step)` is called after the pack ("pack", null), each router
+// step ("communication step t", the schedule's step t) and the unpack
+// ("unpack", null): a trace can read the machine there.
+using RedistStepDone = std::function<void(const std::string& name, const RedistStep* step)>;
 RedistributionReport run_redistribution(Machine& mach, const RedistributionPlacement& pl, const RedistSchedule& s,
-                                        const std::function<void(const std::string&)>& after_step = {});
+                                        const RedistStepDone& after_step = {});
 
 }  // namespace hcube
