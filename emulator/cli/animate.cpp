@@ -6,23 +6,29 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 #include <string>
 #include <vector>
 
-#include <unistd.h>
 
 #include "animate_page.hpp"
 #include "commands.hpp"
 #include "hcube/host/error.hpp"
+#include "hcube/host/text_file.hpp"
 
 namespace hcube::cli {
 namespace {
 
 // The largest cube the page draws: 2^5 = 32 nodes (four cubes of eight).
 constexpr unsigned kMaxAnimatedDims = 5;
+
+// A run too large to draw, and what to use instead.
+Error too_large(const std::string& detail) {
+  return Error(fmt::format("hcube animate draws cubes of at most d = {} ({} nodes) and small memories: {}. Use "
+                           "--trace or the schedule as JSON (hcube schedule --json) instead",
+                           kMaxAnimatedDims, 1u << kMaxAnimatedDims, detail));
+}
 const std::vector<std::string> kAnimated = {"aapc", "multi-aapc", "permute", "redistribute"};
 
 // std::cout into a string while alive.
@@ -107,10 +113,7 @@ void run_animate(std::vector<std::string> args) {
       throw Error(fmt::format("hcube animate {}: {}", command, e.what()));
     } catch (const Error& e) {
       const std::string what = e.what();
-      if (what.find("--trace prints every word") != std::string::npos)
-        throw Error(fmt::format("hcube animate draws cubes of at most d = {} ({} nodes) and small memories: {}. "
-                                "For larger runs use --trace or the schedule as JSON (hcube schedule --json)",
-                                kMaxAnimatedDims, 1u << kMaxAnimatedDims, what));
+      if (what.find("--trace prints every word") != std::string::npos) throw too_large(what);
       throw;
     }
     if (!help) run = nlohmann::json::parse(capture.text());
@@ -125,19 +128,15 @@ void run_animate(std::vector<std::string> args) {
   // redistribute records its states apart from its message trace, and only for
   // machines of at most kMaxTraceWords words.
   if (command == "redistribute" && !run.contains("states"))
-    throw Error(fmt::format("hcube animate draws cubes of at most d = {} ({} nodes) and small memories: this "
-                            "redistribution needs 2^{} nodes of 2^{} words. Use --trace or --json instead",
-                            kMaxAnimatedDims, 1u << kMaxAnimatedDims, run["n"].get<unsigned>(), run["m"].get<unsigned>()));
+    throw too_large(fmt::format("this redistribution needs 2^{} nodes of 2^{} words", run["n"].get<unsigned>(),
+                                run["m"].get<unsigned>()));
   const nlohmann::json& trace = command == "redistribute" ? run.at("states") : run.at("trace");
   const std::size_t nodes = trace.at(0).at("state").size();
-  if (nodes > (std::size_t{1} << kMaxAnimatedDims))
-    throw Error(fmt::format("hcube animate draws cubes of at most d = {} ({} nodes): this run has {} nodes. "
-                            "Use --trace or the schedule as JSON (hcube schedule --json) instead",
-                            kMaxAnimatedDims, 1u << kMaxAnimatedDims, nodes));
+  if (nodes > (std::size_t{1} << kMaxAnimatedDims)) throw too_large(fmt::format("this run has {} nodes", nodes));
   std::size_t cycles = 0;
   for (const auto& step : trace) cycles += step.contains("exchanges") ? 1 : 0;
   const std::size_t d = command == "aapc" && run.contains("d") ? run["d"].get<std::size_t>() : 0;
-  nlohmann::json data = {{"command", command}, {"steps", nlohmann::json::array()}};
+  nlohmann::json data = {{"steps", nlohmann::json::array()}};
   for (const auto& step : trace) {
     nlohmann::json s = {{"label", label(step, cycles, d)}, {"state", step["state"]}};
     if (step.contains("exchanges")) s["exchanges"] = step["exchanges"];
@@ -174,16 +173,7 @@ void run_animate(std::vector<std::string> args) {
       run.contains("algorithm") ? ", algorithm " + run["algorithm"].get<std::string>() : std::string(),
       run.contains("formula") ? ", " + run["formula"].get<std::string>() : std::string(),
       run.value("verified", false) ? "yes" : "no");
-  const std::string tmp = page + ".tmp-" + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    out << animation_page(data);
-    if (!out) throw Error(fmt::format("cannot write {}", page));
-  }
-  if (std::rename(tmp.c_str(), page.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw Error(fmt::format("cannot write {}", page));
-  }
+  write_text_atomically(page, animation_page(data), page);
   std::cout << fmt::format("wrote {}: {} steps ({} routing cycles) of hcube {} on {} nodes; open it in a browser "
                            "(Space plays, arrows step)\n",
                            page, trace.size(), cycles, command, nodes);

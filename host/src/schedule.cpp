@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "hcube/host/error.hpp"
+#include "hcube/host/text_file.hpp"
 
 namespace hcube {
 
@@ -361,17 +362,7 @@ Schedule load_schedule(const std::string& path) {
 }
 
 void save_schedule(const std::string& path, const Schedule& s) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp);
-    if (!out) throw Error(fmt::format("cannot write schedule file {}", path));
-    out << to_json(s).dump() << "\n";
-    if (!out) throw Error(fmt::format("writing schedule file {} failed", path));
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw Error(fmt::format("cannot write schedule file {}", path));
-  }
+  write_text_atomically(path, to_json(s).dump() + "\n", "schedule file " + path);
 }
 
 }  // namespace hcube
