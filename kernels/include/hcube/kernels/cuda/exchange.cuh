@@ -2,9 +2,11 @@
 // node pairs of one exchange in 16-byte vectors, the V low nodes' words of one
 // tile row against the V partners' of another, or, for a direct exchange across
 // a dimension below log2 V, the 2V nodes of its row with the lanes swapped in
-// registers. Otherwise (node-dependent offsets, tiles narrower than 2V nodes)
-// it runs the V pairs through the per-word body. Four-byte accesses leave an H100's memory system
-// short of requests in flight (one cycle: 0.01 -> 0.67 of the copy kernel).
+// registers. An exchange with node-dependent offsets, or across such a
+// dimension between two addresses, runs its V pairs through the per-word body;
+// cubes or tiles narrower than 2V nodes run one pair a thread. Four-byte
+// accesses leave an H100's memory system short of requests in flight (one
+// cycle: 0.01 -> 0.67 of the copy kernel, 0.75 with the lane swaps).
 #pragma once
 
 #include <cstdint>
@@ -23,17 +25,21 @@ __device__ inline void swap_lanes(Word* a) {
     if (!((v >> D) & 1u)) swap_words(a[v], a[v | (1u << D)]);
 }
 
+// log2 of the node pairs a 16-byte vector holds: 2 (u32), 1 (u64), 0 (16-byte words).
+template <class Word>
+inline constexpr unsigned kVectorPairBits = sizeof(Word) == 4 ? 2 : sizeof(Word) == 8 ? 1 : 0;
+
+// Launched with n and t above kVectorPairBits (launch_exchanges).
 template <class Word>
 __global__ void exchange_vectors(ExchangeBody<Word> body, std::uint64_t groups) {
-  constexpr unsigned V = 16 / sizeof(Word);
-  constexpr unsigned vbits = V == 4 ? 2 : 1;
+  constexpr unsigned vbits = kVectorPairBits<Word>, V = 1u << vbits;
   const Layout& L = body.layout;
   const unsigned pair_bits = L.geo.n - 1, group_bits = pair_bits - vbits;
   const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
   for (std::uint64_t u = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; u < groups; u += stride) {
     const std::uint64_t e = u >> group_bits, first = (u & low_mask(group_bits)) << vbits;
     const Exchange x = body.exchanges[e];
-    if (x.offset_map != 0 || L.t < vbits + 1) {
+    if (x.offset_map != 0) {
       for (unsigned v = 0; v < V; ++v) body((e << pair_bits) | (first + v));
       continue;
     }
@@ -66,22 +72,22 @@ __global__ void exchange_vectors(ExchangeBody<Word> body, std::uint64_t groups) 
   }
 }
 
-// `count` exchanges over every node pair.
+// `count` exchanges over every node pair: in vectors where the cube and its
+// tiles span 2V nodes, else one pair a thread.
 template <class Word>
 void launch_exchanges(const ExchangeBody<Word>& body, std::uint64_t count, cudaStream_t stream = nullptr) {
-  constexpr unsigned V = 16 / sizeof(Word);
-  if constexpr (V == 1) {
-    launch(body.count(count), body, stream);
-  } else {
-    if (body.layout.geo.n < 1 + (V == 4 ? 2 : 1) || body.layout.t < 1 + (V == 4 ? 2 : 1)) {
-      launch(body.count(count), body, stream);
+  constexpr unsigned vbits = kVectorPairBits<Word>;
+  if constexpr (vbits > 0) {
+    if (body.layout.geo.n > vbits && body.layout.t > vbits) {
+      const std::uint64_t groups = body.count(count) >> vbits;
+      const std::uint64_t blocks =
+          std::min<std::uint64_t>((groups + kThreadsPerBlock - 1) / kThreadsPerBlock, kMaxBlocks);
+      exchange_vectors<<<static_cast<unsigned>(blocks), kThreadsPerBlock, 0, stream>>>(body, groups);
+      check(cudaGetLastError(), "routing kernel launch");
       return;
     }
-    const std::uint64_t groups = body.count(count) / V;
-    const std::uint64_t blocks = std::min<std::uint64_t>((groups + kThreadsPerBlock - 1) / kThreadsPerBlock, kMaxBlocks);
-    exchange_vectors<<<static_cast<unsigned>(blocks), kThreadsPerBlock, 0, stream>>>(body, groups);
-    check(cudaGetLastError(), "routing kernel launch");
   }
+  launch(body.count(count), body, stream);
 }
 
 }  // namespace hcube::kernels::cuda
