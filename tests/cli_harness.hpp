@@ -42,6 +42,7 @@ struct Result {
   int code = -1;  // exit status, or -signal when killed
   std::string out, err;
   long peak_kib = 0;  // the child's peak resident memory (getrusage's ru_maxrss)
+  bool started = true;  // false: the program could not be started (err says why)
 };
 
 inline std::string read_text(const fs::path& path) {
@@ -126,6 +127,36 @@ inline json state_json(const Words& w, const Cube& c, bool complex) {
 
 inline constexpr const char* kTypes[] = {"uint32", "int32", "uint64", "float", "double", "complex64", "complex128"};
 
+// Runs a program (argv[0] a path) with stdout and stderr sent to the files
+// `out` and `err`; its exit status, both streams and its peak memory.
+inline Result run_program(std::vector<std::string> argv, const fs::path& out, const fs::path& err) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  std::vector<char*> pointers;
+  for (std::string& s : argv) pointers.push_back(s.data());
+  pointers.push_back(nullptr);
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, pointers[0], &actions, nullptr, pointers.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  Result r;
+  if (rc != 0) {
+    r.started = false;
+    r.err = "cannot start " + argv[0] + ": " + std::strerror(rc);
+    return r;
+  }
+  int status = 0;
+  struct rusage usage {};
+  while (::wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
+  }
+  r.peak_kib = usage.ru_maxrss;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+  r.out = read_text(out);
+  r.err = read_text(err);
+  return r;
+}
+
 // Every test gets its own temporary directory for inputs, outputs and the
 // captured streams.
 class Cli : public ::testing::Test {
@@ -145,32 +176,10 @@ class Cli : public ::testing::Test {
   // Runs hcube with stdout and stderr sent to files, so that neither stream
   // can fill a pipe and stall the child, and the two stay separate.
   Result run(const Args& args) const {
-    const fs::path out = path(".stdout"), err = path(".stderr");
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    std::vector<std::string> storage{HCUBE_BINARY};
-    storage.insert(storage.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (std::string& s : storage) argv.push_back(s.data());
-    argv.push_back(nullptr);
-    pid_t pid = 0;
-    const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    Result r;
-    if (rc != 0) {
-      ADD_FAILURE() << "cannot start " << HCUBE_BINARY << ": " << std::strerror(rc);
-      return r;
-    }
-    int status = 0;
-    struct rusage usage {};
-    while (::wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
-    }
-    r.peak_kib = usage.ru_maxrss;
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
-    r.out = read_text(out);
-    r.err = read_text(err);
+    Args argv{HCUBE_BINARY};
+    argv.insert(argv.end(), args.begin(), args.end());
+    const Result r = run_program(argv, path(".stdout"), path(".stderr"));
+    if (!r.started) ADD_FAILURE() << r.err;
     return r;
   }
 

@@ -35,34 +35,16 @@ class CliAnimate : public Cli {
   // Runs headless chromium on `url` with `extra` flags and a fresh profile;
   // returns its stdout. At most two minutes.
   std::string browse(const std::vector<std::string>& extra, const std::string& url, bool must_succeed = true) const {
-    const fs::path out = path(".chromium.out"), err = path(".chromium.err");
-    std::vector<std::string> storage{"/usr/bin/timeout", "120", chromium(), "--headless", "--no-sandbox",
-                                     "--disable-gpu", "--no-first-run", "--disable-background-networking",
-                                     "--disable-component-update", "--disable-sync", "--hide-scrollbars",
-                                     "--user-data-dir=" + path("profile-" + std::to_string(++profiles_)).string()};
-    storage.insert(storage.end(), extra.begin(), extra.end());
-    storage.push_back(url);
-    std::vector<char*> argv;
-    for (std::string& s : storage) argv.push_back(s.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    pid_t pid = 0;
-    const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    if (rc != 0) {
-      if (must_succeed) ADD_FAILURE() << "cannot start chromium: " << std::strerror(rc);
-      return "";
-    }
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    Args argv{"/usr/bin/timeout", "120", chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+              "--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars",
+              "--user-data-dir=" + path("profile-" + std::to_string(++profiles_)).string()};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    argv.push_back(url);
+    const Result r = run_program(argv, path(".chromium.out"), path(".chromium.err"));
     if (must_succeed) {
-      EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << read_text(err);
+      EXPECT_EQ(r.code, 0) << r.err;
     }
-    return read_text(out);
+    return r.out;
   }
 
   // The memory the page shows at its last step (or after `query`), as rows of numbers.
