@@ -105,6 +105,14 @@ TEST_F(CliAnimate, WritesOneSelfContainedPage) {
   EXPECT_TRUE(contains(html, "id=\"hcube-data\""));
   // No file or network fetched: no src, no stylesheet link, no import.
   for (const char* fetch : {"src=", "<link", "@import", "fetch("}) EXPECT_FALSE(contains(html, fetch)) << fetch;
+  // --json: what was written.
+  const json j = ok_json({"animate", "aapc", "--dims", "3", "--algorithm", "4", "--output", page.string()});
+  EXPECT_EQ(j["page"], page.string());
+  EXPECT_EQ(j["animated"], "aapc");
+  EXPECT_EQ(j["steps"], 7);
+  EXPECT_EQ(j["routing_cycles"], 4);
+  EXPECT_EQ(j["nodes"], 8);
+  EXPECT_EQ(j["verified"], true);
   // The run's states are in the page: Algorithm 4 at d = 3 has 4 cycles between two
   // alignments, a group of d = 3 exchange steps and a group of one (a single necklace).
   for (const char* step : {"pre-alignment", "routing cycle 2 of 4 (step 3 of group 1)",

@@ -86,6 +86,7 @@ void run_animate(std::vector<std::string> args) {
   const std::string command = args.front();
   if (std::find(kAnimated.begin(), kAnimated.end(), command) == kAnimated.end())
     throw Error(fmt::format("hcube animate {}: allowed commands {}", command, fmt::join(kAnimated, ", ")));
+  const bool json = std::find(args.begin(), args.end(), "--json") != args.end();
   const std::string page = take_output(args);
   const bool asks_help = std::find_if(args.begin(), args.end(), [](const std::string& a) {
                            return a == "--help" || a == "-h";
@@ -174,6 +175,14 @@ void run_animate(std::vector<std::string> args) {
       run.contains("formula") ? ", " + run["formula"].get<std::string>() : std::string(),
       run.value("verified", false) ? "yes" : "no");
   write_text_atomically(page, animation_page(data), page);
+  if (json) {
+    std::cout << nlohmann::json{{"command", "animate"}, {"animated", command},     {"page", page},
+                                {"steps", trace.size()}, {"routing_cycles", cycles}, {"nodes", nodes},
+                                {"verified", run.value("verified", false)}}
+                     .dump(2)
+              << "\n";
+    return;
+  }
   std::cout << fmt::format("wrote {}: {} steps ({} routing cycles) of hcube {} on {} nodes; open it in a browser "
                            "(Space plays, arrows step)\n",
                            page, trace.size(), cycles, command, nodes);
