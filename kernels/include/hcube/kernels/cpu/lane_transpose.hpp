@@ -37,16 +37,6 @@ struct LaneTranspose {
   bool stage = false;
 };
 
-// Whether this processor runs AVX2 (8 x 8 blocks of u32 in 32-byte registers).
-inline bool have_avx2() {
-#if defined(__x86_64__) || defined(__i386__)
-  static const bool yes = __builtin_cpu_supports("avx2");
-  return yes;
-#else
-  return false;
-#endif
-}
-
 // The L x L block transpose for L = 2^lane_bits, if the tables allow it.
 inline LaneTranspose plan_lanes(const TilingView& v, unsigned lane_bits, std::size_t word_bytes) {
   LaneTranspose p;
