@@ -192,9 +192,11 @@ TEST(BitPermutationTiling, BlockTransposesStreamedAndStaged) {
       EXPECT_EQ(lanes64.usable, q > 8) << "q = " << q;
       if (q > 8) {
         EXPECT_EQ(lanes32.lane_bits, kernels::cpu::have_avx2() ? 3u : 2u) << "8 x 8 blocks where AVX2 runs";
+        EXPECT_EQ(lanes64.lane_bits, kernels::cpu::have_avx2() ? 2u : 1u) << "4 x 4 blocks where AVX2 runs";
       }
       if (q == 23 && to == reversal) {
         EXPECT_TRUE(lanes32.stage);
+        EXPECT_TRUE(lanes64.stage);
       }
 #endif
       // 2^23 words: 32 MiB of u32, past the streaming threshold; 64 MiB of u64.

@@ -1,11 +1,12 @@
 // The store phase of the fused pass as SIMD block transposes. When the
-// destination's lowest L words (L = 16 bytes / word: 4 u32, 2 u64) come from
-// L different source runs and the source's lowest L words go to L different
-// destination runs (a transpose, a bit reversal: every permutation that moves
-// the low bits away), an L x L block of the tile is one 16-byte load from each
-// of L source rows, an in-register transpose, and one 16-byte store into each
-// of L destination runs: about one instruction a word instead of the scalar
-// gather's three (the in-register step of Carter and Gatlin's COBRA).
+// destination's lowest L words (L = vector bytes / word: 4 u32 or 2 u64 in 16
+// bytes, 8 u32 or 4 u64 in 32 with AVX2) come from L different source runs and
+// the source's lowest L words go to L different destination runs (a
+// transpose, a bit reversal: every permutation that moves the low bits away),
+// an L x L block of the tile is one vector load from each of L source rows, an
+// in-register transpose, and one vector store into each of L destination
+// runs: about one instruction a word instead of the scalar gather's three (the
+// in-register step of Carter and Gatlin's COBRA).
 #pragma once
 
 #include <cstdint>
@@ -60,21 +61,21 @@ inline LaneTranspose plan_lanes(const TilingView& v, unsigned lane_bits, std::si
 }
 
 // The widest block the word size, the processor, the tables and the
-// destination's alignment (its vector stores are aligned) allow: 8 x 8 u32
-// with AVX2, else 16-byte SSE2 blocks (4 x 4 u32, 2 x 2 u64).
+// destination's alignment (its vector stores are aligned) allow: 32-byte
+// blocks with AVX2 (8 x 8 u32, 4 x 4 u64), else 16-byte SSE2 blocks (4 x 4
+// u32, 2 x 2 u64).
 template <class Word>
 LaneTranspose plan_lane_transpose(const TilingView& v, const void* dst) {
   const auto address = reinterpret_cast<std::uintptr_t>(dst);
 #if defined(__SSE2__)
   if (address % 16 != 0) return LaneTranspose{};
-  if constexpr (sizeof(Word) == 4) {
+  if constexpr (sizeof(Word) == 4 || sizeof(Word) == 8) {
+    constexpr unsigned narrow = sizeof(Word) == 4 ? 2 : 1;  // log2 of the words in 16 bytes
     if (have_avx2() && address % 32 == 0) {
-      const LaneTranspose wide = plan_lanes(v, 3, 4);
+      const LaneTranspose wide = plan_lanes(v, narrow + 1, sizeof(Word));
       if (wide.usable) return wide;
     }
-    return plan_lanes(v, 2, 4);
-  } else if constexpr (sizeof(Word) == 8) {
-    return plan_lanes(v, 1, 8);
+    return plan_lanes(v, narrow, sizeof(Word));
   }
 #endif
   (void)v, (void)address;
@@ -82,63 +83,80 @@ LaneTranspose plan_lane_transpose(const TilingView& v, const void* dst) {
 }
 
 #if defined(__x86_64__) || defined(__i386__)
-// The 8 x 8 u32 block transpose (AVX2): 8 loads of 32 bytes, 24 shuffles, 8
-// stores, for 64 words; otherwise as store_tile_transposed below.
+// In-register transposes of L rows of 32 bytes: on return x[e] holds word e of
+// every input row, in row order (8 x 8 u32: 24 shuffles; 4 x 4 u64: 8).
+__attribute__((target("avx2"))) inline void transpose_rows(__m256i (&x)[8]) {
+  __m256i t[8], u[8];
+  for (unsigned i = 0; i < 8; i += 2) {
+    t[i] = _mm256_unpacklo_epi32(x[i], x[i + 1]);
+    t[i + 1] = _mm256_unpackhi_epi32(x[i], x[i + 1]);
+  }
+  for (unsigned i = 0; i < 8; i += 4) {
+    u[i] = _mm256_unpacklo_epi64(t[i], t[i + 2]);
+    u[i + 1] = _mm256_unpackhi_epi64(t[i], t[i + 2]);
+    u[i + 2] = _mm256_unpacklo_epi64(t[i + 1], t[i + 3]);
+    u[i + 3] = _mm256_unpackhi_epi64(t[i + 1], t[i + 3]);
+  }
+  for (unsigned e = 0; e < 4; ++e) {
+    x[e] = _mm256_permute2x128_si256(u[e], u[e + 4], 0x20);
+    x[e + 4] = _mm256_permute2x128_si256(u[e], u[e + 4], 0x31);
+  }
+}
+__attribute__((target("avx2"))) inline void transpose_rows(__m256i (&x)[4]) {
+  const __m256i t0 = _mm256_unpacklo_epi64(x[0], x[1]), t1 = _mm256_unpackhi_epi64(x[0], x[1]);
+  const __m256i t2 = _mm256_unpacklo_epi64(x[2], x[3]), t3 = _mm256_unpackhi_epi64(x[2], x[3]);
+  x[0] = _mm256_permute2x128_si256(t0, t2, 0x20);
+  x[1] = _mm256_permute2x128_si256(t1, t3, 0x20);
+  x[2] = _mm256_permute2x128_si256(t0, t2, 0x31);
+  x[3] = _mm256_permute2x128_si256(t1, t3, 0x31);
+}
+
+// The 32-byte block transpose (AVX2), L = 32 / word size: L loads of 32
+// bytes, the shuffles above, L stores, for L x L words; otherwise as
+// store_tile_transposed below.
 template <class TileBody, class Source>
-__attribute__((target("avx2"))) void store_tile_transposed_8x8(const TileBody& body, const LaneTranspose& p,
-                                                              const Source& at, std::uint64_t dst_base, bool stream,
-                                                              char* stage) {
+__attribute__((target("avx2"))) void store_tile_transposed_avx2(const TileBody& body, const LaneTranspose& p,
+                                                               const Source& at, std::uint64_t dst_base, bool stream,
+                                                               char* stage) {
   const TilingView& v = body.view;
-  constexpr std::size_t wb = 4;
+  constexpr std::size_t wb = sizeof(typename TileBody::word_type);
+  constexpr unsigned L = 32 / wb;
   const std::uint64_t runs = v.runs(), run_words = v.run_words(), run_bytes = run_words * wb;
-  const std::uint64_t flips = p.run_flip[0] | p.run_flip[1] | p.run_flip[2];
+  // The run (or tile row) offset of lane e: the lane bits of e select run_flip / row_bit entries.
+  const auto lane_offset = [&](unsigned e, const std::uint64_t* per_bit) {
+    std::uint64_t offset = 0;
+    for (unsigned b = 0; b < p.lane_bits; ++b)
+      if ((e >> b) & 1u) offset |= per_bit[b];
+    return offset;
+  };
+  const std::uint64_t flips = lane_offset(L - 1, p.run_flip);
+  std::uint64_t rows[L];
+  for (unsigned i = 0; i < L; ++i) rows[i] = lane_offset(i, p.row_bit);
   const bool staged = stream && p.stage, stream_here = stream && !staged;
   for (std::uint64_t r = 0; r < runs; ++r) {
-    if (r & flips) continue;  // r is the first of its 8 runs
+    if (r & flips) continue;  // r is the first of its L runs
     const std::uint64_t from = v.from_run()[r];
-    char* out[8];
-    char* to[8];
-    for (unsigned e = 0; e < 8; ++e) {
-      const std::uint64_t run = r | ((e & 1) ? p.run_flip[0] : 0) | ((e & 2) ? p.run_flip[1] : 0) |
-                                ((e & 4) ? p.run_flip[2] : 0);
-      out[e] = reinterpret_cast<char*>(body.dst_run(dst_base, run));
+    char* out[L];
+    char* to[L];
+    for (unsigned e = 0; e < L; ++e) {
+      out[e] = reinterpret_cast<char*>(body.dst_run(dst_base, r | lane_offset(e, p.run_flip)));
       to[e] = staged ? stage + e * run_bytes : out[e];
     }
-    std::uint64_t rows[8];
-    for (unsigned i = 0; i < 8; ++i)
-      rows[i] = ((i & 1) ? p.row_bit[0] : 0) | ((i & 2) ? p.row_bit[1] : 0) | ((i & 4) ? p.row_bit[2] : 0);
-    for (std::uint64_t k = 0; k < run_words; k += 8) {
+    for (std::uint64_t k = 0; k < run_words; k += L) {
       const std::uint64_t base = from | v.from_low()[k];
-      __m256i x[8];
-      for (unsigned i = 0; i < 8; ++i) x[i] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at(base | rows[i])));
-      // Lane e of x_i is word k+i of destination run e.
-      __m256i t[8], u[8];
-      for (unsigned i = 0; i < 8; i += 2) {
-        t[i] = _mm256_unpacklo_epi32(x[i], x[i + 1]);
-        t[i + 1] = _mm256_unpackhi_epi32(x[i], x[i + 1]);
-      }
-      for (unsigned i = 0; i < 8; i += 4) {
-        u[i] = _mm256_unpacklo_epi64(t[i], t[i + 2]);
-        u[i + 1] = _mm256_unpackhi_epi64(t[i], t[i + 2]);
-        u[i + 2] = _mm256_unpacklo_epi64(t[i + 1], t[i + 3]);
-        u[i + 3] = _mm256_unpackhi_epi64(t[i + 1], t[i + 3]);
-      }
-      for (unsigned e = 0; e < 4; ++e) {
-        const __m256i lo = _mm256_permute2x128_si256(u[e], u[e + 4], 0x20);
-        const __m256i hi = _mm256_permute2x128_si256(u[e], u[e + 4], 0x31);
-        auto* d0 = reinterpret_cast<__m256i*>(to[e] + k * wb);
-        auto* d1 = reinterpret_cast<__m256i*>(to[e + 4] + k * wb);
-        if (stream_here) {
-          _mm256_stream_si256(d0, lo);
-          _mm256_stream_si256(d1, hi);
-        } else {
-          _mm256_storeu_si256(d0, lo);
-          _mm256_storeu_si256(d1, hi);
-        }
+      __m256i x[L];
+      for (unsigned i = 0; i < L; ++i) x[i] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at(base | rows[i])));
+      transpose_rows(x);  // x[e]: words k .. k + L - 1 of destination run e
+      for (unsigned e = 0; e < L; ++e) {
+        auto* d = reinterpret_cast<__m256i*>(to[e] + k * wb);
+        if (stream_here)
+          _mm256_stream_si256(d, x[e]);
+        else
+          _mm256_storeu_si256(d, x[e]);
       }
     }
     if (staged)
-      for (unsigned e = 0; e < 8; ++e) stream_copy(out[e], to[e], run_bytes);
+      for (unsigned e = 0; e < L; ++e) stream_copy(out[e], to[e], run_bytes);
   }
 }
 #endif
@@ -162,8 +180,10 @@ template <class TileBody, class Source>
 void store_tile_transposed(const TileBody& body, const LaneTranspose& p, const Source& at,
                            std::uint64_t dst_base, bool stream, typename TileBody::word_type* staging) {
 #if defined(__x86_64__) || defined(__i386__)
-  if constexpr (sizeof(typename TileBody::word_type) == 4) {
-    if (p.lane_bits == 3) return store_tile_transposed_8x8(body, p, at, dst_base, stream, reinterpret_cast<char*>(staging));
+  constexpr std::size_t word_bytes = sizeof(typename TileBody::word_type);
+  if constexpr (word_bytes == 4 || word_bytes == 8) {
+    if (p.lane_bits == (word_bytes == 4 ? 3u : 2u))  // 32-byte blocks
+      return store_tile_transposed_avx2(body, p, at, dst_base, stream, reinterpret_cast<char*>(staging));
   }
 #endif
 #if defined(__SSE2__)
