@@ -186,6 +186,7 @@ TEST(BitPermutationTiling, BlockTransposesStreamedAndStaged) {
       const kernels::TilingView view = view_of(plan);
       const kernels::cpu::LaneTranspose lanes32 = kernels::cpu::plan_lane_transpose<std::uint32_t>(view, aligned);
       const kernels::cpu::LaneTranspose lanes64 = kernels::cpu::plan_lane_transpose<std::uint64_t>(view, aligned);
+      const kernels::cpu::LaneTranspose lanes128 = kernels::cpu::plan_lane_transpose<kernels::Word16>(view, aligned);
 #if defined(__SSE2__)
       // At q = 8 the runs (6 bits) take in the bits the low source bits go to: no block.
       EXPECT_EQ(lanes32.usable, q > 8) << "q = " << q;
@@ -193,15 +194,19 @@ TEST(BitPermutationTiling, BlockTransposesStreamedAndStaged) {
       if (q > 8) {
         EXPECT_EQ(lanes32.lane_bits, kernels::cpu::have_avx2() ? 3u : 2u) << "8 x 8 blocks where AVX2 runs";
         EXPECT_EQ(lanes64.lane_bits, kernels::cpu::have_avx2() ? 2u : 1u) << "4 x 4 blocks where AVX2 runs";
+        // 16-byte words: 2 x 2 blocks in 32-byte registers, else the gather.
+        EXPECT_EQ(lanes128.usable, kernels::cpu::have_avx2()) << "q = " << q;
       }
       if (q == 23 && to == reversal) {
         EXPECT_TRUE(lanes32.stage);
         EXPECT_TRUE(lanes64.stage);
+        EXPECT_EQ(lanes128.stage, kernels::cpu::have_avx2());
       }
 #endif
-      // 2^23 words: 32 MiB of u32, past the streaming threshold; 64 MiB of u64.
+      // 2^23 words: 32 MiB of u32, past the streaming threshold; 64 MiB of u64, 128 MiB of 16-byte words.
       check_launchers<std::uint32_t>(to, 12, q < 23);
       check_launchers<std::uint64_t>(to, 11, q < 23);
+      check_launchers<kernels::Word16>(to, 10, q < 23);
     }
   }
   // Keeping the lowest bit: no block transpose, the gather runs.

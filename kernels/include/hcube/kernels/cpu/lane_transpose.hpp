@@ -1,6 +1,6 @@
 // The store phase of the fused pass as SIMD block transposes. When the
 // destination's lowest L words (L = vector bytes / word: 4 u32 or 2 u64 in 16
-// bytes, 8 u32 or 4 u64 in 32 with AVX2) come from L different source runs and
+// bytes; 8 u32, 4 u64 or 2 16-byte words in 32 with AVX2) come from L different source runs and
 // the source's lowest L words go to L different destination runs (a
 // transpose, a bit reversal: every permutation that moves the low bits away),
 // an L x L block of the tile is one vector load from each of L source rows, an
@@ -62,20 +62,20 @@ inline LaneTranspose plan_lanes(const TilingView& v, unsigned lane_bits, std::si
 
 // The widest block the word size, the processor, the tables and the
 // destination's alignment (its vector stores are aligned) allow: 32-byte
-// blocks with AVX2 (8 x 8 u32, 4 x 4 u64), else 16-byte SSE2 blocks (4 x 4
-// u32, 2 x 2 u64).
+// blocks with AVX2 (8 x 8 u32, 4 x 4 u64, 2 x 2 16-byte words), else 16-byte
+// SSE2 blocks (4 x 4 u32, 2 x 2 u64; 16-byte words take the gather).
 template <class Word>
 LaneTranspose plan_lane_transpose(const TilingView& v, const void* dst) {
   const auto address = reinterpret_cast<std::uintptr_t>(dst);
 #if defined(__SSE2__)
   if (address % 16 != 0) return LaneTranspose{};
-  if constexpr (sizeof(Word) == 4 || sizeof(Word) == 8) {
-    constexpr unsigned narrow = sizeof(Word) == 4 ? 2 : 1;  // log2 of the words in 16 bytes
+  if constexpr (sizeof(Word) == 4 || sizeof(Word) == 8 || sizeof(Word) == 16) {
+    constexpr unsigned narrow = sizeof(Word) == 4 ? 2 : sizeof(Word) == 8 ? 1 : 0;  // log2 of the words in 16 bytes
     if (have_avx2() && address % 32 == 0) {
       const LaneTranspose wide = plan_lanes(v, narrow + 1, sizeof(Word));
       if (wide.usable) return wide;
     }
-    return plan_lanes(v, narrow, sizeof(Word));
+    if constexpr (narrow > 0) return plan_lanes(v, narrow, sizeof(Word));
   }
 #endif
   (void)v, (void)address;
@@ -84,7 +84,8 @@ LaneTranspose plan_lane_transpose(const TilingView& v, const void* dst) {
 
 #if defined(__x86_64__) || defined(__i386__)
 // In-register transposes of L rows of 32 bytes: on return x[e] holds word e of
-// every input row, in row order (8 x 8 u32: 24 shuffles; 4 x 4 u64: 8).
+// every input row, in row order (8 x 8 u32: 24 shuffles; 4 x 4 u64: 8;
+// 2 x 2 16-byte words: 2).
 __attribute__((target("avx2"))) inline void transpose_rows(__m256i (&x)[8]) {
   __m256i t[8], u[8];
   for (unsigned i = 0; i < 8; i += 2) {
@@ -101,6 +102,11 @@ __attribute__((target("avx2"))) inline void transpose_rows(__m256i (&x)[8]) {
     x[e] = _mm256_permute2x128_si256(u[e], u[e + 4], 0x20);
     x[e + 4] = _mm256_permute2x128_si256(u[e], u[e + 4], 0x31);
   }
+}
+__attribute__((target("avx2"))) inline void transpose_rows(__m256i (&x)[2]) {
+  const __m256i t0 = x[0];
+  x[0] = _mm256_permute2x128_si256(t0, x[1], 0x20);
+  x[1] = _mm256_permute2x128_si256(t0, x[1], 0x31);
 }
 __attribute__((target("avx2"))) inline void transpose_rows(__m256i (&x)[4]) {
   const __m256i t0 = _mm256_unpacklo_epi64(x[0], x[1]), t1 = _mm256_unpackhi_epi64(x[0], x[1]);
@@ -181,8 +187,8 @@ void store_tile_transposed(const TileBody& body, const LaneTranspose& p, const S
                            std::uint64_t dst_base, bool stream, typename TileBody::word_type* staging) {
 #if defined(__x86_64__) || defined(__i386__)
   constexpr std::size_t word_bytes = sizeof(typename TileBody::word_type);
-  if constexpr (word_bytes == 4 || word_bytes == 8) {
-    if (p.lane_bits == (word_bytes == 4 ? 3u : 2u))  // 32-byte blocks
+  if constexpr (word_bytes == 4 || word_bytes == 8 || word_bytes == 16) {
+    if (p.lane_bits == (word_bytes == 4 ? 3u : word_bytes == 8 ? 2u : 1u))  // 32-byte blocks
       return store_tile_transposed_avx2(body, p, at, dst_base, stream, reinterpret_cast<char*>(staging));
   }
 #endif
