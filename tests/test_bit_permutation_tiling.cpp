@@ -17,6 +17,7 @@
 #include "hcube/kernels/cpu/launch.hpp"
 #include "hcube/kernels/permute.hpp"
 #include "hcube/kernels/word.hpp"
+#include "test_words.hpp"
 
 namespace hcube {
 namespace {
@@ -108,15 +109,6 @@ TEST(BitPermutationTiling, MaxTileBitsFollowTheWordSize) {
   EXPECT_EQ(max_tile_bits_for(4, 16384), 12u);
   EXPECT_EQ(max_tile_bits_for(16, 16384), 10u);
   EXPECT_EQ(max_tile_bits_for(16, 8), 0u);
-}
-
-// Word s of the source: distinct in every byte that moves.
-template <class Word>
-Word word_of(std::uint64_t s) {
-  if constexpr (sizeof(Word) == 16)
-    return Word{s + 7, ~s};
-  else
-    return static_cast<Word>(s + 7);
 }
 
 // The host launcher (block transposes or gathers, streamed or not) and the

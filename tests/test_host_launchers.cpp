@@ -17,6 +17,7 @@
 #include "hcube/kernels/cpu/alignment.hpp"
 #include "hcube/kernels/cpu/exchange.hpp"
 #include "hcube/kernels/cpu/launch.hpp"
+#include "test_words.hpp"
 
 namespace hcube {
 namespace {
@@ -97,6 +98,64 @@ TEST(HostLaunchers, RegionSwapsEqualThePerWordAlignmentBody) {
       check_align_xor<std::uint32_t>(layout, rng);
       check_align_xor<std::uint64_t>(layout, rng);
     }
+}
+
+// The host launcher's vector path (kernels/cpu/alignment.hpp, AVX2 where it
+// runs): 32-byte rows of L = 32 / word size columns whose offsets span L rows.
+// Pure xor maps that keep a row range [lo, hi) (C and c below bit `keep`),
+// the tile's lowest L columns sent to independent rows half of the time (the
+// vector path) and anywhere otherwise (the word-by-word path, or both in one
+// run); every word must land where the per-word body puts it.
+template <class Word>
+void check_align_lanes(const Layout& layout, std::mt19937_64& rng) {
+  const Geometry& geo = layout.geo;
+  const unsigned m = geo.m, lane_bits = sizeof(Word) == 4 ? 3 : sizeof(Word) == 8 ? 2 : 1;
+  const unsigned keep = 1 + static_cast<unsigned>(rng() % m);
+  std::vector<std::uint64_t> mem_cols(m), node_cols(geo.n);
+  for (unsigned b = 0; b < m; ++b) mem_cols[b] = bit(b);
+  for (auto& c : node_cols) c = rng() % 4 == 0 ? 0 : rng() & low_mask(keep);
+  if (keep >= lane_bits && rng() % 2 == 0) {
+    std::vector<unsigned> rows(keep);
+    std::iota(rows.begin(), rows.end(), 0u);
+    std::shuffle(rows.begin(), rows.end(), rng);
+    for (unsigned b = 0; b < lane_bits && b < geo.n; ++b) node_cols[b] = bit(rows[b]);
+  }
+  const AffineMap map = AffineMap::from_columns(geo, mem_cols, node_cols, rng() & low_mask(keep));
+  const std::uint64_t blocks = bit(m - keep), first = rng() % blocks, last = first + 1 + rng() % (blocks - first);
+  const std::uint64_t lo = rng() % 2 == 0 ? 0 : first << keep, hi = rng() % 2 == 0 ? bit(m) : last << keep;
+  const AffineTables tables = make_tables(map);
+  const kernels::AffineView view{tables.mem.data(), tables.node.data(), tables.mem_bytes, tables.node_bytes,
+                                 tables.constant};
+  std::vector<Word> fast = labelled_words<Word>(geo.total_words()), slow = fast;
+  kernels::cpu::run_align_xor(kernels::AlignXorBody<Word>{fast.data(), layout, view, lo, hi});
+  kernels::cpu::launch(geo.total_words(), kernels::AlignXorBody<Word>{slow.data(), layout, view, lo, hi});
+  ASSERT_TRUE(same_words(fast, slow)) << "n = " << geo.n << ", m = " << m << ", t = " << layout.t << ", " << sizeof(Word)
+                        << "-byte words, rows " << lo << ".." << hi << ", " << map.describe();
+}
+
+TEST(HostLaunchers, LaneButterflyAlignmentEqualsThePerWordBody) {
+  std::mt19937_64 rng(59);
+  for (unsigned n = 3; n <= 9; ++n)
+    for (unsigned m = 1; m <= 9; ++m)
+      for (unsigned t = 3; t <= n; ++t)
+        for (int rep = 0; rep < 2; ++rep) {
+          check_align_lanes<std::uint32_t>(Layout{Geometry{n, m}, t}, rng);
+          check_align_lanes<std::uint64_t>(Layout{Geometry{n, m}, t}, rng);
+          check_align_lanes<kernels::Word16>(Layout{Geometry{n, m}, t}, rng);
+        }
+  // The AAPC's alignment (j|i) -> (j|i xor j) on L2-sized regions.
+  for (const Layout layout : {Layout{Geometry{10, 10}, 8}, Layout{Geometry{12, 12}, 10}, Layout{Geometry{9, 12}, 4}}) {
+    std::vector<unsigned> dims(std::min(layout.geo.n, layout.geo.m));
+    std::iota(dims.begin(), dims.end(), 0u);
+    const AffineTables tables = make_tables(AffineMap::xor_align(layout.geo, dims, dims));
+    const kernels::AffineView view{tables.mem.data(), tables.node.data(), tables.mem_bytes, tables.node_bytes,
+                                   tables.constant};
+    std::vector<std::uint32_t> fast = labels(layout.geo.total_words()), slow = fast;
+    kernels::cpu::run_align_xor(kernels::AlignXorBody<std::uint32_t>{fast.data(), layout, view, 0, bit(layout.geo.m)});
+    kernels::cpu::launch(layout.geo.total_words(),
+                         kernels::AlignXorBody<std::uint32_t>{slow.data(), layout, view, 0, bit(layout.geo.m)});
+    ASSERT_EQ(fast, slow) << "n = " << layout.geo.n << ", m = " << layout.geo.m << ", t = " << layout.t;
+  }
 }
 
 // The CUDA coset launcher's units (host/xor_cosets.hpp, kernels/alignment.hpp)

@@ -64,4 +64,9 @@ struct XorCosets {
 // The units for this map on this layout; usable only for a pure xor map.
 XorCosets plan_xor_cosets(const AffineTables& map, const Layout& layout);
 
+// The span S of `count` (at most kMaxCosetChunkBits) column offsets: the
+// offsets of columns 2^0 .. 2^(count-1), so that column k's offset has
+// coordinates coords[k]; chunk_bits = count, usable, constant 0.
+XorCosets xor_cosets_of(const std::uint64_t* columns, unsigned count);
+
 }  // namespace hcube
