@@ -117,8 +117,8 @@ void run_align_xor(const AlignXorBody<Word>& body) {
   const auto units = static_cast<std::int64_t>(tiles * blocks * chunks);
   // The vector path: 32-byte rows of L columns whose offsets off[0 .. L) span
   // L rows (the AAPC's (j|i) -> (j|i xor j): rows r .. r + L - 1), L = 32 / word size.
-  // In cache (2^20 u32 words, one core) 0.72 -> 2.66 G words/s; 2^26 words on
-  // both cores, 0.57-0.63 -> 0.70-0.77 of memcpy.
+  // In cache (2^20 u32 words, one core) 0.72 -> 2.66 G words/s; on both cores
+  // 2^26 u32 0.62 -> 0.80 of memcpy, 2^25 u64 0.68 -> 0.76 (bench/compare_builds.sh).
   constexpr unsigned lane_count = 32 / sizeof(Word);
   constexpr unsigned lane_bits = lane_count == 8 ? 3 : lane_count == 4 ? 2 : 1;
   std::uint64_t lane_offsets[3] = {};
@@ -126,7 +126,9 @@ void run_align_xor(const AlignXorBody<Word>& body) {
   const XorCosets S = xor_cosets_of(lane_offsets, lane_bits);
   unsigned col_of[lane_count] = {};
   for (unsigned k = 0; k < lane_count; ++k) col_of[S.coords[k]] = k;
-  const bool lanes = (sizeof(Word) == 4 || sizeof(Word) == 8 || sizeof(Word) == 16) && have_avx2() && chunk >= lane_count &&
+  // 16-byte words already swap 16 bytes at a time: by pairs of lanes they measured
+  // slower (2^24 c128: 0.78 -> 0.68 of memcpy), so they stay word by word.
+  const bool lanes = (sizeof(Word) == 4 || sizeof(Word) == 8) && have_avx2() && chunk >= lane_count &&
                      S.dims == lane_bits;
 #pragma omp parallel for schedule(static) if (total >= kParallelThreshold)
   for (std::int64_t u = 0; u < units; ++u) {
