@@ -100,6 +100,31 @@ TEST(HostLaunchers, RegionSwapsEqualThePerWordAlignmentBody) {
     }
 }
 
+// A random pure xor map i -> i xor (C j xor c) and a row range [lo, hi) it
+// keeps: C and c touch only the bits below `keep`, lo and hi are multiples of
+// 2^keep. With lane_bits > 0, half of the time the tile's lowest lane_bits
+// columns go to independent rows.
+struct KeptXorMap {
+  AffineMap map;
+  std::uint64_t lo, hi;
+};
+KeptXorMap random_kept_xor_map(const Geometry& geo, std::mt19937_64& rng, unsigned lane_bits = 0) {
+  const unsigned m = geo.m, keep = 1 + static_cast<unsigned>(rng() % m);
+  std::vector<std::uint64_t> mem_cols(m), node_cols(geo.n);
+  for (unsigned b = 0; b < m; ++b) mem_cols[b] = bit(b);
+  for (auto& c : node_cols) c = rng() % 4 == 0 ? 0 : rng() & low_mask(keep);
+  if (lane_bits > 0 && keep >= lane_bits && rng() % 2 == 0) {
+    std::vector<unsigned> rows(keep);
+    std::iota(rows.begin(), rows.end(), 0u);
+    std::shuffle(rows.begin(), rows.end(), rng);
+    for (unsigned b = 0; b < lane_bits && b < geo.n; ++b) node_cols[b] = bit(rows[b]);
+  }
+  const AffineMap map = AffineMap::from_columns(geo, mem_cols, node_cols, rng() & low_mask(keep));
+  const std::uint64_t blocks = bit(m - keep), first = rng() % blocks, last = first + 1 + rng() % (blocks - first);
+  const std::uint64_t lo = rng() % 2 == 0 ? 0 : first << keep, hi = rng() % 2 == 0 ? bit(m) : last << keep;
+  return {map, lo, hi};
+}
+
 // The host launcher's vector path (kernels/cpu/alignment.hpp, AVX2 where it
 // runs): 32-byte rows of L = 32 / word size columns whose offsets span L rows.
 // Pure xor maps that keep a row range [lo, hi) (C and c below bit `keep`),
@@ -109,20 +134,8 @@ TEST(HostLaunchers, RegionSwapsEqualThePerWordAlignmentBody) {
 template <class Word>
 void check_align_lanes(const Layout& layout, std::mt19937_64& rng) {
   const Geometry& geo = layout.geo;
-  const unsigned m = geo.m, lane_bits = sizeof(Word) == 4 ? 3 : sizeof(Word) == 8 ? 2 : 1;
-  const unsigned keep = 1 + static_cast<unsigned>(rng() % m);
-  std::vector<std::uint64_t> mem_cols(m), node_cols(geo.n);
-  for (unsigned b = 0; b < m; ++b) mem_cols[b] = bit(b);
-  for (auto& c : node_cols) c = rng() % 4 == 0 ? 0 : rng() & low_mask(keep);
-  if (keep >= lane_bits && rng() % 2 == 0) {
-    std::vector<unsigned> rows(keep);
-    std::iota(rows.begin(), rows.end(), 0u);
-    std::shuffle(rows.begin(), rows.end(), rng);
-    for (unsigned b = 0; b < lane_bits && b < geo.n; ++b) node_cols[b] = bit(rows[b]);
-  }
-  const AffineMap map = AffineMap::from_columns(geo, mem_cols, node_cols, rng() & low_mask(keep));
-  const std::uint64_t blocks = bit(m - keep), first = rng() % blocks, last = first + 1 + rng() % (blocks - first);
-  const std::uint64_t lo = rng() % 2 == 0 ? 0 : first << keep, hi = rng() % 2 == 0 ? bit(m) : last << keep;
+  const unsigned m = geo.m;
+  const auto [map, lo, hi] = random_kept_xor_map(geo, rng, sizeof(Word) == 4 ? 3 : sizeof(Word) == 8 ? 2 : 1);
   const AffineTables tables = make_tables(map);
   const kernels::AffineView view{tables.mem.data(), tables.node.data(), tables.mem_bytes, tables.node_bytes,
                                  tables.constant};
@@ -167,14 +180,7 @@ template <class Word>
 void check_xor_cosets(const Layout& layout, std::mt19937_64& rng) {
   const Geometry& geo = layout.geo;
   const unsigned m = geo.m;
-  // The map keeps [lo, hi) when C and c touch only the bits below `keep` and lo, hi are multiples of 2^keep.
-  const unsigned keep = 1 + static_cast<unsigned>(rng() % m);
-  std::vector<std::uint64_t> mem_cols(m), node_cols(geo.n);
-  for (unsigned b = 0; b < m; ++b) mem_cols[b] = bit(b);
-  for (auto& c : node_cols) c = rng() % 4 == 0 ? 0 : rng() & low_mask(keep);
-  const AffineMap map = AffineMap::from_columns(geo, mem_cols, node_cols, rng() & low_mask(keep));
-  const std::uint64_t blocks = bit(m - keep), first = rng() % blocks, last = first + 1 + rng() % (blocks - first);
-  const std::uint64_t lo = rng() % 2 == 0 ? 0 : first << keep, hi = rng() % 2 == 0 ? bit(m) : last << keep;
+  const auto [map, lo, hi] = random_kept_xor_map(geo, rng);
   const AffineTables tables = make_tables(map);
   const kernels::AffineView view{tables.mem.data(), tables.node.data(), tables.mem_bytes, tables.node_bytes,
                                  tables.constant};
