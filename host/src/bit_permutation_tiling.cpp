@@ -9,11 +9,7 @@
 
 namespace hcube {
 
-unsigned max_tile_bits_for(std::size_t word_bytes, std::size_t tile_bytes) {
-  unsigned bits = 0;
-  while (word_bytes << (bits + 1) <= tile_bytes) ++bits;
-  return bits;
-}
+unsigned max_tile_bits_for(std::size_t word_bytes, std::size_t tile_bytes) { return words_bits(tile_bytes, word_bytes); }
 
 void check_bit_permutation(const std::vector<unsigned>& to, const std::string& what) {
   const auto q = static_cast<unsigned>(to.size());

@@ -15,6 +15,14 @@ HCUBE_HD constexpr std::uint64_t low_mask(unsigned width) {
 
 HCUBE_HD constexpr bool test_bit(std::uint64_t x, unsigned k) { return ((x >> k) & 1u) != 0; }
 
+// log2 of how many words of `word_bytes` fit in `bytes` (0 if not two): a
+// tile's index bits, the lanes of a vector register.
+HCUBE_HD constexpr unsigned words_bits(unsigned long long bytes, unsigned long long word_bytes) {
+  unsigned bits = 0;
+  while (word_bytes << (bits + 1) <= bytes) ++bits;
+  return bits;
+}
+
 // Spreads p over the positions other than k: the p-th node whose bit k is 0.
 // It enumerates the lower halves of the node pairs of one dimension.
 HCUBE_HD constexpr std::uint64_t insert_zero_bit(std::uint64_t p, unsigned k) {

@@ -72,9 +72,14 @@ void align_block_lanes(Word* cols, unsigned t, const XorCosets& S, const std::ui
   for (std::uint64_t q = 0; q < bit(beta - S.dims); ++q) {
     const std::uint64_t r = (B << beta) | S.representative(q);
     for (std::uint64_t col0 = 0; col0 < chunk; col0 += L) {
-      const std::uint64_t d = base ^ off[col0], p = r ^ d, partner = S.reduce(p);
-      if ((d >> beta) != 0 || r < partner)
-        swap_cosets(cols + col0, t, off, r, p);  // the partner block's coset, or the higher one of this block
+      const std::uint64_t d = base ^ off[col0], p = r ^ d;
+      if ((d >> beta) != 0) {
+        swap_cosets(cols + col0, t, off, r, p);  // the partner block's coset
+        continue;
+      }
+      const std::uint64_t partner = S.reduce(p);  // this block's: each pair once, from its lower coset
+      if (r < partner)
+        swap_cosets(cols + col0, t, off, r, p);
       else if (partner == r)
         permute_coset(cols + col0, t, off, r, col_of[S.coordinates(d)]);
     }
@@ -119,9 +124,8 @@ void run_align_xor(const AlignXorBody<Word>& body) {
   // L rows (the AAPC's (j|i) -> (j|i xor j): rows r .. r + L - 1), L = 32 / word size.
   // In cache (2^20 u32 words, one core) 0.72 -> 2.66 G words/s; on both cores
   // 2^26 u32 0.62 -> 0.80 of memcpy, 2^25 u64 0.68 -> 0.76 (bench/compare_builds.sh).
-  constexpr unsigned lane_count = 32 / sizeof(Word);
-  constexpr unsigned lane_bits = lane_count == 8 ? 3 : lane_count == 4 ? 2 : 1;
-  std::uint64_t lane_offsets[3] = {};
+  constexpr unsigned lane_bits = words_bits(32, sizeof(Word)), lane_count = 1u << lane_bits;
+  std::uint64_t lane_offsets[lane_bits] = {};
   for (unsigned b = 0; b < lane_bits && bit(b) < row; ++b) lane_offsets[b] = off[bit(b)];
   const XorCosets S = xor_cosets_of(lane_offsets, lane_bits);
   unsigned col_of[lane_count] = {};

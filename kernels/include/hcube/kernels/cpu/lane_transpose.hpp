@@ -70,9 +70,9 @@ LaneTranspose plan_lane_transpose(const TilingView& v, const void* dst) {
 #if defined(__SSE2__)
   if (address % 16 != 0) return LaneTranspose{};
   if constexpr (sizeof(Word) == 4 || sizeof(Word) == 8 || sizeof(Word) == 16) {
-    constexpr unsigned narrow = sizeof(Word) == 4 ? 2 : sizeof(Word) == 8 ? 1 : 0;  // log2 of the words in 16 bytes
+    constexpr unsigned narrow = words_bits(16, sizeof(Word));
     if (have_avx2() && address % 32 == 0) {
-      const LaneTranspose wide = plan_lanes(v, narrow + 1, sizeof(Word));
+      const LaneTranspose wide = plan_lanes(v, words_bits(32, sizeof(Word)), sizeof(Word));
       if (wide.usable) return wide;
     }
     if constexpr (narrow > 0) return plan_lanes(v, narrow, sizeof(Word));
@@ -188,7 +188,7 @@ void store_tile_transposed(const TileBody& body, const LaneTranspose& p, const S
 #if defined(__x86_64__) || defined(__i386__)
   constexpr std::size_t word_bytes = sizeof(typename TileBody::word_type);
   if constexpr (word_bytes == 4 || word_bytes == 8 || word_bytes == 16) {
-    if (p.lane_bits == (word_bytes == 4 ? 3u : word_bytes == 8 ? 2u : 1u))  // 32-byte blocks
+    if (p.lane_bits == words_bits(32, word_bytes))  // 32-byte blocks
       return store_tile_transposed_avx2(body, p, at, dst_base, stream, reinterpret_cast<char*>(staging));
   }
 #endif

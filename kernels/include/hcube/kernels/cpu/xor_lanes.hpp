@@ -8,6 +8,8 @@
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 
+#include "hcube/host/bits.hpp"
+
 namespace hcube::kernels::cpu {
 
 // a with the 32-bit elements whose index has bit DwordBit set taken from b.
@@ -21,8 +23,7 @@ __attribute__((target("avx2"))) inline __m256i blend_upper(__m256i a, __m256i b)
 // One butterfly stage: lane bit E of L lanes (a lane is 8 / L 32-bit elements).
 template <unsigned L, unsigned E>
 __attribute__((target("avx2"))) inline void xor_lanes_stage(__m256i (&x)[L]) {
-  constexpr unsigned lane_bits = L == 8 ? 3 : L == 4 ? 2 : 1;
-  constexpr unsigned dword_bit = E + 3 - lane_bits;
+  constexpr unsigned dword_bit = E + words_bits(32 / L, 4);  // a lane is 2^(dword_bit - E) elements
   for (unsigned s = 0; s < L; ++s) {
     if (s & (1u << E)) continue;
     const __m256i a = x[s], b = x[s | (1u << E)];
