@@ -8,6 +8,8 @@
 //   Buffer allocate(std::uint64_t bytes);
 //   template <class Body> void launch(std::uint64_t count, const Body& body);
 //   template <class TileBody> void launch_tiles(const TileBody& body);  // kernels/permute.hpp's two phases
+//   BitPermutationTiling plan_tiles(const std::vector<unsigned>& to, std::size_t word_bytes,
+//                                   const void* dst) const;  // the tiles launch_tiles runs best
 //   template <class W> void launch_exchanges(const kernels::ExchangeBody<W>& body, std::uint64_t count);
 //   template <class W> void launch_align_xor(const kernels::AlignXorBody<W>& body,  // over every word;
 //                                             const AffineTables& host_map);     // the map, host side
@@ -36,6 +38,7 @@
 #include <vector>
 
 #include "hcube/emulator/backend.hpp"
+#include "hcube/host/bit_permutation_tiling.hpp"
 #include "hcube/host/error.hpp"
 #include "hcube/kernels/alignment.hpp"
 #include "hcube/kernels/copy.hpp"
@@ -163,7 +166,8 @@ class BackendImpl final : public Backend {
     });
   }
 
-  void permute_bits(const Buffer& src, Buffer& dst, std::size_t wb, const BitPermutationTiling& plan) override {
+  void permute_bits(const Buffer& src, Buffer& dst, std::size_t wb, const std::vector<unsigned>& to) override {
+    const BitPermutationTiling plan = policy_.plan_tiles(to, wb, dst.data());
     const kernels::TilingView view{
         static_cast<const std::uint64_t*>(policy_.stage(0, plan.table.data(), plan.table.size() * sizeof(std::uint64_t))),
         plan.tile_bits, plan.run_bits, plan.outer_bits};

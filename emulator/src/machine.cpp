@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "hcube/emulator/units.hpp"
+#include "hcube/host/bit_permutation_tiling.hpp"
 #include "hcube/host/error.hpp"
 #include "hcube/host/parse.hpp"
 
@@ -13,10 +14,6 @@ namespace hcube {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// A fused-permutation tile fits a level-1 data cache (and a GPU block's shared
-// memory with room for several blocks per multiprocessor).
-constexpr std::size_t kFusedTileBytes = 16 * 1024;
 
 // A schedule's cycles go to the backend in batches of at most this many (each
 // batch one CUDA graph): large enough to hide the launch cost of small cycles,
@@ -250,11 +247,9 @@ void Machine::permute_address_bits(const std::vector<unsigned>& to) {
   // so the fused pass permutes storage index bits.
   std::vector<unsigned> storage_to(q);
   for (unsigned g = 0; g < q; ++g) storage_to[layout_.storage_bit(g)] = layout_.storage_bit(to[g]);
-  const BitPermutationTiling plan =
-      plan_bit_permutation_tiling(storage_to, max_tile_bits_for(word_bytes(), kFusedTileBytes));
   if (!scratch_) scratch_ = backend_->allocate(bytes());
   const auto start = Clock::now();
-  backend_->permute_bits(storage_, scratch_, word_bytes(), plan);
+  backend_->permute_bits(storage_, scratch_, word_bytes(), storage_to);
   std::swap(storage_, scratch_);
   backend_->synchronize();
   account_launch("permute", seconds_since(start));

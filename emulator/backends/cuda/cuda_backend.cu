@@ -19,6 +19,8 @@ using kernels::cuda::check;
 
 // Copy-in/out goes through a staging buffer of this size at most (or one tile).
 constexpr std::uint64_t kStagingBytes = std::uint64_t{64} << 20;
+// The fused pass's tile in a block's shared memory.
+constexpr std::size_t kSharedTileBytes = 16 * 1024;
 
 struct DeviceFree {
   void operator()(void* p) const {
@@ -93,6 +95,9 @@ class CudaPolicy {
   template <class W>
   void launch_tiles(const kernels::BitPermuteTileBody<W>& body) {
     kernels::cuda::launch_permute_tiles(body, stream_);
+  }
+  BitPermutationTiling plan_tiles(const std::vector<unsigned>& to, std::size_t wb, const void*) const {
+    return plan_bit_permutation_tiling(to, max_tile_bits_for(wb, kSharedTileBytes));
   }
   // Coset by coset through shared memory where the map is a pure xor (kernels/cuda/align_xor.cuh).
   template <class W>

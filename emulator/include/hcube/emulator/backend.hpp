@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "hcube/host/affine_map.hpp"
-#include "hcube/host/bit_permutation_tiling.hpp"
 #include "hcube/host/cycle.hpp"
 #include "hcube/host/layout.hpp"
 #include "hcube/host/router_step.hpp"
@@ -80,10 +79,11 @@ class Backend {
   // the region. dst's other words are untouched. One launch.
   virtual void gather_local(const Buffer& src, Buffer& dst, const Layout& layout, std::size_t word_bytes,
                             const std::vector<std::uint64_t>& from, const kernels::BlockRegion& region) = 0;
-  // dst[pi(s)] = src[s] for a permutation pi of the storage index bits, tile by
-  // tile as `plan` says: the fused permutation. One launch.
+  // dst[pi(s)] = src[s] for the permutation pi of the storage index bits that
+  // sends bit i to to[i] (checked by the caller), tile by tile in tiles the
+  // backend sizes for its memory: the fused permutation. One launch.
   virtual void permute_bits(const Buffer& src, Buffer& dst, std::size_t word_bytes,
-                            const BitPermutationTiling& plan) = 0;
+                            const std::vector<unsigned>& to) = 0;
   virtual void route(Buffer& storage, const Layout& layout, std::size_t word_bytes, const RouterStep& step) = 0;
   // One radix-2 decimation-in-frequency butterfly stage (kernels/fft.hpp) on
   // complex words (word_bytes 8: complex64, 16: complex128): the words at

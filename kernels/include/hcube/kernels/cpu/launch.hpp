@@ -33,11 +33,34 @@ inline constexpr std::int64_t kPrefetchTiles = 2;
 inline constexpr std::uint64_t kPrefetchRuns = 8;
 // A tile's source span up to which the block transpose reads the source directly.
 inline constexpr std::uint64_t kDirectSpanBytes = 256 * 1024;
+// A buffered tile's rows lie one cache line further apart than a run: the
+// block transposes read a column of the buffer, which with 512-byte rows (a
+// 64 KiB u32 tile) would otherwise fall into 8 of L1's 64 sets.
+inline constexpr std::size_t kBufferRowPadBytes = 64;
 
 // Asks for a run's cache lines ahead of its use.
 inline void prefetch_run(const void* run, std::size_t bytes) {
   const auto* p = static_cast<const char*>(run);
   for (std::size_t k = 0; k < bytes; k += 64) __builtin_prefetch(p + k, 0, 3);
+}
+
+// Whether the block transposes read a tile straight from the source: its runs
+// lie within kDirectSpanBytes (a transpose's: 64 runs 1 KiB apart), so its lines
+// stay in L1 as the buffer's would, without the copy. Runs spread wider (a bit
+// reversal's, 4 MiB apart) share a few cache sets and evict one another, so
+// such a tile is copied into the buffer first.
+inline bool reads_tile_in_place(const TilingView& v, std::size_t word_bytes, const LaneTranspose& lanes) {
+  std::uint64_t span = 0;
+  for (std::uint64_t r = 0; r < v.runs(); ++r) span = std::max(span, v.src_run()[r] + v.run_words());
+  return lanes.usable && span * word_bytes <= kDirectSpanBytes;
+}
+
+// Whether launch_tiles copies each tile into its buffer and writes it by block
+// transposes (the case a tile in L2 serves better than one in L1: cpu_backend.cpp).
+template <class Word>
+bool copies_tiles_for_blocks(const TilingView& v, const void* dst) {
+  const LaneTranspose lanes = plan_lane_transpose<Word>(v, dst);
+  return lanes.usable && !reads_tile_in_place(v, sizeof(Word), lanes);
 }
 
 // A tiled body (kernels/permute.hpp): each thread owns one tile buffer, loads a
@@ -55,21 +78,21 @@ void launch_tiles(const TileBody& body) {
   const std::size_t run_bytes = run_words * sizeof(Word);
   const bool stream = v.tiles() * v.tile_words() * sizeof(Word) >= kStreamingBytes && run_bytes % 16 == 0;
   const LaneTranspose lanes = plan_lane_transpose<Word>(v, body.dst);
-  // A tile whose source runs lie within kDirectSpanBytes (a transpose's: 64 runs
-  // 1 KiB apart) is transposed straight from the source, its lines staying in
-  // L1 as the buffer would (2^26 u32 words: 0.60 -> 0.68 of memcpy, 2^24:
-  // 0.59 -> 0.84); runs spread wider (a bit reversal's, 4 MiB apart) would
-  // share a few cache sets and evict one another, so they are copied first.
-  std::uint64_t span = 0;
-  for (std::uint64_t r = 0; r < runs; ++r) span = std::max(span, v.src_run()[r] + run_words);
-  const bool direct = lanes.usable && span * sizeof(Word) <= kDirectSpanBytes;
+  // Reading in place: 2^26 u32 words transposed at 0.60 -> 0.68 of memcpy, 2^24: 0.59 -> 0.84.
+  const bool direct = reads_tile_in_place(v, sizeof(Word), lanes);
+  // Buffer row r starts at word r * row_words; tile word t lies at slot(t).
+  constexpr std::uint64_t pad = kBufferRowPadBytes / sizeof(Word);
+  const std::uint64_t row_words = run_words + pad;
+  const unsigned b = v.run_bits;
+  const auto slot = [b](std::uint64_t t) { return t + (t >> b) * pad; };
 #pragma omp parallel if (v.tiles() * v.tile_words() >= kParallelThreshold)
   {
     // staged: one destination run (the gather), or L of them (the block transpose).
-    std::vector<Word> buffer(v.tile_words()), staged(run_words * 8);
+    std::vector<Word> buffer(runs * row_words), staged(run_words * 8);
+    // The gather's tables as buffer slots (slot() adds over disjoint bits).
     std::vector<std::uint32_t> from_run(runs), from_low(run_words);
-    for (std::uint64_t r = 0; r < runs; ++r) from_run[r] = static_cast<std::uint32_t>(v.from_run()[r]);
-    for (std::uint64_t k = 0; k < run_words; ++k) from_low[k] = static_cast<std::uint32_t>(v.from_low()[k]);
+    for (std::uint64_t r = 0; r < runs; ++r) from_run[r] = static_cast<std::uint32_t>(slot(v.from_run()[r]));
+    for (std::uint64_t k = 0; k < run_words; ++k) from_low[k] = static_cast<std::uint32_t>(slot(v.from_low()[k]));
 #pragma omp for schedule(static)
     for (std::int64_t o = 0; o < tiles; ++o) {
       const std::uint64_t src = v.src_base(static_cast<std::uint64_t>(o));
@@ -81,8 +104,8 @@ void launch_tiles(const TileBody& body) {
           prefetch_run(later < runs ? body.src_run(src, later) : body.src_run(next_src, later - runs), run_bytes);
         }
         const Word* s = body.src_run(src, r);
-        Word* b = buffer.data() + (r << v.run_bits);
-        for (std::uint64_t k = 0; k < run_words; ++k) b[k] = s[k];
+        Word* row = buffer.data() + r * row_words;
+        for (std::uint64_t k = 0; k < run_words; ++k) row[k] = s[k];
       }
       const std::uint64_t dst = v.dst_base(static_cast<std::uint64_t>(o));
       if (direct) {
@@ -96,22 +119,21 @@ void launch_tiles(const TileBody& body) {
         const auto* base = reinterpret_cast<const char*>(body.src_run(src, 0)) - v.src_run()[0] * sizeof(Word);
         const std::uint64_t low = run_words - 1;
         const std::uint64_t* src_run = v.src_run();
-        const unsigned b = v.run_bits;
         const auto at = [&](std::uint64_t t) { return base + (src_run[t >> b] + (t & low)) * sizeof(Word); };
         store_tile_transposed(body, lanes, at, dst, stream, staged.data());
         continue;
       }
       if (lanes.usable) {
         const auto* words = reinterpret_cast<const char*>(buffer.data());
-        const auto at = [&](std::uint64_t t) { return words + t * sizeof(Word); };
+        const auto at = [&](std::uint64_t t) { return words + slot(t) * sizeof(Word); };
         store_tile_transposed(body, lanes, at, dst, stream, staged.data());
         continue;
       }
       for (std::uint64_t r = 0; r < runs; ++r) {
-        const Word* b = buffer.data() + from_run[r];
+        const Word* column = buffer.data() + from_run[r];
         Word* d = body.dst_run(dst, r);
         Word* out = stream ? staged.data() : d;
-        for (std::uint64_t k = 0; k < run_words; ++k) out[k] = b[from_low[k]];
+        for (std::uint64_t k = 0; k < run_words; ++k) out[k] = column[from_low[k]];
         if (stream) stream_copy(d, out, run_bytes);
       }
     }
