@@ -5,37 +5,17 @@
 // pattern costs from what the kernel adds (docs/performance.md: the limit of
 // the fused bit reversal). Both cores, as the kernels run.
 #include <benchmark/benchmark.h>
-#include <sys/mman.h>
 
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
-#include <memory>
 
+#include "huge_areas.hpp"
 #include "hcube/kernels/cpu/stream.hpp"
 
 namespace {
 
-constexpr std::size_t kBytes = std::size_t{256} << 20;
-
-struct Area {
-  std::unique_ptr<char, decltype(&std::free)> p{static_cast<char*>(std::aligned_alloc(std::size_t{2} << 20, kBytes)),
-                                                &std::free};
-  // On huge pages, as the CPU backend allocates its storage.
-  Area() {
-    madvise(p.get(), kBytes, MADV_HUGEPAGE);
-    std::memset(p.get(), 1, kBytes);
-  }
-};
-
-Area& source() {
-  static Area a;
-  return a;
-}
-Area& destination() {
-  static Area a;
-  return a;
-}
+constexpr std::size_t kBytes = hcube::bench::kAreaBytes;
+using hcube::bench::destination_area;
+using hcube::bench::source_area;
 
 // Tile o's run r starts at o * run_bytes + r * (kBytes / runs): consecutive
 // tiles continue the same runs, as the fused pass's source-side outer bits do.
@@ -46,7 +26,7 @@ struct Tiles {
 };
 
 __attribute__((target("avx2"))) std::uint64_t read_runs(const Tiles& t, std::size_t prefetch_runs) {
-  const char* a = source().p.get();
+  const char* a = source_area().data();
   std::uint64_t sum = 0;
 #pragma omp parallel for schedule(static) reduction(+ : sum)
   for (std::int64_t o = 0; o < static_cast<std::int64_t>(t.tiles()); ++o) {
@@ -67,7 +47,7 @@ __attribute__((target("avx2"))) std::uint64_t read_runs(const Tiles& t, std::siz
 }
 
 __attribute__((target("avx2"))) void write_runs(const Tiles& t, std::size_t store_bytes) {
-  char* b = destination().p.get();
+  char* b = destination_area().data();
 #pragma omp parallel for schedule(static)
   for (std::int64_t o = 0; o < static_cast<std::int64_t>(t.tiles()); ++o) {
     const __m256i v = _mm256_set1_epi32(static_cast<int>(o));
@@ -93,7 +73,7 @@ bool skip_without_avx2(benchmark::State& state) {
 void BM_ReadRuns(benchmark::State& state) {
   if (skip_without_avx2(state)) return;
   const Tiles t{static_cast<std::size_t>(state.range(1)), static_cast<std::size_t>(state.range(0))};
-  source();  // allocated and touched outside the timed loop
+  source_area();  // allocated and touched outside the timed loop
   for (auto _ : state) benchmark::DoNotOptimize(read_runs(t, static_cast<std::size_t>(state.range(2))));
   state.SetBytesProcessed(static_cast<std::int64_t>(kBytes * state.iterations()));
 }
@@ -113,7 +93,7 @@ BENCHMARK(BM_ReadRuns)
 void BM_StreamWriteRuns(benchmark::State& state) {
   if (skip_without_avx2(state)) return;
   const Tiles t{static_cast<std::size_t>(state.range(1)), static_cast<std::size_t>(state.range(0))};
-  destination();
+  destination_area();
   for (auto _ : state) write_runs(t, static_cast<std::size_t>(state.range(2)));
   state.SetBytesProcessed(static_cast<std::int64_t>(kBytes * state.iterations()));
 }
@@ -127,15 +107,7 @@ BENCHMARK(BM_StreamWriteRuns)
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
 
-// The roofline: memcpy of kBytes on one thread, bytes read + written.
-void BM_Memcpy(benchmark::State& state) {
-  source(), destination();
-  for (auto _ : state) {
-    std::memcpy(destination().p.get(), source().p.get(), kBytes);
-    benchmark::DoNotOptimize(destination().p.get());
-  }
-  state.SetBytesProcessed(static_cast<std::int64_t>(2 * kBytes * state.iterations()));
-}
+using hcube::bench::BM_Memcpy;  // the roofline
 BENCHMARK(BM_Memcpy)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 }  // namespace

@@ -5,14 +5,11 @@
 //   --benchmark_repetitions=8 --benchmark_enable_random_interleaving=true
 // so the sizes are measured in alternation, not minutes apart.
 #include <benchmark/benchmark.h>
-#include <sys/mman.h>
 
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
-#include <memory>
 #include <vector>
 
+#include "huge_areas.hpp"
 #include "hcube/host/bit_permutation_tiling.hpp"
 #include "hcube/kernels/cpu/launch.hpp"
 #include "hcube/kernels/permute.hpp"
@@ -21,26 +18,7 @@ namespace {
 
 using Word = std::uint32_t;
 constexpr unsigned kBits = 26;  // 256 MiB of u32
-constexpr std::size_t kBytes = sizeof(Word) << kBits;
-
-struct Area {
-  std::unique_ptr<Word, decltype(&std::free)> p{
-      static_cast<Word*>(std::aligned_alloc(std::size_t{2} << 20, kBytes)), &std::free};
-  // On huge pages, as the CPU backend allocates its storage.
-  Area() {
-    madvise(p.get(), kBytes, MADV_HUGEPAGE);
-    std::memset(p.get(), 1, kBytes);
-  }
-};
-
-Area& source() {
-  static Area a;
-  return a;
-}
-Area& destination() {
-  static Area a;
-  return a;
-}
+static_assert(sizeof(Word) << kBits == hcube::bench::kAreaBytes);
 
 // Index bit i goes to to[i]: 0, the bit reversal; 1, the transpose of a
 // 2^13 x 2^13 matrix stored row after row.
@@ -56,14 +34,15 @@ void BM_FusedPass(benchmark::State& state) {
       permutation(state.range(0)),
       hcube::max_tile_bits_for(sizeof(Word), static_cast<std::size_t>(state.range(1)) * 1024));
   const hcube::kernels::BitPermuteTileBody<Word> body{
-      source().p.get(), destination().p.get(),
+      reinterpret_cast<const Word*>(hcube::bench::source_area().data()),
+      reinterpret_cast<Word*>(hcube::bench::destination_area().data()),
       hcube::kernels::TilingView{plan.table.data(), plan.tile_bits, plan.run_bits, plan.outer_bits}};
   for (auto _ : state) {
     hcube::kernels::cpu::launch_tiles(body);
-    benchmark::DoNotOptimize(destination().p.get());
+    benchmark::DoNotOptimize(body.dst);
   }
   state.counters["run_bytes"] = static_cast<double>(sizeof(Word) << plan.run_bits);
-  state.SetBytesProcessed(static_cast<std::int64_t>(2 * kBytes * state.iterations()));
+  state.SetBytesProcessed(static_cast<std::int64_t>(2 * hcube::bench::kAreaBytes * state.iterations()));
 }
 BENCHMARK(BM_FusedPass)
     ->ArgNames({"perm", "tile_kib"})
@@ -71,13 +50,7 @@ BENCHMARK(BM_FusedPass)
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
 
-void BM_Memcpy(benchmark::State& state) {
-  for (auto _ : state) {
-    std::memcpy(destination().p.get(), source().p.get(), kBytes);
-    benchmark::DoNotOptimize(destination().p.get());
-  }
-  state.SetBytesProcessed(static_cast<std::int64_t>(2 * kBytes * state.iterations()));
-}
+using hcube::bench::BM_Memcpy;
 BENCHMARK(BM_Memcpy)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 }  // namespace
