@@ -31,6 +31,9 @@ TEST_F(CliBench, EveryOperationReportsItsBytesAndTheRoofline) {
     const double ratio = (j["bytes_moved"].get<double>() / j["seconds"].get<double>()) /
                          (2.0 * 4 * words / j["memcpy_seconds"].get<double>());
     EXPECT_NEAR(j["ratio_to_memcpy"].get<double>(), ratio, 1e-9 * ratio);
+    // One ratio a timed run, each against the copy taken right after it.
+    ASSERT_EQ(j["ratio_to_memcpy_runs"].size(), 3u);
+    for (const json& r : j["ratio_to_memcpy_runs"]) EXPECT_GT(r.get<double>(), 0.0);
     const std::string name = op;
     const std::uint64_t all = 2 * 4 * words;  // every word read and written once
     if (name == "memcpy" || name.rfind("fused", 0) == 0) {
@@ -46,7 +49,10 @@ TEST_F(CliBench, EveryOperationReportsItsBytesAndTheRoofline) {
       EXPECT_GT(j["bytes_moved"].get<std::uint64_t>(), all);  // alignments and cycles
     }
   }
-  EXPECT_TRUE(contains(ok({"bench", "--op", "fused-bit-reversal", "-w", "10", "--backend", "cpu"}), "ratio to memcpy"));
+  const std::string text = ok({"bench", "--op", "fused-bit-reversal", "-w", "10", "--backend", "cpu"});
+  EXPECT_TRUE(contains(text, "ratio to memcpy")) << text;
+  EXPECT_TRUE(contains(text, "alternated with those runs")) << text;
+  EXPECT_TRUE(contains(text, "run by run")) << text;
 }
 
 TEST_F(CliBench, BadInput) {

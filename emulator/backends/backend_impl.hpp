@@ -34,6 +34,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -221,16 +223,15 @@ class BackendImpl final : public Backend {
 
   double timed(const std::function<void()>& run) override { return policy_.timed(run); }
 
-  double copy_seconds(std::uint64_t bytes, int repeat) override {
+  std::function<double()> copy_timer(std::uint64_t bytes) override {
     const std::uint64_t words = std::max<std::uint64_t>(1, bytes / sizeof(kernels::Word16));
-    Buffer a = allocate(words * sizeof(kernels::Word16)), b = allocate(words * sizeof(kernels::Word16));
-    const kernels::CopyBody copy{static_cast<const kernels::Word16*>(a.data()), static_cast<kernels::Word16*>(b.data())};
-    const auto once = [&] { return policy_.timed([&] { policy_.copy(copy, words); }); };
-    once();  // first touch, warm-up
-    std::vector<double> t;
-    for (int r = 0; r < std::max(repeat, 1); ++r) t.push_back(once());
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
+    auto a = std::make_shared<Buffer>(allocate(words * sizeof(kernels::Word16)));
+    auto b = std::make_shared<Buffer>(allocate(words * sizeof(kernels::Word16)));
+    return [this, a, b, words] {
+      const kernels::CopyBody copy{static_cast<const kernels::Word16*>(a->data()),
+                                   static_cast<kernels::Word16*>(b->data())};
+      return policy_.timed([&] { policy_.copy(copy, words); });
+    };
   }
 
   double spec_bytes_per_second() const override { return policy_.spec_bytes_per_second(); }

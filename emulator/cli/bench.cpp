@@ -1,6 +1,7 @@
 // hcube bench: one data-motion operation timed against the memory roofline
 // measured in the same process (memcpy of the same data), as a ratio of
-// throughputs; the median of --repeat runs after one warm-up run.
+// throughputs: --repeat runs of each, alternated, after one warm-up run of
+// each; the medians.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -13,6 +14,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include <unistd.h>
@@ -57,35 +59,46 @@ double seconds_of(const std::function<void()>& f) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-using Timer = std::function<double(const std::function<void()>&)>;
-
-// The backend's own clock: CUDA events on the GPU.
-Timer clock_of(Machine& mach) {
-  return [&mach](const std::function<void()>& f) { return mach.backend().timed(f); };
+// The roofline of the backend the data lives on, one copy a call: memcpy of
+// host memory on the CPU, a device copy kernel timed with CUDA events on the
+// GPU (not memcpy across the bus).
+bool on_gpu(const Backend* backend) { return backend != nullptr && backend->kind() == BackendKind::cuda; }
+std::function<double()> roofline_timer(Backend* backend, std::uint64_t bytes) {
+  if (on_gpu(backend)) return backend->copy_timer(bytes);
+  auto from = std::make_shared<std::vector<unsigned char>>(bytes, 1);
+  auto to = std::make_shared<std::vector<unsigned char>>(bytes, 0);
+  return [from, to] { return seconds_of([&] { std::memcpy(to->data(), from->data(), from->size()); }); };
 }
 
-// The median of `repeat` timed runs after one untimed warm-up (first touch of
-// every page, caches and tables filled) unless the caller has run it already.
-double median_seconds(long long repeat, const std::function<void()>& f, bool warm_up = true,
-                      const Timer& timer = seconds_of) {
-  if (warm_up) f();
-  std::vector<double> t;
-  for (long long r = 0; r < repeat; ++r) t.push_back(timer(f));
+// The two medians of `repeat` runs of an operation alternated with `repeat`
+// roofline copies: on a shared machine the memory's speed drifts by tens of
+// percent within seconds, and alternation lets both medians see the same drift.
+struct Alternated {
+  double seconds = 0, roofline_seconds = 0;
+  std::vector<std::pair<double, double>> runs;  // (operation, roofline) seconds, in the order taken
+};
+
+double median(std::vector<double> t) {
   std::sort(t.begin(), t.end());
   return t[t.size() / 2];
 }
 
-// memcpy of `bytes` in this process: the roofline every figure is divided by.
-double memcpy_seconds(std::uint64_t bytes, long long repeat) {
-  std::vector<unsigned char> a(bytes, 1), b(bytes, 0);
-  return median_seconds(repeat, [&] { std::memcpy(b.data(), a.data(), bytes); });
-}
-
-// The roofline of the backend the data lives on: memcpy on the CPU, a device
-// copy kernel timed with CUDA events on the GPU (not memcpy across the bus).
-bool on_gpu(const Backend* backend) { return backend != nullptr && backend->kind() == BackendKind::cuda; }
-double roofline_seconds(Backend* backend, std::uint64_t bytes, long long repeat) {
-  return on_gpu(backend) ? backend->copy_seconds(bytes, static_cast<int>(repeat)) : memcpy_seconds(bytes, repeat);
+// One untimed warm-up of each first (first touch of every page, caches and
+// tables filled) unless the caller has run the operation already.
+Alternated alternate(long long repeat, const std::function<double()>& op, const std::function<double()>& roofline,
+                     bool warm_up_op = true) {
+  if (warm_up_op) op();
+  roofline();
+  Alternated a;
+  std::vector<double> ops, copies;
+  for (long long r = 0; r < repeat; ++r) {
+    a.runs.emplace_back(op(), roofline());
+    ops.push_back(a.runs.back().first);
+    copies.push_back(a.runs.back().second);
+  }
+  a.seconds = median(ops);
+  a.roofline_seconds = median(copies);
+  return a;
 }
 
 // The operation's throughput (bytes it read and wrote over its time) over
@@ -96,19 +109,19 @@ double ratio_to_memcpy(std::uint64_t bytes_moved, double seconds, std::uint64_t 
 
 struct Measurement {
   std::uint64_t bytes_moved = 0;  // read + written by one run
-  double seconds = 0;
+  Alternated time;
   double check_seconds = 0;       // the host's checks of a cycle or schedule, made once before the timed runs
   std::string what;
 };
 
-Measurement measure(const BenchFlags& f, Machine& mach) {
+Measurement measure(const BenchFlags& f, Machine& mach, const std::function<double()>& roofline) {
   const Geometry& geo = mach.geometry();
   Measurement r;
   const auto per_run = [&](const std::function<void()>& run) {
     mach.reset_counters();
     run();  // one counted run: the bytes it moves
     r.bytes_moved = mach.counters().bytes_read + mach.counters().bytes_written;
-    r.seconds = median_seconds(f.repeat, run, true, clock_of(mach));
+    r.time = alternate(f.repeat, [&] { return mach.backend().timed(run); }, roofline);
   };
   // A cycle or schedule is checked once, timed apart: on a GPU the host's check
   // of K/2 exchanges costs several times the launch it guards.
@@ -149,7 +162,7 @@ Measurement measure(const BenchFlags& f, Machine& mach) {
 
 // The baseline a user writes by hand: dst[i] = src[index[i]] with the index
 // precomputed (here the bit reversal), OpenMP over i, on host memory.
-Measurement gather(const BenchFlags& f, unsigned q, std::size_t wb) {
+Measurement gather(const BenchFlags& f, unsigned q, std::size_t wb, const std::function<double()>& roofline) {
   const std::uint64_t words = bit(q);
   std::vector<std::uint64_t> index(words);
   for (std::uint64_t i = 0; i < words; ++i) index[i] = reverse_bits(i, q);
@@ -158,11 +171,12 @@ Measurement gather(const BenchFlags& f, unsigned q, std::size_t wb) {
   Measurement r;
   r.what = "the bit reversal gathered through a precomputed index (dst[i] = src[index[i]])";
   r.bytes_moved = 2 * words * wb + words * sizeof(std::uint64_t);
-  r.seconds = median_seconds(f.repeat, [&] {
+  const auto run = [&] {
 #pragma omp parallel for schedule(static)
     for (std::int64_t i = 0; i < n; ++i)
       std::memcpy(&dst[static_cast<std::uint64_t>(i) * wb], &src[index[static_cast<std::uint64_t>(i)] * wb], wb);
-  });
+  };
+  r.time = alternate(f.repeat, [&] { return seconds_of(run); }, roofline);
   return r;
 }
 
@@ -186,40 +200,47 @@ void run_bench(const BenchFlags& f) {
   std::unique_ptr<Machine> mach;
   std::unique_ptr<Backend> copier;  // --op memcpy --backend cuda: the device whose copy kernel is the roofline
   Backend* where = nullptr;
+  if (f.op == "gather-bit-reversal" && f.machine.backend == "cuda")
+    throw Error("--op gather-bit-reversal is the CPU baseline: it runs on host memory (drop --backend cuda)");
   if (f.op == "memcpy") {
     const BackendChoice choice = parse_backend_choice(f.machine.backend);
     if (choice != BackendChoice::cpu) {
       copier = make_backend(choice);
       where = copier.get();
-      backend = to_string(where->kind());
-      device = where->device_name();
     }
-    r.what = on_gpu(where) ? "a device copy kernel over the data (the roofline)" : "memcpy of the data (the roofline)";
-  } else if (f.op == "gather-bit-reversal") {
-    if (f.machine.backend == "cuda")
-      throw Error("--op gather-bit-reversal is the CPU baseline: it runs on host memory (drop --backend cuda)");
-    r = gather(f, q, wb);
-  } else {
+  } else if (f.op != "gather-bit-reversal") {
     mach = std::make_unique<Machine>(
         MachineOptions{n, m, type, parse_backend_choice(f.machine.backend), f.machine.tile_dims});
     std::vector<unsigned char> zeros(mach->bytes(), 0);
     mach->load(zeros.data(), zeros.size());
     zeros = {};
     where = &mach->backend();
+  }
+  if (where != nullptr) {
     backend = to_string(where->kind());
     device = where->device_name();
-    r = measure(f, *mach);
   }
   // The roofline in the same process: a copy of the same bytes, read + written.
-  const double roofline_seconds = ::hcube::cli::roofline_seconds(where, bytes, f.repeat);
-  const double spec = where != nullptr ? where->spec_bytes_per_second() : 0;
+  const std::function<double()> copy = roofline_timer(where, bytes);
   if (f.op == "memcpy") {
+    // The copy alternated with itself: a ratio near 1, whose spread is the run's noise.
+    r.what = on_gpu(where) ? "a device copy kernel over the data (the roofline)" : "memcpy of the data (the roofline)";
     r.bytes_moved = 2 * bytes;
-    r.seconds = roofline_seconds;
+    r.time = alternate(f.repeat, copy, copy);
+  } else if (f.op == "gather-bit-reversal") {
+    r = gather(f, q, wb, copy);
+  } else {
+    r = measure(f, *mach, copy);
   }
-  const double throughput = static_cast<double>(r.bytes_moved) / r.seconds;
+  const double spec = where != nullptr ? where->spec_bytes_per_second() : 0;
+  const double seconds = r.time.seconds, roofline_seconds = r.time.roofline_seconds;
+  const double throughput = static_cast<double>(r.bytes_moved) / seconds;
   const double roofline = 2.0 * static_cast<double>(bytes) / roofline_seconds;
-  const double ratio = ratio_to_memcpy(r.bytes_moved, r.seconds, bytes, roofline_seconds);
+  const double ratio = ratio_to_memcpy(r.bytes_moved, seconds, bytes, roofline_seconds);
+  // Each run's ratio to the copy taken right after it: the spread the medians hide.
+  std::vector<double> run_ratios;
+  for (const auto& [op_s, copy_s] : r.time.runs) run_ratios.push_back(ratio_to_memcpy(r.bytes_moved, op_s, bytes, copy_s));
+  const auto [low, high] = std::minmax_element(run_ratios.begin(), run_ratios.end());
   if (f.json) {
     const nlohmann::json j = {{"command", "bench"},
                               {"op", f.op},
@@ -228,11 +249,12 @@ void run_bench(const BenchFlags& f) {
                               {"n", n},
                               {"m", m},
                               {"bytes_moved", r.bytes_moved},
-                              {"seconds", r.seconds},
+                              {"seconds", seconds},
                               {"memcpy_seconds", roofline_seconds},
                               {"throughput_bytes_per_second", throughput},
                               {"memcpy_bytes_per_second", roofline},
                               {"ratio_to_memcpy", ratio},
+                              {"ratio_to_memcpy_runs", run_ratios},
                               {"repeat", f.repeat},
                               {"backend", backend},
                               {"device", device},
@@ -247,12 +269,13 @@ void run_bench(const BenchFlags& f) {
   fmt::print(
       "bench {}: {}\n2^{} {} words ({}), n = {}, m = {}, {} backend{}\n"
       "median of {}: {:.6f} s, {} bytes read + written: {:.2f} GB/s\n"
-      "{} of the same {} in this process: {:.6f} s, {:.2f} GB/s read + written\n"
-      "ratio to {}: {:.1f}%{}\n",
+      "{} of the same {} in this process, alternated with those runs: {:.6f} s, {:.2f} GB/s read + written\n"
+      "ratio to {}: {:.1f}%{}, run by run {:.1f}% .. {:.1f}%\n",
       f.op, r.what, q, info(type).name, format_bytes(bytes), n, m, backend, device.empty() ? "" : " (" + device + ")",
-      f.repeat, r.seconds, r.bytes_moved, throughput / 1e9, on_gpu(where) ? "a device copy kernel" : "memcpy",
+      f.repeat, seconds, r.bytes_moved, throughput / 1e9, on_gpu(where) ? "a device copy kernel" : "memcpy",
       format_bytes(bytes), roofline_seconds, roofline / 1e9, on_gpu(where) ? "the copy kernel" : "memcpy", 100 * ratio,
-      spec > 0 ? fmt::format(" ({:.1f}% of the stated {:.0f} GB/s)", 100 * throughput / spec, spec / 1e9) : "");
+      spec > 0 ? fmt::format(" ({:.1f}% of the stated {:.0f} GB/s)", 100 * throughput / spec, spec / 1e9) : "",
+      100 * *low, 100 * *high);
   if (r.check_seconds > 0) fmt::print("host checks, made once before the timed runs: {:.6f} s\n", r.check_seconds);
 }
 
@@ -381,7 +404,7 @@ std::vector<SweepRow> run_sweep(const SweepFlags& f, const std::vector<std::stri
   ProgressBar bar(!f.json && f.csv != "-" && ::isatty(2) == 1, "sweep", "runs");
   for (auto d = static_cast<unsigned>(f.from); d <= static_cast<unsigned>(f.to); ++d) {
     Machine mach(MachineOptions{d, d, type, parse_backend_choice(f.machine.backend), f.machine.tile_dims});
-    const double roofline_seconds = ::hcube::cli::roofline_seconds(&mach.backend(), mach.bytes(), f.repeat);
+    const std::function<double()> copy = roofline_timer(&mach.backend(), mach.bytes());
     const PermutationPlan plan = plan_aapc_permutation(AapcPermutation::transpose, mach.geometry(), d);
     for (const std::string& alg : algorithms) {
       bar.draw(rows.size(), total, fmt::format("d = {}, {}", d, alg));
@@ -391,7 +414,6 @@ std::vector<SweepRow> run_sweep(const SweepFlags& f, const std::vector<std::stri
       r.algorithm = alg;
       r.words = mach.geometry().total_words();
       r.cycles = s.cycles();
-      r.memcpy_seconds = roofline_seconds;
       r.data_bytes = mach.bytes();
       // The first run is counted, verified (up to 2^22 words) and warms up; the median of --repeat more is timed.
       std::vector<unsigned char> expected;
@@ -404,7 +426,10 @@ std::vector<SweepRow> run_sweep(const SweepFlags& f, const std::vector<std::stri
       r.bytes_moved = mach.counters().bytes_read + mach.counters().bytes_written;
       if (r.verified() && mach.read() != expected)
         throw Error(fmt::format("sweep: the AAPC of {} at d = {} does not match the transpose", alg, d));
-      r.seconds = median_seconds(f.repeat, [&] { run_schedule(mach, s, plan.f, plan.g); }, false, clock_of(mach));
+      const Alternated t = alternate(
+          f.repeat, [&] { return mach.backend().timed([&] { run_schedule(mach, s, plan.f, plan.g); }); }, copy, false);
+      r.seconds = t.seconds;
+      r.memcpy_seconds = t.roofline_seconds;
       rows.push_back(r);
     }
   }

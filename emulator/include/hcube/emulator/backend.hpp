@@ -108,10 +108,11 @@ class Backend {
   // Measurement (hcube bench). The seconds `run` takes on the backend's own
   // clock: CUDA events around it on the GPU, the steady clock on the CPU.
   virtual double timed(const std::function<void()>& run) = 0;
-  // The backend's copy roofline: the median seconds of `repeat` copies of
-  // `bytes` within its own memory after a warm-up (a copy kernel on the GPU,
-  // memcpy on the CPU).
-  virtual double copy_seconds(std::uint64_t bytes, int repeat) = 0;
+  // The backend's copy roofline (a copy kernel on the GPU, memcpy on the CPU):
+  // each call of the returned timer copies `bytes` within the backend's memory
+  // and returns its seconds. The buffers live as long as the timer, so a caller
+  // can alternate copies with the runs it compares them with.
+  virtual std::function<double()> copy_timer(std::uint64_t bytes) = 0;
   // The memory bandwidth the device's maker states, bytes a second (0: unknown).
   virtual double spec_bytes_per_second() const = 0;
 };
