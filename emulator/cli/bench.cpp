@@ -455,7 +455,8 @@ void add_sweep_command(CLI::App& app) {
   cmd->add_option("--dims-to", f->to, "the largest d (2^(2d) words)")->capture_default_str();
   cmd->add_option("--algorithms", f->algorithms, "comma-separated: 1, 2, 3, 4, edelman, edelman-unaligned")
       ->capture_default_str();
-  cmd->add_option("-r,--repeat", f->repeat, "timed runs per point; the median is reported")->capture_default_str();
+  cmd->add_option("-r,--repeat", f->repeat, "timed runs per point, each followed by a roofline copy; the medians")
+      ->capture_default_str();
   cmd->add_option("--csv", f->csv, "write the rows as CSV to this file (- for standard output)");
   cmd->add_option("--plot", f->plot, "draw throughput and cycles vs d into this .svg or .png (needs gnuplot)");
   add_backend_flags(*cmd, f->machine);
@@ -511,7 +512,8 @@ void add_bench(CLI::App& app) {
   cmd->add_option("--op", f->op, fmt::format("the operation: {}", fmt::join(ops(), ", ")))->required();
   cmd->add_option("-w,--log2-words", f->log2_words, "2^W words of data (n = W/2 processor dimensions)")
       ->capture_default_str();
-  cmd->add_option("-r,--repeat", f->repeat, "timed runs after one warm-up; the median is reported")
+  cmd->add_option("-r,--repeat", f->repeat,
+                  "timed runs after one warm-up, each followed by a copy of the roofline; the medians are reported")
       ->capture_default_str();
   add_backend_flags(*cmd, f->machine);
   cmd->add_flag("--json", f->json, "print one JSON object instead of prose");
