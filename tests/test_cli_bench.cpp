@@ -21,8 +21,10 @@ TEST_F(CliBench, EveryOperationReportsItsBytesAndTheRoofline) {
       EXPECT_TRUE(j.contains(key)) << key;
     EXPECT_EQ(j["op"], op);
     EXPECT_EQ(j["words"], words);
-    // On the host the roofline is memcpy, and a CPU has no stated bandwidth.
+    // On the host the roofline is memcpy (the CPU backend's, for every op), and a CPU has no stated bandwidth.
     EXPECT_EQ(j["roofline"], "memcpy");
+    EXPECT_EQ(j["backend"], "cpu");
+    EXPECT_TRUE(contains(j["device"].get<std::string>(), "host CPU")) << j["device"];
     EXPECT_TRUE(j["spec_bytes_per_second"].is_null());
     EXPECT_TRUE(j["ratio_to_spec"].is_null());
     EXPECT_GT(j["seconds"].get<double>(), 0.0);

@@ -227,6 +227,10 @@ class BackendImpl final : public Backend {
     const std::uint64_t words = std::max<std::uint64_t>(1, bytes / sizeof(kernels::Word16));
     auto a = std::make_shared<Buffer>(allocate(words * sizeof(kernels::Word16)));
     auto b = std::make_shared<Buffer>(allocate(words * sizeof(kernels::Word16)));
+    // Write the source once: on Linux a never-written page reads as the shared
+    // zero page, which stays in cache and made memcpy look 1.6 times faster.
+    const auto* from = static_cast<const kernels::Word16*>(b->data());
+    policy_.copy(kernels::CopyBody{from, static_cast<kernels::Word16*>(a->data())}, words);
     return [this, a, b, words] {
       const kernels::CopyBody copy{static_cast<const kernels::Word16*>(a->data()),
                                    static_cast<kernels::Word16*>(b->data())};

@@ -59,16 +59,10 @@ double seconds_of(const std::function<void()>& f) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// The roofline of the backend the data lives on, one copy a call: memcpy of
-// host memory on the CPU, a device copy kernel timed with CUDA events on the
-// GPU (not memcpy across the bus).
-bool on_gpu(const Backend* backend) { return backend != nullptr && backend->kind() == BackendKind::cuda; }
-std::function<double()> roofline_timer(Backend* backend, std::uint64_t bytes) {
-  if (on_gpu(backend)) return backend->copy_timer(bytes);
-  auto from = std::make_shared<std::vector<unsigned char>>(bytes, 1);
-  auto to = std::make_shared<std::vector<unsigned char>>(bytes, 0);
-  return [from, to] { return seconds_of([&] { std::memcpy(to->data(), from->data(), from->size()); }); };
-}
+// The roofline is Backend::copy_timer of the backend the data lives on: memcpy
+// of buffers allocated like the data (huge pages on the CPU), or a device copy
+// kernel timed with CUDA events on the GPU (not memcpy across the bus).
+bool on_gpu(const Backend& backend) { return backend.kind() == BackendKind::cuda; }
 
 // The two medians of `repeat` runs of an operation alternated with `repeat`
 // roofline copies: on a shared machine the memory's speed drifts by tens of
@@ -196,19 +190,15 @@ void run_bench(const BenchFlags& f) {
   const unsigned n = q / 2, m = q - n;
 
   Measurement r;
-  std::string backend = "cpu", device;
   std::unique_ptr<Machine> mach;
-  std::unique_ptr<Backend> copier;  // --op memcpy --backend cuda: the device whose copy kernel is the roofline
+  std::unique_ptr<Backend> copier;  // --op memcpy and the gather baseline: the backend whose copy is the roofline
   Backend* where = nullptr;
   if (f.op == "gather-bit-reversal" && f.machine.backend == "cuda")
     throw Error("--op gather-bit-reversal is the CPU baseline: it runs on host memory (drop --backend cuda)");
-  if (f.op == "memcpy") {
-    const BackendChoice choice = parse_backend_choice(f.machine.backend);
-    if (choice != BackendChoice::cpu) {
-      copier = make_backend(choice);
-      where = copier.get();
-    }
-  } else if (f.op != "gather-bit-reversal") {
+  if (f.op == "memcpy" || f.op == "gather-bit-reversal") {
+    copier = make_backend(f.op == "memcpy" ? parse_backend_choice(f.machine.backend) : BackendChoice::cpu);
+    where = copier.get();
+  } else {
     mach = std::make_unique<Machine>(
         MachineOptions{n, m, type, parse_backend_choice(f.machine.backend), f.machine.tile_dims});
     std::vector<unsigned char> zeros(mach->bytes(), 0);
@@ -216,15 +206,12 @@ void run_bench(const BenchFlags& f) {
     zeros = {};
     where = &mach->backend();
   }
-  if (where != nullptr) {
-    backend = to_string(where->kind());
-    device = where->device_name();
-  }
+  const std::string backend = to_string(where->kind()), device = where->device_name();
   // The roofline in the same process: a copy of the same bytes, read + written.
-  const std::function<double()> copy = roofline_timer(where, bytes);
+  const std::function<double()> copy = where->copy_timer(bytes);
   if (f.op == "memcpy") {
     // The copy alternated with itself: a ratio near 1, whose spread is the run's noise.
-    r.what = on_gpu(where) ? "a device copy kernel over the data (the roofline)" : "memcpy of the data (the roofline)";
+    r.what = on_gpu(*where) ? "a device copy kernel over the data (the roofline)" : "memcpy of the data (the roofline)";
     r.bytes_moved = 2 * bytes;
     r.time = alternate(f.repeat, copy, copy);
   } else if (f.op == "gather-bit-reversal") {
@@ -232,7 +219,7 @@ void run_bench(const BenchFlags& f) {
   } else {
     r = measure(f, *mach, copy);
   }
-  const double spec = where != nullptr ? where->spec_bytes_per_second() : 0;
+  const double spec = where->spec_bytes_per_second();
   const double seconds = r.time.seconds, roofline_seconds = r.time.roofline_seconds;
   const double throughput = static_cast<double>(r.bytes_moved) / seconds;
   const double roofline = 2.0 * static_cast<double>(bytes) / roofline_seconds;
@@ -258,7 +245,7 @@ void run_bench(const BenchFlags& f) {
                               {"repeat", f.repeat},
                               {"backend", backend},
                               {"device", device},
-                              {"roofline", on_gpu(where) ? "copy kernel" : "memcpy"},
+                              {"roofline", on_gpu(*where) ? "copy kernel" : "memcpy"},
                               {"spec_bytes_per_second", spec > 0 ? nlohmann::json(spec) : nlohmann::json(nullptr)},
                               {"ratio_to_spec", spec > 0 ? nlohmann::json(throughput / spec) : nlohmann::json(nullptr)},
                               {"check_seconds", r.check_seconds},
@@ -267,13 +254,13 @@ void run_bench(const BenchFlags& f) {
     return;
   }
   fmt::print(
-      "bench {}: {}\n2^{} {} words ({}), n = {}, m = {}, {} backend{}\n"
+      "bench {}: {}\n2^{} {} words ({}), n = {}, m = {}, {} backend ({})\n"
       "median of {}: {:.6f} s, {} bytes read + written: {:.2f} GB/s\n"
       "{} of the same {} in this process, alternated with those runs: {:.6f} s, {:.2f} GB/s read + written\n"
       "ratio to {}: {:.1f}%{}, run by run {:.1f}% .. {:.1f}%\n",
-      f.op, r.what, q, info(type).name, format_bytes(bytes), n, m, backend, device.empty() ? "" : " (" + device + ")",
-      f.repeat, seconds, r.bytes_moved, throughput / 1e9, on_gpu(where) ? "a device copy kernel" : "memcpy",
-      format_bytes(bytes), roofline_seconds, roofline / 1e9, on_gpu(where) ? "the copy kernel" : "memcpy", 100 * ratio,
+      f.op, r.what, q, info(type).name, format_bytes(bytes), n, m, backend, device,
+      f.repeat, seconds, r.bytes_moved, throughput / 1e9, on_gpu(*where) ? "a device copy kernel" : "memcpy",
+      format_bytes(bytes), roofline_seconds, roofline / 1e9, on_gpu(*where) ? "the copy kernel" : "memcpy", 100 * ratio,
       spec > 0 ? fmt::format(" ({:.1f}% of the stated {:.0f} GB/s)", 100 * throughput / spec, spec / 1e9) : "",
       100 * *low, 100 * *high);
   if (r.check_seconds > 0) fmt::print("host checks, made once before the timed runs: {:.6f} s\n", r.check_seconds);
@@ -404,7 +391,7 @@ std::vector<SweepRow> run_sweep(const SweepFlags& f, const std::vector<std::stri
   ProgressBar bar(!f.json && f.csv != "-" && ::isatty(2) == 1, "sweep", "runs");
   for (auto d = static_cast<unsigned>(f.from); d <= static_cast<unsigned>(f.to); ++d) {
     Machine mach(MachineOptions{d, d, type, parse_backend_choice(f.machine.backend), f.machine.tile_dims});
-    const std::function<double()> copy = roofline_timer(&mach.backend(), mach.bytes());
+    const std::function<double()> copy = mach.backend().copy_timer(mach.bytes());
     const PermutationPlan plan = plan_aapc_permutation(AapcPermutation::transpose, mach.geometry(), d);
     for (const std::string& alg : algorithms) {
       bar.draw(rows.size(), total, fmt::format("d = {}, {}", d, alg));
