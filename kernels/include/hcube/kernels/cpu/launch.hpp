@@ -93,7 +93,10 @@ void launch_tiles(const TileBody& body) {
     std::vector<std::uint32_t> from_run(runs), from_low(run_words);
     for (std::uint64_t r = 0; r < runs; ++r) from_run[r] = static_cast<std::uint32_t>(slot(v.from_run()[r]));
     for (std::uint64_t k = 0; k < run_words; ++k) from_low[k] = static_cast<std::uint32_t>(slot(v.from_low()[k]));
-#pragma omp for schedule(static)
+    // Tiles handed out 64 at a time: on a shared 2-core host a thread that loses
+    // its core no longer holds back its static half (2^28 u32 transpose with a
+    // busy loop beside it: 0.48 -> 0.64 of memcpy; quiet: 0.81 -> 0.84).
+#pragma omp for schedule(dynamic, 64)
     for (std::int64_t o = 0; o < tiles; ++o) {
       const std::uint64_t src = v.src_base(static_cast<std::uint64_t>(o));
       const bool ahead = stream && !direct && o + 1 < tiles;
