@@ -134,10 +134,10 @@ void run_align_xor(const AlignXorBody<Word>& body) {
   // slower (2^24 c128: 0.78 -> 0.68 of memcpy), so they stay word by word.
   const bool lanes = (sizeof(Word) == 4 || sizeof(Word) == 8) && have_avx2() && chunk >= lane_count &&
                      S.dims == lane_bits;
-  // Regions handed out 16 at a time, as the fused pass's tiles (launch.hpp): 2^28 u32
-  // 0.82 -> 0.88 of memcpy, 0.54 -> 0.59 beside a busy loop. A routing cycle stays
-  // static: its many small passes of an AAPC keep their rows on one core that way.
-#pragma omp parallel for schedule(dynamic, 16) if (total >= kParallelThreshold)
+  // Dynamic regions (launch.hpp): 2^28 u32 0.82 -> 0.88 of memcpy, 0.54 -> 0.59 beside a
+  // busy loop. A routing cycle stays static: an AAPC's many small cycles ran slower so.
+  const int per_chunk = dynamic_chunk(static_cast<std::uint64_t>(units), region(cb));
+#pragma omp parallel for schedule(dynamic, per_chunk) if (total >= kParallelThreshold)
   for (std::int64_t u = 0; u < units; ++u) {
     const std::uint64_t h = static_cast<std::uint64_t>(u) % chunks, rest = static_cast<std::uint64_t>(u) / chunks;
     const std::uint64_t B = rest % blocks, T = rest / blocks;

@@ -23,6 +23,15 @@ void launch(std::uint64_t count, const Body& body) {
   for (std::int64_t i = 0; i < n; ++i) body(static_cast<std::uint64_t>(i));
 }
 
+// Work items handed out dynamically, so that a thread that loses its core on a
+// shared host does not hold back a static share: about 1 MiB of data a chunk
+// (the hand-out's cost hidden), and at least 16 chunks where there are items enough.
+inline constexpr std::uint64_t kDynamicChunkBytes = std::uint64_t{1} << 20;
+inline int dynamic_chunk(std::uint64_t items, std::uint64_t item_bytes) {
+  const std::uint64_t by_bytes = std::max<std::uint64_t>(1, kDynamicChunkBytes / std::max<std::uint64_t>(1, item_bytes));
+  return static_cast<int>(std::min(by_bytes, std::max<std::uint64_t>(1, items / 16)));
+}
+
 // How many tiles ahead a direct tile (below) prefetches its source runs.
 inline constexpr std::int64_t kPrefetchTiles = 2;
 // How many source runs ahead the copy into the tile buffer prefetches: a
@@ -85,6 +94,7 @@ void launch_tiles(const TileBody& body) {
   const std::uint64_t row_words = run_words + pad;
   const unsigned b = v.run_bits;
   const auto slot = [b](std::uint64_t t) { return t + (t >> b) * pad; };
+  const int chunk = dynamic_chunk(v.tiles(), v.tile_words() * sizeof(Word));
 #pragma omp parallel if (v.tiles() * v.tile_words() >= kParallelThreshold)
   {
     // staged: one destination run (the gather), or L of them (the block transpose).
@@ -93,10 +103,9 @@ void launch_tiles(const TileBody& body) {
     std::vector<std::uint32_t> from_run(runs), from_low(run_words);
     for (std::uint64_t r = 0; r < runs; ++r) from_run[r] = static_cast<std::uint32_t>(slot(v.from_run()[r]));
     for (std::uint64_t k = 0; k < run_words; ++k) from_low[k] = static_cast<std::uint32_t>(slot(v.from_low()[k]));
-    // Tiles handed out 64 at a time: on a shared 2-core host a thread that loses
-    // its core no longer holds back its static half (2^28 u32 transpose with a
-    // busy loop beside it: 0.48 -> 0.64 of memcpy; quiet: 0.81 -> 0.84).
-#pragma omp for schedule(dynamic, 64)
+    // Dynamic tiles: the 2^28 u32 transpose with a busy loop beside it 0.48 -> 0.64
+    // of memcpy, quiet 0.81 -> 0.84 (static halves before).
+#pragma omp for schedule(dynamic, chunk)
     for (std::int64_t o = 0; o < tiles; ++o) {
       const std::uint64_t src = v.src_base(static_cast<std::uint64_t>(o));
       const bool ahead = stream && !direct && o + 1 < tiles;
