@@ -161,11 +161,10 @@ TEST(BitPermutationTiling, HostLauncherMovesEveryWordToItsImage) {
 }
 
 // The permutations that move the low bits away run as SIMD block transposes
-// (kernels/cpu/lane_transpose.hpp): straight from the source when a tile's
-// runs lie close (q = 14, the transposes), through the tile buffer when not
-// (the q = 18 and 23 bit reversals); above 16 MiB they stream, and a bit
-// reversal's runs 4 KiB apart go through the staging area. Buffered tiles are
-// also run at 64 KiB (the CPU backend's L2 tiles, rows padded by a line).
+// (kernels/cpu/lane_transpose.hpp) from the tile buffer; above 16 MiB they
+// stream, and a bit reversal's runs 4 KiB apart go through the staging area.
+// They also run at 128 KiB (the CPU backend's tiles for block transposes,
+// rows padded by a line).
 TEST(BitPermutationTiling, BlockTransposesStreamedAndStaged) {
   alignas(64) static const char aligned[64] = {};
   for (unsigned q : {8u, 14u, 18u, 23u}) {
@@ -196,27 +195,20 @@ TEST(BitPermutationTiling, BlockTransposesStreamedAndStaged) {
         EXPECT_EQ(lanes128.stage, kernels::cpu::have_avx2());
       }
 #endif
-      // The tile is copied into the buffer (and the CPU backend tiles it for L2)
-      // where its 64 runs span more than 256 KiB: the bit reversals past q = 16
-      // (runs 2^(q-6) words apart), the transpose at q = 23 (2^12 words apart;
-      // at q = 18, 2^9).
-      const bool buffered = lanes32.usable && ((to == reversal && q > 16) || q == 23);
-      EXPECT_EQ(kernels::cpu::copies_tiles_for_blocks<std::uint32_t>(view, aligned), buffered) << "q = " << q;
       // 2^23 words: 32 MiB of u32, past the streaming threshold; 64 MiB of u64, 128 MiB of 16-byte words.
       check_launchers<std::uint32_t>(to, 12, q < 23);
       check_launchers<std::uint64_t>(to, 11, q < 23);
       check_launchers<kernels::Word16>(to, 10, q < 23);
-      if (buffered) {
-        check_launchers<std::uint32_t>(to, 14, false);
-        check_launchers<std::uint64_t>(to, 13, false);
-        check_launchers<kernels::Word16>(to, 12, false);
+      if (lanes32.usable && q > 14) {
+        check_launchers<std::uint32_t>(to, 15, false);
+        check_launchers<std::uint64_t>(to, 14, false);
+        check_launchers<kernels::Word16>(to, 13, false);
       }
     }
   }
   // Keeping the lowest bit: no block transpose, the gather runs.
   std::vector<unsigned> keep_low = {0, 3, 2, 1};
   EXPECT_FALSE(kernels::cpu::plan_lane_transpose<std::uint32_t>(view_of(plan_bit_permutation_tiling(keep_low, 4)), aligned).usable);
-  EXPECT_FALSE(kernels::cpu::copies_tiles_for_blocks<std::uint32_t>(view_of(plan_bit_permutation_tiling(keep_low, 4)), aligned));
   check_launchers<std::uint32_t>(keep_low, 4);
 }
 

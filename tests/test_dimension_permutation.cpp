@@ -630,9 +630,9 @@ TEST_P(SdpRun, FusedPermutationForRandomPermutationsAndTileWidths) {
         ASSERT_EQ(mach->read(), expected);
         EXPECT_EQ(mach->counters().kernel_launches, 1u);
       }
-  // Many tiles: q = 16 with 4-, 8- and 16-byte words, named permutations too;
-  // at q = 18 a bit reversal's tiles span more than 256 KiB, and the CPU backend
-  // copies them through its buffer in 64 KiB tiles (cpu_backend.cpp).
+  // Many tiles: q = 16 and 18 with 4-, 8- and 16-byte words, named permutations
+  // too; the CPU backend writes the bit reversal and the transpose by block
+  // transposes in 128 KiB tiles (cpu_backend.cpp), the others gathered in 16 KiB.
   for (unsigned half : {8u, 9u})
     for (ElementType type : {ElementType::u32, ElementType::f64, ElementType::c128})
       for (const char* name : {"bit-reversal", "transpose", "shuffle:3", "5,9,0,14,2,11,7,1,15,3,12,6,10,4,13,8"}) {

@@ -24,10 +24,10 @@ namespace {
 constexpr std::size_t kAlignment = 64;
 // Buffers of at least this size are aligned to it and advised onto huge pages.
 constexpr std::size_t kHugePageBytes = std::size_t{2} << 20;
-// The fused pass's tiles: one fits L1 (16 KiB of the 32), or, where each tile is
-// copied into the buffer, L2 (64 KiB of the 512): see CpuPolicy::plan_tiles.
+// The fused pass's tiles: one fits L1 (16 KiB of the 32), or, where it is
+// written by block transposes, L2 (128 KiB of the 512): see CpuPolicy::plan_tiles.
 constexpr std::size_t kL1TileBytes = 16 * 1024;
-constexpr std::size_t kL2TileBytes = 64 * 1024;
+constexpr std::size_t kBlockTileBytes = 128 * 1024;
 
 std::uint64_t mem_available_bytes() {
   std::ifstream meminfo("/proc/meminfo");
@@ -72,20 +72,22 @@ struct CpuPolicy {
   void launch_tiles(const TileBody& body) {
     kernels::cpu::launch_tiles(body);
   }
-  // Tiles of 16 KiB, except where the launcher copies each tile into its buffer
-  // and writes it by block transposes (a bit reversal): there a 64 KiB tile
-  // held in L2 reads and writes runs twice as long (512 bytes of u32 instead of
-  // 256), which the memory serves better, and the block transposes read the
-  // buffer from L2. The bit reversal at 256 MiB, old and new builds alternated:
-  // u32 0.58 -> 0.67 of memcpy, u64 0.60 -> 0.68 (docs/performance.md).
+  // Tiles of 16 KiB (L1) for the gather; 128 KiB where the launcher writes by
+  // block transposes (a transpose, a bit reversal): runs of 512 bytes of u32
+  // instead of 256 serve the memory better, and the block transposes read the
+  // buffer from L2. Against the last rule (64 KiB for a bit reversal, 16 KiB read
+  // in place for a transpose), builds alternated, 1 GiB of data: transpose u32
+  // 0.82 -> 1.08 of memcpy, u64 0.77 -> 0.96, complex128 0.69 -> 1.01; bit
+  // reversal u32 0.88 -> 0.93, the others equal or better (docs/performance.md).
+  // 256 KiB tiles fell to 0.33 for u32.
   BitPermutationTiling plan_tiles(const std::vector<unsigned>& to, std::size_t wb, const void* dst) const {
     BitPermutationTiling l1 = plan_bit_permutation_tiling(to, max_tile_bits_for(wb, kL1TileBytes));
     const kernels::TilingView view{l1.table.data(), l1.tile_bits, l1.run_bits, l1.outer_bits};
-    bool buffered = false;
+    bool blocks = false;
     kernels::dispatch_word(wb, [&](auto w) {
-      buffered = kernels::cpu::copies_tiles_for_blocks<decltype(w)>(view, dst);
+      blocks = kernels::cpu::plan_lane_transpose<decltype(w)>(view, dst).usable;
     });
-    return buffered ? plan_bit_permutation_tiling(to, max_tile_bits_for(wb, kL2TileBytes)) : l1;
+    return blocks ? plan_bit_permutation_tiling(to, max_tile_bits_for(wb, kBlockTileBytes)) : l1;
   }
   // An in-place alignment in cache-line units (kernels/cpu/alignment.hpp),
   // which reads the map through the body's (host) tables.

@@ -32,19 +32,15 @@ inline int dynamic_chunk(std::uint64_t items, std::uint64_t item_bytes) {
   return static_cast<int>(std::min(by_bytes, std::max<std::uint64_t>(1, items / 16)));
 }
 
-// How many tiles ahead a direct tile (below) prefetches its source runs.
-inline constexpr std::int64_t kPrefetchTiles = 2;
 // How many source runs ahead the copy into the tile buffer prefetches: a
 // bit reversal's runs lie 4 MiB apart, in the same few cache sets, so lines
 // fetched a tile or two ahead (256-512 of them) were evicted before their copy;
 // 8 runs (32 lines) ahead keeps the reads in flight without that (2^26 u32
 // words, A/B in one process: 0.068 -> 0.062 s).
 inline constexpr std::uint64_t kPrefetchRuns = 8;
-// A tile's source span up to which the block transpose reads the source directly.
-inline constexpr std::uint64_t kDirectSpanBytes = 256 * 1024;
 // A buffered tile's rows lie one cache line further apart than a run: the
 // block transposes read a column of the buffer, which with 512-byte rows (a
-// 64 KiB u32 tile) would otherwise fall into 8 of L1's 64 sets.
+// 64 or 128 KiB u32 tile) would otherwise fall into 8 of L1's 64 sets.
 inline constexpr std::size_t kBufferRowPadBytes = 64;
 
 // Asks for a run's cache lines ahead of its use.
@@ -53,31 +49,14 @@ inline void prefetch_run(const void* run, std::size_t bytes) {
   for (std::size_t k = 0; k < bytes; k += 64) __builtin_prefetch(p + k, 0, 3);
 }
 
-// Whether the block transposes read a tile straight from the source: its runs
-// lie within kDirectSpanBytes (a transpose's: 64 runs 1 KiB apart), so its lines
-// stay in L1 as the buffer's would, without the copy. Runs spread wider (a bit
-// reversal's, 4 MiB apart) share a few cache sets and evict one another, so
-// such a tile is copied into the buffer first.
-inline bool reads_tile_in_place(const TilingView& v, std::size_t word_bytes, const LaneTranspose& lanes) {
-  std::uint64_t span = 0;
-  for (std::uint64_t r = 0; r < v.runs(); ++r) span = std::max(span, v.src_run()[r] + v.run_words());
-  return lanes.usable && span * word_bytes <= kDirectSpanBytes;
-}
-
-// Whether launch_tiles copies each tile into its buffer and writes it by block
-// transposes (the case a tile in L2 serves better than one in L1: cpu_backend.cpp).
-template <class Word>
-bool copies_tiles_for_blocks(const TilingView& v, const void* dst) {
-  const LaneTranspose lanes = plan_lane_transpose<Word>(v, dst);
-  return lanes.usable && !reads_tile_in_place(v, sizeof(Word), lanes);
-}
-
 // A tiled body (kernels/permute.hpp): each thread owns one tile buffer, loads a
 // tile run by run (plain copies the compiler vectorises), then writes the
 // destination runs: as SIMD block transposes when the permutation moves the
 // low bits away (lane_transpose.hpp), else gathered from the buffer through
 // thread-local 32-bit index tables; with streaming stores when the data is
-// larger than the caches.
+// larger than the caches. Every tile goes through the buffer: a transpose's
+// block transposes read straight from the source measured slower than copying
+// 128 KiB tiles first (cpu_backend.cpp, docs/performance.md).
 template <class TileBody>
 void launch_tiles(const TileBody& body) {
   using Word = typename TileBody::word_type;
@@ -87,8 +66,6 @@ void launch_tiles(const TileBody& body) {
   const std::size_t run_bytes = run_words * sizeof(Word);
   const bool stream = v.tiles() * v.tile_words() * sizeof(Word) >= kStreamingBytes && run_bytes % 16 == 0;
   const LaneTranspose lanes = plan_lane_transpose<Word>(v, body.dst);
-  // Reading in place: 2^26 u32 words transposed at 0.60 -> 0.68 of memcpy, 2^24: 0.59 -> 0.84.
-  const bool direct = reads_tile_in_place(v, sizeof(Word), lanes);
   // Buffer row r starts at word r * row_words; tile word t lies at slot(t).
   constexpr std::uint64_t pad = kBufferRowPadBytes / sizeof(Word);
   const std::uint64_t row_words = run_words + pad;
@@ -108,9 +85,9 @@ void launch_tiles(const TileBody& body) {
 #pragma omp for schedule(dynamic, chunk)
     for (std::int64_t o = 0; o < tiles; ++o) {
       const std::uint64_t src = v.src_base(static_cast<std::uint64_t>(o));
-      const bool ahead = stream && !direct && o + 1 < tiles;
+      const bool ahead = stream && o + 1 < tiles;
       const std::uint64_t next_src = ahead ? v.src_base(static_cast<std::uint64_t>(o + 1)) : 0;
-      for (std::uint64_t r = 0; r < runs && !direct; ++r) {
+      for (std::uint64_t r = 0; r < runs; ++r) {
         if (stream && (r + kPrefetchRuns < runs || ahead)) {
           const std::uint64_t later = r + kPrefetchRuns;
           prefetch_run(later < runs ? body.src_run(src, later) : body.src_run(next_src, later - runs), run_bytes);
@@ -120,21 +97,6 @@ void launch_tiles(const TileBody& body) {
         for (std::uint64_t k = 0; k < run_words; ++k) row[k] = s[k];
       }
       const std::uint64_t dst = v.dst_base(static_cast<std::uint64_t>(o));
-      if (direct) {
-        // While this tile is transposed, the tile after next is fetched: its runs
-        // lie too far apart for the hardware prefetcher (the transpose at 2^26 u32
-        // words: 0.032 -> 0.031 s).
-        if (stream && o + kPrefetchTiles < tiles) {
-          const std::uint64_t next = v.src_base(static_cast<std::uint64_t>(o + kPrefetchTiles));
-          for (std::uint64_t r = 0; r < runs; ++r) prefetch_run(body.src_run(next, r), run_bytes);
-        }
-        const auto* base = reinterpret_cast<const char*>(body.src_run(src, 0)) - v.src_run()[0] * sizeof(Word);
-        const std::uint64_t low = run_words - 1;
-        const std::uint64_t* src_run = v.src_run();
-        const auto at = [&](std::uint64_t t) { return base + (src_run[t >> b] + (t & low)) * sizeof(Word); };
-        store_tile_transposed(body, lanes, at, dst, stream, staged.data());
-        continue;
-      }
       if (lanes.usable) {
         const auto* words = reinterpret_cast<const char*>(buffer.data());
         const auto at = [&](std::uint64_t t) { return words + slot(t) * sizeof(Word); };
