@@ -24,8 +24,8 @@ namespace {
 constexpr std::size_t kAlignment = 64;
 // Buffers of at least this size are aligned to it and advised onto huge pages.
 constexpr std::size_t kHugePageBytes = std::size_t{2} << 20;
-// The fused pass's tiles: one fits L1 (16 KiB of the 32), or, where it is
-// written by block transposes, L2 (128 KiB of the 512): see CpuPolicy::plan_tiles.
+// The fused pass's tiles: one fits L1 (16 KiB of 32-48), or, where it is written
+// by block transposes, L2 (128 KiB of 0.5-2 MiB a core): see CpuPolicy::plan_tiles.
 constexpr std::size_t kL1TileBytes = 16 * 1024;
 constexpr std::size_t kBlockTileBytes = 128 * 1024;
 
