@@ -27,7 +27,7 @@ inline Machine zeroed_machine(long long n, long long m, long long tile_dims = -1
 inline void memcpy_roofline(benchmark::State& state, std::size_t bytes) {
   const std::unique_ptr<Backend> cpu = make_cpu_backend();
   const std::function<double()> copy = cpu->copy_timer(bytes);
-  copy();  // first touch of every page
+  copy();  // the destination's first touch (copy_timer has written the source)
   for (auto _ : state) copy();
   state.SetBytesProcessed(static_cast<std::int64_t>(2 * bytes * state.iterations()));
 }

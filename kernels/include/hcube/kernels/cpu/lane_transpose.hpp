@@ -178,9 +178,8 @@ inline void put(void* dst, __m128i x, bool stream) {
 #endif
 
 // The destination runs of one tile written L x L block by block; at(t) is
-// where the tile's word t (in source order) is read: the tile buffer, or the
-// source itself when the tile's source runs lie close together (the L1 cache
-// then holds them as the buffer would, without the copy). The destination is 16-byte aligned (runs of at
+// where the tile's word t (in source order) lies in the tile buffer (whose rows
+// are padded: launch.hpp). The destination is 16-byte aligned (runs of at
 // least L words from an aligned array); `staging` holds L runs.
 template <class TileBody, class Source>
 void store_tile_transposed(const TileBody& body, const LaneTranspose& p, const Source& at,
