@@ -1,6 +1,6 @@
-// The host launcher's fused pass (kernels/cpu/launch.hpp) for one permutation
-// at several tile sizes, beside memcpy of the same data: the measurement behind
-// the CPU backend's tile choice (cpu_backend.cpp, CpuPolicy::plan_tiles; table
+// The host launcher's fused pass (kernels/cpu/launch.hpp) for two permutations
+// at several tile sizes and each word size, beside memcpy of the same data:
+// the measurement behind the CPU backend's tile choice (cpu_backend.cpp, CpuPolicy::plan_tiles; table
 // in docs/performance.md). On a shared machine run it with
 //   --benchmark_repetitions=8 --benchmark_enable_random_interleaving=true
 // so the sizes are measured in alternation, not minutes apart.
@@ -13,25 +13,34 @@
 #include "hcube/host/bit_permutation_tiling.hpp"
 #include "hcube/kernels/cpu/launch.hpp"
 #include "hcube/kernels/permute.hpp"
+#include "hcube/kernels/word.hpp"
 
 namespace {
 
-using Word = std::uint32_t;
-constexpr unsigned kBits = 26;  // 256 MiB of u32
-static_assert(sizeof(Word) << kBits == hcube::bench::kAreaBytes);
-
-// Index bit i goes to to[i]: 0, the bit reversal; 1, the transpose of a
-// 2^13 x 2^13 matrix stored row after row.
-std::vector<unsigned> permutation(std::int64_t which) {
-  std::vector<unsigned> to(kBits);
-  for (unsigned i = 0; i < kBits; ++i) to[i] = which == 0 ? kBits - 1 - i : (i + kBits / 2) % kBits;
+// Index bit i goes to to[i]: 0, the bit reversal; 1, the rotation by half the
+// bits (the transpose of a 2^(bits/2) x 2^(bits - bits/2) matrix stored row
+// after row).
+std::vector<unsigned> permutation(std::int64_t which, unsigned bits) {
+  std::vector<unsigned> to(bits);
+  for (unsigned i = 0; i < bits; ++i) to[i] = which == 0 ? bits - 1 - i : (i + bits / 2) % bits;
   return to;
 }
 
+// The whole 256 MiB area in words of this size: 2^26 u32, 2^25 u64, 2^24 16-byte words.
+template <class Word>
+constexpr unsigned area_bits() {
+  unsigned bits = 0;
+  while ((sizeof(Word) << (bits + 1)) <= hcube::bench::kAreaBytes) ++bits;
+  return bits;
+}
+
 // Args: permutation, tile KiB.
+template <class Word>
 void BM_FusedPass(benchmark::State& state) {
+  constexpr unsigned kBits = area_bits<Word>();
+  static_assert(sizeof(Word) << kBits == hcube::bench::kAreaBytes);
   const hcube::BitPermutationTiling plan = hcube::plan_bit_permutation_tiling(
-      permutation(state.range(0)),
+      permutation(state.range(0), kBits),
       hcube::max_tile_bits_for(sizeof(Word), static_cast<std::size_t>(state.range(1)) * 1024));
   const hcube::kernels::BitPermuteTileBody<Word> body{
       reinterpret_cast<const Word*>(hcube::bench::source_area().data()),
@@ -44,11 +53,15 @@ void BM_FusedPass(benchmark::State& state) {
   state.counters["run_bytes"] = static_cast<double>(sizeof(Word) << plan.run_bits);
   state.SetBytesProcessed(static_cast<std::int64_t>(2 * hcube::bench::kAreaBytes * state.iterations()));
 }
-BENCHMARK(BM_FusedPass)
-    ->ArgNames({"perm", "tile_kib"})
-    ->ArgsProduct({{0, 1}, {16, 32, 64, 128, 256}})
-    ->UseRealTime()
-    ->Unit(benchmark::kMillisecond);
+#define HCUBE_TILE_SIZES(Word)                                \
+  BENCHMARK_TEMPLATE(BM_FusedPass, Word)                      \
+      ->ArgNames({"perm", "tile_kib"})                        \
+      ->ArgsProduct({{0, 1}, {16, 32, 64, 128, 256}})         \
+      ->UseRealTime()                                         \
+      ->Unit(benchmark::kMillisecond)
+HCUBE_TILE_SIZES(std::uint32_t);
+HCUBE_TILE_SIZES(std::uint64_t);
+HCUBE_TILE_SIZES(hcube::kernels::Word16);
 
 using hcube::bench::BM_Memcpy;
 BENCHMARK(BM_Memcpy)->UseRealTime()->Unit(benchmark::kMillisecond);
