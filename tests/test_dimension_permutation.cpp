@@ -632,7 +632,7 @@ TEST_P(SdpRun, FusedPermutationForRandomPermutationsAndTileWidths) {
       }
   // Many tiles: q = 16 and 18 with 4-, 8- and 16-byte words, named permutations
   // too; the CPU backend writes the bit reversal and the transpose by block
-  // transposes in 128 KiB tiles (cpu_backend.cpp), the others gathered in 16 KiB.
+  // transposes in 64-128 KiB tiles (cpu_backend.cpp), the others gathered in 16 KiB.
   for (unsigned half : {8u, 9u})
     for (ElementType type : {ElementType::u32, ElementType::f64, ElementType::c128})
       for (const char* name : {"bit-reversal", "transpose", "shuffle:3", "5,9,0,14,2,11,7,1,15,3,12,6,10,4,13,8"}) {

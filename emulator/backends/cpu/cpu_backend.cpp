@@ -25,9 +25,11 @@ constexpr std::size_t kAlignment = 64;
 // Buffers of at least this size are aligned to it and advised onto huge pages.
 constexpr std::size_t kHugePageBytes = std::size_t{2} << 20;
 // The fused pass's tiles: one fits L1 (16 KiB of 32-48), or, where it is written
-// by block transposes, L2 (128 KiB of 0.5-2 MiB a core): see CpuPolicy::plan_tiles.
+// by block transposes, L2 (64-128 KiB of 0.5-2 MiB a core): see CpuPolicy::plan_tiles.
 constexpr std::size_t kL1TileBytes = 16 * 1024;
-constexpr std::size_t kBlockTileBytes = 128 * 1024;
+constexpr std::size_t block_tile_bytes(std::size_t word_bytes) {
+  return word_bytes >= 16 ? 64 * 1024 : 128 * 1024;
+}
 
 std::uint64_t mem_available_bytes() {
   std::ifstream meminfo("/proc/meminfo");
@@ -72,14 +74,16 @@ struct CpuPolicy {
   void launch_tiles(const TileBody& body) {
     kernels::cpu::launch_tiles(body);
   }
-  // Tiles of 16 KiB (L1) for the gather; 128 KiB where the launcher writes by
+  // Tiles of 16 KiB (L1) for the gather; 64-128 KiB where the launcher writes by
   // block transposes (a transpose, a bit reversal): runs of 512 bytes of u32
   // instead of 256 serve the memory better, and the block transposes read the
   // buffer from L2. Against the last rule (64 KiB for a bit reversal, 16 KiB read
   // in place for a transpose), builds alternated, 1 GiB of data: transpose u32
   // 0.82 -> 1.08 of memcpy, u64 0.77 -> 0.96, complex128 0.69 -> 1.01; bit
   // reversal u32 0.88 -> 0.93, the others equal or better (docs/performance.md).
-  // 256 KiB tiles fell to 0.33 for u32.
+  // 256 KiB tiles fell to 0.33 for u32. 16-byte words take 64 KiB: on a Zen 4
+  // host (8-way L1 and L2) 2^26 complex128 bit reversal 0.73-0.75 -> 0.81-0.84,
+  // transpose 0.81-0.88 -> 0.85-0.87; on the Zen 5 host before, 64 KiB was as good.
   BitPermutationTiling plan_tiles(const std::vector<unsigned>& to, std::size_t wb, const void* dst) const {
     BitPermutationTiling l1 = plan_bit_permutation_tiling(to, max_tile_bits_for(wb, kL1TileBytes));
     const kernels::TilingView view{l1.table.data(), l1.tile_bits, l1.run_bits, l1.outer_bits};
@@ -87,7 +91,7 @@ struct CpuPolicy {
     kernels::dispatch_word(wb, [&](auto w) {
       blocks = kernels::cpu::plan_lane_transpose<decltype(w)>(view, dst).usable;
     });
-    return blocks ? plan_bit_permutation_tiling(to, max_tile_bits_for(wb, kBlockTileBytes)) : l1;
+    return blocks ? plan_bit_permutation_tiling(to, max_tile_bits_for(wb, block_tile_bytes(wb))) : l1;
   }
   // An in-place alignment in cache-line units (kernels/cpu/alignment.hpp),
   // which reads the map through the body's (host) tables.
