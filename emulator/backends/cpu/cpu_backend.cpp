@@ -83,7 +83,8 @@ struct CpuPolicy {
   // reversal u32 0.88 -> 0.93, the others equal or better (docs/performance.md).
   // 256 KiB tiles fell to 0.33 for u32. 16-byte words take 64 KiB: on a Zen 4
   // host (8-way L1 and L2) 2^26 complex128 bit reversal 0.73-0.75 -> 0.81-0.84,
-  // transpose 0.81-0.88 -> 0.85-0.87; on the Zen 5 host before, 64 KiB was as good.
+  // transpose 0.81-0.88 -> 0.85-0.87; on the host with a 48 KiB L1d before,
+  // 64 KiB was as good.
   BitPermutationTiling plan_tiles(const std::vector<unsigned>& to, std::size_t wb, const void* dst) const {
     BitPermutationTiling l1 = plan_bit_permutation_tiling(to, max_tile_bits_for(wb, kL1TileBytes));
     const kernels::TilingView view{l1.table.data(), l1.tile_bits, l1.run_bits, l1.outer_bits};
