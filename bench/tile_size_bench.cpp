@@ -1,7 +1,8 @@
 // The host launcher's fused pass (kernels/cpu/launch.hpp) for two permutations
 // at several tile sizes and each word size, beside memcpy of the same data:
-// the measurement behind the CPU backend's tile choice (cpu_backend.cpp, CpuPolicy::plan_tiles; table
-// in docs/performance.md). On a shared machine run it with
+// the measurement behind the CPU backend's tile choice (cpu_backend.cpp,
+// CpuPolicy::plan_tiles; table in docs/performance.md). On a shared machine
+// run it with
 //   --benchmark_repetitions=8 --benchmark_enable_random_interleaving=true
 // so the sizes are measured in alternation, not minutes apart.
 #include <benchmark/benchmark.h>
@@ -11,6 +12,7 @@
 
 #include "huge_areas.hpp"
 #include "hcube/host/bit_permutation_tiling.hpp"
+#include "hcube/host/bits.hpp"
 #include "hcube/kernels/cpu/launch.hpp"
 #include "hcube/kernels/permute.hpp"
 #include "hcube/kernels/word.hpp"
@@ -26,18 +28,11 @@ std::vector<unsigned> permutation(std::int64_t which, unsigned bits) {
   return to;
 }
 
-// The whole 256 MiB area in words of this size: 2^26 u32, 2^25 u64, 2^24 16-byte words.
-template <class Word>
-constexpr unsigned area_bits() {
-  unsigned bits = 0;
-  while ((sizeof(Word) << (bits + 1)) <= hcube::bench::kAreaBytes) ++bits;
-  return bits;
-}
-
 // Args: permutation, tile KiB.
 template <class Word>
 void BM_FusedPass(benchmark::State& state) {
-  constexpr unsigned kBits = area_bits<Word>();
+  // The whole 256 MiB area: 2^26 u32, 2^25 u64, 2^24 16-byte words.
+  constexpr unsigned kBits = hcube::words_bits(hcube::bench::kAreaBytes, sizeof(Word));
   static_assert(sizeof(Word) << kBits == hcube::bench::kAreaBytes);
   const hcube::BitPermutationTiling plan = hcube::plan_bit_permutation_tiling(
       permutation(state.range(0), kBits),

@@ -163,8 +163,8 @@ TEST(BitPermutationTiling, HostLauncherMovesEveryWordToItsImage) {
 // The permutations that move the low bits away run as SIMD block transposes
 // (kernels/cpu/lane_transpose.hpp) from the tile buffer; above 16 MiB they
 // stream, and a bit reversal's runs 4 KiB apart go through the staging area.
-// They also run at the CPU backend's tiles for block transposes (128 KiB of
-// 4- and 8-byte words, 64 KiB of 16-byte words; rows padded by a line).
+// They also run at 128 KiB, and 16-byte words at 64 KiB (the CPU backend's
+// tiles for block transposes, rows padded by a line).
 TEST(BitPermutationTiling, BlockTransposesStreamedAndStaged) {
   alignas(64) static const char aligned[64] = {};
   for (unsigned q : {8u, 14u, 18u, 23u}) {
@@ -202,6 +202,7 @@ TEST(BitPermutationTiling, BlockTransposesStreamedAndStaged) {
       if (lanes32.usable && q > 14) {
         check_launchers<std::uint32_t>(to, 15, false);
         check_launchers<std::uint64_t>(to, 14, false);
+        check_launchers<kernels::Word16>(to, 13, false);
         check_launchers<kernels::Word16>(to, 12, false);
       }
     }
