@@ -23,9 +23,6 @@ namespace hcube::cli {
 namespace {
 
 constexpr long long kUnset = std::numeric_limits<long long>::min();
-// The FFTW reference takes at most 2^30 points; its vectors and the machine
-// all live in host memory on the CPU backend.
-constexpr long long kMaxPointsLog2 = 30;
 
 struct FftFlags {
   long long points_log2 = kUnset;
@@ -104,24 +101,6 @@ Points read_points(const FftFlags& f, unsigned P) {
   return p;
 }
 
-// Checks P and n before anything is read or allocated.
-void check_sizes(const FftFlags& f) {
-  if (f.points_log2 < 1 || f.points_log2 > kMaxPointsLog2)
-    throw Error(fmt::format("--points-log2 {} out of range: allowed 1..{} (2 to 2^{} points)", f.points_log2,
-                            kMaxPointsLog2, kMaxPointsLog2));
-  const long long P = f.points_log2, n = f.nodes_log2;
-  if (n < 0)
-    throw Error(fmt::format("--nodes-log2 {} out of range: allowed 0..{} for 2^{} points", n, P - 1, P));
-  if (n > P)
-    throw Error(fmt::format("--nodes-log2 {}: 2^{} nodes for 2^{} points, more nodes than points; allowed 0..{} "
-                            "(at least 2 points per node)",
-                            n, n, P, P - 1));
-  if (n == P)
-    throw Error(fmt::format("--nodes-log2 {}: 2^{} nodes for 2^{} points leaves one point per node; allowed 0..{} "
-                            "(the local butterflies need at least 2 points per node)",
-                            n, n, P, P - 1));
-}
-
 // The tolerance on max |X - X_fftw| / max |X_fftw|.
 double tolerance(ElementType t) { return t == ElementType::c128 ? 1e-12 : 1e-4; }
 
@@ -159,7 +138,7 @@ void add_fft(CLI::App& app) {
   cmd->add_flag("--json", f->json, "print one JSON object instead of prose");
   cmd->callback([f] {
     // Every flag is checked before anything is read or allocated.
-    check_sizes(*f);
+    check_fft_sizes(f->points_log2, f->nodes_log2);
     const unsigned P = static_cast<unsigned>(f->points_log2), n = static_cast<unsigned>(f->nodes_log2), m = P - n;
     FftOptions options;
     options.order = parse_fft_order(f->order);

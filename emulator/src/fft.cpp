@@ -277,6 +277,24 @@ class FftRunner {
   std::size_t next_aapc_ = 0;
 };
 
+// Checks P and n before anything is read or allocated.
+void check_fft_sizes(long long points_log2, long long nodes_log2) {
+  if (points_log2 < 1 || points_log2 > kMaxPointsLog2)
+    throw Error(fmt::format("--points-log2 {} out of range: allowed 1..{} (2 to 2^{} points)", points_log2,
+                            kMaxPointsLog2, kMaxPointsLog2));
+  const long long P = points_log2, n = nodes_log2;
+  if (n < 0)
+    throw Error(fmt::format("--nodes-log2 {} out of range: allowed 0..{} for 2^{} points", n, P - 1, P));
+  if (n > P)
+    throw Error(fmt::format("--nodes-log2 {}: 2^{} nodes for 2^{} points, more nodes than points; allowed 0..{} "
+                            "(at least 2 points per node)",
+                            n, n, P, P - 1));
+  if (n == P)
+    throw Error(fmt::format("--nodes-log2 {}: 2^{} nodes for 2^{} points leaves one point per node; allowed 0..{} "
+                            "(the local butterflies need at least 2 points per node)",
+                            n, n, P, P - 1));
+}
+
 LocalTransform parse_local_transform(const std::string& s) {
   if (s == "library") return LocalTransform::library;
   if (s == "radix-2" || s == "radix2") return LocalTransform::radix2;
@@ -286,9 +304,18 @@ LocalTransform parse_local_transform(const std::string& s) {
 FftReport distributed_fft(Machine& machine, const FftOptions& options) {
   check_fft_machine(machine);
   const Geometry geo = machine.geometry();
+  return distributed_fft(machine, plan_fft(geo.n, geo.m, options.order), options);
+}
+
+FftReport distributed_fft(Machine& machine, const FftPlan& plan, const FftOptions& options) {
+  check_fft_machine(machine);
+  const Geometry geo = machine.geometry();
+  if (plan.n != geo.n || plan.m != geo.m || plan.order != options.order)
+    throw Error(fmt::format("FFT plan for n = {}, m = {}, {} order: the machine has n = {}, m = {} and {} order asked",
+                            plan.n, plan.m, to_string(plan.order), geo.n, geo.m, to_string(options.order)));
   const auto start = std::chrono::steady_clock::now();
   const Counters before = machine.counters();
-  FftRunner runner(machine, plan_fft(geo.n, geo.m, options.order), options.algorithm, true);
+  FftRunner runner(machine, plan, options.algorithm, true);
   const bool library = options.local == LocalTransform::library;
   unsigned blocks = 0;
   for (const FftSegment& seg : runner.plan().segments()) {

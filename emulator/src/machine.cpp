@@ -76,6 +76,40 @@ Machine::Machine(const MachineOptions& options, std::unique_ptr<Backend> backend
   counters_.links_total = std::uint64_t{geo.n} * geo.nodes();
 }
 
+Machine::Machine(const MachineOptions& options, std::shared_ptr<Backend> backend, void* data, std::uint64_t n_bytes,
+                 void* scratch)
+    : layout_(make_layout(make_geometry(options.n, options.m), options.tile_dims < 0 ? 0 : options.tile_dims)),
+      type_(options.type),
+      backend_(std::move(backend)) {
+  if (n_bytes != bytes())
+    throw Error(fmt::format("the caller's buffer holds {} bytes: a machine of 2^{} {} words needs {}", n_bytes,
+                            geometry().address_bits(), info(type_).name, bytes()));
+  if (data == nullptr) throw Error("the caller's buffer is a null pointer");
+  storage_ = Buffer(data, n_bytes, [](void*) {});
+  home_ = data;
+  if (scratch != nullptr) scratch_ = Buffer(scratch, n_bytes, [](void*) {});
+  counters_.links_total = std::uint64_t{geometry().n} * geometry().nodes();
+}
+
+Buffer& Machine::scratch() {
+  if (!scratch_) scratch_ = backend_->allocate(bytes());
+  return scratch_;
+}
+
+bool Machine::settle() {
+  if (home_ == nullptr || storage_.data() == home_) return false;
+  const Geometry& geo = geometry();
+  const kernels::BlockRegion all{0, geo.nodes(), 0, geo.words_per_node(), 1};
+  const auto start = Clock::now();
+  backend_->gather_local(storage_, scratch_, layout_, word_bytes(), {}, all);
+  std::swap(storage_, scratch_);
+  backend_->synchronize();
+  account_launch("copy", seconds_since(start));
+  counters_.bytes_read += bytes();
+  counters_.bytes_written += bytes();
+  return true;
+}
+
 void Machine::reset_counters() {
   const std::uint64_t links = counters_.links_total;
   counters_ = Counters{};
@@ -225,7 +259,7 @@ void Machine::align(const AlignmentStep& step) {
     backend_->align_in_place(storage_, layout_, word_bytes(), tables, step.lo, step.end());
     moved = (map.is_pure_xor() ? map.moving_nodes() : geo.nodes()) * (step.end() - step.lo);
   } else {
-    if (!scratch_) scratch_ = backend_->allocate(bytes());
+    scratch();
     backend_->align_copy(storage_, scratch_, layout_, word_bytes(), tables);
     std::swap(storage_, scratch_);
     moved = geo.total_words();
@@ -247,7 +281,7 @@ void Machine::permute_address_bits(const std::vector<unsigned>& to) {
   // so the fused pass permutes storage index bits.
   std::vector<unsigned> storage_to(q);
   for (unsigned g = 0; g < q; ++g) storage_to[layout_.storage_bit(g)] = layout_.storage_bit(to[g]);
-  if (!scratch_) scratch_ = backend_->allocate(bytes());
+  scratch();
   const auto start = Clock::now();
   backend_->permute_bits(storage_, scratch_, word_bytes(), storage_to);
   std::swap(storage_, scratch_);
@@ -283,7 +317,7 @@ void Machine::permute_local(const std::vector<std::uint64_t>& from, const LocalR
                                 region.first_node + k, b));
       seen[b] = k;
     }
-  if (!scratch_) scratch_ = backend_->allocate(bytes());
+  scratch();
   const kernels::BlockRegion r{region.first_node, nodes, lo, block_words, blocks};
   const auto start = Clock::now();
   backend_->gather_local(storage_, scratch_, layout_, word_bytes(), from, r);
@@ -336,7 +370,7 @@ void Machine::fft_block(unsigned lo, unsigned h, std::uint64_t group_bits, const
     throw Error(fmt::format("FFT block of {} index bits on local bits {:#x}: allowed 1..m = {} distinct local bits", h,
                             group_bits, geo.m));
   if (lo + h > 63) throw Error(fmt::format("FFT block on index bits {}..{} out of range: allowed up to 62", lo, lo + h - 1));
-  if (!scratch_) scratch_ = backend_->allocate(bytes());
+  scratch();
   const auto start = Clock::now();
   backend_->fft_block(storage_, scratch_, layout_, word_bytes(), index, group_bits, lo, h, inverse);
   backend_->synchronize();

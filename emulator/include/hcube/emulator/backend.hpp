@@ -104,6 +104,11 @@ class Backend {
   virtual std::string dft_library() const = 0;
 
   virtual void synchronize() = 0;
+  // CUDA: the stream every launch and copy goes to (a cudaStream_t; null: the
+  // legacy default stream), so that a caller's pipeline orders hcube's work
+  // after its own without a device-wide synchronisation. The CPU has none.
+  virtual void set_stream(void* /*stream*/) {}
+  virtual void* stream() const { return nullptr; }
 
   // Measurement (hcube bench). The seconds `run` takes on the backend's own
   // clock: CUDA events around it on the GPU, the steady clock on the CPU.

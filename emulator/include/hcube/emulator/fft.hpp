@@ -26,6 +26,13 @@ namespace hcube {
 enum class LocalTransform { library, radix2 };
 LocalTransform parse_local_transform(const std::string& s);  // "library" | "radix-2"
 
+// hcube fft's and DistributedFftPlan's sizes: 2^1 .. 2^30 points (the FFTW
+// reference takes at most 2^30; its vectors live in host memory).
+inline constexpr long long kMaxPointsLog2 = 30;
+// Throws naming the values unless 1 <= points_log2 <= kMaxPointsLog2 and
+// 0 <= nodes_log2 < points_log2 (two points a node at least).
+void check_fft_sizes(long long points_log2, long long nodes_log2);
+
 struct FftOptions {
   FftOrder order = FftOrder::natural;
   // exp(+2 pi i t k / N) instead of exp(-2 pi i t k / N), unscaled (FFTW's backward transform).
@@ -53,6 +60,8 @@ struct FftReport {
 // must hold complex64 or complex128 data and m >= 1 (two points per node);
 // any n. Throws hcube::Error otherwise, before anything runs.
 FftReport distributed_fft(Machine& machine, const FftOptions& options = {});
+// The same with a plan made once (plan_fft for the machine's n, m and options.order).
+FftReport distributed_fft(Machine& machine, const FftPlan& plan, const FftOptions& options);
 
 // Staging an FFT of one's own (docs/fft-staging.md): the library runs the
 // plan's data motion -- the AAPCs between the local transforms and the final

@@ -37,6 +37,14 @@ class Machine {
   // Validates the geometry and the memory it needs before allocating.
   explicit Machine(const MachineOptions& options);
   Machine(const MachineOptions& options, std::unique_ptr<Backend> backend);
+  // On memory the caller owns (caller-owned data, the library's plans): `data`
+  // holds the machine's storage in the layout options.tile_dims gives (0: the
+  // user's row-major A[node][local]) on `backend` (host memory for the CPU,
+  // device memory for CUDA), `bytes` of it; `scratch`, if not null, `bytes`
+  // more that the machine may use for steps that are no involution. Nothing
+  // is copied; after settle() the data is back in `data`.
+  Machine(const MachineOptions& options, std::shared_ptr<Backend> backend, void* data, std::uint64_t bytes,
+          void* scratch = nullptr);
 
   const Geometry& geometry() const { return layout_.geo; }
   const Layout& layout() const { return layout_; }
@@ -114,6 +122,14 @@ class Machine {
   // "FFTW" or "cuFFT".
   std::string dft_library() const;
 
+  // A step that is no involution runs from storage into scratch and swaps
+  // the two: on caller-owned memory, settle() copies the data back into the
+  // caller's buffer if it last landed in scratch (one launch), and returns
+  // whether it had to.
+  bool settle();
+  // The scratch buffer, made on first use (or the caller's).
+  Buffer& scratch();
+
   const Counters& counters() const { return counters_; }
   void reset_counters();
   // Counts what another machine did with this machine's data (Counters::add).
@@ -127,8 +143,9 @@ class Machine {
 
   Layout layout_;
   ElementType type_;
-  std::unique_ptr<Backend> backend_;
+  std::shared_ptr<Backend> backend_;
   Buffer storage_;
+  const void* home_ = nullptr;  // the caller's buffer, for settle()
   Buffer scratch_;  // for alignments that are not involutions, made on first use
   mutable Counters counters_;
 };

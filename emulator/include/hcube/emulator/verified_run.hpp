@@ -1,0 +1,107 @@
+// A verified run: a machine, its data, and the reference state it must reach,
+// computed independently of the code under test (the permutation from its
+// address formula). Every step can be checked bit for bit and observed as
+// data (a trace); the command line, the teaching page, the tests and the
+// Python binding all run through here.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "hcube/emulator/machine.hpp"
+#include "hcube/host/affine_map.hpp"
+#include "hcube/host/reference.hpp"
+#include "hcube/host/schedule.hpp"
+
+namespace hcube {
+
+// A machine with its data loaded and the reference state. Labelled data needs
+// no host copy: the reference is where each label now belongs, so a run's
+// peak memory stays near the data size (the words are made only when a step
+// must show or compute them: a trace, the router step).
+struct Session {
+  std::unique_ptr<Machine> machine;
+  std::vector<unsigned char> expected;  // the reference state, when held as words
+  AddressMap placed;                    // labelled, expected empty: label g belongs at global address placed(g)
+  std::string backend_note;             // how BackendChoice::automatic chose
+};
+
+// `data` in the user's order (2^n x K words; empty: the address labels).
+Session open_session(const MachineOptions& options, std::vector<unsigned char> data = {});
+
+// The reference state as words (made from the labels' places on first use).
+const std::vector<unsigned char>& expected_words(Session& s);
+// Advances the reference by a permutation: the word at global address g moves to dest(g).
+void advance_reference(Session& s, const AddressMap& dest);
+// Compares the machine with the reference, chunk by chunk; throws hcube::Error
+// naming the first word that differs.
+void verify(Session& s, const std::string& what);
+
+using ReferenceStep = std::function<std::vector<unsigned char>(const std::vector<unsigned char>&)>;
+// Runs one step on the machine, advances the reference by the same step and
+// verifies the two bit for bit. A permutation step given by its destination
+// formula; any other step by a function of the whole state.
+void run_step(Session& s, const std::string& name, const AddressMap& dest, const std::function<void(Machine&)>& step);
+void run_step(Session& s, const std::string& name, const ReferenceStep& reference,
+              const std::function<void(Machine&)>& step);
+
+// What one run executes and what it must produce.
+struct Job {
+  Schedule schedule;
+  ScheduleStats stats;
+  AffineMap f, g;           // the permutation's code conversions, folded into the alignments
+  AddressMap destination;   // where the whole run sends every word: the reference
+  std::string permutation;  // its name
+  std::string formula;
+  // A trace's words for the alignments (empty: alignment_text's description).
+  std::string pre_text, post_text;
+  // A sequential sequence of AAPCs: each AAPC's cycles, its end marked
+  // "after AAPC t of s" with aapc_notes[t - 1] (0: no marks).
+  std::size_t aapc_cycles = 0;
+  std::vector<std::string> aapc_notes;
+};
+
+// One step of a traced run, after it ran and was verified: the state is
+// expected_words(session).
+struct TraceStep {
+  std::string name;         // "pre-alignment", "routing cycle 3", "post-alignment"
+  std::string title;        // the step in words, for a printed trace
+  AddressMap destination;   // where the step sent every word
+  const Cycle* cycle = nullptr;  // the routing cycle's exchanges (null for alignments)
+  std::size_t after_aapc = 0;    // > 0: this cycle ends AAPC after_aapc of a sequential sequence
+};
+using StepObserver = std::function<void(Session&, const TraceStep&)>;
+
+struct RunOptions {
+  // Step by step, each step verified against its own reference and shown to the observer.
+  bool trace = false;
+  StepObserver observer;
+  Machine::Progress progress;  // untraced runs: called now and then
+};
+
+// Runs the job (run_schedule, or step by step when traced) and verifies the
+// final state against job.destination applied to the initial one. Returns the
+// seconds the data motion took.
+double run_job(Session& s, const Job& job, const RunOptions& options = {});
+// The same for any way of running it: `run` moves the data on s.machine (with
+// the progress callback) and returns its seconds; the result is verified
+// against job.destination.
+double run_verified(Session& s, const Job& job, const std::function<double(const Machine::Progress&)>& run,
+                    const Machine::Progress& progress = {});
+
+// What an alignment does, in the paper's notation; f (before the xor) or g
+// (after it) is a permutation's code conversion.
+std::string alignment_text(AlignmentKind kind, const AffineMap& code, bool before);
+// "dim k: addr a; ...", with ", peer a'" and " (map i)" where they apply.
+std::string exchanges_text(const Cycle& cycle);
+
+// The composition of the references of every step of a schedule: each
+// alignment's alignment_destination, and each cycle's cycle_destination on
+// the words it touches. What a schedule does, for schedules that name no
+// permutation of their own.
+AddressMap composed_destination(const Schedule& s, const AffineMap& f, const AffineMap& g);
+
+}  // namespace hcube

@@ -1,0 +1,239 @@
+// hcube's plans, in the plan/execute style of cuFFT, FFTW and HPTT: a plan is
+// made once (every input checked, the schedule built and checked, its scratch
+// needs known) and executed many times, on the caller's own buffer or on a
+// Machine, each execution returning what the machine counted.
+//
+// The caller's buffer holds the machine's data as a C-contiguous array of
+// shape (2^n, K = 2^m) of type() words: word i of node j at index j * K + i
+// (the global address, node bits high). Results replace it in place.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hcube/emulator/backend.hpp"
+#include "hcube/emulator/counters.hpp"
+#include "hcube/emulator/element_type.hpp"
+#include "hcube/emulator/fft.hpp"
+#include "hcube/emulator/machine.hpp"
+#include "hcube/emulator/redistribute.hpp"
+#include "hcube/host/aapc_build.hpp"
+#include "hcube/host/aapc_permutation.hpp"
+#include "hcube/host/multi_aapc_plan.hpp"
+#include "hcube/host/sdp_planner.hpp"
+
+// cuda_runtime.h's cudaStream_t is `struct CUstream_st*`: the same type,
+// declared here so that the header needs no CUDA headers.
+struct CUstream_st;
+
+namespace hcube {
+
+using CudaStream = CUstream_st*;
+
+// Memory beside the data that a plan may need (scratch_bytes()). A caller who
+// passes none gets it allocated by the plan on first need and kept for later
+// executions.
+struct Scratch {
+  void* data = nullptr;
+  std::uint64_t bytes = 0;
+};
+
+// Where and on what a plan runs.
+struct PlanTarget {
+  ElementType type = ElementType::u32;
+  BackendChoice backend = BackendChoice::automatic;
+};
+
+class Plan {
+ public:
+  virtual ~Plan();
+  Plan(const Plan&) = delete;
+  Plan& operator=(const Plan&) = delete;
+
+  const Geometry& geometry() const { return geo_; }
+  ElementType type() const { return type_; }
+  BackendKind backend_kind() const;
+  // The caller's array: 2^(n+m) words of type().
+  std::uint64_t data_bytes() const;
+  // What execute needs beside the data, in bytes of the backend's memory
+  // (0: the plan runs in place).
+  std::uint64_t scratch_bytes() const { return scratch_bytes_; }
+
+  // Host memory. On the CPU backend the plan runs on the buffer itself; on
+  // CUDA the data is copied to the device and back.
+  Counters execute(void* data, std::uint64_t bytes, Scratch scratch = {});
+  // CUDA backend: `data` is device memory; every launch and copy is enqueued
+  // on `stream` and the call returns once the stream has run them (the
+  // counters' times need it), with no device-wide synchronisation. Throws
+  // hcube::Error on another backend.
+  Counters execute_device(void* data, std::uint64_t bytes, CudaStream stream, Scratch scratch = {});
+  // On a machine's own storage (any tile layout); its geometry and type must be the plan's.
+  Counters execute(Machine& machine);
+
+ protected:
+  Plan(const Geometry& geo, const PlanTarget& target);
+  // The plan's data motion on a machine of its geometry and type.
+  virtual void run(Machine& machine) = 0;
+  void set_scratch_bytes(std::uint64_t b) { scratch_bytes_ = b; }
+
+ private:
+  Counters run_on(void* data, std::uint64_t bytes, Scratch scratch, CudaStream stream, bool device);
+
+  Geometry geo_;
+  ElementType type_;
+  std::shared_ptr<Backend> backend_;
+  std::uint64_t scratch_bytes_ = 0;
+  Buffer own_scratch_;                // made on first need when the caller passes none
+  std::unique_ptr<Machine> staging_;  // CUDA backend, host data: the device copy, kept
+};
+
+// One all-to-all personalized communication (Johnsson & Ho 1992): Algorithms
+// 1-4, Edelman's schedule or the SEX/DEX baselines, and the permutation it
+// realises (the transpose (j|i) -> (i|j), bit reversal, vector reversal, Gray
+// code; Algorithms 1-4 and Edelman aligned). Geometry n, m (default d each).
+class AapcPlan : public Plan {
+ public:
+  struct Options {
+    AapcRequest schedule;  // method, d, n, m, channel width, blocked, lines
+    AapcPermutation permutation = AapcPermutation::transpose;
+    PlanTarget target;
+  };
+  explicit AapcPlan(const Options& options);
+  AapcPlan(const Options& options, BuiltSchedule built);  // a schedule built (and checked) already
+
+  const Schedule& schedule() const { return built_.schedule; }
+  const ScheduleStats& stats() const { return built_.stats; }
+  std::optional<CycleBound> bound() const { return cycle_bound(built_.schedule); }
+  // The code conversions folded into the alignments and where the run sends each word.
+  const PermutationPlan& permutation() const { return permutation_; }
+  std::uint64_t destination(std::uint64_t g) const { return permutation_.destination(g); }
+
+ protected:
+  void run(Machine& machine) override;
+
+ private:
+  BuiltSchedule built_;
+  PermutationPlan permutation_;
+  std::vector<AlignmentStep> pre_, post_;
+};
+
+// A stable dimension permutation of the n + m address bits (Ho & Johnsson
+// 1988): source bit i goes to bit perm[i]. The algorithm with the lowest
+// modelled time, or the one named; or fused: every word straight to its
+// destination in one tiled pass.
+class PermutePlan : public Plan {
+ public:
+  struct Options {
+    std::string perm;  // "p0,...,p(q-1)", "transpose", "bit-reversal", "shuffle:k", ...
+    long long n = -1, m = -1;
+    SdpAlgorithm algorithm = SdpAlgorithm::automatic;
+    bool fused = false;
+    SdpCost cost;
+    long long subcube_dims = -1;  // the extended cube: the data on the first k < n processor dimensions
+    PlanTarget target;
+  };
+  explicit PermutePlan(const Options& options);
+  PermutePlan(const Options& options, SdpProblem problem);  // the problem analysed already
+
+  const SdpProblem& problem() const { return problem_; }
+  const DimensionPermutation& perm() const { return problem_.perm; }
+  // Every algorithm considered (empty when fused) and the one chosen (null when fused).
+  const std::vector<SdpCandidate>& candidates() const { return candidates_; }
+  const SdpCandidate* chosen() const { return chosen_; }
+  bool fused() const { return fused_; }
+  std::uint64_t destination(std::uint64_t g) const { return problem_.perm.apply(g); }
+
+ protected:
+  void run(Machine& machine) override;
+
+ private:
+  SdpProblem problem_;
+  std::vector<SdpCandidate> candidates_;
+  const SdpCandidate* chosen_ = nullptr;
+  bool fused_ = false;
+};
+
+// A sequence of s AAPCs: the generalized shuffle, pipelined, sequential, on
+// axes of unequal orders or concurrent (Algorithm 5).
+class MultiAapcPlan : public Plan {
+ public:
+  struct Options {
+    MultiAapcRequest request;
+    PlanTarget target;
+  };
+  explicit MultiAapcPlan(const Options& options);
+  MultiAapcPlan(const Options& options, MultiAapcDesign design);  // planned already
+
+  const MultiAapcDesign& design() const { return design_; }
+  const Schedule& schedule() const { return built_.schedule; }
+  const ScheduleStats& stats() const { return built_.stats; }
+  std::uint64_t destination(std::uint64_t g) const { return destination_(g); }
+
+ protected:
+  void run(Machine& machine) override;
+
+ private:
+  MultiAapcDesign design_;
+  BuiltSchedule built_;
+  AddressMap destination_;
+};
+
+// The distributed radix-2 FFT of 2^(n+m) complex points (complex64 or
+// complex128) held in cyclic order: point t at node t mod 2^n, local address
+// t >> n, i.e. at index (t mod 2^n) K + (t >> n) of the caller's array.
+// Afterwards X[k] is at fft_result_address(k, n, m, order).
+class DistributedFftPlan : public Plan {
+ public:
+  struct Options {
+    long long points_log2 = -1;  // q = n + m
+    long long nodes_log2 = -1;   // n
+    FftOptions fft;
+    PlanTarget target{ElementType::c128, BackendChoice::automatic};
+  };
+  explicit DistributedFftPlan(const Options& options);
+
+  const FftPlan& plan() const { return plan_; }
+  const FftReport& last_report() const { return report_; }
+  std::uint64_t result_address(std::uint64_t k) const;
+
+ protected:
+  void run(Machine& machine) override;
+
+ private:
+  FftOptions options_;
+  FftPlan plan_;
+  FftReport report_;
+};
+
+// Block-cyclic redistribution, cyclic(x) on P processors to cyclic(Kx) on Q
+// (Park, Prasanna & Raghavendra 1998), on the machine's router. The caller's
+// array is the machine image (placement().n, .m): source_image() makes it.
+class RedistributePlan : public Plan {
+ public:
+  struct Options {
+    Redistribution problem;  // P, K, Q, x, N
+    std::string schedule = "circulant";
+    bool overlap = false;
+    long long dims = -1;     // the cube's n (default: the fewest nodes that hold the processors)
+    PlanTarget target;
+  };
+  explicit RedistributePlan(const Options& options);
+  RedistributePlan(const Options& options, RedistributionPlacement placement);  // placed already
+
+  const RedistributionPlacement& placement() const { return placement_; }
+  const RedistSchedule& schedule() const { return schedule_; }
+  const RedistributionReport& last_report() const { return report_; }
+
+ protected:
+  void run(Machine& machine) override;
+
+ private:
+  RedistributionPlacement placement_;
+  RedistSchedule schedule_;
+  RedistributionReport report_;
+};
+
+}  // namespace hcube

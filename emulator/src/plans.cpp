@@ -1,0 +1,256 @@
+#include "hcube/plans.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+
+#include "hcube/emulator/schedule_run.hpp"
+#include "hcube/emulator/sdp_run.hpp"
+#include "hcube/host/error.hpp"
+#include "hcube/version.hpp"
+
+namespace hcube {
+
+const char* version() { return HCUBE_VERSION; }
+
+// --- Plan --------------------------------------------------------------------
+
+Plan::Plan(const Geometry& geo, const PlanTarget& target)
+    : geo_(geo), type_(target.type), backend_(make_backend(target.backend)) {}
+
+Plan::~Plan() = default;
+
+BackendKind Plan::backend_kind() const { return backend_->kind(); }
+
+std::uint64_t Plan::data_bytes() const { return geo_.total_words() * info(type_).bytes; }
+
+Counters Plan::execute(void* data, std::uint64_t bytes, Scratch scratch) {
+  return run_on(data, bytes, scratch, nullptr, false);
+}
+
+Counters Plan::execute_device(void* data, std::uint64_t bytes, CudaStream stream, Scratch scratch) {
+  if (backend_->kind() != BackendKind::cuda)
+    throw Error("execute_device needs the cuda backend: this plan runs on the " + to_string(backend_->kind()) +
+                " backend (PlanTarget::backend)");
+  return run_on(data, bytes, scratch, stream, true);
+}
+
+Counters Plan::execute(Machine& machine) {
+  const Geometry& g = machine.geometry();
+  if (g.n != geo_.n || g.m != geo_.m || machine.type() != type_)
+    throw Error(fmt::format("plan for n = {}, m = {}, {}: the machine has n = {}, m = {}, {}", geo_.n, geo_.m,
+                            info(type_).name, g.n, g.m, info(machine.type()).name));
+  const Counters before = machine.counters();
+  run(machine);
+  Counters done = machine.counters();
+  // What this execution did: the machine's counters since `before`.
+  Counters diff;
+  diff.links_total = done.links_total;
+  diff.routing_cycles = done.routing_cycles - before.routing_cycles;
+  diff.alignments = done.alignments - before.alignments;
+  diff.router_steps = done.router_steps - before.router_steps;
+  diff.kernel_launches = done.kernel_launches - before.kernel_launches;
+  diff.element_hops = done.element_hops - before.element_hops;
+  diff.bytes_read = done.bytes_read - before.bytes_read;
+  diff.bytes_written = done.bytes_written - before.bytes_written;
+  diff.router_contention = done.router_contention - before.router_contention;
+  diff.links_used_per_cycle.assign(done.links_used_per_cycle.begin() + before.links_used_per_cycle.size(),
+                                   done.links_used_per_cycle.end());
+  for (const PhaseTime& p : done.phases) {
+    const double earlier = before.phase_seconds(p.name);
+    std::uint64_t calls = p.calls;
+    for (const PhaseTime& q : before.phases)
+      if (q.name == p.name) calls -= q.calls;
+    if (calls > 0) diff.phases.push_back({p.name, p.seconds - earlier, calls});
+  }
+  return diff;
+}
+
+Counters Plan::run_on(void* data, std::uint64_t bytes, Scratch scratch, CudaStream stream, bool device) {
+  if (bytes != data_bytes())
+    throw Error(fmt::format("the caller's buffer holds {} bytes: the plan's (2^{}, 2^{}) array of {} needs {}", bytes,
+                            geo_.n, geo_.m, info(type_).name, data_bytes()));
+  if (data == nullptr) throw Error("the caller's buffer is a null pointer");
+  if (scratch.data != nullptr && scratch.bytes < scratch_bytes_)
+    throw Error(fmt::format("the caller's scratch holds {} bytes: the plan needs {} (scratch_bytes())", scratch.bytes,
+                            scratch_bytes_));
+  const MachineOptions options{geo_.n, geo_.m, type_, BackendChoice::automatic, 0};
+  const bool on_host_cuda = !device && backend_->kind() == BackendKind::cuda;
+  if (on_host_cuda) {
+    // Host data on a GPU plan: a device copy, kept for the next execution.
+    if (!staging_) staging_ = std::make_unique<Machine>(options, make_cuda_backend());
+    staging_->reset_counters();
+    staging_->load(data, bytes);
+    run(*staging_);
+    staging_->read(data, bytes);
+    return staging_->counters();
+  }
+  void* scratch_data = scratch.data;
+  if (scratch_data == nullptr && scratch_bytes_ > 0) {
+    if (!own_scratch_) own_scratch_ = backend_->allocate(data_bytes());
+    scratch_data = own_scratch_.data();
+  }
+  backend_->set_stream(device ? stream : nullptr);
+  struct ResetStream {
+    Backend& b;
+    ~ResetStream() { b.set_stream(nullptr); }
+  } reset{*backend_};
+  Machine machine(options, backend_, data, bytes, scratch_data);
+  run(machine);
+  machine.settle();
+  return machine.counters();
+}
+
+// --- AapcPlan ----------------------------------------------------------------
+
+namespace {
+
+// Scratch: a machine-sized buffer when any alignment is no involution.
+bool any_copy(const std::vector<AlignmentStep>& steps) {
+  for (const AlignmentStep& a : steps)
+    if (!a.map.is_involution()) return true;
+  return false;
+}
+
+}  // namespace
+
+AapcPlan::AapcPlan(const Options& o) : AapcPlan(o, build_aapc_schedule(o.schedule)) {}
+
+AapcPlan::AapcPlan(const Options& o, BuiltSchedule built)
+    : Plan(built.schedule.geometry(), o.target),
+      built_(std::move(built)),
+      permutation_(plan_aapc_permutation(o.permutation, built_.schedule.geometry(), built_.schedule.d)) {
+  const Schedule& s = built_.schedule;
+  pre_ = schedule_pre_alignment(s, permutation_.f);
+  post_ = schedule_post_alignment(s, permutation_.g);
+  set_scratch_bytes(any_copy(pre_) || any_copy(post_) ? data_bytes() : 0);
+}
+
+void AapcPlan::run(Machine& machine) {
+  const CheckedSchedule checked{built_.schedule, built_.stats, pre_, post_};
+  run_checked_schedule(machine, checked);
+}
+
+// --- PermutePlan -------------------------------------------------------------
+
+PermutePlan::PermutePlan(const Options& o)
+    : PermutePlan(o, analyse_sdp(o.perm, o.n, o.m, o.cost, o.subcube_dims)) {}
+
+PermutePlan::PermutePlan(const Options& o, SdpProblem problem)
+    : Plan(Geometry{problem.perm.n, problem.perm.m}, o.target), problem_(std::move(problem)), fused_(o.fused) {
+  if (fused_) {
+    if (o.algorithm != SdpAlgorithm::automatic) throw Error("--fused runs no routing algorithm: drop --algorithm");
+    set_scratch_bytes(data_bytes());
+    return;
+  }
+  candidates_ = sdp_candidates(problem_);
+  chosen_ = &choose_sdp(candidates_, o.algorithm, o.cost.ports);
+  const SdpPlan& plan = *chosen_->plan;
+  const Geometry plan_geo{plan.schedule.n, plan.schedule.m};
+  // A plan on a larger machine needs that machine (and its scratch) beside the data.
+  const std::uint64_t wb = info(type()).bytes;
+  const std::uint64_t plan_bytes = plan_geo.total_words() * wb;
+  const bool local_copy = memory_words(plan) > bit(plan_geo.m);
+  set_scratch_bytes(runs_as_schedule(plan) ? (local_copy ? data_bytes() : 0) : plan_bytes * (local_copy ? 2 : 1));
+}
+
+void PermutePlan::run(Machine& machine) {
+  if (fused_) {
+    machine.permute_address_bits(problem_.perm.to);
+    return;
+  }
+  const SdpPlan& plan = *chosen_->plan;
+  if (runs_as_schedule(plan)) {
+    const AffineMap id(machine.geometry());
+    run_schedule(machine, plan.schedule, id, AffineMap::permute_bits(machine.geometry(), plan.local_after));
+  } else {
+    run_sdp_plan(machine, plan);
+  }
+}
+
+// --- MultiAapcPlan -----------------------------------------------------------
+
+MultiAapcPlan::MultiAapcPlan(const Options& o) : MultiAapcPlan(o, plan_multi_aapc(o.request)) {}
+
+MultiAapcPlan::MultiAapcPlan(const Options& o, MultiAapcDesign design)
+    : Plan(Geometry{design.n, design.m}, o.target), design_(std::move(design)) {
+  Schedule s = make_multi_aapc_schedule(design_);
+  ScheduleStats stats = check_schedule(s);
+  built_ = BuiltSchedule{std::move(s), std::move(stats)};
+  destination_ = multi_aapc_destination(design_);
+  const AffineMap id(geometry());
+  set_scratch_bytes(any_copy(schedule_pre_alignment(built_.schedule, id)) ||
+                            any_copy(schedule_post_alignment(built_.schedule, id))
+                        ? data_bytes()
+                        : 0);
+}
+
+void MultiAapcPlan::run(Machine& machine) {
+  const AffineMap id(machine.geometry());
+  run_schedule(machine, built_.schedule, id, id);
+}
+
+// --- DistributedFftPlan ------------------------------------------------------
+
+namespace {
+
+Geometry fft_geometry(const DistributedFftPlan::Options& o) {
+  check_fft_sizes(o.points_log2, o.nodes_log2);
+  if (o.target.type != ElementType::c64 && o.target.type != ElementType::c128)
+    throw Error(fmt::format("an FFT needs complex64 or complex128 points: the plan asks for {}",
+                            info(o.target.type).name));
+  const unsigned n = static_cast<unsigned>(o.nodes_log2);
+  return Geometry{n, static_cast<unsigned>(o.points_log2) - n};
+}
+
+}  // namespace
+
+DistributedFftPlan::DistributedFftPlan(const Options& o)
+    : Plan(fft_geometry(o), o.target), options_(o.fft), plan_(plan_fft(geometry().n, geometry().m, o.fft.order)) {
+  // The library's local transforms gather into scratch; alignments that are no involution copy through it.
+  set_scratch_bytes(data_bytes());
+}
+
+std::uint64_t DistributedFftPlan::result_address(std::uint64_t k) const {
+  return fft_result_address(k, geometry().n, geometry().m, options_.order);
+}
+
+void DistributedFftPlan::run(Machine& machine) { report_ = distributed_fft(machine, plan_, options_); }
+
+// --- RedistributePlan --------------------------------------------------------
+
+namespace {
+
+RedistributionPlacement placement_of(const RedistributePlan::Options& o) {
+  check_redistribution(o.problem);
+  RedistributionPlacement pl = place_redistribution(o.problem, o.overlap);
+  if (o.dims >= 0) {
+    const std::uint64_t nodes = o.overlap ? std::max(o.problem.P, o.problem.Q) : o.problem.P + o.problem.Q;
+    if (o.dims > 40 || bit(static_cast<unsigned>(o.dims)) < nodes)
+      throw Error(fmt::format("{} = {} processors do not fit a {}-cube of {} nodes: allowed --dims {}..40{}",
+                              o.overlap ? "max(P, Q)" : "P + Q", nodes, o.dims,
+                              o.dims > 40 ? std::string("(too many)") : std::to_string(bit(static_cast<unsigned>(o.dims))),
+                              pl.n, o.overlap ? "" : ", or --overlap to share nodes"));
+    pl.n = static_cast<unsigned>(o.dims);
+  }
+  return pl;
+}
+
+}  // namespace
+
+RedistributePlan::RedistributePlan(const Options& o) : RedistributePlan(o, placement_of(o)) {}
+
+RedistributePlan::RedistributePlan(const Options& o, RedistributionPlacement placement)
+    : Plan(Geometry{placement.n, placement.m}, o.target), placement_(std::move(placement)) {
+  const auto& names = redistribution_schedule_names();
+  if (std::find(names.begin(), names.end(), o.schedule) == names.end())
+    throw Error(fmt::format("--schedule '{}' unknown: allowed {}", o.schedule, fmt::join(names, ", ")));
+  schedule_ = make_redistribution_schedule(placement_.r, o.schedule);
+  check_redistribution_schedule(placement_.r, schedule_);
+  set_scratch_bytes(data_bytes());  // the pack and unpack gather through scratch
+}
+
+void RedistributePlan::run(Machine& machine) { report_ = run_redistribution(machine, placement_, schedule_); }
+
+}  // namespace hcube

@@ -1,0 +1,234 @@
+#include "hcube/emulator/verified_run.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "hcube/emulator/schedule_run.hpp"
+#include "hcube/host/error.hpp"
+
+namespace hcube {
+
+Session open_session(const MachineOptions& options, std::vector<unsigned char> data) {
+  Session s;
+  s.machine = std::make_unique<Machine>(options);
+  // BackendChoice::automatic says what it chose and why.
+  if (options.backend == BackendChoice::automatic && s.machine->backend().kind() == BackendKind::cpu) {
+    std::string why;
+    cuda_device_count(&why);
+    s.backend_note = "auto chose cpu: " + why;
+  } else if (options.backend == BackendChoice::automatic) {
+    s.backend_note = "auto chose cuda: a GPU is present";
+  }
+  if (!data.empty()) {
+    s.machine->load(data.data(), data.size());
+    s.expected = std::move(data);
+  } else {
+    s.machine->load_labels();
+    s.placed = [](std::uint64_t g) { return g; };
+  }
+  return s;
+}
+
+const std::vector<unsigned char>& expected_words(Session& s) {
+  if (!s.expected.empty() || !s.placed) return s.expected;
+  const Machine& mach = *s.machine;
+  const std::size_t wb = mach.word_bytes();
+  s.expected.resize(mach.bytes());
+  for (std::uint64_t g = 0; g < mach.geometry().total_words(); ++g)
+    write_label(mach.type(), g, &s.expected[s.placed(g) * wb]);
+  s.placed = nullptr;
+  return s.expected;
+}
+
+void advance_reference(Session& s, const AddressMap& dest) {
+  if (s.expected.empty() && s.placed) {
+    s.placed = [before = std::move(s.placed), dest](std::uint64_t g) { return dest(before(g)); };
+    return;
+  }
+  const Machine& mach = *s.machine;
+  s.expected = reference_permute(s.expected, mach.word_bytes(), mach.geometry().total_words(), dest);
+}
+
+void verify(Session& s, const std::string& what) {
+  const Machine& machine = *s.machine;
+  const Geometry& geo = machine.geometry();
+  const Layout& layout = machine.layout();
+  const std::size_t wb = machine.word_bytes();
+  const std::uint64_t total = geo.total_words();
+  const bool by_label = s.expected.empty() && s.placed;
+  machine.scan_storage([&](std::uint64_t first, std::uint64_t words, const unsigned char* data) {
+    for (std::uint64_t k = 0; k < words; ++k) {
+      const std::uint64_t g = geo.global(layout.node_at(first + k), layout.local_at(first + k));
+      const unsigned char* got = data + k * wb;
+      const auto fail = [&](const std::string& reference) {
+        throw Error(fmt::format("verification of {} failed: word {} of node {} holds {}, the reference has {}", what,
+                                geo.local_of(g), geo.node_of(g), format_element(machine.type(), got), reference));
+      };
+      if (!by_label) {
+        if (!std::equal(got, got + wb, &s.expected[g * wb])) fail(format_element(machine.type(), &s.expected[g * wb]));
+        continue;
+      }
+      // Labelled data: the word here must be the one label whose place is here.
+      std::uint64_t label = 0;
+      try {
+        label = read_label(machine.type(), got);
+      } catch (const Error&) {
+        fail("a label");
+      }
+      if (label >= total) fail(fmt::format("a label below {}", total));
+      const std::uint64_t home = s.placed(label);
+      if (home != g)
+        fail(fmt::format("another label ({} belongs at word {} of node {})", format_element(machine.type(), got),
+                         geo.local_of(home), geo.node_of(home)));
+    }
+  });
+}
+
+void run_step(Session& s, const std::string& name, const AddressMap& dest, const std::function<void(Machine&)>& step) {
+  step(*s.machine);
+  advance_reference(s, dest);
+  verify(s, name);
+}
+
+void run_step(Session& s, const std::string& name, const ReferenceStep& reference,
+              const std::function<void(Machine&)>& step) {
+  std::vector<unsigned char> next = reference(expected_words(s));
+  step(*s.machine);
+  s.expected = std::move(next);
+  verify(s, name);
+}
+
+std::string alignment_text(AlignmentKind kind, const AffineMap& code, bool before) {
+  const std::string xor_text = "(j|i) -> (j|i xor j)";
+  if (kind == AlignmentKind::none) return code.describe();
+  if (code.is_identity()) return xor_text;
+  return before ? "i -> f(i): " + code.describe() + ", then " + xor_text
+                : xor_text + ", then i -> g(i): " + code.describe();
+}
+
+std::string exchanges_text(const Cycle& cycle) {
+  std::string text;
+  for (const Exchange& x : cycle) {
+    text += fmt::format("{}dim {}: addr {}", text.empty() ? "" : "; ", x.dim, x.addr);
+    if (x.peer_addr != x.addr) text += fmt::format(", peer {}", x.peer_addr);
+    if (x.offset_map != 0) text += fmt::format(" (map {})", x.offset_map);
+  }
+  return text.empty() ? "no exchanges" : text;
+}
+
+namespace {
+
+// The run step by step, each step verified against its own reference and shown to the observer.
+double run_traced(Session& s, const Job& job, const StepObserver& observer) {
+  Machine& mach = *s.machine;
+  const Schedule& sch = job.schedule;
+  const Geometry geo = mach.geometry();
+  const auto step = [&](TraceStep t, const std::function<void(Machine&)>& act) {
+    run_step(s, t.name, t.destination, act);
+    if (observer) observer(s, t);
+  };
+  const std::vector<AlignmentStep> pre = schedule_pre_alignment(sch, job.f);
+  for (std::size_t k = 0; k < pre.size(); ++k)
+    step(TraceStep{k == 0 ? "pre-alignment" : fmt::format("pre-alignment {}", k + 1),
+                   k == 0 ? "after the pre-alignment " +
+                                (job.pre_text.empty() ? alignment_text(sch.pre, job.f, true) : job.pre_text)
+                          : "after the pre-alignment of the rotated rows (local addresses " +
+                                fmt::format("{}..{}", pre[k].lo, pre[k].end() - 1) + ")",
+                   alignment_destination(pre[k]), nullptr, 0},
+         [&](Machine& m) { m.align(pre[k]); });
+  for (std::size_t c = 0; c < sch.cycles(); ++c) {
+    const Cycle cycle = sch.cycle(c);
+    std::string title = fmt::format("after routing cycle {} of {}: {}", c, sch.cycles(), exchanges_text(cycle));
+    // The last cycle of an AAPC of a sequential sequence: its end is marked.
+    const std::size_t aapc = job.aapc_cycles != 0 && (c + 1) % job.aapc_cycles == 0 ? (c + 1) / job.aapc_cycles : 0;
+    if (aapc != 0) {
+      title += fmt::format("\nafter AAPC {} of {}", aapc, sch.cycles() / job.aapc_cycles);
+      if (aapc <= job.aapc_notes.size()) title += ": " + job.aapc_notes[aapc - 1];
+    }
+    step(TraceStep{fmt::format("routing cycle {}", c), title, cycle_destination(geo, cycle, sch.offset_maps), &cycle,
+                   aapc},
+         [&](Machine& m) { m.run_cycle(cycle, sch.rules, sch.offset_maps); });
+  }
+  const std::vector<AlignmentStep> post = schedule_post_alignment(sch, job.g);
+  for (std::size_t k = 0; k < post.size(); ++k)
+    step(TraceStep{k + 1 == post.size() ? "post-alignment" : fmt::format("post-alignment {}", k + 1),
+                   k + 1 == post.size()
+                       ? "after the post-alignment " +
+                             (job.post_text.empty() ? alignment_text(sch.post, job.g, false) : job.post_text)
+                       : "after the post-alignment of the rotated rows (local addresses " +
+                             fmt::format("{}..{}", post[k].lo, post[k].end() - 1) + ")",
+                   alignment_destination(post[k]), nullptr, 0},
+         [&](Machine& m) { m.align(post[k]); });
+  const Counters& k = mach.counters();
+  return k.phase_seconds("routing") + k.phase_seconds("alignment");
+}
+
+}  // namespace
+
+double run_verified(Session& s, const Job& job, const std::function<double(const Machine::Progress&)>& run,
+                    const Machine::Progress& progress) {
+  const double seconds = run(progress);
+  advance_reference(s, job.destination);
+  verify(s, fmt::format("the {} {}", job.permutation, job.formula));
+  return seconds;
+}
+
+double run_job(Session& s, const Job& job, const RunOptions& options) {
+  if (!options.trace)
+    return run_verified(
+        s, job,
+        [&](const Machine::Progress& progress) {
+          return run_schedule(*s.machine, job.schedule, job.f, job.g, progress).seconds;
+        },
+        options.progress);
+  // A traced run advances the reference step by step: the whole result is
+  // then checked against the formula from a copy of the start (traces are small).
+  std::vector<unsigned char> initial = expected_words(s);
+  const double seconds = run_traced(s, job, options.observer);
+  s.expected = std::move(initial);
+  advance_reference(s, job.destination);
+  verify(s, fmt::format("the {} {}", job.permutation, job.formula));
+  return seconds;
+}
+
+AddressMap composed_destination(const Schedule& s, const AffineMap& f, const AffineMap& g) {
+  const Geometry geo = s.geometry();
+  const std::uint64_t total = geo.total_words();
+  constexpr std::size_t kWord = sizeof(std::uint64_t);
+  // origin[p]: the start address of the word now at p.
+  std::vector<unsigned char> origin(total * kWord);
+  for (std::uint64_t p = 0; p < total; ++p) std::memcpy(&origin[p * kWord], &p, kWord);
+  const auto align_all = [&](const std::vector<AlignmentStep>& steps) {
+    for (const AlignmentStep& a : steps) origin = reference_permute(origin, kWord, total, alignment_destination(a));
+  };
+  align_all(schedule_pre_alignment(s, f));
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> moved;  // (destination, origin) of the touched words
+  for (std::size_t c = 0; c < s.cycles(); ++c) {
+    const Cycle cycle = s.cycle(c);
+    const AddressMap dest = cycle_destination(geo, cycle, s.offset_maps);
+    moved.clear();
+    for (const Exchange& x : cycle)
+      for (std::uint64_t j = 0; j < geo.nodes(); ++j) {
+        const std::uint64_t offset = x.offset_map == 0 ? 0 : apply_offset(s.offset_maps.at(x.offset_map - 1), j);
+        for (std::uint64_t a : {x.addr, x.peer_addr}) {
+          const std::uint64_t p = geo.global(j, a ^ offset);
+          std::uint64_t o = 0;
+          std::memcpy(&o, &origin[p * kWord], kWord);
+          moved.emplace_back(dest(p), o);
+        }
+      }
+    for (const auto& [p, o] : moved) std::memcpy(&origin[p * kWord], &o, kWord);
+  }
+  align_all(schedule_post_alignment(s, g));
+  auto to = std::make_shared<std::vector<std::uint64_t>>(total);
+  for (std::uint64_t p = 0; p < total; ++p) {
+    std::uint64_t o = 0;
+    std::memcpy(&o, &origin[p * kWord], kWord);
+    (*to)[o] = p;
+  }
+  return [to](std::uint64_t start) { return (*to)[start]; };
+}
+
+}  // namespace hcube

@@ -1,0 +1,83 @@
+// Planning a stable dimension permutation (Ho & Johnsson 1988): every
+// algorithm the port model allows, built or with the condition that keeps it
+// out, each priced by the paper's cost model (sec. 4.6), and the choice: the
+// lowest modelled time, or the algorithm the user names.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hcube/host/dimension_permutation.hpp"
+#include "hcube/host/sdp_schedules.hpp"
+
+namespace hcube {
+
+enum class SdpAlgorithm { automatic, a1, a1_prime, a2, a4, a5, a6, edelman };
+// "auto", "A1", "A1'", "A2", "A4", "A5", "A6", "Edelman"; throws naming the allowed ones.
+SdpAlgorithm parse_sdp_algorithm(const std::string& s);
+std::string to_string(SdpAlgorithm a);
+std::string sdp_algorithm_names();  // "auto, A1, A1', A2, A4, A5, A6, Edelman"
+
+enum class PortModelChoice { one, all };
+PortModelChoice parse_ports(const std::string& s);  // "one" | "all"
+std::string to_string(PortModelChoice p);
+
+// The model's parameters (sec. 4.6): t_c per word sent, tau per start-up
+// (packet of at most B words; B = -1: K, no limit).
+struct SdpCost {
+  PortModelChoice ports = PortModelChoice::one;
+  double t_c = 1.0;
+  double tau = 0.0;
+  long long packet = -1;  // B; -1: K
+};
+// Throws naming the value unless t_c, tau are finite and >= 0 and B >= 1 (or -1).
+void check_sdp_cost(const SdpCost& c);
+std::uint64_t packet_words(const SdpCost& c, unsigned m);
+
+// The permutation on the data's cube, its analysis and Theorem 1's (or
+// Corollary 4's) bound. With subcube_dims k < n the data fills the first k
+// processor dimensions of an n-cube (the extended cube, sec. 4).
+struct SdpProblem {
+  DimensionPermutation perm;          // on the data's n = k (or n) and m
+  DimensionPermutationAnalysis analysis;
+  DimensionPermutationBound bound;
+  unsigned machine_n = 0;             // > perm.n in the extended cube
+  SdpCost cost;
+};
+// perm_text: as parse_dimension_permutation. Every size is checked, and the
+// schedules' size bounded, before anything is planned.
+SdpProblem analyse_sdp(const std::string& perm_text, long long n, long long m, const SdpCost& cost,
+                       long long subcube_dims = -1);
+
+struct SdpCandidate {
+  SdpAlgorithm algorithm = SdpAlgorithm::a1;
+  PortModelChoice ports = PortModelChoice::one;  // the port model its schedule needs
+  std::optional<SdpPlan> plan;
+  std::string why_not;  // when plan is empty: the condition that fails
+  SdpModel model;
+};
+// Every algorithm the ports allow, in a fixed order.
+std::vector<SdpCandidate> sdp_candidates(const SdpProblem& p);
+// The lowest modelled time among those that apply, or the named algorithm
+// (its form for the ports asked when it has one). Throws with every reason
+// when none applies.
+const SdpCandidate& choose_sdp(const std::vector<SdpCandidate>& all, SdpAlgorithm algorithm, PortModelChoice ports);
+
+// Theorem 1's start-ups in sequence (one-port: sigma_p exchanges of K/2 words at least).
+std::uint64_t lower_bound_cycles(const SdpProblem& p);
+// Words a node needs: the plan's machine's K (2K for A1'), twice that when the
+// final local reordering is no involution (it then runs through scratch).
+std::uint64_t memory_words(const SdpPlan& plan);
+// A plan whose machine the data fills and with no alignment after its cycles
+// runs as one schedule between alignments (traceable); the others through
+// run_sdp_plan on a machine of their own geometry.
+bool runs_as_schedule(const SdpPlan& plan);
+
+// "0,1,2": the permutation as --perm lists it.
+std::string perm_text(const DimensionPermutation& p);
+// "(real: 3->4) (mixed: 0->5->1)".
+std::string cycles_text(const DimensionPermutationAnalysis& a);
+
+}  // namespace hcube

@@ -1,0 +1,151 @@
+#include "hcube/host/aapc_build.hpp"
+
+#include <fmt/format.h>
+
+#include <limits>
+
+#include "hcube/host/edelman.hpp"
+#include "hcube/host/error.hpp"
+#include "hcube/host/exchange_baselines.hpp"
+
+namespace hcube {
+
+AapcMethod parse_aapc_method(const std::string& s) {
+  if (s == "1") return AapcMethod::alg1;
+  if (s == "2") return AapcMethod::alg2;
+  if (s == "3") return AapcMethod::alg3;
+  if (s == "4") return AapcMethod::alg4;
+  if (s == "edelman") return AapcMethod::edelman;
+  if (s == "sex") return AapcMethod::sex;
+  if (s == "dex") return AapcMethod::dex;
+  throw Error(fmt::format("algorithm '{}' unknown: allowed 1, 2, 3, 4, edelman, sex, dex", s));
+}
+
+std::string to_string(AapcMethod m) {
+  switch (m) {
+    case AapcMethod::alg1: return "1";
+    case AapcMethod::alg2: return "2";
+    case AapcMethod::alg3: return "3";
+    case AapcMethod::alg4: return "4";
+    case AapcMethod::edelman: return "edelman";
+    case AapcMethod::sex: return "sex";
+    case AapcMethod::dex: return "dex";
+  }
+  return "?";
+}
+
+std::optional<AapcMethod> aapc_method_of(const Schedule& s) {
+  try {
+    return parse_aapc_method(s.algorithm);
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+}
+
+std::optional<AapcAlgorithm> paper_algorithm(AapcMethod m) {
+  switch (m) {
+    case AapcMethod::alg1: return AapcAlgorithm::alg1;
+    case AapcMethod::alg2: return AapcAlgorithm::alg2;
+    case AapcMethod::alg3: return AapcAlgorithm::alg3;
+    case AapcMethod::alg4: return AapcAlgorithm::alg4;
+    default: return std::nullopt;
+  }
+}
+
+bool is_baseline(AapcMethod m) { return m == AapcMethod::sex || m == AapcMethod::dex; }
+
+namespace {
+
+ExchangeBaseline baseline_of(AapcMethod m) {
+  return m == AapcMethod::sex ? ExchangeBaseline::standard : ExchangeBaseline::direct;
+}
+
+}  // namespace
+
+AapcOptions check_aapc_request(const AapcRequest& r) {
+  if (r.unaligned && r.method != AapcMethod::edelman) throw Error("--unaligned applies to --algorithm edelman only");
+  if (is_baseline(r.method) && (r.blocked || r.channel_width != 1))
+    throw Error(fmt::format("--blocked and --channel-width do not apply to --algorithm {}: it sends whole blocks already",
+                            to_string(r.method)));
+  if (r.channel_width < 1 || r.channel_width > std::numeric_limits<std::uint32_t>::max())
+    throw Error(fmt::format("channel width b = {} out of range: allowed b >= 1, or cm2 (b = {})", r.channel_width,
+                            kCm2ChannelWidth));
+  const long long d = r.d, n = r.n < 0 ? d : r.n, m = r.m < 0 ? d : r.m;
+  check_aapc_dimensions(d, n, m);
+  // K/2 cycles of d exchanges (Alg. 1 pads its last group with idle channels only).
+  const std::uint64_t exchanges = (std::uint64_t{1} << (m - 1)) * static_cast<std::uint64_t>(d);
+  if (exchanges > kMaxScheduleExchanges)
+    throw Error(fmt::format("the schedule for d = {}, m = {} holds {} exchanges: allowed at most {}; lower --mem-dims",
+                            d, m, exchanges, kMaxScheduleExchanges));
+  AapcOptions o;
+  o.algorithm = paper_algorithm(r.method).value_or(AapcAlgorithm::alg4);
+  o.lines = r.lines;
+  o.d = static_cast<unsigned>(d);
+  o.n = static_cast<unsigned>(n);
+  o.m = static_cast<unsigned>(m);
+  return o;
+}
+
+BuiltSchedule build_aapc_schedule(const AapcRequest& r) {
+  const AapcOptions o = check_aapc_request(r);
+  const unsigned b = static_cast<unsigned>(r.channel_width);
+  Schedule s = r.method == AapcMethod::edelman ? make_edelman_schedule(o.d, o.n, o.m, !r.unaligned)
+               : is_baseline(r.method)         ? make_exchange_baseline(baseline_of(r.method), o.d, o.n, o.m)
+                                               : make_aapc_schedule(o);
+  if (r.blocked) s = block_schedule(s);
+  if (b > 1) s = widen_schedule(s, b);
+  ScheduleStats stats = check_schedule(s);
+  return {std::move(s), std::move(stats)};
+}
+
+bool plain_aapc(const Schedule& s) {
+  return s.pre == AlignmentKind::xor_align && s.post == AlignmentKind::xor_align && s.axes == 1 &&
+         s.offset_maps.empty();
+}
+
+std::optional<CycleBound> cycle_bound(const Schedule& s) {
+  const std::optional<AapcMethod> method = aapc_method_of(s);
+  if (!method) return std::nullopt;
+  // Edelman's table: 2^(d-1) steps, every link busy, for each 2^d words: K/2, the lower bound.
+  if (*method == AapcMethod::edelman) {
+    if (s.blocked || s.rules.channel_width != 1) return std::nullopt;
+    const std::uint64_t half = bit(s.m - 1);
+    return CycleBound{half, "Edelman: K/2, every link busy", AapcBounds{half, 0, 0, 0}};
+  }
+  if (is_baseline(*method)) {
+    const BaselineCost c = baseline_cost(baseline_of(*method), s.d);
+    return CycleBound{c.cycles,
+                      *method == AapcMethod::sex ? "notes: d rounds" : "notes: 2^d - 1 rounds of popcount(i) hops",
+                      AapcBounds{c.cycles, 0, 0, 0}};
+  }
+  if (!plain_aapc(s)) return std::nullopt;
+  const AapcBounds paper = paper_bounds(*paper_algorithm(*method), s.d, s.m);
+  if (s.blocked) return CycleBound{paper.block_transfers, "Lemma 4: block transfers", paper};
+  if (s.rules.channel_width > 1)
+    return CycleBound{lemma5_cycles(s.d, s.m, s.rules.channel_width), "Lemma 5: d ceil(K / 2db)", paper};
+  return CycleBound{paper.cycles, "Table 6", paper};
+}
+
+std::string describe_schedule(const Schedule& s) {
+  const std::optional<AapcMethod> method = aapc_method_of(s);
+  std::string text;
+  if (method && paper_algorithm(*method))
+    text = "Algorithm " + s.algorithm;
+  else if (method == AapcMethod::sex)
+    text = "standard exchange (SEX: one-port, combining)";
+  else if (method == AapcMethod::dex)
+    text = "direct exchange (DEX: e-cube, one packet a round)";
+  else if (method == AapcMethod::edelman)
+    text = s.pre == AlignmentKind::none ? "Edelman's schedule, unaligned (node k uses w xor k)"
+                                        : "Edelman's schedule, aligned";
+  else
+    text = "schedule '" + s.algorithm + "'";
+  if (!s.lines.empty()) text += " (" + s.lines + " lines)";
+  text += fmt::format(", d = {} on n = {}, m = {} (K = {}), channel width {}", s.d, s.n, s.m, bit(s.m),
+                      s.rules.channel_width);
+  if (s.rules.model == PortModel::one_port) text += ", one-port";
+  if (s.blocked) text += ", blocked";
+  return text;
+}
+
+}  // namespace hcube

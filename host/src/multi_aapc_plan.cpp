@@ -1,0 +1,202 @@
+#include "hcube/host/multi_aapc_plan.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "hcube/host/aapc_build.hpp"
+#include "hcube/host/error.hpp"
+#include "hcube/host/geometry.hpp"
+#include "hcube/host/parse.hpp"
+
+namespace hcube {
+namespace {
+
+std::string join(const std::vector<unsigned>& v) {
+  std::string text;
+  for (unsigned x : v) text += (text.empty() ? "" : ",") + std::to_string(x);
+  return text;
+}
+
+// Algorithms 1, 3, 4 (pipelined or sequential) and 5 (concurrent, sec. 4.2).
+std::string check_algorithm(const std::string& text) {
+  if (text == "2")
+    throw Error(
+        "algorithm '2' not offered by multi-aapc: its span is K/2, so pipelining gains nothing; allowed 1, 3, 4, 5");
+  if (text != "1" && text != "3" && text != "4" && text != "5")
+    throw Error(fmt::format("algorithm '{}' unknown: allowed 1, 3, 4, 5", text));
+  return text;
+}
+
+// --order: a permutation of the axes 0..s-1 (default 0, 1, ..., s-1).
+std::vector<unsigned> parse_order(const std::string& text, unsigned s) {
+  std::vector<unsigned> order;
+  if (text.empty()) {
+    for (unsigned t = 0; t < s; ++t) order.push_back(t);
+    return order;
+  }
+  order = parse_uint_list(text, "--order");
+  const std::string want = fmt::format("a permutation of the axes 0..{}", s - 1);
+  if (order.size() != s)
+    throw Error(fmt::format("--order {} lists {} axes: expected {}, s = {}", text, order.size(), want, s));
+  std::vector<bool> seen(s, false);
+  for (unsigned u : order) {
+    if (u >= s) throw Error(fmt::format("--order {}: axis {} out of range, expected {}", text, u, want));
+    if (seen[u]) throw Error(fmt::format("--order {}: axis {} appears twice, expected {}", text, u, want));
+    seen[u] = true;
+  }
+  return order;
+}
+
+// Algorithm 4 pipelined: Corollary 2's K/2 + (s-1)d when d divides K/2, Alg. 3's pairs otherwise.
+std::uint64_t pipelined_alg4_cycles(unsigned d, unsigned m, unsigned s) {
+  const bool divides = bit(m - 1) % d == 0;
+  return corollary2_cycles(divides ? AapcAlgorithm::alg4 : AapcAlgorithm::alg3, d, m, s);
+}
+
+}  // namespace
+
+MultiAapcDesign plan_multi_aapc(const MultiAapcRequest& f) {
+  MultiAapcDesign p;
+  p.algorithm = check_algorithm(f.algorithm);
+  const std::vector<unsigned> list = parse_uint_list(f.dims, "--dims");
+  const long long max_bits = kMaxAddressBits;
+  if (list.empty()) throw Error("--dims is empty: give d, or the axes' orders d_1,d_2,... (non-increasing)");
+  for (unsigned w : list)
+    if (w < 1) throw Error(fmt::format("--dims {}: axis dimension d = 0 out of range: allowed d >= 1", f.dims));
+  long long s = f.axes;
+  if (list.size() == 1) {
+    if (s == kUnsetSize)
+      throw Error("--axes is required with a single --dims d (or list each axis' order: --dims 3,2,2)");
+    if (s < 1) throw Error(fmt::format("number of axes s = {} out of range: allowed s >= 1", s));
+    if (s > max_bits) throw Error(fmt::format("number of axes s = {} out of range: allowed at most {}", s, max_bits));
+    p.dims.assign(static_cast<std::size_t>(s), list[0]);
+  } else {
+    if (s != kUnsetSize && s != static_cast<long long>(list.size()))
+      throw Error(fmt::format("--axes {} but --dims {} lists {} axes: they must agree", s, f.dims, list.size()));
+    p.dims = list;
+    s = static_cast<long long>(list.size());
+  }
+  const long long d = p.dims[0];
+  const bool equal = std::all_of(p.dims.begin(), p.dims.end(), [&](unsigned w) { return w == p.dims[0]; });
+  const bool alg5 = p.algorithm == "5";
+  const long long m = f.m != kUnsetSize ? f.m : (alg5 ? 2 * d : d);
+  long long n = 0;
+  for (unsigned w : p.dims) n += w;
+  if (m < d) throw Error(fmt::format("d = {} exceeds the memory dimensions m = {}: allowed d <= m", d, m));
+  if (d > max_bits || m > max_bits || n + m > max_bits)
+    throw Error(fmt::format("n + m = {} + {} too large: allowed at most {}", n, m, max_bits));
+  // K/2 cycles of d exchanges per AAPC, one AAPC more for Alg. 5's rotated sets.
+  const std::uint64_t exchanges = bit(static_cast<unsigned>(m - 1)) * static_cast<std::uint64_t>(n + d);
+  if (exchanges > kMaxScheduleExchanges)
+    throw Error(fmt::format("the schedule for dims {}, m = {} holds about {} exchanges: allowed at most {}; lower "
+                            "--mem-dims or --axes",
+                            join(p.dims), m, exchanges, kMaxScheduleExchanges));
+  p.n = static_cast<unsigned>(n);
+  p.m = static_cast<unsigned>(m);
+  const unsigned su = static_cast<unsigned>(s), du = static_cast<unsigned>(d);
+  AapcSequenceOptions& o = p.options;
+  o.lines = f.lines;
+  o.pipelined = !f.sequential;
+  o.axes = su;
+  o.d = du;
+  o.m = p.m;
+  p.order = parse_order("", su);
+  if (!equal) {
+    p.bound = unequal_orders_cycles(p.dims, p.m, o.pipelined);  // checks the orders do not increase
+    if (p.algorithm != "1")
+      throw Error(fmt::format("axes of unequal order ({}) need --algorithm 1 (sec. 4.1): the others regroup their "
+                              "addresses when the order changes",
+                              join(p.dims)));
+    if (!f.order.empty()) throw Error("--order applies to axes of equal order only");
+    o.algorithm = AapcAlgorithm::alg1;
+    o.dims = p.dims;
+    p.kind = MultiAapcKind::unequal;
+    p.bound_source = o.pipelined ? "sec. 4.1: lags d_(i-1) + d_i - gcd(d_(i-1), d_i)" : "sequential";
+    return p;
+  }
+  if (!alg5) {
+    o.algorithm = parse_aapc_algorithm(p.algorithm);
+    o.order = parse_order(f.order, su);
+    p.order = o.order;
+    p.bound = o.pipelined ? corollary2_cycles(o.algorithm, du, p.m, su) : su * paper_bounds(o.algorithm, du, p.m).cycles;
+    p.bound_source = o.pipelined ? "Corollary 2" : "s x Table 6";
+    return p;
+  }
+  if (f.sequential) throw Error("--sequential does not apply to Algorithm 5: its AAPCs run concurrently");
+  if (!f.order.empty()) throw Error("--order does not apply to Algorithm 5: it exchanges the axes in the order 0..s-1");
+  const Theorem2Bound t2 = theorem2_bound(du, p.m, su);
+  p.bound = t2.cycles;
+  p.bound_source = t2.source;
+  ConcurrentOptions& c = p.concurrent;
+  c.d = du;
+  c.axes = su;
+  c.m = p.m;
+  c.layout = f.layout;
+  c.rotated_rows = f.rotated_rows;
+  const std::uint64_t pipelined = pipelined_alg4_cycles(du, p.m, su);
+  o.algorithm = AapcAlgorithm::alg4;
+  o.order = p.order;
+  if (p.m < 2 * du) {
+    if (f.rotated_rows >= 0)
+      throw Error(fmt::format("--rotated-rows needs a spare memory axis: m = {} below 2d = {}", p.m, 2 * du));
+    p.note = fmt::format("m = {} < 2d = {}: no spare memory axis for concurrent AAPCs, so Algorithm 5 pipelines "
+                         "with Algorithm 4 (Theorem 2's first case)",
+                         p.m, 2 * du);
+    return p;
+  }
+  p.design = design_concurrent(c);
+  if (f.rotated_rows < 0 && p.design.cycles > pipelined) {
+    p.note = fmt::format("the best concurrent plan takes {} cycles, pipelining {}: Algorithm 5 pipelines with "
+                         "Algorithm 4 (docs/multi-aapc.md)",
+                         p.design.cycles, pipelined);
+    return p;
+  }
+  p.kind = MultiAapcKind::concurrent;
+  return p;
+}
+
+Schedule make_multi_aapc_schedule(const MultiAapcDesign& p) {
+  return p.kind == MultiAapcKind::concurrent ? make_concurrent_schedule(p.concurrent, p.design)
+                                             : make_aapc_sequence(p.options);
+}
+
+AddressMap multi_aapc_destination(const MultiAapcDesign& p) {
+  const Geometry geo{p.n, p.m};
+  return p.kind == MultiAapcKind::unequal ? shuffle_destination(geo, p.dims)
+                                          : shuffle_destination(geo, p.options.d, p.options.axes, p.order);
+}
+
+std::string multi_aapc_note(const MultiAapcDesign& p, std::uint64_t cycles) {
+  if (!p.note.empty()) return p.note;
+  const unsigned d = p.options.d;
+  const std::uint64_t half = bit(p.m - 1);
+  // Alg. 4 pipelines with Alg. 3's pair schedule when d does not divide K/2.
+  if (p.kind == MultiAapcKind::sequence && p.options.pipelined && p.options.algorithm == AapcAlgorithm::alg4 &&
+      cycles > p.bound)
+    return fmt::format(
+        "pipelined Algorithm 4 takes {} cycles, {} more than {}'s {}: d = {} does not divide K/2 = {}, so it "
+        "pipelines with Algorithm 3's pair schedule (docs/multi-aapc.md)",
+        cycles, cycles - p.bound, p.bound_source, p.bound, d, half);
+  if (p.kind == MultiAapcKind::concurrent && cycles > p.bound)
+    return fmt::format("{} cycles, {} more than {}'s {}: {} (docs/multi-aapc.md)", cycles, cycles - p.bound,
+                       p.bound_source, p.bound,
+                       half % d != 0 ? fmt::format("d = {} does not divide K/2 = {}, so Algorithm 1's groups of d "
+                                                   "pairs leave channels idle",
+                                                   d, half)
+                                     : fmt::format("rotated data sets come in rows of 2^d = {} pairs", bit(d)));
+  return "";
+}
+
+std::string shuffle_state(const std::vector<unsigned>& order, std::size_t steps) {
+  const unsigned s = static_cast<unsigned>(order.size());
+  std::vector<unsigned> node(s);
+  for (unsigned u = 0; u < s; ++u) node[u] = u + 1;
+  unsigned mem = 0;
+  for (std::size_t t = 0; t < steps; ++t) std::swap(node[order[t]], mem);
+  std::string text = "(";
+  for (unsigned u = s; u-- > 0;) text += fmt::format("a_{}{}", node[u], u == 0 ? "" : ",");
+  return text + fmt::format("|a_{})", mem);
+}
+
+}  // namespace hcube

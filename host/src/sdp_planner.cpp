@@ -1,0 +1,169 @@
+#include "hcube/host/sdp_planner.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <functional>
+
+#include "hcube/host/affine_map.hpp"
+#include "hcube/host/aapc_build.hpp"
+#include "hcube/host/bits.hpp"
+#include "hcube/host/error.hpp"
+#include "hcube/host/geometry.hpp"
+
+namespace hcube {
+
+namespace {
+
+struct Named {
+  SdpAlgorithm a;
+  const char* name;
+};
+constexpr Named kNames[] = {{SdpAlgorithm::automatic, "auto"}, {SdpAlgorithm::a1, "A1"}, {SdpAlgorithm::a1_prime, "A1'"},
+                            {SdpAlgorithm::a2, "A2"},          {SdpAlgorithm::a4, "A4"}, {SdpAlgorithm::a5, "A5"},
+                            {SdpAlgorithm::a6, "A6"},          {SdpAlgorithm::edelman, "Edelman"}};
+
+std::string join(const std::vector<unsigned>& v, const char* sep) {
+  std::string text;
+  for (unsigned x : v) text += (text.empty() ? "" : sep) + std::to_string(x);
+  return text;
+}
+
+}  // namespace
+
+SdpAlgorithm parse_sdp_algorithm(const std::string& s) {
+  for (const Named& n : kNames)
+    if (s == n.name) return n.a;
+  throw Error(fmt::format("--algorithm '{}' unknown: allowed {}", s, sdp_algorithm_names()));
+}
+
+std::string to_string(SdpAlgorithm a) {
+  for (const Named& n : kNames)
+    if (n.a == a) return n.name;
+  return "?";
+}
+
+std::string sdp_algorithm_names() {
+  std::string text;
+  for (const Named& n : kNames) text += (text.empty() ? "" : ", ") + std::string(n.name);
+  return text;
+}
+
+PortModelChoice parse_ports(const std::string& s) {
+  if (s == "one") return PortModelChoice::one;
+  if (s == "all") return PortModelChoice::all;
+  throw Error(fmt::format("--ports '{}' unknown: allowed one, all", s));
+}
+
+std::string to_string(PortModelChoice p) { return p == PortModelChoice::all ? "all" : "one"; }
+
+void check_sdp_cost(const SdpCost& c) {
+  if (!std::isfinite(c.t_c) || c.t_c < 0)
+    throw Error(fmt::format("--tc {} out of range: allowed a finite t_c >= 0", c.t_c));
+  if (!std::isfinite(c.tau) || c.tau < 0)
+    throw Error(fmt::format("--tau {} out of range: allowed a finite tau >= 0", c.tau));
+  if (c.packet != -1 && c.packet < 1) throw Error(fmt::format("--packet {} out of range: allowed B >= 1", c.packet));
+}
+
+std::uint64_t packet_words(const SdpCost& c, unsigned m) {
+  return c.packet == -1 ? bit(m) : static_cast<std::uint64_t>(c.packet);
+}
+
+SdpProblem analyse_sdp(const std::string& text, long long n_in, long long m_in, const SdpCost& cost,
+                       long long subcube) {
+  if (n_in < 0 || m_in < 0 || n_in + m_in < 1 || n_in + m_in > static_cast<long long>(kMaxAddressBits))
+    throw Error(fmt::format("n = {}, m = {} out of range: allowed n, m >= 0 and 1 <= n + m <= {}", n_in, m_in,
+                            kMaxAddressBits));
+  const unsigned machine_n = static_cast<unsigned>(n_in), m = static_cast<unsigned>(m_in);
+  check_sdp_cost(cost);
+  if (subcube != -1 && (subcube < 0 || subcube >= n_in))
+    throw Error(fmt::format("--subcube-dims {} out of range: allowed 0 <= k < n = {}", subcube, n_in));
+  const unsigned n = subcube == -1 ? machine_n : static_cast<unsigned>(subcube);
+  SdpProblem r{parse_dimension_permutation(text, n, m), {}, {}, machine_n, cost};
+  r.analysis = analyze(r.perm);
+  const bool all = cost.ports == PortModelChoice::all;
+  r.bound = n < machine_n ? extended_cube_lower_bound(r.analysis, bit(m), machine_n, n, all, cost.t_c, cost.tau)
+                          : lower_bound(r.analysis, bit(m), all, cost.t_c, cost.tau);
+  // Every cycle of every candidate moves at most K/2 words a node.
+  const DimensionPermutationAnalysis& a = r.analysis;
+  const std::uint64_t cycles = a.sigma_p + a.beta + a.beta * (a.sigma_max + 1);
+  if ((bit(m) / 2 + 1) * cycles > kMaxScheduleExchanges)
+    throw Error(fmt::format("the schedules for n = {}, m = {} would hold more than {} exchanges: lower --mem-dims",
+                            n, m, kMaxScheduleExchanges));
+  return r;
+}
+
+std::vector<SdpCandidate> sdp_candidates(const SdpProblem& p) {
+  const bool all = p.cost.ports == PortModelChoice::all;
+  const DimensionPermutation& perm = p.perm;
+  std::vector<SdpCandidate> out;
+  const auto attempt = [&](SdpAlgorithm a, PortModelChoice ports,
+                           const std::function<SdpPlan(const DimensionPermutation&)>& make) {
+    SdpCandidate k{a, ports, std::nullopt, {}, {}};
+    try {
+      k.plan = p.machine_n > perm.n ? plan_extended_cube(perm, p.machine_n, make) : make(perm);
+      k.model = model_plan(*k.plan, p.cost.t_c, p.cost.tau, packet_words(p.cost, perm.m));
+    } catch (const Error& e) {
+      k.why_not = e.what();
+    }
+    out.push_back(std::move(k));
+  };
+  using P = PortModelChoice;
+  attempt(SdpAlgorithm::a1, P::one, plan_a1_one_port);
+  attempt(SdpAlgorithm::a1_prime, P::one, [](const DimensionPermutation& q) { return plan_a1_prime(q, false); });
+  if (!all) attempt(SdpAlgorithm::a2, P::one, [](const DimensionPermutation& q) { return plan_a2(q, false); });
+  if (all) {
+    attempt(SdpAlgorithm::a2, P::all, [](const DimensionPermutation& q) { return plan_a2(q, true); });
+    attempt(SdpAlgorithm::a1, P::all, plan_a1_all_port);
+    attempt(SdpAlgorithm::a1_prime, P::all, [](const DimensionPermutation& q) { return plan_a1_prime(q, true); });
+    attempt(SdpAlgorithm::a4, P::all, plan_a4);
+    attempt(SdpAlgorithm::a5, P::all, [](const DimensionPermutation& q) { return plan_a5(q); });
+    attempt(SdpAlgorithm::a6, P::all, plan_a6);
+    attempt(SdpAlgorithm::edelman, P::all, plan_edelman_bit_reversal);
+  }
+  return out;
+}
+
+const SdpCandidate& choose_sdp(const std::vector<SdpCandidate>& all, SdpAlgorithm algorithm, PortModelChoice ports) {
+  const bool automatic = algorithm == SdpAlgorithm::automatic;
+  const SdpCandidate* best = nullptr;
+  std::string reasons;
+  for (const SdpCandidate& k : all) {
+    if (!automatic && k.algorithm != algorithm) continue;
+    if (!k.plan) {
+      reasons += fmt::format("; {} ({}-port): {}", to_string(k.algorithm), to_string(k.ports), k.why_not);
+      continue;
+    }
+    const bool better = best == nullptr || (automatic ? k.model.time < best->model.time
+                                                      : k.ports == ports && best->ports != ports);
+    if (better) best = &k;
+  }
+  if (best != nullptr) return *best;
+  if (reasons.empty())
+    throw Error(fmt::format("--algorithm {} is an n-port algorithm: it needs --ports all", to_string(algorithm)));
+  throw Error("no algorithm applies" + reasons);
+}
+
+std::uint64_t lower_bound_cycles(const SdpProblem& p) {
+  const DimensionPermutationAnalysis& a = p.analysis;
+  if (a.sigma_p == 0) return 0;
+  return p.cost.ports == PortModelChoice::all ? a.sigma_p - a.odd_real_cycles : a.sigma_p;
+}
+
+std::uint64_t memory_words(const SdpPlan& plan) {
+  const Geometry geo{plan.schedule.n, plan.schedule.m};
+  return AffineMap::permute_bits(geo, plan.local_after).is_involution() ? bit(geo.m) : 2 * bit(geo.m);
+}
+
+bool runs_as_schedule(const SdpPlan& plan) { return plan.embed.empty() && plan.align_after.empty(); }
+
+std::string perm_text(const DimensionPermutation& p) { return join(p.to, ","); }
+
+std::string cycles_text(const DimensionPermutationAnalysis& a) {
+  std::string text;
+  for (const ShuffleCycle& c : a.cycles)
+    text += fmt::format("{}({}: {})", text.empty() ? "" : " ", to_string(c.kind), join(c.bits, "->"));
+  return text.empty() ? "(the identity)" : text;
+}
+
+}  // namespace hcube
