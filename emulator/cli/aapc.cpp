@@ -17,6 +17,8 @@
 #include "common.hpp"
 #include "hcube/emulator/schedule_run.hpp"
 #include "hcube/host/aapc.hpp"
+#include "hcube/host/aapc_build.hpp"
+#include "hcube/host/multi_aapc_plan.hpp"
 #include "hcube/host/aapc_permutation.hpp"
 #include "hcube/host/edelman.hpp"
 #include "hcube/host/error.hpp"
@@ -26,7 +28,7 @@
 namespace hcube::cli {
 namespace {
 
-constexpr long long kUnset = std::numeric_limits<long long>::min();
+constexpr long long kUnset = kUnsetSize;
 // schedule --format table: longer schedules show their head and tail unless --all.
 constexpr std::size_t kTableAll = 64, kTableHead = 32, kTableTail = 8;
 
@@ -43,10 +45,6 @@ struct ScheduleFlags {
   std::string lines = "diagonal";
   bool unaligned = false;  // Edelman's schedule with indirect addressing
 };
-
-bool is_edelman(const ScheduleFlags& f) { return f.algorithm == "edelman"; }
-// The lecture notes' standard and direct exchange (host/exchange_baselines.hpp).
-bool is_baseline(const std::string& algorithm) { return algorithm == "sex" || algorithm == "dex"; }
 
 void add_schedule_flags(CLI::App& cmd, ScheduleFlags& f) {
   cmd.add_option("-a,--algorithm", f.algorithm,
@@ -78,109 +76,18 @@ unsigned parse_channel_width(const std::string& text) {
   return static_cast<unsigned>(b);
 }
 
-// Checks d, n and m (n and m default to d) and the other choices, before anything is built.
-AapcOptions aapc_options(const ScheduleFlags& f) {
-  AapcOptions o;
-  if (!is_edelman(f) && !is_baseline(f.algorithm)) {
-    try {
-      o.algorithm = parse_aapc_algorithm(f.algorithm);
-    } catch (const Error&) {
-      throw Error(fmt::format("algorithm '{}' unknown: allowed 1, 2, 3, 4, edelman, sex, dex", f.algorithm));
-    }
-  }
-  if (f.unaligned && !is_edelman(f)) throw Error("--unaligned applies to --algorithm edelman only");
-  if (is_baseline(f.algorithm) && (f.blocked || f.width != "1"))
-    throw Error(fmt::format("--blocked and --channel-width do not apply to --algorithm {}: it sends whole blocks already",
-                            f.algorithm));
-  o.lines = parse_line_drawing(f.lines);
-  const long long d = f.d, n = f.n == kUnset ? d : f.n, m = f.m == kUnset ? d : f.m;
-  check_aapc_dimensions(d, n, m);
-  // K/2 cycles of d exchanges (Alg. 1 pads its last group with idle channels only).
-  const std::uint64_t exchanges = (std::uint64_t{1} << (m - 1)) * static_cast<std::uint64_t>(d);
-  if (exchanges > kMaxScheduleExchanges)
-    throw Error(fmt::format("the schedule for d = {}, m = {} holds {} exchanges: allowed at most {}; lower --mem-dims",
-                            d, m, exchanges, kMaxScheduleExchanges));
-  o.d = static_cast<unsigned>(d);
-  o.n = static_cast<unsigned>(n);
-  o.m = static_cast<unsigned>(m);
-  return o;
-}
-
-struct Built {
-  Schedule schedule;
-  ScheduleStats stats;
-};
-
-// make_aapc_schedule, then --blocked (block_schedule) and --channel-width b > 1
-// (widen_schedule, itself block transfers split into cycles of b words a link).
-Built build_schedule(const ScheduleFlags& f) {
-  const AapcOptions o = aapc_options(f);
-  const unsigned b = parse_channel_width(f.width);
-  Schedule s = is_edelman(f)              ? make_edelman_schedule(o.d, o.n, o.m, !f.unaligned)
-               : is_baseline(f.algorithm) ? make_exchange_baseline(parse_exchange_baseline(f.algorithm), o.d, o.n, o.m)
-                                          : make_aapc_schedule(o);
-  if (f.blocked) s = block_schedule(s);
-  if (b > 1) s = widen_schedule(s, b);
-  ScheduleStats stats = check_schedule(s);
-  return {std::move(s), std::move(stats)};
-}
-
-// The paper's cycle count for a schedule of its algorithms: Table 6 for the
-// plain schedule, Lemma 4's block transfers for a blocked one, Lemma 5 for a
-// channel width b > 1. None for other schedules.
-struct CycleBound {
-  std::uint64_t cycles = 0;
-  std::string source;
-  AapcBounds paper;
-};
-
-// One AAPC between xor alignments: its run is the transpose (j|i) -> (i|j).
-bool plain_aapc(const Schedule& s) {
-  return s.pre == AlignmentKind::xor_align && s.post == AlignmentKind::xor_align && s.axes == 1 &&
-         s.offset_maps.empty();
-}
-
-std::optional<CycleBound> cycle_bound(const Schedule& s) {
-  // Edelman's table: 2^(d-1) steps, every link busy, for each 2^d words: K/2, the lower bound.
-  if (s.algorithm == "edelman" && !s.blocked && s.rules.channel_width == 1) {
-    const std::uint64_t half = bit(s.m - 1);
-    return CycleBound{half, "Edelman: K/2, every link busy", AapcBounds{half, 0, 0, 0}};
-  }
-  if (is_baseline(s.algorithm)) {
-    const BaselineCost c = baseline_cost(parse_exchange_baseline(s.algorithm), s.d);
-    return CycleBound{c.cycles,
-                      s.algorithm == "sex" ? "notes: d rounds" : "notes: 2^d - 1 rounds of popcount(i) hops",
-                      AapcBounds{c.cycles, 0, 0, 0}};
-  }
-  if (!plain_aapc(s)) return std::nullopt;
-  AapcAlgorithm alg{};
-  try {
-    alg = parse_aapc_algorithm(s.algorithm);
-  } catch (const Error&) {
-    return std::nullopt;  // "custom" and the like
-  }
-  const AapcBounds paper = paper_bounds(alg, s.d, s.m);
-  if (s.blocked) return CycleBound{paper.block_transfers, "Lemma 4: block transfers", paper};
-  if (s.rules.channel_width > 1)
-    return CycleBound{lemma5_cycles(s.d, s.m, s.rules.channel_width), "Lemma 5: d ceil(K / 2db)", paper};
-  return CycleBound{paper.cycles, "Table 6", paper};
-}
-
-std::string describe_schedule(const Schedule& s) {
-  std::string text = s.algorithm == "1" || s.algorithm == "2" || s.algorithm == "3" || s.algorithm == "4"
-                         ? "Algorithm " + s.algorithm
-                     : s.algorithm == "sex" ? std::string("standard exchange (SEX: one-port, combining)")
-                     : s.algorithm == "dex" ? std::string("direct exchange (DEX: e-cube, one packet a round)")
-                     : s.algorithm == "edelman"
-                         ? std::string(s.pre == AlignmentKind::none ? "Edelman's schedule, unaligned (node k uses w xor k)"
-                                                                    : "Edelman's schedule, aligned")
-                         : "schedule '" + s.algorithm + "'";
-  if (!s.lines.empty()) text += " (" + s.lines + " lines)";
-  text += fmt::format(", d = {} on n = {}, m = {} (K = {}), channel width {}", s.d, s.n, s.m, bit(s.m),
-                      s.rules.channel_width);
-  if (s.rules.model == PortModel::one_port) text += ", one-port";
-  if (s.blocked) text += ", blocked";
-  return text;
+// The flags as the library's request; every field is checked when it is built.
+AapcRequest aapc_request(const ScheduleFlags& f) {
+  AapcRequest r;
+  r.method = parse_aapc_method(f.algorithm);
+  r.d = f.d;
+  r.n = f.n == kUnset ? -1 : f.n;
+  r.m = f.m == kUnset ? -1 : f.m;
+  r.channel_width = parse_channel_width(f.width);
+  r.blocked = f.blocked;
+  r.lines = parse_line_drawing(f.lines);
+  r.unaligned = f.unaligned;
+  return r;
 }
 
 // --- schedule --------------------------------------------------------------
@@ -243,8 +150,8 @@ std::string schedule_table(const Schedule& s, const ScheduleStats& st, bool all)
 
   // The summary, beside the paper's counts where they apply.
   const std::optional<CycleBound> bound = cycle_bound(s);
-  const bool plain = bound && !s.blocked && s.rules.channel_width == 1 && s.algorithm != "edelman" &&
-                     !is_baseline(s.algorithm);
+  const std::optional<AapcMethod> method = aapc_method_of(s);
+  const bool plain = bound && !s.blocked && s.rules.channel_width == 1 && method && paper_algorithm(*method);
   const auto line = [](const char* what, const std::string& value, const std::string& paper) {
     return fmt::format("{:<16} {:>10}{}\n", what, value, paper.empty() ? "" : "   paper: " + paper);
   };
@@ -263,56 +170,14 @@ std::string schedule_table(const Schedule& s, const ScheduleStats& st, bool all)
   return out;
 }
 
-// --- running a schedule ------------------------------------------------------
-
-// The composition of the references of every step: each alignment's
-// alignment_destination, and each cycle's cycle_destination evaluated on the
-// words the cycle touches (every other word stays, by its definition).
-AddressMap composed_destination(const Schedule& s, const AffineMap& f, const AffineMap& g) {
-  const Geometry geo = s.geometry();
-  const std::uint64_t total = geo.total_words();
-  constexpr std::size_t kWord = sizeof(std::uint64_t);
-  // origin[p]: the start address of the word now at p.
-  std::vector<unsigned char> origin(total * kWord);
-  for (std::uint64_t p = 0; p < total; ++p) std::memcpy(&origin[p * kWord], &p, kWord);
-  const auto align_all = [&](const std::vector<AlignmentStep>& steps) {
-    for (const AlignmentStep& a : steps) origin = reference_permute(origin, kWord, total, alignment_destination(a));
-  };
-  align_all(schedule_pre_alignment(s, f));
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> moved;  // (destination, origin) of the touched words
-  for (std::size_t c = 0; c < s.cycles(); ++c) {
-    const Cycle cycle = s.cycle(c);
-    const AddressMap dest = cycle_destination(geo, cycle, s.offset_maps);
-    moved.clear();
-    for (const Exchange& x : cycle)
-      for (std::uint64_t j = 0; j < geo.nodes(); ++j) {
-        const std::uint64_t offset = x.offset_map == 0 ? 0 : apply_offset(s.offset_maps.at(x.offset_map - 1), j);
-        for (std::uint64_t a : {x.addr, x.peer_addr}) {
-          const std::uint64_t p = geo.global(j, a ^ offset);
-          std::uint64_t o = 0;
-          std::memcpy(&o, &origin[p * kWord], kWord);
-          moved.emplace_back(dest(p), o);
-        }
-      }
-    for (const auto& [p, o] : moved) std::memcpy(&origin[p * kWord], &o, kWord);
-  }
-  align_all(schedule_post_alignment(s, g));
-  auto to = std::make_shared<std::vector<std::uint64_t>>(total);
-  for (std::uint64_t p = 0; p < total; ++p) {
-    std::uint64_t o = 0;
-    std::memcpy(&o, &origin[p * kWord], kWord);
-    (*to)[o] = p;
-  }
-  return [to](std::uint64_t start) { return (*to)[start]; };
-}
-
 // The fields aapc and run report, before machine_json's: the job's and the paper's count.
 nlohmann::json aapc_json(const std::string& command, const Job& job, const Machine& mach, double seconds) {
   nlohmann::json j = job_json(command, job, mach, seconds);
   const std::optional<CycleBound> bound = cycle_bound(job.schedule);
   j["bound"] = bound ? nlohmann::json(bound->cycles) : nlohmann::json(nullptr);
   j["bound_source"] = bound ? nlohmann::json(bound->source) : nlohmann::json(nullptr);
-  if (is_baseline(job.schedule.algorithm)) {
+  const std::optional<AapcMethod> method = aapc_method_of(job.schedule);
+  if (method && is_baseline(*method)) {
     // The notes' cost: t = startups t_s + element_units mu t_m + hop_units t_d.
     const BaselineCost c = baseline_cost(parse_exchange_baseline(job.schedule.algorithm), job.schedule.d);
     j["rounds"] = c.rounds;
@@ -357,7 +222,7 @@ void add_schedule(CLI::App& app) {
     const std::string format = f->json ? "json" : f->format;
     if (format != "table" && format != "json")
       throw Error(fmt::format("format '{}' unknown: allowed table, json", format));
-    const Built b = build_schedule(f->schedule);
+    const BuiltSchedule b = build_aapc_schedule(aapc_request(f->schedule));
     const Schedule& s = b.schedule;
     if (!f->output.empty()) save_schedule(f->output, s);
     if (format == "table") {
@@ -383,7 +248,7 @@ void add_schedule(CLI::App& app) {
   });
 }
 
-void add_aapc(CLI::App& app) {
+void add_aapc(CLI::App& app, const ResultSink& sink) {
   struct Flags {
     ScheduleFlags schedule;
     MachineFlags machine;
@@ -391,6 +256,7 @@ void add_aapc(CLI::App& app) {
     std::string permutation = "transpose";
   };
   auto f = std::make_shared<Flags>();
+  f->io.sink = sink;
   auto* cmd = app.add_subcommand(
       "aapc",
       "run one all-to-all personalized communication (Johnsson & Ho): pre-alignment, one launch per routing cycle, "
@@ -402,10 +268,11 @@ void add_aapc(CLI::App& app) {
       ->capture_default_str();
   cmd->callback([f] {
     const IoFlags& io = f->io;
-    const AapcOptions o = aapc_options(f->schedule);  // every flag is checked before anything is built
+    const AapcRequest request = aapc_request(f->schedule);
+    const AapcOptions o = check_aapc_request(request);  // every flag is checked before anything is built
     const AapcPermutation perm = parse_aapc_permutation(f->permutation);
     check_trace_size(io, o.n, o.m);
-    Built b = build_schedule(f->schedule);
+    BuiltSchedule b = build_aapc_schedule(request);
     PermutationPlan plan = plan_aapc_permutation(perm, b.schedule.geometry(), o.d);
     const Job job{std::move(b.schedule),       std::move(b.stats), std::move(plan.f),      std::move(plan.g),
                   std::move(plan.destination), to_string(perm),    std::move(plan.formula), {}, {}, 0, {}};

@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <iostream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -30,20 +29,6 @@ Error too_large(const std::string& detail) {
                            kMaxAnimatedDims, 1u << kMaxAnimatedDims, detail));
 }
 const std::vector<std::string> kAnimated = {"aapc", "multi-aapc", "permute", "redistribute"};
-
-// std::cout into a string while alive.
-class CaptureStdout {
- public:
-  CaptureStdout() : old_(std::cout.rdbuf(buffer_.rdbuf())) {}
-  ~CaptureStdout() { std::cout.rdbuf(old_); }
-  CaptureStdout(const CaptureStdout&) = delete;
-  CaptureStdout& operator=(const CaptureStdout&) = delete;
-  std::string text() const { return buffer_.str(); }
-
- private:
-  std::ostringstream buffer_;
-  std::streambuf* old_;
-};
 
 // The page path (from --output / -o), removed from args with --json and --trace.
 std::string take_output(std::vector<std::string>& args) {
@@ -95,30 +80,32 @@ void run_animate(std::vector<std::string> args) {
   if (!asks_help && (page.size() < 5 || page.substr(page.size() - 5) != ".html"))
     throw Error(fmt::format("--output {}: the page must end in .html", page));
 
+  // The command runs here with --trace --json and hands its result over as data.
+  nlohmann::json run;
+  bool ran = false;
   CLI::App inner{"hcube"};
   inner.require_subcommand(1);
-  add_commands(inner);
+  add_commands(inner, [&](const nlohmann::json& result) {
+    run = result;
+    ran = true;
+  });
   std::vector<std::string> argv = args;
   argv.push_back("--trace");
   argv.push_back("--json");
   std::reverse(argv.begin(), argv.end());  // CLI11 takes a vector of arguments in reverse order
-  nlohmann::json run;
   bool help = false;
-  {
-    CaptureStdout capture;
-    try {
-      inner.parse(argv);
-    } catch (const CLI::CallForHelp&) {
-      help = true;
-    } catch (const CLI::ParseError& e) {
-      throw Error(fmt::format("hcube animate {}: {}", command, e.what()));
-    } catch (const Error& e) {
-      const std::string what = e.what();
-      if (what.find("--trace prints every word") != std::string::npos) throw too_large(what);
-      throw;
-    }
-    if (!help) run = nlohmann::json::parse(capture.text());
+  try {
+    inner.parse(argv);
+  } catch (const CLI::CallForHelp&) {
+    help = true;
+  } catch (const CLI::ParseError& e) {
+    throw Error(fmt::format("hcube animate {}: {}", command, e.what()));
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    if (what.find("--trace prints every word") != std::string::npos) throw too_large(what);
+    throw;
   }
+  if (!help && !ran) throw Error(fmt::format("hcube animate {}: the command gave no result to draw", command));
   if (help) {
     std::cout << fmt::format("hcube animate {} takes every flag of hcube {}, with --output naming the page "
                              "(.html):\n\n",

@@ -2,8 +2,14 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <functional>
+#include <nlohmann/json.hpp>
 
 namespace hcube::cli {
+
+// Where a command's JSON result goes instead of standard output: hcube
+// animate takes the run as data this way.
+using ResultSink = std::function<void(const nlohmann::json&)>;
 
 void add_info(CLI::App& app);
 void add_demo(CLI::App& app);
@@ -11,18 +17,19 @@ void add_cycle(CLI::App& app);
 void add_align(CLI::App& app);
 void add_route(CLI::App& app);
 void add_schedule(CLI::App& app);
-void add_aapc(CLI::App& app);
+void add_aapc(CLI::App& app, const ResultSink& sink = {});
 void add_run(CLI::App& app);
-void add_multi_aapc(CLI::App& app);
+void add_multi_aapc(CLI::App& app, const ResultSink& sink = {});
 void add_fft(CLI::App& app);
-void add_permute(CLI::App& app);
+void add_permute(CLI::App& app, const ResultSink& sink = {});
 void add_compare(CLI::App& app);
 void add_bench(CLI::App& app);
 void add_sweep(CLI::App& app);
-void add_redistribute(CLI::App& app);
+void add_redistribute(CLI::App& app, const ResultSink& sink = {});
 void add_animate(CLI::App& app);
 
-// Every subcommand above, in the order `hcube --help` lists them.
-void add_commands(CLI::App& app);
+// Every subcommand above, in the order `hcube --help` lists them; with a sink,
+// the commands hcube animate draws hand it their JSON result.
+void add_commands(CLI::App& app, const ResultSink& sink = {});
 
 }  // namespace hcube::cli

@@ -51,25 +51,10 @@ Session open_session(const MachineFlags& mf, const IoFlags& io) {
   const ElementType type = element_type(mf, input ? &*input : nullptr, io.input);
   const Geometry geo = make_geometry(mf.n, mf.m);
   if (input) check_machine_array(*input, io.input, geo.n, geo.m, type);
-
   Session s;
-  const BackendChoice choice = parse_backend_choice(mf.backend);
-  s.machine = std::make_unique<Machine>(MachineOptions{mf.n, mf.m, type, choice, mf.tile_dims});
-  // --backend auto says what it chose and why.
-  if (choice == BackendChoice::automatic && s.machine->backend().kind() == BackendKind::cpu) {
-    std::string why;
-    cuda_device_count(&why);
-    s.backend_note = "auto chose cpu: " + why;
-  } else if (choice == BackendChoice::automatic) {
-    s.backend_note = "auto chose cuda: a GPU is present";
-  }
-  if (input) {
-    s.machine->load(input->data.data(), input->data.size());
-    s.expected = std::move(input->data);
-  } else {
-    s.machine->load_labels();
-    s.placed = [](std::uint64_t g) { return g; };
-  }
+  static_cast<hcube::Session&>(s) =
+      hcube::open_session(MachineOptions{mf.n, mf.m, type, parse_backend_choice(mf.backend), mf.tile_dims},
+                          input ? std::move(input->data) : std::vector<unsigned char>{});
   return s;
 }
 
@@ -82,26 +67,6 @@ void begin_trace(Session& s, const IoFlags& io) {
     s.trace.push_back({{"step", "initial"}, {"state", state_json(geo, s.machine->type(), words)}});
   else
     std::cout << format_memory(geo, s.machine->type(), words, "initial state") << "\n";
-}
-
-const std::vector<unsigned char>& expected_words(Session& s) {
-  if (!s.expected.empty() || !s.placed) return s.expected;
-  const Machine& mach = *s.machine;
-  const std::size_t wb = mach.word_bytes();
-  s.expected.resize(mach.bytes());
-  for (std::uint64_t g = 0; g < mach.geometry().total_words(); ++g)
-    write_label(mach.type(), g, &s.expected[s.placed(g) * wb]);
-  s.placed = nullptr;
-  return s.expected;
-}
-
-void advance_reference(Session& s, const AddressMap& dest) {
-  if (s.expected.empty() && s.placed) {
-    s.placed = [before = std::move(s.placed), dest](std::uint64_t g) { return dest(before(g)); };
-    return;
-  }
-  const Machine& mach = *s.machine;
-  s.expected = reference_permute(s.expected, mach.word_bytes(), mach.geometry().total_words(), dest);
 }
 
 namespace {
@@ -121,18 +86,13 @@ void record_step(Session& s, const IoFlags& io, const std::string& name) {
 
 void run_step(Session& s, const IoFlags& io, const std::string& name, const AddressMap& dest,
               const std::function<void(Machine&)>& step) {
-  step(*s.machine);
-  advance_reference(s, dest);
-  verify(s, name);
+  hcube::run_step(s, name, dest, step);
   record_step(s, io, name);
 }
 
 void run_step(Session& s, const IoFlags& io, const std::string& name, const ReferenceStep& reference,
               const std::function<void(Machine&)>& step) {
-  std::vector<unsigned char> next = reference(expected_words(s));
-  step(*s.machine);
-  s.expected = std::move(next);
-  verify(s, name);
+  hcube::run_step(s, name, reference, step);
   record_step(s, io, name);
 }
 
@@ -169,41 +129,6 @@ std::string format_memory(const Geometry& geo, ElementType type, const std::vect
   return s;
 }
 
-void verify(Session& s, const std::string& what) {
-  const Machine& machine = *s.machine;
-  const Geometry& geo = machine.geometry();
-  const Layout& layout = machine.layout();
-  const std::size_t wb = machine.word_bytes();
-  const std::uint64_t total = geo.total_words();
-  const bool by_label = s.expected.empty() && s.placed;
-  machine.scan_storage([&](std::uint64_t first, std::uint64_t words, const unsigned char* data) {
-    for (std::uint64_t k = 0; k < words; ++k) {
-      const std::uint64_t g = geo.global(layout.node_at(first + k), layout.local_at(first + k));
-      const unsigned char* got = data + k * wb;
-      const auto fail = [&](const std::string& reference) {
-        throw Error(fmt::format("verification of {} failed: word {} of node {} holds {}, the reference has {}", what,
-                                geo.local_of(g), geo.node_of(g), format_element(machine.type(), got), reference));
-      };
-      if (!by_label) {
-        if (!std::equal(got, got + wb, &s.expected[g * wb])) fail(format_element(machine.type(), &s.expected[g * wb]));
-        continue;
-      }
-      // Labelled data: the word here must be the one label whose place is here.
-      std::uint64_t label = 0;
-      try {
-        label = read_label(machine.type(), got);
-      } catch (const Error&) {
-        fail("a label");
-      }
-      if (label >= total) fail(fmt::format("a label below {}", total));
-      const std::uint64_t home = s.placed(label);
-      if (home != g)
-        fail(fmt::format("another label ({} belongs at word {} of node {})", format_element(machine.type(), got),
-                         geo.local_of(home), geo.node_of(home)));
-    }
-  });
-}
-
 void write_output(const IoFlags& io, const Machine& machine) {
   if (io.output.empty()) return;
   const std::vector<unsigned char> data = machine.read();
@@ -230,7 +155,9 @@ nlohmann::json machine_json(const Session& s) {
 }
 
 void emit(const IoFlags& io, const nlohmann::json& j, const std::function<void()>& prose) {
-  if (io.json)
+  if (io.sink)
+    io.sink(j);
+  else if (io.json)
     std::cout << j.dump(2) << "\n";
   else
     prose();
@@ -259,24 +186,6 @@ void check_trace_size(const IoFlags& io, unsigned n, unsigned m) {
         fmt::format("--trace prints every word: 2^(n+m) = {} words for n = {}, m = {}, allowed at most {}; "
                     "`hcube schedule` prints the schedule alone",
                     bit(n + m), n, m, kMaxTraceWords));
-}
-
-std::string alignment_text(AlignmentKind kind, const AffineMap& code, bool before) {
-  const std::string xor_text = "(j|i) -> (j|i xor j)";
-  if (kind == AlignmentKind::none) return code.describe();
-  if (code.is_identity()) return xor_text;
-  return before ? "i -> f(i): " + code.describe() + ", then " + xor_text
-                : xor_text + ", then i -> g(i): " + code.describe();
-}
-
-std::string exchanges_text(const Cycle& cycle) {
-  std::string text;
-  for (const Exchange& x : cycle) {
-    text += fmt::format("{}dim {}: addr {}", text.empty() ? "" : "; ", x.dim, x.addr);
-    if (x.peer_addr != x.addr) text += fmt::format(", peer {}", x.peer_addr);
-    if (x.offset_map != 0) text += fmt::format(" (map {})", x.offset_map);
-  }
-  return text.empty() ? "no exchanges" : text;
 }
 
 nlohmann::json exchanges_json(const Cycle& cycle) {
@@ -350,84 +259,36 @@ class OriginView {
   std::vector<unsigned char> origin_;
 };
 
-// The run step by step, each step verified against its own reference
-// (run_step), with the teaching view or the JSON trace.
-// `step_io` has trace on with --json only: run_step records the JSON trace,
-// the prose view is OriginView's.
-double run_traced(Session& s, const IoFlags& step_io, const Job& job) {
-  Machine& mach = *s.machine;
-  const Schedule& sch = job.schedule;
-  const Geometry geo = mach.geometry();
-  const bool json = step_io.json;
-  OriginView view(geo, !json);
-  const auto step = [&](const std::string& name, const std::string& title, const AddressMap& dest,
-                        const std::function<void(Machine&)>& act) {
-    run_step(s, step_io, name, dest, act);
-    view.advance(dest, title);
-  };
-  const std::vector<AlignmentStep> pre = schedule_pre_alignment(sch, job.f);
-  for (std::size_t k = 0; k < pre.size(); ++k)
-    step(k == 0 ? "pre-alignment" : fmt::format("pre-alignment {}", k + 1),
-         k == 0 ? "after the pre-alignment " + (job.pre_text.empty() ? alignment_text(sch.pre, job.f, true) : job.pre_text)
-                : "after the pre-alignment of the rotated rows (local addresses " +
-                      fmt::format("{}..{}", pre[k].lo, pre[k].end() - 1) + ")",
-         alignment_destination(pre[k]), [&](Machine& m) { m.align(pre[k]); });
-  for (std::size_t c = 0; c < sch.cycles(); ++c) {
-    const Cycle cycle = sch.cycle(c);
-    std::string title = fmt::format("after routing cycle {} of {}: {}", c, sch.cycles(), exchanges_text(cycle));
-    // The last cycle of an AAPC of a sequential sequence: its end is marked.
-    const std::size_t aapc = job.aapc_cycles != 0 && (c + 1) % job.aapc_cycles == 0 ? (c + 1) / job.aapc_cycles : 0;
-    if (aapc != 0) {
-      title += fmt::format("\nafter AAPC {} of {}", aapc, sch.cycles() / job.aapc_cycles);
-      if (aapc <= job.aapc_notes.size()) title += ": " + job.aapc_notes[aapc - 1];
-    }
-    step(fmt::format("routing cycle {}", c), title, cycle_destination(geo, cycle, sch.offset_maps),
-         [&](Machine& m) { m.run_cycle(cycle, sch.rules, sch.offset_maps); });
-    if (json) {
-      s.trace.back()["exchanges"] = exchanges_json(cycle);
-      if (aapc != 0) s.trace.back()["after_aapc"] = aapc;
-    }
-  }
-  const std::vector<AlignmentStep> post = schedule_post_alignment(sch, job.g);
-  for (std::size_t k = 0; k < post.size(); ++k)
-    step(k + 1 == post.size() ? "post-alignment" : fmt::format("post-alignment {}", k + 1),
-         k + 1 == post.size()
-             ? "after the post-alignment " + (job.post_text.empty() ? alignment_text(sch.post, job.g, false) : job.post_text)
-             : "after the post-alignment of the rotated rows (local addresses " +
-                   fmt::format("{}..{}", post[k].lo, post[k].end() - 1) + ")",
-         alignment_destination(post[k]), [&](Machine& m) { m.align(post[k]); });
-  const Counters& k = mach.counters();
-  return k.phase_seconds("routing") + k.phase_seconds("alignment");
-}
-
 }  // namespace
 
 double run_verified(Session& s, const IoFlags& io, const Job& job,
                     const std::function<double(const Machine::Progress&)>& run) {
-  // A traced run advances the reference step by step: the whole result is
-  // checked against the formula from a copy of the start (traces are small).
-  std::vector<unsigned char> initial;
-  if (io.trace) initial = expected_words(s);
-  double seconds = 0;
-  {
-    ProgressBar bar(!io.json && ::isatty(2) == 1);
-    seconds = run(bar.callback());
-  }
-  if (io.trace) s.expected = std::move(initial);
-  advance_reference(s, job.destination);
-  verify(s, fmt::format("the {} {}", job.permutation, job.formula));
-  return seconds;
+  ProgressBar bar(!io.json && ::isatty(2) == 1);
+  return hcube::run_verified(s, job, run, bar.callback());
 }
 
 double run_job(Session& s, const IoFlags& io, const Job& job) {
   IoFlags step_io = io;
   step_io.trace = io.trace && io.json;
   begin_trace(s, step_io);
-  // A traced run draws no bar: it reports every step instead.
-  return run_verified(s, io, job, [&](const Machine::Progress& progress) {
-    return io.trace ? run_traced(s, step_io, job)
-                    : run_schedule(*s.machine, job.schedule, job.f, job.g, progress).seconds;
-  });
+  if (!io.trace) {
+    ProgressBar bar(!io.json && ::isatty(2) == 1);
+    return hcube::run_job(s, job, RunOptions{false, {}, bar.callback()});
+  }
+  // A traced run draws no bar: it reports every step instead, as JSON or as
+  // the teaching view of where every word started.
+  std::optional<OriginView> view;
+  if (!io.json) view.emplace(s.machine->geometry(), true);
+  const StepObserver observe = [&](hcube::Session&, const TraceStep& t) {
+    if (view) {
+      view->advance(t.destination, t.title);
+      return;
+    }
+    record_step(s, step_io, t.name);
+    if (t.cycle != nullptr) s.trace.back()["exchanges"] = exchanges_json(*t.cycle);
+    if (t.after_aapc != 0) s.trace.back()["after_aapc"] = t.after_aapc;
+  };
+  return hcube::run_job(s, job, RunOptions{true, observe, {}});
 }
 
 nlohmann::json job_json(const std::string& command, const Job& job, const Machine& mach, double seconds) {

@@ -14,8 +14,10 @@
 #include <string>
 #include <vector>
 
+#include "commands.hpp"
 #include "hcube/emulator/machine.hpp"
 #include "hcube/emulator/npy.hpp"
+#include "hcube/emulator/verified_run.hpp"
 #include "hcube/host/affine_map.hpp"
 #include "hcube/host/reference.hpp"
 #include "hcube/host/schedule.hpp"
@@ -35,6 +37,7 @@ struct IoFlags {
   std::string output;
   bool json = false;
   bool trace = false;
+  ResultSink sink;  // set: emit hands the JSON result here and prints nothing
 };
 
 void add_machine_flags(CLI::App& cmd, MachineFlags& f, const char* dims_help = "processor dimensions n (2^n nodes)");
@@ -47,34 +50,19 @@ void add_io_flags(CLI::App& cmd, IoFlags& f);
 // --input's dtype, else uint32. Throws naming the file when they disagree.
 ElementType element_type(const MachineFlags& mf, const NpyArray* input, const std::string& input_path);
 
-// A machine with its data loaded: from --input (the file's dtype, unless
-// --type disagrees) or the address labels, and the reference state. Labelled
-// data needs no host copy: the reference is where each label now belongs, so
-// a run's peak memory stays near the data size (the copy is made only when a
-// step must show or compute the words themselves: --trace, the router step).
-struct Session {
-  std::unique_ptr<Machine> machine;
-  std::vector<unsigned char> expected;  // the reference state, when held as words (input data, traces)
-  AddressMap placed;                    // labelled, expected empty: label g belongs at global address placed(g)
-  std::string backend_note;  // how --backend auto chose
-  nlohmann::json trace = nlohmann::json::array();  // states, with --trace --json
+// A verified run (hcube/emulator/verified_run.hpp) and, with --trace --json,
+// the states it recorded.
+struct Session : hcube::Session {
+  nlohmann::json trace = nlohmann::json::array();
 };
-// Nothing is printed until the machine exists, so a bad flag prints only its error.
+// The machine with --input's data (its dtype, unless --type disagrees) or the
+// address labels. Nothing is printed until the machine exists, so a bad flag
+// prints only its error.
 Session open_session(const MachineFlags& mf, const IoFlags& io);
 // Says which backend auto chose and, with --trace, shows the initial state.
 void begin_trace(Session& s, const IoFlags& io);
 
-using ReferenceStep = std::function<std::vector<unsigned char>(const std::vector<unsigned char>&)>;
-
-// The reference state as words (made from the labels' places on first use).
-const std::vector<unsigned char>& expected_words(Session& s);
-// Advances the reference by a permutation: the word at global address g moves to dest(g).
-void advance_reference(Session& s, const AddressMap& dest);
-
-// Runs one step on the machine, advances the reference by the same step,
-// verifies the two bit for bit and, with --trace, records or prints the state.
-// A permutation step given by its destination formula; any other step by a
-// function of the whole state.
+// hcube::run_step, then with --trace the state recorded (--json) or printed.
 void run_step(Session& s, const IoFlags& io, const std::string& name, const AddressMap& dest,
               const std::function<void(Machine&)>& step);
 void run_step(Session& s, const IoFlags& io, const std::string& name, const ReferenceStep& reference,
@@ -87,10 +75,6 @@ nlohmann::json state_json(const Geometry& geo, ElementType type, const std::vect
 std::string format_memory(const Geometry& geo, ElementType type, const std::vector<unsigned char>& data,
                           const std::string& title);
 
-// Compares the machine with the session's reference, chunk by chunk; throws
-// hcube::Error naming the first word that differs.
-void verify(Session& s, const std::string& what);
-
 // Writes --output if asked: shape (2^n, K), atomically.
 void write_output(const IoFlags& io, const Machine& machine);
 
@@ -100,7 +84,7 @@ nlohmann::json machine_json(const Session& s);
 // "3, 3, 3" (or with another separator): lists of dimensions in messages.
 std::string join_uints(const std::vector<unsigned>& values, const char* separator = ", ");
 
-// Prints `j` (with --json) or runs `prose` to print text.
+// Hands `j` to io.sink, or prints it (with --json), or runs `prose` to print text.
 void emit(const IoFlags& io, const nlohmann::json& j, const std::function<void()>& prose);
 
 // Ends a verified run: writes --output, then prints `j` with machine_json,
@@ -155,43 +139,16 @@ class ProgressBar {
 
 // --trace prints every word after every step.
 inline constexpr std::uint64_t kMaxTraceWords = 4096;
-// A schedule is held in host memory, 24 bytes an exchange: 3 GiB at most.
-inline constexpr std::uint64_t kMaxScheduleExchanges = std::uint64_t{1} << 27;
 
 // Refuses --trace on machines of more than kMaxTraceWords words.
 void check_trace_size(const IoFlags& io, unsigned n, unsigned m);
 
-// What one run executes and what it must produce.
-struct Job {
-  Schedule schedule;
-  ScheduleStats stats;
-  AffineMap f, g;           // the permutation's code conversions, folded into the alignments
-  AddressMap destination;   // where the whole run sends every word: the reference
-  std::string permutation;  // its name
-  std::string formula;
-  // --trace: what the alignments do (empty: alignment_text's description).
-  std::string pre_text, post_text;
-  // --trace of a sequential sequence of AAPCs: each AAPC's cycles, its end
-  // marked "after AAPC t of s" with aapc_notes[t - 1] (0: no marks).
-  std::size_t aapc_cycles = 0;
-  std::vector<std::string> aapc_notes;
-};
-
-// What an alignment does, in the paper's notation; f (before the xor) or g
-// (after it) is a permutation's code conversion.
-std::string alignment_text(AlignmentKind kind, const AffineMap& code, bool before);
-// "dim k: addr a; ...", with ", peer a'" and " (map i)" where they apply.
-std::string exchanges_text(const Cycle& cycle);
 nlohmann::json exchanges_json(const Cycle& cycle);
 
-// Runs the job (with run_schedule and a progress bar on a terminal, or step by
-// step with --trace, each step verified against its own reference) and
-// verifies the final state against job.destination applied to the initial
-// one. Returns the seconds the data motion took.
+// hcube::run_job with a progress bar on a terminal, or with --trace step by
+// step: each state recorded (--json) or shown as where every word started.
 double run_job(Session& s, const IoFlags& io, const Job& job);
-// The same for any way of running it: `run` moves the data on s.machine (with
-// the progress callback) and returns its seconds; the result is verified
-// against job.destination.
+// hcube::run_verified with a progress bar on a terminal.
 double run_verified(Session& s, const IoFlags& io, const Job& job,
                     const std::function<double(const Machine::Progress&)>& run);
 

@@ -152,11 +152,11 @@ void run_redistribute(const RedistributeFlags& f) {
                             {"device", mach.backend().device_name()},
                             {"verified", true},
                             {"seconds", rep.seconds}};
-  if (f.io.json) {
+  if (f.io.json || f.io.sink) {
     nlohmann::json out = j;
     if (f.io.trace) out["trace"] = trace;
     if (record) out["states"] = states;
-    std::cout << out.dump(2) << "\n";
+    emit(f.io, out, {});
     return;
   }
   const char* cases[] = {"", "G > K: not all-to-all", "K a multiple of G: all-to-all, equal messages",
@@ -183,8 +183,9 @@ void run_redistribute(const RedistributeFlags& f) {
 
 }  // namespace
 
-void add_redistribute(CLI::App& app) {
+void add_redistribute(CLI::App& app, const ResultSink& sink) {
   auto f = std::make_shared<RedistributeFlags>();
+  f->io.sink = sink;
   auto* cmd = app.add_subcommand(
       "redistribute",
       "block-cyclic redistribution, cyclic(x) on P processors to cyclic(Kx) on Q, one router step a step, verified");
