@@ -213,7 +213,10 @@ DistributedFftPlan::DistributedFftPlan(const Options& o)
 }
 
 std::uint64_t DistributedFftPlan::result_address(std::uint64_t k) const {
-  return fft_result_address(k, geometry().n, geometry().m, options_.order);
+  const unsigned q = geometry().address_bits();
+  // fft_result_address(i) holds element i of the result: X[i] in natural order, X[rev(i)] bit-reversed.
+  const std::uint64_t i = options_.order == FftOrder::natural ? k : reverse_bits(k, q);
+  return fft_result_address(i, geometry().n, geometry().m, options_.order);
 }
 
 void DistributedFftPlan::run(Machine& machine) { report_ = distributed_fft(machine, plan_, options_); }

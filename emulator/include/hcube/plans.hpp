@@ -184,7 +184,8 @@ class MultiAapcPlan : public Plan {
 // The distributed radix-2 FFT of 2^(n+m) complex points (complex64 or
 // complex128) held in cyclic order: point t at node t mod 2^n, local address
 // t >> n, i.e. at index (t mod 2^n) K + (t >> n) of the caller's array.
-// Afterwards X[k] is at fft_result_address(k, n, m, order).
+// Afterwards X[k] is at index result_address(k): in cyclic order again
+// (natural), or at rev(k) (bit-reversed).
 class DistributedFftPlan : public Plan {
  public:
   struct Options {
