@@ -9,16 +9,22 @@
 // node's memory, using FftStaging::logical_index to know which point each
 // word holds. The result is compared with FFTW's transform of the whole vector.
 //
+// The data is the program's own: the machine runs on its buffer (caller-owned
+// memory, no copy), so between the library's AAPCs the program transforms
+// its buffer in place. With --backend cuda the buffer is device memory the
+// program owns, and the local transforms run through the library's cuFFT
+// blocks (the program's arithmetic here is host code).
+//
 //   build/bin/hcube_example_fft [--backend cpu|cuda|auto]
 #include <cmath>
 #include <complex>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
-#include "hcube/emulator/fft.hpp"
-#include "hcube/host/error.hpp"
+#include <hcube/hcube.hpp>
 
 namespace {
 
@@ -26,13 +32,12 @@ using cvec = std::vector<std::complex<double>>;
 constexpr double kPi = 3.141592653589793238462643383279502884;
 
 // The user's local transform: the DIF stages on index bits hi .. lo, which
-// are local now, on a host copy of every node's memory. Stage b pairs the
-// points whose logical indices t differ in bit b (local address bit a):
+// are local now, on the program's own buffer w (A[node][local], complex128).
+// Stage b pairs the points whose logical indices t differ in bit b (local
+// address bit a):
 //   top' = top + bottom,  bottom' = (top - bottom) exp(-i pi (t mod 2^b) / 2^b).
-void my_local_transform(hcube::Machine& machine, const hcube::FftStaging& staging, unsigned hi, unsigned lo) {
-  const hcube::Geometry geo = machine.geometry();
-  std::vector<unsigned char> bytes = machine.read();  // A[node][local], complex128
-  auto* w = reinterpret_cast<std::complex<double>*>(bytes.data());
+void my_local_transform(std::complex<double>* w, const hcube::Geometry& geo, const hcube::FftStaging& staging,
+                        unsigned hi, unsigned lo) {
   const std::uint64_t K = geo.words_per_node();
   for (int b = static_cast<int>(hi); b >= static_cast<int>(lo); --b) {
     const std::uint64_t a = std::uint64_t{1} << staging.local_bit(static_cast<unsigned>(b));
@@ -49,7 +54,6 @@ void my_local_transform(hcube::Machine& machine, const hcube::FftStaging& stagin
         w[bottom] = (u - v) * twiddle;
       }
   }
-  machine.load(bytes.data(), bytes.size());
 }
 
 }  // namespace
@@ -73,19 +77,40 @@ int main(int argc, char** argv) {
       x[t] = 0.5 + std::polar(1.0, 100 * phase) + 0.25 * std::polar(1.0, 1000 * phase);
     }
 
-    hcube::Machine machine(hcube::MachineOptions{n, m, hcube::ElementType::c128, backend, -1});
-    hcube::load_cyclic(machine, x);  // point t at node t mod 512, local address t / 512
+    // The program's buffer: point t at node t mod 512, local address t / 512
+    // (cyclic order), row-major (2^n, K) as the machine's caller-owned memory wants it.
+    const hcube::Geometry geo{n, m};
+    cvec data(N);
+    for (std::uint64_t t = 0; t < N; ++t) data[hcube::cyclic_address(t, n, m)] = x[t];
+    const std::uint64_t bytes = N * sizeof(std::complex<double>);
+
+    std::shared_ptr<hcube::Backend> device = hcube::make_backend(backend);
+    const bool on_host = device->kind() == hcube::BackendKind::cpu;
+    hcube::Buffer device_data;  // CUDA: the program's device buffer
+    void* mine = data.data();
+    if (!on_host) {
+      device_data = device->allocate(bytes);
+      device->write_storage(data.data(), device_data, 0, bytes);
+      mine = device_data.data();
+    }
+    hcube::Machine machine(hcube::MachineOptions{n, m, hcube::ElementType::c128, backend, 0}, device, mine, bytes);
 
     hcube::FftStaging staging(machine, hcube::FftOrder::natural);
     std::printf("%s", staging.plan().describe().c_str());
     for (std::size_t s = 0; s < staging.segments().size(); ++s) {
       const hcube::FftSegment& seg = staging.segments()[s];
-      staging.move_to(s);                                   // the library: this segment's AAPCs
-      my_local_transform(machine, staging, seg.hi, seg.lo);  // the user: the local 8-point transform
+      staging.move_to(s);  // the library: this segment's AAPCs, on the program's buffer
+      if (on_host)
+        my_local_transform(data.data(), geo, staging, seg.hi, seg.lo);  // the user: the local 8-point transform
+      else
+        staging.block(seg.hi, seg.lo);  // on the device: the library's cuFFT blocks
     }
     staging.finish();  // the library: the last alignment, into natural order
+    if (!on_host) device->read_storage(device_data, 0, data.data(), bytes);
 
-    const cvec X = hcube::read_result(machine, hcube::FftOrder::natural);  // X[k] for k = 0 .. N-1
+    cvec X(N);  // X[k] for k = 0 .. N-1, back in cyclic order in the program's buffer
+    for (std::uint64_t k = 0; k < N; ++k)
+      X[k] = data[hcube::fft_result_address(k, n, m, hcube::FftOrder::natural)];
     const double err = hcube::max_relative_error(X, hcube::fftw_dft(x));
     std::printf("X[0] = %.3f, X[100] = %.3f, X[1000] = %.3f (expected %g, %g, %g)\n", std::abs(X[0]),
                 std::abs(X[100]), std::abs(X[1000]), 0.5 * static_cast<double>(N), static_cast<double>(N),

@@ -87,6 +87,7 @@ Machine::Machine(const MachineOptions& options, std::shared_ptr<Backend> backend
   if (data == nullptr) throw Error("the caller's buffer is a null pointer");
   storage_ = Buffer(data, n_bytes, [](void*) {});
   home_ = data;
+  settle_each_step_ = true;
   if (scratch != nullptr) scratch_ = Buffer(scratch, n_bytes, [](void*) {});
   counters_.links_total = std::uint64_t{geometry().n} * geometry().nodes();
 }
@@ -266,6 +267,7 @@ void Machine::align(const AlignmentStep& step) {
   }
   backend_->synchronize();
   account_launch("alignment", seconds_since(start));
+  if (settle_each_step_) settle();
   ++counters_.alignments;
   counters_.bytes_read += moved * word_bytes();
   counters_.bytes_written += moved * word_bytes();
@@ -289,6 +291,7 @@ void Machine::permute_address_bits(const std::vector<unsigned>& to) {
   account_launch("permute", seconds_since(start));
   counters_.bytes_read += bytes();
   counters_.bytes_written += bytes();
+  if (settle_each_step_) settle();
 }
 
 void Machine::permute_local(const std::vector<std::uint64_t>& from, const LocalRegion& region) {

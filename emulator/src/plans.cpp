@@ -97,6 +97,7 @@ Counters Plan::run_on(void* data, std::uint64_t bytes, Scratch scratch, CudaStre
     ~ResetStream() { b.set_stream(nullptr); }
   } reset{*backend_};
   Machine machine(options, backend_, data, bytes, scratch_data);
+  machine.set_settle_each_step(false);  // the caller sees the buffer only at the end
   run(machine);
   machine.settle();
   return machine.counters();

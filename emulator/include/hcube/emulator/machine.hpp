@@ -127,6 +127,11 @@ class Machine {
   // caller's buffer if it last landed in scratch (one launch), and returns
   // whether it had to.
   bool settle();
+  // On caller-owned memory every primitive leaves the data in the caller's
+  // buffer (settling after each step that swapped), so that the caller can
+  // touch it between steps. A run that touches it only at the end (a plan)
+  // turns this off and settles once.
+  void set_settle_each_step(bool on) { settle_each_step_ = on; }
   // The scratch buffer, made on first use (or the caller's).
   Buffer& scratch();
 
@@ -146,6 +151,7 @@ class Machine {
   std::shared_ptr<Backend> backend_;
   Buffer storage_;
   const void* home_ = nullptr;  // the caller's buffer, for settle()
+  bool settle_each_step_ = false;
   Buffer scratch_;  // for alignments that are not involutions, made on first use
   mutable Counters counters_;
 };
