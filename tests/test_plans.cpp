@@ -268,6 +268,28 @@ TEST(Plans, RedistributionMatchesTheLayoutFormula) {
   }
 }
 
+// docs/api.md: --perm p is NumPy's a.reshape((2,) * q).transpose(axes) with
+// p[q-1-axes[k]] = q-1-k. NumPy's rule, written out: the result's element at
+// multi-index (c_0..c_(q-1)) is a's element whose index along axis axes[k] is
+// c_k, axis k being address bit q-1-k in C order.
+TEST(Plans, PermIsNumpysTransposeOfAxes) {
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 50; ++trial) {
+    const unsigned q = 1 + rng() % 8;
+    std::vector<unsigned> axes(q);
+    std::iota(axes.begin(), axes.end(), 0u);
+    std::shuffle(axes.begin(), axes.end(), rng);
+    std::vector<unsigned> p(q);
+    for (unsigned k = 0; k < q; ++k) p[q - 1 - axes[k]] = q - 1 - k;
+    DimensionPermutation perm{1, q - 1, p};
+    for (std::uint64_t out = 0; out < bit(q); ++out) {
+      std::uint64_t src = 0;  // a's flat index read into b's flat index `out`
+      for (unsigned k = 0; k < q; ++k) src |= ((out >> (q - 1 - k)) & 1) << (q - 1 - axes[k]);
+      ASSERT_EQ(perm.apply(src), out) << "q = " << q;
+    }
+  }
+}
+
 TEST(Plans, BadBuffersAndOptionsAreRefusedWithOneLine) {
   AapcPlan::Options o;
   o.schedule.d = 3;

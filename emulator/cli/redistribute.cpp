@@ -15,6 +15,7 @@
 #include "hcube/emulator/redistribute.hpp"
 #include "hcube/host/bits.hpp"
 #include "hcube/host/error.hpp"
+#include "hcube/plans.hpp"
 
 namespace hcube::cli {
 namespace {
@@ -36,9 +37,6 @@ std::uint64_t positive(long long v, const char* name) {
 void run_redistribute(const RedistributeFlags& f) {
   // Every flag is checked before anything is allocated or written.
   Redistribution r{positive(f.P, "P"), positive(f.K, "K"), positive(f.Q, "Q"), positive(f.x, "x"), 0};
-  const auto& names = redistribution_schedule_names();
-  if (std::find(names.begin(), names.end(), f.schedule) == names.end())
-    throw Error(fmt::format("--schedule '{}' unknown: allowed {}", f.schedule, fmt::join(names, ", ")));
   std::optional<NpyArray> input;
   if (!f.io.input.empty()) {
     input = read_npy(f.io.input);
@@ -50,21 +48,15 @@ void run_redistribute(const RedistributeFlags& f) {
                               input->elements(), f.N));
   }
   if (f.N < 0) throw Error(fmt::format("--N {} out of range: allowed a positive multiple of x = {}", f.N, r.x));
-  r.N = input ? input->elements() : f.N != 0 ? static_cast<std::uint64_t>(f.N) : r.x;
-  check_redistribution(r);
-  if (!input && f.N == 0) r.N = redistribution_params(r).L * r.x;  // default: one superblock
-  check_redistribution(r);
-  RedistributionPlacement pl = place_redistribution(r, f.overlap);
-  if (f.dims >= 0) {
-    const std::uint64_t nodes = f.overlap ? std::max(r.P, r.Q) : r.P + r.Q;
-    if (f.dims > 40 || bit(static_cast<unsigned>(f.dims)) < nodes)
-      throw Error(fmt::format("{} = {} processors do not fit a {}-cube of {} nodes: allowed --dims {}..40{}",
-                              f.overlap ? "max(P, Q)" : "P + Q", nodes, f.dims,
-                              f.dims > 40 ? std::string("(too many)") : std::to_string(bit(static_cast<unsigned>(f.dims))),
-                              pl.n, f.overlap ? "" : ", or --overlap to share nodes"));
-    pl.n = static_cast<unsigned>(f.dims);
-  }
+  r.N = input ? input->elements() : static_cast<std::uint64_t>(f.N);  // 0: one superblock
   const ElementType type = element_type(f.machine, input ? &*input : nullptr, f.io.input);
+  const auto t0 = std::chrono::steady_clock::now();
+  RedistributePlan plan(RedistributePlan::Options{r, f.schedule, f.overlap, f.dims,
+                                                  PlanTarget{type, parse_backend_choice(f.machine.backend)}});
+  const double schedule_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const RedistributionPlacement& pl = plan.placement();
+  const RedistSchedule& sch = plan.schedule();
+  r = pl.r;
   if (!input && r.N > 1 && 64 - static_cast<unsigned>(__builtin_clzll(r.N - 1)) > info(type).label_bits) {
     throw Error(fmt::format("the generated array labels element g with g < N = {}, which {} cannot hold: use "
                             "--type uint64 (or --input)",
@@ -79,10 +71,6 @@ void run_redistribute(const RedistributeFlags& f) {
     for (std::uint64_t g = 0; g < r.N; ++g) write_label(type, g, &data[g * wb]);
   }
 
-  const auto t0 = std::chrono::steady_clock::now();
-  const RedistSchedule sch = make_redistribution_schedule(r, f.schedule);
-  const double schedule_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-
   Machine mach(MachineOptions{pl.n, pl.m, type, parse_backend_choice(f.machine.backend), f.machine.tile_dims});
   {
     const std::vector<unsigned char> image = source_image(pl, data.data(), wb);
@@ -91,7 +79,7 @@ void run_redistribute(const RedistributeFlags& f) {
   // --trace --json on a small machine: every state, for hcube animate (the
   // reads then fall inside rep.seconds).
   nlohmann::json states = nlohmann::json::array();
-  const bool record = f.io.trace && f.io.json && mach.geometry().total_words() <= kMaxTraceWords;
+  const bool record = f.io.trace && (f.io.json || f.io.sink) && mach.geometry().total_words() <= kMaxTraceWords;
   const auto snapshot = [&](const std::string& name, const RedistStep* step) {
     nlohmann::json entry = {{"step", name}, {"state", state_json(mach.geometry(), type, mach.read())}};
     if (step != nullptr) {
@@ -104,14 +92,10 @@ void run_redistribute(const RedistributeFlags& f) {
     states.push_back(std::move(entry));
   };
   if (record) snapshot("initial", nullptr);
-  const RedistributionReport rep = run_redistribution(mach, pl, sch, record ? RedistStepDone(snapshot) : nullptr);
+  const RedistributionReport rep = plan.execute_traced(mach, record ? RedistStepDone(snapshot) : nullptr);
   const std::vector<unsigned char> rows = destination_rows(pl, mach.read(), wb);
-  const std::vector<unsigned char> expected = expected_destinations(pl, data.data(), wb);
+  verify_redistribution(pl, rows, data.data(), type);
   const std::uint64_t D = pl.dest_words;
-  for (std::uint64_t w = 0; w < r.Q * D; ++w)
-    if (!std::equal(&rows[w * wb], &rows[w * wb] + wb, &expected[w * wb]))
-      throw Error(fmt::format("verification failed: destination {} word {} holds {}, the layout cyclic(Kx) has {}",
-                              w / D, w % D, format_element(type, &rows[w * wb]), format_element(type, &expected[w * wb])));
   if (!f.io.output.empty()) write_npy(f.io.output, type, {r.Q, D}, rows.data(), rows.size());
 
   const RedistributionParams p = redistribution_params(r);

@@ -227,10 +227,17 @@ void DistributedFftPlan::run(Machine& machine) { report_ = distributed_fft(machi
 namespace {
 
 RedistributionPlacement placement_of(const RedistributePlan::Options& o) {
-  check_redistribution(o.problem);
-  RedistributionPlacement pl = place_redistribution(o.problem, o.overlap);
+  Redistribution r = o.problem;
+  if (r.N == 0) {
+    // One superblock: the shortest array on which every pair of processors meets.
+    r.N = r.x;
+    check_redistribution(r);
+    r.N = redistribution_params(r).L * r.x;
+  }
+  check_redistribution(r);
+  RedistributionPlacement pl = place_redistribution(r, o.overlap);
   if (o.dims >= 0) {
-    const std::uint64_t nodes = o.overlap ? std::max(o.problem.P, o.problem.Q) : o.problem.P + o.problem.Q;
+    const std::uint64_t nodes = o.overlap ? std::max(r.P, r.Q) : r.P + r.Q;
     if (o.dims > 40 || bit(static_cast<unsigned>(o.dims)) < nodes)
       throw Error(fmt::format("{} = {} processors do not fit a {}-cube of {} nodes: allowed --dims {}..40{}",
                               o.overlap ? "max(P, Q)" : "P + Q", nodes, o.dims,
@@ -256,5 +263,10 @@ RedistributePlan::RedistributePlan(const Options& o, RedistributionPlacement pla
 }
 
 void RedistributePlan::run(Machine& machine) { report_ = run_redistribution(machine, placement_, schedule_); }
+
+RedistributionReport RedistributePlan::execute_traced(Machine& machine, const RedistStepDone& after_step) {
+  report_ = run_redistribution(machine, placement_, schedule_, after_step);
+  return report_;
+}
 
 }  // namespace hcube

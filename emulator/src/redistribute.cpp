@@ -82,6 +82,31 @@ std::vector<unsigned char> destination_rows(const RedistributionPlacement& pl, c
   return rows;
 }
 
+void verify_redistribution(const RedistributionPlacement& pl, const std::vector<unsigned char>& rows, const void* data,
+                           ElementType type) {
+  const Redistribution& r = pl.r;
+  const std::size_t wb = info(type).bytes;
+  const std::uint64_t D = pl.dest_words, big = r.K * r.x;
+  if (rows.size() != r.Q * D * wb)
+    throw Error(fmt::format("verification failed: {} bytes of destination rows, expected {} x {} words", rows.size(),
+                            r.Q, D));
+  const auto* in = static_cast<const unsigned char*>(data);
+  std::vector<bool> filled(r.Q * D, false);
+  const auto fail = [&](std::uint64_t w, const std::string& want) {
+    throw Error(fmt::format("verification failed: destination {} word {} holds {}, the layout cyclic(Kx) has {}", w / D,
+                            w % D, format_element(type, &rows[w * wb]), want));
+  };
+  for (std::uint64_t g = 0; g < r.N; ++g) {
+    const std::uint64_t b = g / big, w = (b % r.Q) * D + (b / r.Q) * big + g % big;
+    if (w >= r.Q * D) fail(r.Q * D - 1, fmt::format("element {} past the row's end", g));
+    filled[w] = true;
+    if (!std::equal(&rows[w * wb], &rows[w * wb] + wb, in + g * wb)) fail(w, format_element(type, in + g * wb));
+  }
+  for (std::uint64_t w = 0; w < r.Q * D; ++w)
+    if (!filled[w] && std::any_of(&rows[w * wb], &rows[w * wb] + wb, [](unsigned char c) { return c != 0; }))
+      fail(w, "a hole (zero)");
+}
+
 RedistributionReport run_redistribution(Machine& mach, const RedistributionPlacement& pl, const RedistSchedule& s,
                                         const RedistStepDone& after_step) {
   const Redistribution& r = pl.r;

@@ -215,7 +215,7 @@ class DistributedFftPlan : public Plan {
 class RedistributePlan : public Plan {
  public:
   struct Options {
-    Redistribution problem;  // P, K, Q, x, N
+    Redistribution problem;  // P, K, Q, x, N (0: one superblock, lcm(P, KQ) x)
     std::string schedule = "circulant";
     bool overlap = false;
     long long dims = -1;     // the cube's n (default: the fewest nodes that hold the processors)
@@ -227,6 +227,9 @@ class RedistributePlan : public Plan {
   const RedistributionPlacement& placement() const { return placement_; }
   const RedistSchedule& schedule() const { return schedule_; }
   const RedistributionReport& last_report() const { return report_; }
+  // The run on a machine already holding source_image, with `after_step`
+  // called after the pack, each router step and the unpack (a trace).
+  RedistributionReport execute_traced(Machine& machine, const RedistStepDone& after_step);
 
  protected:
   void run(Machine& machine) override;

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "hcube/emulator/element_type.hpp"
 #include "hcube/emulator/machine.hpp"
 #include "hcube/host/block_cyclic.hpp"
 
@@ -46,6 +47,15 @@ std::vector<unsigned char> expected_destinations(const RedistributionPlacement& 
 // The same rows read from a machine image in the user's order.
 std::vector<unsigned char> destination_rows(const RedistributionPlacement& pl, const std::vector<unsigned char>& image,
                                             std::size_t word_bytes);
+
+// Checks the destinations' memories (Q rows of D words, destination_rows)
+// against the layout cyclic(Kx) written from its closed form, independently
+// of the planner's destination_place: element g of `data` (N elements in
+// global order) belongs to big block b = g div Kx, on destination b mod Q at
+// local word (b div Q) Kx + g mod Kx; every other word of a row is a hole and
+// must be zero. Throws hcube::Error naming the first word that differs.
+void verify_redistribution(const RedistributionPlacement& pl, const std::vector<unsigned char>& rows, const void* data,
+                           ElementType type);
 
 struct RedistributionReport {
   RedistStats stats;            // of the schedule: steps, message sizes, contention

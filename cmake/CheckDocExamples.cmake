@@ -1,0 +1,22 @@
+# ctest -P script: every code block of DOC that follows a line
+# "<!-- example: PATH -->" must be the file PATH (relative to SOURCE_DIR) as
+# it is, so the page never shows an example that no longer compiles.
+file(READ "${DOC}" text)
+string(REGEX MATCHALL "<!-- example: [^ ]+ -->\n```cpp\n" markers "${text}")
+if(NOT markers)
+  message(FATAL_ERROR "${DOC}: no example blocks found")
+endif()
+foreach(marker IN LISTS markers)
+  string(REGEX REPLACE "<!-- example: ([^ ]+) -->.*" "\\1" path "${marker}")
+  string(FIND "${text}" "${marker}" start)
+  string(LENGTH "${marker}" len)
+  math(EXPR begin "${start} + ${len}")
+  string(SUBSTRING "${text}" ${begin} -1 rest)
+  string(FIND "${rest}" "```\n" stop)
+  string(SUBSTRING "${rest}" 0 ${stop} block)
+  file(READ "${SOURCE_DIR}/${path}" source)
+  if(NOT block STREQUAL source)
+    message(FATAL_ERROR "${DOC}: the block for ${path} differs from the file; copy the file into the page")
+  endif()
+  message(STATUS "${path}: as in ${DOC}")
+endforeach()
