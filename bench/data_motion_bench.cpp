@@ -18,7 +18,7 @@
 
 #include "bench_support.hpp"
 #include "hcube/emulator/machine.hpp"
-#include "hcube/host/bits.hpp"
+#include "hcube/core/bits.hpp"
 #include "hcube/host/dimension_permutation.hpp"
 
 namespace {

@@ -12,7 +12,7 @@
 
 #include "huge_areas.hpp"
 #include "hcube/host/bit_permutation_tiling.hpp"
-#include "hcube/host/bits.hpp"
+#include "hcube/core/bits.hpp"
 #include "hcube/kernels/cpu/launch.hpp"
 #include "hcube/kernels/permute.hpp"
 #include "hcube/kernels/word.hpp"

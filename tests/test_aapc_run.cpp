@@ -11,7 +11,7 @@
 #include "hcube/emulator/schedule_run.hpp"
 #include "hcube/host/aapc.hpp"
 #include "hcube/host/aapc_permutation.hpp"
-#include "hcube/host/error.hpp"
+#include "hcube/core/error.hpp"
 
 namespace hcube {
 namespace {

@@ -10,7 +10,7 @@
 #include <set>
 
 #include "hcube/host/aapc.hpp"
-#include "hcube/host/error.hpp"
+#include "hcube/core/error.hpp"
 #include "hcube/host/necklace.hpp"
 
 namespace hcube {

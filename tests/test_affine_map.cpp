@@ -5,7 +5,7 @@
 #include <random>
 
 #include "hcube/host/affine_map.hpp"
-#include "hcube/host/error.hpp"
+#include "hcube/core/error.hpp"
 #include "hcube/kernels/alignment.hpp"
 
 namespace hcube {

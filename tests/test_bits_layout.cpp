@@ -4,8 +4,8 @@
 
 #include <set>
 
-#include "hcube/host/bits.hpp"
-#include "hcube/host/error.hpp"
+#include "hcube/core/bits.hpp"
+#include "hcube/core/error.hpp"
 #include "hcube/host/geometry.hpp"
 #include "hcube/host/layout.hpp"
 

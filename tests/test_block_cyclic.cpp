@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "hcube/host/block_cyclic.hpp"
-#include "hcube/host/error.hpp"
+#include "hcube/core/error.hpp"
 
 namespace hcube {
 namespace {

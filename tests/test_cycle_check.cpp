@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "hcube/host/cycle.hpp"
-#include "hcube/host/error.hpp"
+#include "hcube/core/error.hpp"
 
 namespace hcube {
 namespace {

@@ -18,7 +18,7 @@
 #include "hcube/host/dimension_permutation.hpp"
 #include "hcube/host/reference.hpp"
 #include "hcube/host/sdp_schedules.hpp"
-#include "hcube/host/error.hpp"
+#include "hcube/core/error.hpp"
 
 namespace hcube {
 namespace {

@@ -10,7 +10,7 @@
 #include "hcube/emulator/schedule_run.hpp"
 #include "hcube/host/aapc_permutation.hpp"
 #include "hcube/host/edelman.hpp"
-#include "hcube/host/error.hpp"
+#include "hcube/core/error.hpp"
 
 namespace hcube {
 namespace {

@@ -7,7 +7,7 @@
 #include "backend_test.hpp"
 #include "hcube/emulator/schedule_run.hpp"
 #include "hcube/host/aapc_permutation.hpp"
-#include "hcube/host/error.hpp"
+#include "hcube/core/error.hpp"
 #include "hcube/host/exchange_baselines.hpp"
 
 namespace hcube {

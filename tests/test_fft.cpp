@@ -13,7 +13,7 @@
 
 #include "backend_test.hpp"
 #include "hcube/emulator/fft.hpp"
-#include "hcube/host/error.hpp"
+#include "hcube/core/error.hpp"
 
 namespace hcube {
 namespace {

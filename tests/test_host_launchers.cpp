@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "hcube/host/affine_map.hpp"
-#include "hcube/host/bits.hpp"
+#include "hcube/core/bits.hpp"
 #include "hcube/host/layout.hpp"
 #include "hcube/host/xor_cosets.hpp"
 #include "hcube/kernels/cpu/alignment.hpp"

@@ -10,7 +10,7 @@
 #include <random>
 
 #include "hcube/emulator/machine.hpp"
-#include "hcube/host/error.hpp"
+#include "hcube/core/error.hpp"
 #include "hcube/host/reference.hpp"
 
 namespace hcube {

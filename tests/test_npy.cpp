@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "hcube/emulator/npy.hpp"
-#include "hcube/host/error.hpp"
+#include "hcube/core/error.hpp"
 
 namespace {
 

@@ -8,7 +8,7 @@
 
 #include "backend_test.hpp"
 #include "hcube/emulator/redistribute.hpp"
-#include "hcube/host/error.hpp"
+#include "hcube/core/error.hpp"
 
 namespace hcube {
 namespace {

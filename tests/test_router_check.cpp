@@ -2,7 +2,7 @@
 // contention (reported or rejected), and words both read and written.
 #include <gtest/gtest.h>
 
-#include "hcube/host/error.hpp"
+#include "hcube/core/error.hpp"
 #include "hcube/host/router_step.hpp"
 
 namespace hcube {

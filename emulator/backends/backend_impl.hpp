@@ -41,7 +41,7 @@
 
 #include "hcube/emulator/backend.hpp"
 #include "hcube/host/bit_permutation_tiling.hpp"
-#include "hcube/host/error.hpp"
+#include "hcube/core/error.hpp"
 #include "hcube/kernels/alignment.hpp"
 #include "hcube/kernels/copy.hpp"
 #include "hcube/kernels/exchange.hpp"

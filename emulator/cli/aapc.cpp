@@ -21,7 +21,7 @@
 #include "hcube/host/multi_aapc_plan.hpp"
 #include "hcube/host/aapc_permutation.hpp"
 #include "hcube/host/edelman.hpp"
-#include "hcube/host/error.hpp"
+#include "hcube/core/error.hpp"
 #include "hcube/host/exchange_baselines.hpp"
 #include "hcube/host/parse.hpp"
 

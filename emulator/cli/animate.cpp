@@ -13,7 +13,7 @@
 
 #include "animate_page.hpp"
 #include "commands.hpp"
-#include "hcube/host/error.hpp"
+#include "hcube/core/error.hpp"
 #include "hcube/host/text_file.hpp"
 
 namespace hcube::cli {

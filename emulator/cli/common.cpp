@@ -12,7 +12,7 @@
 #include "hcube/emulator/npy.hpp"
 #include "hcube/emulator/schedule_run.hpp"
 #include "hcube/emulator/units.hpp"
-#include "hcube/host/error.hpp"
+#include "hcube/core/error.hpp"
 
 namespace hcube::cli {
 

@@ -8,7 +8,7 @@
 
 #include "commands.hpp"
 #include "common.hpp"
-#include "hcube/host/error.hpp"
+#include "hcube/core/error.hpp"
 
 namespace hcube::cli {
 

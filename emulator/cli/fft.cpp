@@ -17,7 +17,7 @@
 #include "common.hpp"
 #include "hcube/emulator/fft.hpp"
 #include "hcube/emulator/npy.hpp"
-#include "hcube/host/error.hpp"
+#include "hcube/core/error.hpp"
 
 namespace hcube::cli {
 namespace {

@@ -5,7 +5,7 @@
 #include <iostream>
 
 #include "commands.hpp"
-#include "hcube/host/error.hpp"
+#include "hcube/core/error.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"hcube: emulator of a Connection-Machine-2-style SIMD binary n-cube.\n"

@@ -15,7 +15,7 @@
 #include "hcube/host/aapc.hpp"
 #include "hcube/host/aapc_sequence.hpp"
 #include "hcube/host/concurrent_aapc.hpp"
-#include "hcube/host/error.hpp"
+#include "hcube/core/error.hpp"
 #include "hcube/host/multi_aapc_plan.hpp"
 #include "hcube/host/parse.hpp"
 

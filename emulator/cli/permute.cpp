@@ -15,7 +15,7 @@
 #include "common.hpp"
 #include "hcube/emulator/sdp_run.hpp"
 #include "hcube/host/dimension_permutation.hpp"
-#include "hcube/host/error.hpp"
+#include "hcube/core/error.hpp"
 #include "hcube/host/sdp_planner.hpp"
 #include "hcube/host/sdp_schedules.hpp"
 

@@ -6,7 +6,7 @@
 
 #include "commands.hpp"
 #include "common.hpp"
-#include "hcube/host/error.hpp"
+#include "hcube/core/error.hpp"
 #include "hcube/host/parse.hpp"
 
 namespace hcube::cli {

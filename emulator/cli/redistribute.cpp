@@ -13,8 +13,8 @@
 #include "common.hpp"
 #include "hcube/emulator/npy.hpp"
 #include "hcube/emulator/redistribute.hpp"
-#include "hcube/host/bits.hpp"
-#include "hcube/host/error.hpp"
+#include "hcube/core/bits.hpp"
+#include "hcube/core/error.hpp"
 #include "hcube/plans.hpp"
 
 namespace hcube::cli {

@@ -7,7 +7,7 @@
 #include <complex>
 #include <cstring>
 
-#include "hcube/host/error.hpp"
+#include "hcube/core/error.hpp"
 
 namespace hcube {
 namespace {

@@ -7,7 +7,7 @@
 
 #include "hcube/emulator/units.hpp"
 #include "hcube/host/bit_permutation_tiling.hpp"
-#include "hcube/host/error.hpp"
+#include "hcube/core/error.hpp"
 #include "hcube/host/parse.hpp"
 
 namespace hcube {

@@ -15,7 +15,7 @@
 #include <limits>
 #include <map>
 
-#include "hcube/host/error.hpp"
+#include "hcube/core/error.hpp"
 
 // Array bytes are copied as they are, so '<' and '=' dtypes mean host order.
 #if defined(__BYTE_ORDER__)

@@ -7,12 +7,9 @@
 
 #include "hcube/emulator/schedule_run.hpp"
 #include "hcube/emulator/sdp_run.hpp"
-#include "hcube/host/error.hpp"
-#include "hcube/version.hpp"
+#include "hcube/core/error.hpp"
 
 namespace hcube {
-
-const char* version() { return HCUBE_VERSION; }
 
 // --- Plan --------------------------------------------------------------------
 

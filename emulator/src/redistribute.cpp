@@ -6,8 +6,8 @@
 #include <chrono>
 #include <cstring>
 
-#include "hcube/host/bits.hpp"
-#include "hcube/host/error.hpp"
+#include "hcube/core/bits.hpp"
+#include "hcube/core/error.hpp"
 #include "hcube/host/geometry.hpp"
 
 namespace hcube {

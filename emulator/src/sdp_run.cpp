@@ -6,8 +6,8 @@
 #include <cstring>
 
 #include "hcube/emulator/schedule_run.hpp"
-#include "hcube/host/bits.hpp"
-#include "hcube/host/error.hpp"
+#include "hcube/core/bits.hpp"
+#include "hcube/core/error.hpp"
 
 namespace hcube {
 namespace {

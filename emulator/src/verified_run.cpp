@@ -6,7 +6,7 @@
 #include <cstring>
 
 #include "hcube/emulator/schedule_run.hpp"
-#include "hcube/host/error.hpp"
+#include "hcube/core/error.hpp"
 
 namespace hcube {
 

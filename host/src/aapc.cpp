@@ -6,7 +6,7 @@
 #include <array>
 #include <numeric>
 
-#include "hcube/host/error.hpp"
+#include "hcube/core/error.hpp"
 #include "hcube/host/necklace.hpp"
 
 namespace hcube {

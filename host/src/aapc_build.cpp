@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "hcube/host/edelman.hpp"
-#include "hcube/host/error.hpp"
+#include "hcube/core/error.hpp"
 #include "hcube/host/exchange_baselines.hpp"
 
 namespace hcube {

@@ -4,7 +4,7 @@
 
 #include <numeric>
 
-#include "hcube/host/error.hpp"
+#include "hcube/core/error.hpp"
 
 namespace hcube {
 namespace {

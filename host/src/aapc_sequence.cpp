@@ -8,7 +8,7 @@
 #include <map>
 #include <numeric>
 
-#include "hcube/host/error.hpp"
+#include "hcube/core/error.hpp"
 
 namespace hcube {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "hcube/host/error.hpp"
+#include "hcube/core/error.hpp"
 #include "hcube/host/parse.hpp"
 
 namespace hcube {

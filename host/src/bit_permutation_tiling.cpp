@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-#include "hcube/host/bits.hpp"
-#include "hcube/host/error.hpp"
+#include "hcube/core/bits.hpp"
+#include "hcube/core/error.hpp"
 
 namespace hcube {
 

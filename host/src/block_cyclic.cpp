@@ -7,7 +7,7 @@
 #include <numeric>
 #include <unordered_map>
 
-#include "hcube/host/error.hpp"
+#include "hcube/core/error.hpp"
 
 namespace hcube {
 namespace {

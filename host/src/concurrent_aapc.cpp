@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <limits>
 
-#include "hcube/host/bits.hpp"
-#include "hcube/host/error.hpp"
+#include "hcube/core/bits.hpp"
+#include "hcube/core/error.hpp"
 
 namespace hcube {
 namespace {

@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "hcube/host/affine_map.hpp"
-#include "hcube/host/error.hpp"
+#include "hcube/core/error.hpp"
 #include "hcube/host/parse.hpp"
 
 namespace hcube {

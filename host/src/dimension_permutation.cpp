@@ -6,8 +6,8 @@
 #include <cctype>
 
 #include "hcube/host/bit_permutation_tiling.hpp"
-#include "hcube/host/bits.hpp"
-#include "hcube/host/error.hpp"
+#include "hcube/core/bits.hpp"
+#include "hcube/core/error.hpp"
 #include "hcube/host/geometry.hpp"
 #include "hcube/host/parse.hpp"
 

@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include "hcube/host/aapc.hpp"
-#include "hcube/host/bits.hpp"
-#include "hcube/host/error.hpp"
+#include "hcube/core/bits.hpp"
+#include "hcube/core/error.hpp"
 
 namespace hcube {
 

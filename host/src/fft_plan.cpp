@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <numeric>
 
-#include "hcube/host/bits.hpp"
-#include "hcube/host/error.hpp"
+#include "hcube/core/bits.hpp"
+#include "hcube/core/error.hpp"
 #include "hcube/host/geometry.hpp"
 
 namespace hcube {

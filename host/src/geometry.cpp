@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "hcube/host/error.hpp"
+#include "hcube/core/error.hpp"
 #include "hcube/host/layout.hpp"
 
 namespace hcube {

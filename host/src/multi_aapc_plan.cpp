@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "hcube/host/aapc_build.hpp"
-#include "hcube/host/error.hpp"
+#include "hcube/core/error.hpp"
 #include "hcube/host/geometry.hpp"
 #include "hcube/host/parse.hpp"
 

@@ -1,6 +1,6 @@
 #include "hcube/host/necklace.hpp"
 
-#include "hcube/host/bits.hpp"
+#include "hcube/core/bits.hpp"
 
 namespace hcube {
 

@@ -5,7 +5,7 @@
 #include <charconv>
 #include <limits>
 
-#include "hcube/host/error.hpp"
+#include "hcube/core/error.hpp"
 
 namespace hcube {
 

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "hcube/host/error.hpp"
+#include "hcube/core/error.hpp"
 
 namespace hcube {
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <tuple>
 
-#include "hcube/host/error.hpp"
+#include "hcube/core/error.hpp"
 #include "hcube/host/parse.hpp"
 
 namespace hcube {

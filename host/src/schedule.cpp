@@ -7,7 +7,7 @@
 #include <fstream>
 #include <limits>
 
-#include "hcube/host/error.hpp"
+#include "hcube/core/error.hpp"
 #include "hcube/host/text_file.hpp"
 
 namespace hcube {

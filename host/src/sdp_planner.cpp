@@ -7,8 +7,8 @@
 
 #include "hcube/host/affine_map.hpp"
 #include "hcube/host/aapc_build.hpp"
-#include "hcube/host/bits.hpp"
-#include "hcube/host/error.hpp"
+#include "hcube/core/bits.hpp"
+#include "hcube/core/error.hpp"
 #include "hcube/host/geometry.hpp"
 
 namespace hcube {

@@ -7,8 +7,8 @@
 #include <functional>
 #include <numeric>
 
-#include "hcube/host/bits.hpp"
-#include "hcube/host/error.hpp"
+#include "hcube/core/bits.hpp"
+#include "hcube/core/error.hpp"
 
 namespace hcube {
 namespace {

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <fstream>
 
-#include "hcube/host/error.hpp"
+#include "hcube/core/error.hpp"
 
 namespace hcube {
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "../backend_impl.hpp"
+#include "hcube/host/xor_cosets.hpp"
 #include "hcube/kernels/cuda/align_xor.cuh"
 #include "hcube/kernels/cuda/exchange.cuh"
 #include "hcube/kernels/cuda/launch.cuh"

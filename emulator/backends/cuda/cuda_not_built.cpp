@@ -1,6 +1,6 @@
 // Stand-in for the CUDA backend when the build has it switched off.
 #include "hcube/emulator/backend.hpp"
-#include "hcube/host/error.hpp"
+#include "hcube/core/error.hpp"
 
 namespace hcube {
 

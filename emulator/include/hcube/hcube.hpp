@@ -16,6 +16,6 @@
 #include "hcube/emulator/schedule_run.hpp"
 #include "hcube/emulator/sdp_run.hpp"
 #include "hcube/emulator/verified_run.hpp"
-#include "hcube/host/error.hpp"
+#include "hcube/core/error.hpp"
 #include "hcube/plans.hpp"
 #include "hcube/version.hpp"

@@ -1,34 +1,12 @@
-// The address model: 2^n nodes, K = 2^m local words each, and the global
-// address g = node * K + local (node bits high: the (j|i) notation of
-// Johnsson-Ho and Edelman).
+// The address model's checks and names (hcube/core/geometry.hpp holds the
+// model itself, which kernels include).
 #pragma once
 
-#include <cstdint>
 #include <string>
 
-#include "hcube/host/bits.hpp"
-#include "hcube/host/hd.hpp"
+#include "hcube/core/geometry.hpp"
 
 namespace hcube {
-
-// Address arithmetic stays in 64 bits with room to spare; memory runs out far earlier.
-inline constexpr unsigned kMaxAddressBits = 56;
-
-struct Geometry {
-  unsigned n = 0;  // processor (node) dimensions
-  unsigned m = 0;  // memory dimensions: K = 2^m words per node
-
-  HCUBE_HD constexpr std::uint64_t nodes() const { return bit(n); }
-  HCUBE_HD constexpr std::uint64_t words_per_node() const { return bit(m); }
-  HCUBE_HD constexpr std::uint64_t total_words() const { return bit(n + m); }
-  HCUBE_HD constexpr unsigned address_bits() const { return n + m; }
-
-  HCUBE_HD constexpr std::uint64_t global(std::uint64_t node, std::uint64_t local) const {
-    return (node << m) | local;
-  }
-  HCUBE_HD constexpr std::uint64_t node_of(std::uint64_t g) const { return g >> m; }
-  HCUBE_HD constexpr std::uint64_t local_of(std::uint64_t g) const { return g & low_mask(m); }
-};
 
 // Throws hcube::Error naming n, m and the allowed range when they are unusable.
 Geometry make_geometry(long long n, long long m);

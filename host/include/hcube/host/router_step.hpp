@@ -8,17 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "hcube/core/message.hpp"
 #include "hcube/host/geometry.hpp"
 
 namespace hcube {
-
-struct Message {
-  std::uint64_t src_node = 0;
-  std::uint64_t src_addr = 0;  // first local word sent
-  std::uint64_t dst_node = 0;
-  std::uint64_t dst_addr = 0;  // first local word written at the receiver
-  std::uint64_t length = 0;    // words
-};
 
 using RouterStep = std::vector<Message>;
 

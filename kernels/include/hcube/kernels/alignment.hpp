@@ -4,9 +4,9 @@
 
 #include <cstdint>
 
-#include "hcube/host/bits.hpp"
-#include "hcube/host/layout.hpp"
-#include "hcube/host/xor_cosets.hpp"
+#include "hcube/core/bits.hpp"
+#include "hcube/core/layout.hpp"
+#include "hcube/core/xor_cosets.hpp"
 #include "hcube/kernels/word.hpp"
 
 namespace hcube::kernels {

@@ -4,9 +4,9 @@
 
 #include <cstdint>
 
-#include "hcube/host/bits.hpp"
-#include "hcube/host/cycle.hpp"
-#include "hcube/host/layout.hpp"
+#include "hcube/core/bits.hpp"
+#include "hcube/core/exchange.hpp"
+#include "hcube/core/layout.hpp"
 #include "hcube/kernels/alignment.hpp"
 #include "hcube/kernels/word.hpp"
 

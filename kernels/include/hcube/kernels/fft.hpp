@@ -15,8 +15,8 @@
 #include <cmath>
 #include <cstdint>
 
-#include "hcube/host/bits.hpp"
-#include "hcube/host/layout.hpp"
+#include "hcube/core/bits.hpp"
+#include "hcube/core/layout.hpp"
 #include "hcube/kernels/alignment.hpp"
 #include "hcube/kernels/word.hpp"
 

@@ -8,7 +8,7 @@
 
 #include <cstdint>
 
-#include "hcube/host/hd.hpp"
+#include "hcube/core/hd.hpp"
 
 namespace hcube::kernels {
 

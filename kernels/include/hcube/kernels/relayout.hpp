@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "hcube/host/layout.hpp"
+#include "hcube/core/layout.hpp"
 #include "hcube/kernels/word.hpp"
 
 namespace hcube::kernels {

@@ -5,8 +5,8 @@
 
 #include <cstdint>
 
-#include "hcube/host/layout.hpp"
-#include "hcube/host/router_step.hpp"
+#include "hcube/core/layout.hpp"
+#include "hcube/core/message.hpp"
 #include "hcube/kernels/word.hpp"
 
 namespace hcube::kernels {

@@ -5,8 +5,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "hcube/host/error.hpp"
-#include "hcube/host/hd.hpp"
+#include "hcube/core/error.hpp"
+#include "hcube/core/hd.hpp"
 
 namespace hcube::kernels {
 

@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "hcube/host/xor_cosets.hpp"
+#include "hcube/core/xor_cosets.hpp"
 #include "hcube/kernels/alignment.hpp"
 #include "hcube/kernels/cpu/launch.hpp"
 #include "hcube/kernels/cpu/xor_lanes.hpp"

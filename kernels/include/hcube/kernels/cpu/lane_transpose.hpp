@@ -11,7 +11,7 @@
 
 #include <cstdint>
 
-#include "hcube/host/bits.hpp"
+#include "hcube/core/bits.hpp"
 #include "hcube/kernels/permute.hpp"
 #include "hcube/kernels/cpu/stream.hpp"
 

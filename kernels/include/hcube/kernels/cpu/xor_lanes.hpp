@@ -8,7 +8,7 @@
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 
-#include "hcube/host/bits.hpp"
+#include "hcube/core/bits.hpp"
 
 namespace hcube::kernels::cpu {
 

@@ -12,7 +12,7 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "hcube/host/xor_cosets.hpp"
+#include "hcube/core/xor_cosets.hpp"
 #include "hcube/kernels/alignment.hpp"
 #include "hcube/kernels/cuda/launch.cuh"
 

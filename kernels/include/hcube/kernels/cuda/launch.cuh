@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <string>
 
-#include "hcube/host/error.hpp"
+#include "hcube/core/error.hpp"
 
 namespace hcube::kernels::cuda {
 

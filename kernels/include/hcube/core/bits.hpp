@@ -3,7 +3,7 @@
 
 #include <cstdint>
 
-#include "hcube/host/hd.hpp"
+#include "hcube/core/hd.hpp"
 
 namespace hcube {
 

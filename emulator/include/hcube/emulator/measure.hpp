@@ -1,0 +1,116 @@
+// Measurement: an operation timed against the backend's copy roofline in the
+// same process (memcpy on the CPU, a copy kernel on the GPU), the runs
+// alternated with roofline copies so that both medians see the same drift of
+// a shared machine. hcube bench, hcube sweep and the programs under bench/
+// measure through here (docs/performance.md).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "hcube/emulator/backend.hpp"
+#include "hcube/emulator/element_type.hpp"
+#include "hcube/emulator/machine.hpp"
+
+namespace hcube {
+
+double median(std::vector<double> values);
+// The steady clock's seconds around f.
+double seconds_of(const std::function<void()>& f);
+
+// The two medians of `repeat` runs of an operation alternated with `repeat`
+// roofline copies.
+struct Alternated {
+  double seconds = 0, roofline_seconds = 0;
+  std::vector<std::pair<double, double>> runs;  // (operation, roofline) seconds, in the order taken
+};
+// One untimed warm-up of each first (first touch of every page, caches and
+// tables filled) unless the caller has run the operation already.
+Alternated alternate(long long repeat, const std::function<double()>& op, const std::function<double()>& roofline,
+                     bool warm_up_op = true);
+
+// The operation's throughput (bytes it read and wrote over its time) over the
+// roofline's (the data read and written once over the copy's time).
+double ratio_to_memcpy(std::uint64_t bytes_moved, double seconds, std::uint64_t data_bytes, double memcpy_time);
+
+// --- hcube bench -------------------------------------------------------------
+
+enum class BenchOp { memcpy, cycle, alignment, aapc, fused_transpose, fused_bit_reversal, gather_bit_reversal };
+BenchOp parse_bench_op(const std::string& s);  // throws naming the allowed ones
+std::string to_string(BenchOp op);
+const std::vector<std::string>& bench_op_names();
+
+struct BenchRequest {
+  BenchOp op = BenchOp::memcpy;
+  long long log2_words = 24;  // 2..34
+  long long repeat = 5;       // 1..1000
+  ElementType type = ElementType::u32;
+  BackendChoice backend = BackendChoice::automatic;
+  long long tile_dims = -1;
+};
+
+struct BenchResult {
+  BenchRequest request;
+  unsigned n = 0, m = 0;          // n = floor(q / 2) processor dimensions, the rest local
+  std::uint64_t data_bytes = 0;   // 2^q words
+  std::uint64_t bytes_moved = 0;  // read + written by one run
+  Alternated time;
+  double check_seconds = 0;  // the host's checks of a cycle or schedule, made once before the timed runs
+  std::string what;          // the operation in words
+  std::string backend, device;
+  bool gpu = false;          // the roofline is a copy kernel (else memcpy)
+  double spec_bytes_per_second = 0;
+
+  double throughput() const;  // bytes_moved / seconds
+  double roofline() const;    // 2 data_bytes / roofline seconds
+  double ratio() const;
+  std::vector<double> run_ratios() const;  // each run's ratio to the copy taken right after it
+};
+// Checks the request, then measures. Throws hcube::Error for bad values.
+BenchResult run_bench(const BenchRequest& r);
+
+// --- hcube sweep -------------------------------------------------------------
+
+struct SweepRequest {
+  long long from = 4, to = 10;  // 1 <= from <= to <= 16
+  std::vector<std::string> algorithms{"1", "2", "3", "4", "edelman"};  // and "edelman-unaligned"
+  long long repeat = 3;          // 1..100
+  ElementType type = ElementType::u32;
+  BackendChoice backend = BackendChoice::automatic;
+  long long tile_dims = -1;
+};
+
+// Words verified against the transpose at most: the reference is a host loop.
+inline constexpr unsigned kSweepVerifyBits = 22;
+
+// One (d, algorithm) point.
+struct SweepRow {
+  unsigned d = 0;
+  std::string algorithm;
+  std::uint64_t words = 0, data_bytes = 0, cycles = 0, bytes_moved = 0;
+  double seconds = 0, memcpy_seconds = 0;
+  bool verified() const { return 2 * d <= kSweepVerifyBits; }
+  double throughput() const { return static_cast<double>(bytes_moved) / seconds; }
+  double ratio() const { return ratio_to_memcpy(bytes_moved, seconds, data_bytes, memcpy_seconds); }
+};
+
+struct SweepResult {
+  SweepRequest request;
+  std::vector<SweepRow> rows;
+  std::string backend, device;  // what ran
+};
+
+// Throws naming the entry unless every algorithm is known.
+void check_sweep(const SweepRequest& r);
+// AAPC throughput and cycles vs d (n = m = d), each point verified against the
+// transpose up to 2^kSweepVerifyBits words; a point that fails ends the sweep
+// with an error. progress(done, total, note) before each point.
+using SweepProgress = std::function<void(std::size_t done, std::size_t total, const std::string& note)>;
+SweepResult run_sweep(const SweepRequest& r, const SweepProgress& progress = {});
+// The rows as CSV, with the run's backend, device, version, type and repeat on every row.
+std::string sweep_csv(const SweepResult& s);
+
+}  // namespace hcube

@@ -1,0 +1,292 @@
+#include "hcube/emulator/measure.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <optional>
+
+#include "hcube/core/error.hpp"
+#include "hcube/emulator/schedule_run.hpp"
+#include "hcube/host/aapc.hpp"
+#include "hcube/host/aapc_permutation.hpp"
+#include "hcube/host/dimension_permutation.hpp"
+#include "hcube/host/edelman.hpp"
+#include "hcube/host/reference.hpp"
+#include "hcube/version.hpp"
+
+namespace hcube {
+
+double median(std::vector<double> t) {
+  if (t.empty()) return 0;
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+double seconds_of(const std::function<void()>& f) {
+  const auto start = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+Alternated alternate(long long repeat, const std::function<double()>& op, const std::function<double()>& roofline,
+                     bool warm_up_op) {
+  if (warm_up_op) op();
+  roofline();
+  Alternated a;
+  std::vector<double> ops, copies;
+  for (long long r = 0; r < repeat; ++r) {
+    a.runs.emplace_back(op(), roofline());
+    ops.push_back(a.runs.back().first);
+    copies.push_back(a.runs.back().second);
+  }
+  a.seconds = median(ops);
+  a.roofline_seconds = median(copies);
+  return a;
+}
+
+double ratio_to_memcpy(std::uint64_t bytes_moved, double seconds, std::uint64_t data_bytes, double memcpy_time) {
+  return (static_cast<double>(bytes_moved) / seconds) / (2.0 * static_cast<double>(data_bytes) / memcpy_time);
+}
+
+// --- hcube bench -------------------------------------------------------------
+
+const std::vector<std::string>& bench_op_names() {
+  static const std::vector<std::string> names = {"memcpy",          "cycle",
+                                                 "alignment",       "aapc",
+                                                 "fused-transpose", "fused-bit-reversal",
+                                                 "gather-bit-reversal"};
+  return names;
+}
+
+BenchOp parse_bench_op(const std::string& s) {
+  const auto& names = bench_op_names();
+  const auto it = std::find(names.begin(), names.end(), s);
+  if (it == names.end()) throw Error(fmt::format("--op '{}' unknown: allowed {}", s, fmt::join(names, ", ")));
+  return static_cast<BenchOp>(it - names.begin());
+}
+
+std::string to_string(BenchOp op) { return bench_op_names().at(static_cast<std::size_t>(op)); }
+
+double BenchResult::throughput() const { return static_cast<double>(bytes_moved) / time.seconds; }
+double BenchResult::roofline() const { return 2.0 * static_cast<double>(data_bytes) / time.roofline_seconds; }
+double BenchResult::ratio() const { return ratio_to_memcpy(bytes_moved, time.seconds, data_bytes, time.roofline_seconds); }
+std::vector<double> BenchResult::run_ratios() const {
+  std::vector<double> out;
+  for (const auto& [op_s, copy_s] : time.runs) out.push_back(ratio_to_memcpy(bytes_moved, op_s, data_bytes, copy_s));
+  return out;
+}
+
+namespace {
+
+// The machine's operations, each checked once and timed apart: on a GPU the
+// host's check of K/2 exchanges costs several times the launch it guards.
+void measure_on(BenchResult& r, Machine& mach, const std::function<double()>& roofline) {
+  const Geometry& geo = mach.geometry();
+  const auto per_run = [&](const std::function<void()>& run) {
+    mach.reset_counters();
+    run();  // one counted run: the bytes it moves
+    r.bytes_moved = mach.counters().bytes_read + mach.counters().bytes_written;
+    r.time = alternate(r.request.repeat, [&] { return mach.backend().timed(run); }, roofline);
+  };
+  const auto checked = [&](const std::function<void()>& check) { r.check_seconds = seconds_of(check); };
+  switch (r.request.op) {
+    case BenchOp::cycle: {
+      PortRules rules;
+      const Cycle c = half_memory_cycle(geo, rules);
+      r.what = fmt::format("one all-port routing cycle, {} exchanges a node pair (K/2 words a node)", c.size());
+      checked([&] { check_cycle(geo, c, rules, 0); });
+      per_run([&] { mach.run_checked_cycle(c); });
+      break;
+    }
+    case BenchOp::alignment: {
+      const unsigned d = std::min(geo.n, geo.m);
+      const AffineMap map = AffineMap::xor_fold(geo, d, 1);
+      r.what = fmt::format("the AAPC alignment (j|i) -> (j|i xor j) on {} bits, in place", d);
+      per_run([&] { mach.align(map); });
+      break;
+    }
+    case BenchOp::aapc: {
+      AapcOptions o;
+      o.d = geo.n;
+      const Schedule s = make_aapc_schedule(o);
+      const PermutationPlan plan = plan_aapc_permutation(AapcPermutation::transpose, geo, geo.n);
+      r.what = fmt::format("a full AAPC (the transpose), Algorithm 4, {} cycles and 2 alignments", s.cycles());
+      std::optional<CheckedSchedule> run;
+      checked([&] { run.emplace(check_schedule_run(mach, s, plan.f, plan.g)); });
+      per_run([&] { run_checked_schedule(mach, *run); });
+      break;
+    }
+    default: {
+      const bool transpose = r.request.op == BenchOp::fused_transpose;
+      const DimensionPermutation p = parse_dimension_permutation(transpose ? "transpose" : "bit-reversal", geo.n, geo.m);
+      r.what = transpose ? "the transpose in one tiled pass" : "the bit reversal in one tiled pass";
+      per_run([&] { mach.permute_address_bits(p.to); });
+    }
+  }
+}
+
+// The baseline a user writes by hand: dst[i] = src[index[i]] with the index
+// precomputed (here the bit reversal), OpenMP over i, on host memory.
+void gather_bit_reversal(BenchResult& r, unsigned q, std::size_t wb, const std::function<double()>& roofline) {
+  const std::uint64_t words = bit(q);
+  std::vector<std::uint64_t> index(words);
+  for (std::uint64_t i = 0; i < words; ++i) index[i] = reverse_bits(i, q);
+  std::vector<unsigned char> src(words * wb, 1), dst(words * wb, 0);
+  const auto n = static_cast<std::int64_t>(words);
+  r.what = "the bit reversal gathered through a precomputed index (dst[i] = src[index[i]])";
+  r.bytes_moved = 2 * words * wb + words * sizeof(std::uint64_t);
+  const auto run = [&] {
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < n; ++i)
+      std::memcpy(&dst[static_cast<std::uint64_t>(i) * wb], &src[index[static_cast<std::uint64_t>(i)] * wb], wb);
+  };
+  r.time = alternate(r.request.repeat, [&] { return seconds_of(run); }, roofline);
+}
+
+}  // namespace
+
+BenchResult run_bench(const BenchRequest& req) {
+  if (req.log2_words < 2 || req.log2_words > 34)
+    throw Error(fmt::format("--log2-words {} out of range: allowed 2..34", req.log2_words));
+  if (req.repeat < 1 || req.repeat > 1000) throw Error(fmt::format("--repeat {} out of range: allowed 1..1000", req.repeat));
+  const auto q = static_cast<unsigned>(req.log2_words);
+  const std::size_t wb = info(req.type).bytes;
+  if (req.op == BenchOp::aapc && q % 2 != 0)
+    throw Error(fmt::format("--op aapc runs the transpose on n = m = d: --log2-words {} must be even", q));
+  if (req.op == BenchOp::gather_bit_reversal && req.backend == BackendChoice::cuda)
+    throw Error("--op gather-bit-reversal is the CPU baseline: it runs on host memory (drop --backend cuda)");
+  BenchResult r;
+  r.request = req;
+  r.n = q / 2;
+  r.m = q - r.n;
+  r.data_bytes = bit(q) * wb;
+  std::unique_ptr<Machine> mach;
+  std::unique_ptr<Backend> copier;  // memcpy and the gather baseline: the backend whose copy is the roofline
+  Backend* where = nullptr;
+  if (req.op == BenchOp::memcpy || req.op == BenchOp::gather_bit_reversal) {
+    copier = make_backend(req.op == BenchOp::memcpy ? req.backend : BackendChoice::cpu);
+    where = copier.get();
+  } else {
+    mach = std::make_unique<Machine>(MachineOptions{r.n, r.m, req.type, req.backend, req.tile_dims});
+    std::vector<unsigned char> zeros(mach->bytes(), 0);
+    mach->load(zeros.data(), zeros.size());
+    zeros = {};
+    where = &mach->backend();
+  }
+  r.backend = to_string(where->kind());
+  r.device = where->device_name();
+  r.gpu = where->kind() == BackendKind::cuda;
+  r.spec_bytes_per_second = where->spec_bytes_per_second();
+  // The roofline in the same process: a copy of the same bytes, read + written.
+  const std::function<double()> copy = where->copy_timer(r.data_bytes);
+  if (req.op == BenchOp::memcpy) {
+    // The copy alternated with itself: a ratio near 1, whose spread is the run's noise.
+    r.what = r.gpu ? "a device copy kernel over the data (the roofline)" : "memcpy of the data (the roofline)";
+    r.bytes_moved = 2 * r.data_bytes;
+    r.time = alternate(req.repeat, copy, copy);
+  } else if (req.op == BenchOp::gather_bit_reversal) {
+    gather_bit_reversal(r, q, wb, copy);
+  } else {
+    measure_on(r, *mach, copy);
+  }
+  return r;
+}
+
+// --- hcube sweep -------------------------------------------------------------
+
+namespace {
+
+Schedule sweep_schedule(const std::string& algorithm, unsigned d) {
+  if (algorithm == "edelman") return make_edelman_schedule(d, d, d, true);
+  if (algorithm == "edelman-unaligned") return make_edelman_schedule(d, d, d, false);
+  AapcOptions o;
+  o.algorithm = parse_aapc_algorithm(algorithm);
+  o.d = d;
+  return make_aapc_schedule(o);
+}
+
+}  // namespace
+
+void check_sweep(const SweepRequest& r) {
+  for (const std::string& a : r.algorithms)
+    if (a != "1" && a != "2" && a != "3" && a != "4" && a != "edelman" && a != "edelman-unaligned")
+      throw Error(fmt::format("--algorithms entry '{}' unknown: allowed 1, 2, 3, 4, edelman, edelman-unaligned", a));
+  if (r.from < 1 || r.to > 16 || r.from > r.to)
+    throw Error(fmt::format("--dims-from {} --dims-to {} out of range: allowed 1 <= from <= to <= 16", r.from, r.to));
+  if (r.repeat < 1 || r.repeat > 100) throw Error(fmt::format("--repeat {} out of range: allowed 1..100", r.repeat));
+}
+
+SweepResult run_sweep(const SweepRequest& req, const SweepProgress& progress) {
+  check_sweep(req);
+  const std::size_t wb = info(req.type).bytes;
+  SweepResult out;
+  out.request = req;
+  const std::size_t total = static_cast<std::size_t>(req.to - req.from + 1) * req.algorithms.size();
+  for (auto d = static_cast<unsigned>(req.from); d <= static_cast<unsigned>(req.to); ++d) {
+    Machine mach(MachineOptions{d, d, req.type, req.backend, req.tile_dims});
+    out.backend = to_string(mach.backend().kind());
+    out.device = mach.backend().device_name();
+    const std::function<double()> copy = mach.backend().copy_timer(mach.bytes());
+    const PermutationPlan plan = plan_aapc_permutation(AapcPermutation::transpose, mach.geometry(), d);
+    for (const std::string& alg : req.algorithms) {
+      if (progress) progress(out.rows.size(), total, fmt::format("d = {}, {}", d, alg));
+      const Schedule s = sweep_schedule(alg, d);
+      SweepRow r;
+      r.d = d;
+      r.algorithm = alg;
+      r.words = mach.geometry().total_words();
+      r.cycles = s.cycles();
+      r.data_bytes = mach.bytes();
+      // The first run is counted, verified (up to 2^22 words) and warms up; the median of `repeat` more is timed.
+      std::vector<unsigned char> expected;
+      if (r.verified()) {
+        mach.load_labels();
+        expected = reference_permute(mach.read(), wb, r.words, plan.destination);
+      }
+      mach.reset_counters();
+      run_schedule(mach, s, plan.f, plan.g);
+      r.bytes_moved = mach.counters().bytes_read + mach.counters().bytes_written;
+      if (r.verified() && mach.read() != expected)
+        throw Error(fmt::format("sweep: the AAPC of {} at d = {} does not match the transpose", alg, d));
+      const Alternated t = alternate(
+          req.repeat, [&] { return mach.backend().timed([&] { run_schedule(mach, s, plan.f, plan.g); }); }, copy,
+          false);
+      r.seconds = t.seconds;
+      r.memcpy_seconds = t.roofline_seconds;
+      out.rows.push_back(r);
+    }
+  }
+  if (progress) progress(total, total, "");
+  return out;
+}
+
+namespace {
+
+// A CSV field: quoted when it holds a comma or a quote (device names can).
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+}  // namespace
+
+std::string sweep_csv(const SweepResult& s) {
+  std::string out =
+      "d,algorithm,words,cycles,seconds,bytes_moved,throughput_gb_per_s,memcpy_seconds,ratio_to_memcpy,verified,"
+      "backend,device,version,type,repeat\n";
+  const std::string run = fmt::format("{},{},{},{},{}", csv_field(s.backend), csv_field(s.device), version(),
+                                      info(s.request.type).name, s.request.repeat);
+  for (const SweepRow& r : s.rows)
+    out += fmt::format("{},{},{},{},{:.9f},{},{:.6f},{:.9f},{:.6f},{},{}\n", r.d, r.algorithm, r.words, r.cycles,
+                       r.seconds, r.bytes_moved, r.throughput() / 1e9, r.memcpy_seconds, r.ratio(),
+                       r.verified() ? "yes" : "not checked", run);
+  return out;
+}
+
+}  // namespace hcube

@@ -1,0 +1,7 @@
+#include "hcube/version.hpp"
+
+namespace hcube {
+
+const char* version() { return HCUBE_VERSION; }
+
+}  // namespace hcube
