@@ -28,6 +28,7 @@
 //   void batched_dft(void* rows, std::uint64_t count, unsigned log2_length, std::size_t word_bytes, bool inverse);
 //                                                 // in place, unscaled; complex64 or complex128
 //   static constexpr const char* dft_library;
+//   std::uint64_t dft_plans_made() const;  // library plans made, each kept for reuse
 #pragma once
 
 #include <fmt/format.h>
@@ -220,6 +221,7 @@ class BackendImpl final : public Backend {
   }
 
   std::string dft_library() const override { return Policy::dft_library; }
+  std::uint64_t dft_plans_made() const override { return policy_.dft_plans_made(); }
 
   double timed(const std::function<void()>& run) override { return policy_.timed(run); }
 

@@ -4,7 +4,11 @@
 #include <fmt/format.h>
 
 #include <cstring>
+#include <map>
 #include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
 
 #include "../backend_impl.hpp"
 #include "hcube/kernels/cuda/align_xor.cuh"
@@ -67,6 +71,7 @@ class CudaPolicy {
   CudaPolicy(const CudaPolicy&) = delete;
   CudaPolicy& operator=(const CudaPolicy&) = delete;
   ~CudaPolicy() {
+    for (const auto& kv : fft_plans_) cufftDestroy(kv.second);
     if (capture_ != nullptr) cudaStreamDestroy(capture_);
   }
 
@@ -173,7 +178,10 @@ class CudaPolicy {
     check(done, "graph execution");
   }
 
-  void synchronize() { check(cudaDeviceSynchronize(), "kernel execution"); }
+  void synchronize() {
+    check(cudaDeviceSynchronize(), "kernel execution");
+    retired_.clear();  // nothing enqueued can read them now
+  }
 
   // CUDA events on the legacy default stream around `run`, which synchronizes.
   double timed(const std::function<void()>& run) {
@@ -202,37 +210,86 @@ class CudaPolicy {
 
   static constexpr const char* dft_library = "cuFFT";
 
-  // cuFFT's batched plan: `count` contiguous rows of 2^log2_length points, in place.
+  // cuFFT's batched plans: `count` contiguous rows of 2^log2_length points, in
+  // place, through plans kept for the backend's life.
   void batched_dft(void* rows, std::uint64_t count, unsigned log2_length, std::size_t word_bytes, bool inverse) {
-    int n = static_cast<int>(std::uint64_t{1} << log2_length);
+    if (log2_length > 30)
+      throw Error(fmt::format("cuFFT transforms of 2^{} points: allowed up to 2^30 (cuFFT takes an int length)",
+                              log2_length));
     const int direction = inverse ? CUFFT_INVERSE : CUFFT_FORWARD;
     // The batch is an int: whole chunks of rows.
     const std::uint64_t chunk = std::min<std::uint64_t>(count, std::uint64_t{1} << (30 - std::min(30u, log2_length)));
     for (std::uint64_t first = 0; first < count; first += chunk) {
       const int batch = static_cast<int>(std::min(chunk, count - first));
       const std::uint64_t offset = first << log2_length;
-      cufftHandle plan;
-      const cufftType type = word_bytes == 16 ? CUFFT_Z2Z : CUFFT_C2C;
-      if (cufftPlanMany(&plan, 1, &n, nullptr, 1, n, nullptr, 1, n, type, batch) != CUFFT_SUCCESS)
-        throw Error(fmt::format("cuFFT could not plan {} transforms of {} points", batch, n));
-      cufftResult r;
-      if (word_bytes == 16) {
-        auto* p = static_cast<cufftDoubleComplex*>(rows) + offset;
-        r = cufftExecZ2Z(plan, p, p, direction);
-      } else {
-        auto* p = static_cast<cufftComplex*>(rows) + offset;
-        r = cufftExecC2C(plan, p, p, direction);
+      const cufftHandle plan = fft_plan(word_bytes, log2_length, batch);
+      // The work area may have grown since the plan was made.
+      cufftResult r = cufftSetStream(plan, stream_);
+      if (r == CUFFT_SUCCESS && fft_work_) r = cufftSetWorkArea(plan, fft_work_.data());
+      if (r == CUFFT_SUCCESS) {
+        if (word_bytes == 16) {
+          auto* p = static_cast<cufftDoubleComplex*>(rows) + offset;
+          r = cufftExecZ2Z(plan, p, p, direction);
+        } else {
+          auto* p = static_cast<cufftComplex*>(rows) + offset;
+          r = cufftExecC2C(plan, p, p, direction);
+        }
       }
-      cufftDestroy(plan);
-      if (r != CUFFT_SUCCESS) throw Error(fmt::format("cuFFT failed on the local transforms (error {})", static_cast<int>(r)));
+      if (r != CUFFT_SUCCESS)
+        throw Error(fmt::format("cuFFT failed on {} transforms of {} points (error {})", batch,
+                                std::uint64_t{1} << log2_length, static_cast<int>(r)));
     }
   }
+  std::uint64_t dft_plans_made() const { return fft_plans_made_; }
 
  private:
   struct Slot {
     Buffer buffer;
     std::size_t bytes = 0;
   };
+
+  // A cuFFT plan per (precision, length, batch), made once. No direction: a
+  // cuFFT plan serves both, which cufftExec takes. The plans share one work
+  // area, grown to the largest they need, rather than one each: they run one
+  // at a time on the stream.
+  cufftHandle fft_plan(std::size_t word_bytes, unsigned log2_length, int batch) {
+    const auto key = std::make_tuple(word_bytes, log2_length, batch);
+    const auto found = fft_plans_.find(key);
+    if (found != fft_plans_.end()) return found->second;
+    int n = 1 << log2_length;
+    cufftHandle plan = 0;
+    if (cufftCreate(&plan) != CUFFT_SUCCESS) throw Error("cuFFT could not create a plan handle (cufftCreate)");
+    std::size_t work_bytes = 0;
+    cufftResult r = cufftSetAutoAllocation(plan, 0);
+    if (r == CUFFT_SUCCESS)
+      r = cufftMakePlanMany(plan, 1, &n, nullptr, 1, n, nullptr, 1, n, word_bytes == 16 ? CUFFT_Z2Z : CUFFT_C2C, batch,
+                            &work_bytes);
+    if (r != CUFFT_SUCCESS) {
+      cufftDestroy(plan);
+      throw Error(fmt::format("cuFFT could not plan {} {} transforms of {} points (error {})", batch,
+                              word_bytes == 16 ? "complex128" : "complex64", n, static_cast<int>(r)));
+    }
+    if (work_bytes > fft_work_bytes_) {
+      try {
+        Buffer grown = allocate(work_bytes);
+        retire(std::move(fft_work_));
+        fft_work_ = std::move(grown);
+        fft_work_bytes_ = work_bytes;
+      } catch (...) {
+        cufftDestroy(plan);
+        throw;
+      }
+    }
+    fft_plans_.emplace(key, plan);
+    ++fft_plans_made_;
+    return plan;
+  }
+
+  // A buffer replaced while enqueued work may still read it: kept until the
+  // stream is synchronized (or the backend dies), so no free waits on the device.
+  void retire(Buffer&& b) {
+    if (b) retired_.push_back(std::move(b));
+  }
 
   void* staging(std::uint64_t bytes) {
     if (staging_bytes_ < bytes) {
@@ -247,9 +304,15 @@ class CudaPolicy {
   cudaStream_t stream_ = nullptr;   // where launches go: the legacy default stream, or capture_ while capturing
   cudaStream_t capture_ = nullptr;  // made on first use, kept for the backend's life
   double spec_bandwidth_ = 0;
+  // Buffers before the plans that use them, so they are freed last.
+  std::vector<Buffer> retired_;
   Slot slots_[2];
   Buffer staging_;
   std::uint64_t staging_bytes_ = 0;
+  Buffer fft_work_;
+  std::size_t fft_work_bytes_ = 0;
+  std::map<std::tuple<std::size_t, unsigned, int>, cufftHandle> fft_plans_;
+  std::uint64_t fft_plans_made_ = 0;
 };
 
 }  // namespace
