@@ -29,6 +29,7 @@
 //                                                 // in place, unscaled; complex64 or complex128
 //   static constexpr const char* dft_library;
 //   std::uint64_t dft_plans_made() const;  // library plans made, each kept for reuse
+//   void set_stream(void* stream);  void* stream() const;  // where work is enqueued (CUDA)
 #pragma once
 
 #include <fmt/format.h>
@@ -222,6 +223,9 @@ class BackendImpl final : public Backend {
 
   std::string dft_library() const override { return Policy::dft_library; }
   std::uint64_t dft_plans_made() const override { return policy_.dft_plans_made(); }
+
+  void set_stream(void* stream) override { policy_.set_stream(stream); }
+  void* stream() const override { return policy_.stream(); }
 
   double timed(const std::function<void()>& run) override { return policy_.timed(run); }
 

@@ -283,6 +283,10 @@ struct CpuPolicy {
   }
   std::uint64_t dft_plans_made() const { return dft_plans_.made(); }
 
+  // Everything runs synchronously on the calling thread's OpenMP team: no stream.
+  void set_stream(void*) {}
+  void* stream() const { return nullptr; }
+
   std::uint64_t chunk_bytes_;
   FftwPlans dft_plans_;
 };
