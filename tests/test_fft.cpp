@@ -2,12 +2,16 @@
 // without data for every geometry up to 2^24 points, and its results against
 // FFTW's transform of the whole vector for every size up to 2^14 on several
 // node counts, both orders, both precisions; the paper's 4096 points on 512
-// nodes; one 2^20-point transform; staging one's own FFT; bad input.
+// nodes; one 2^20-point transform; staging one's own FFT; bad input; the
+// DFT library's plans made once per shape and reused.
+#include <fftw3.h>
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <cmath>
 #include <complex>
 #include <cstdio>
+#include <cstring>
 #include <random>
 #include <set>
 
@@ -392,6 +396,108 @@ TEST_P(Fft, ConvenienceCallForUsersArrays) {
   const std::vector<std::complex<float>> yf = hcube_fft(xf, 4, FftOrder::natural, choice());
   const cvec y(yf.begin(), yf.end());
   EXPECT_LT(max_relative_error(y, fftw_dft(cvec(xf.begin(), xf.end()))), 1e-5);
+}
+
+// A backend makes its DFT library's plans once per shape: the same transform
+// again on the same machine makes none (FFTW plans a direction each, cuFFT
+// serves both with one), and its results are as right.
+TEST_P(Fft, LibraryPlansAreMadeOnceAndReused) {
+  const cvec x = random_points(1 << 10, 1010);
+  const cvec X = fftw_dft(x), Xinv = fftw_dft(x, true);
+  // One node: one library block of all 10 stages, a single row, one plan.
+  Machine mach(MachineOptions{0, 10, ElementType::c128, choice(), -1});
+  const Backend& backend = mach.backend();
+  EXPECT_EQ(backend.dft_plans_made(), 0u);
+  const auto run = [&](bool inverse) {
+    load_cyclic(mach, x);
+    FftOptions o;
+    o.inverse = inverse;
+    EXPECT_EQ(distributed_fft(mach, o).local_transforms, 1u);
+    return read_result(mach, FftOrder::natural);
+  };
+  for (int pass = 0; pass < 3; ++pass) {
+    EXPECT_LT(max_relative_error(run(false), X), 1e-12) << "pass " << pass;
+    EXPECT_EQ(backend.dft_plans_made(), 1u) << "pass " << pass;
+  }
+  const std::uint64_t with_inverse = GetParam() == BackendKind::cpu ? 2 : 1;
+  for (int pass = 0; pass < 2; ++pass) {
+    EXPECT_LT(max_relative_error(run(true), Xinv), 1e-12) << "inverse, pass " << pass;
+    EXPECT_EQ(backend.dft_plans_made(), with_inverse) << "inverse, pass " << pass;
+  }
+
+  // Many nodes: several blocks, each shape planned on its first use only.
+  Machine wide(MachineOptions{6, 6, ElementType::c64, choice(), -1});
+  cvec x64 = random_points(1 << 12, 1212);
+  for (auto& v : x64) v = {static_cast<float>(v.real()), static_cast<float>(v.imag())};
+  const cvec X64 = fftw_dft(x64);
+  load_cyclic(wide, x64);
+  const FftReport first = distributed_fft(wide);
+  const std::uint64_t made = wide.backend().dft_plans_made();
+  EXPECT_GE(made, 1u);
+  EXPECT_LE(made, first.local_transforms);
+  EXPECT_LT(max_relative_error(read_result(wide, FftOrder::natural), X64), 1e-4);
+  load_cyclic(wide, x64);
+  distributed_fft(wide);
+  EXPECT_EQ(wide.backend().dft_plans_made(), made);
+  EXPECT_LT(max_relative_error(read_result(wide, FftOrder::natural), X64), 1e-4);
+}
+
+// FFTW plans are made for a number of threads: another OpenMP thread count
+// gets a plan of its own, and going back reuses the first.
+TEST(CpuBackendFft, PlansAreKeyedOnTheThreadCount) {
+  const cvec x = random_points(1 << 9, 99);
+  const cvec X = fftw_dft(x);
+  Machine mach(MachineOptions{0, 9, ElementType::c128, BackendChoice::cpu, -1});
+  const int threads = omp_get_max_threads();
+  const auto run = [&] {
+    load_cyclic(mach, x);
+    distributed_fft(mach);
+    EXPECT_LT(max_relative_error(read_result(mach, FftOrder::natural), X), 1e-12)
+        << omp_get_max_threads() << " threads";
+  };
+  run();
+  EXPECT_EQ(mach.backend().dft_plans_made(), 1u);
+  omp_set_num_threads(threads + 1);
+  run();
+  omp_set_num_threads(threads);
+  EXPECT_EQ(mach.backend().dft_plans_made(), 2u);
+  run();
+  EXPECT_EQ(mach.backend().dft_plans_made(), 2u);
+}
+
+// One FFTW plan serves rows at any address of the alignment it was made for
+// (fftw_alignment_of): rows at every 8-byte offset up to 64 get one plan per
+// alignment FFTW tells apart, no more. Backend::fft_block on one node, the DFT
+// of 2^6 complex64 points left in bit-reversed order.
+TEST(CpuBackendFft, PlansAreKeyedOnTheRowsAlignment) {
+  constexpr unsigned m = 6;
+  constexpr std::uint64_t words = std::uint64_t{1} << m, bytes = words * sizeof(std::complex<float>);
+  const Geometry geo{0, m};
+  const Layout layout{geo, 0};
+  const AffineTables index = make_tables(AffineMap(geo));
+  cvec x = random_points(words, 66);
+  std::vector<std::complex<float>> xf(words);
+  for (std::uint64_t i = 0; i < words; ++i) {
+    xf[i] = {static_cast<float>(x[i].real()), static_cast<float>(x[i].imag())};
+    x[i] = xf[i];
+  }
+  const cvec expected = in_order(fftw_dft(x), FftOrder::bit_reversed);
+
+  auto backend = make_cpu_backend();
+  Buffer storage = backend->allocate(bytes), room = backend->allocate(bytes + 64);
+  std::set<int> alignments;
+  for (std::size_t offset = 0; offset <= 64; offset += 8) {
+    char* rows = static_cast<char*>(room.data()) + offset;
+    alignments.insert(fftwf_alignment_of(reinterpret_cast<float*>(rows)));
+    Buffer scratch(rows, bytes, [](void*) {});  // a view: `room` frees it
+    std::memcpy(storage.data(), xf.data(), bytes);
+    backend->fft_block(storage, scratch, layout, sizeof(std::complex<float>), index, words - 1, 0, m, false);
+    std::vector<std::complex<float>> y(words);
+    std::memcpy(y.data(), storage.data(), bytes);
+    EXPECT_LT(max_relative_error(cvec(y.begin(), y.end()), expected), 1e-5) << "rows at offset " << offset;
+    EXPECT_EQ(backend->dft_plans_made(), alignments.size()) << "rows at offset " << offset;
+  }
+  EXPECT_GE(alignments.size(), 2u);  // FFTW's SIMD alignment is at least 16 bytes
 }
 
 HCUBE_ON_EVERY_BACKEND(Fft);

@@ -28,6 +28,8 @@
 //   void batched_dft(void* rows, std::uint64_t count, unsigned log2_length, std::size_t word_bytes, bool inverse);
 //                                                 // in place, unscaled; complex64 or complex128
 //   static constexpr const char* dft_library;
+//   std::uint64_t dft_plans_made() const;  // library plans made, each kept for reuse
+//   void set_stream(void* stream);  void* stream() const;  // where work is enqueued (CUDA)
 #pragma once
 
 #include <fmt/format.h>
@@ -220,6 +222,10 @@ class BackendImpl final : public Backend {
   }
 
   std::string dft_library() const override { return Policy::dft_library; }
+  std::uint64_t dft_plans_made() const override { return policy_.dft_plans_made(); }
+
+  void set_stream(void* stream) override { policy_.set_stream(stream); }
+  void* stream() const override { return policy_.stream(); }
 
   double timed(const std::function<void()>& run) override { return policy_.timed(run); }
 

@@ -1,6 +1,7 @@
 // The CPU backend: kernels run on host memory through the OpenMP launcher.
 #include <fftw3.h>
 #include <fmt/format.h>
+#include <omp.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -9,8 +10,11 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <map>
+#include <mutex>
 #include <string>
 #include <thread>
+#include <tuple>
 
 #include "../backend_impl.hpp"
 #include "hcube/kernels/cpu/alignment.hpp"
@@ -42,6 +46,133 @@ std::uint64_t mem_available_bytes() {
   return pages > 0 && page > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page)
                                : std::numeric_limits<std::uint64_t>::max();
 }
+
+// FFTW's planner and plan destruction may run on one thread at a time in the
+// whole process (only execution is thread-safe): one lock for every CPU backend.
+std::mutex& fftw_planner_mutex() {
+  static std::mutex m;
+  return m;
+}
+
+// FFTW's threads library, started once per process before the first plan.
+void start_fftw_threads() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    if (fftw_init_threads() == 0 || fftwf_init_threads() == 0)
+      throw Error("FFTW's threads library could not start (fftw_init_threads returned 0)");
+    // Planners outside this file (the reference transform, a user's own) then
+    // take FFTW's lock too, so they cannot race ours.
+    fftw_make_planner_thread_safe();
+    fftwf_make_planner_thread_safe();
+  });
+}
+
+// FFTW's double and single precision interfaces behind one name.
+template <std::size_t WordBytes>
+struct Fftw;
+template <>
+struct Fftw<16> {
+  using Plan = fftw_plan;
+  using Complex = fftw_complex;
+  static constexpr const char* name = "complex128";
+  static Plan plan_rows(int n, int howmany, Complex* p, int sign) {
+    return fftw_plan_many_dft(1, &n, howmany, p, nullptr, 1, n, p, nullptr, 1, n, sign, FFTW_ESTIMATE);
+  }
+  static void execute(Plan plan, Complex* p) { fftw_execute_dft(plan, p, p); }
+  static void destroy(Plan plan) { fftw_destroy_plan(plan); }
+  static int alignment_of(Complex* p) { return fftw_alignment_of(reinterpret_cast<double*>(p)); }
+  static int planner_threads() { return fftw_planner_nthreads(); }
+  static void plan_with_threads(int threads) { fftw_plan_with_nthreads(threads); }
+};
+template <>
+struct Fftw<8> {
+  using Plan = fftwf_plan;
+  using Complex = fftwf_complex;
+  static constexpr const char* name = "complex64";
+  static Plan plan_rows(int n, int howmany, Complex* p, int sign) {
+    return fftwf_plan_many_dft(1, &n, howmany, p, nullptr, 1, n, p, nullptr, 1, n, sign, FFTW_ESTIMATE);
+  }
+  static void execute(Plan plan, Complex* p) { fftwf_execute_dft(plan, p, p); }
+  static void destroy(Plan plan) { fftwf_destroy_plan(plan); }
+  static int alignment_of(Complex* p) { return fftwf_alignment_of(reinterpret_cast<float*>(p)); }
+  static int planner_threads() { return fftwf_planner_nthreads(); }
+  static void plan_with_threads(int threads) { fftwf_plan_with_nthreads(threads); }
+};
+
+// FFTW plans for in-place batches of contiguous rows, made once per shape and
+// kept until the backend dies: planning costs more than a small transform, and
+// the new-array execute interface lets one plan serve any rows of the same
+// alignment. Every plan is in place, so in-place-ness is not part of the key.
+class FftwPlans {
+ public:
+  FftwPlans() = default;
+  FftwPlans(const FftwPlans&) = delete;
+  FftwPlans& operator=(const FftwPlans&) = delete;
+  ~FftwPlans() {
+    const std::lock_guard<std::mutex> lock(fftw_planner_mutex());
+    for (const auto& kv : doubles_) Fftw<16>::destroy(kv.second);
+    for (const auto& kv : singles_) Fftw<8>::destroy(kv.second);
+  }
+
+  // howmany rows of 2^log2_length points from p, in place, unscaled.
+  template <std::size_t WordBytes>
+  void run(typename Fftw<WordBytes>::Complex* p, int howmany, unsigned log2_length, int sign) {
+    using Api = Fftw<WordBytes>;
+    // OMP_NUM_THREADS or omp_set_num_threads may change between calls: a plan
+    // is made for a number of threads, so that number is part of its key.
+    const int threads = std::max(1, omp_get_max_threads());
+    const Key key{log2_length, howmany, sign, Api::alignment_of(p), threads};
+    typename Api::Plan plan = nullptr;
+    {
+      const std::lock_guard<std::mutex> lock(fftw_planner_mutex());
+      auto& plans = table<WordBytes>();
+      const auto found = plans.find(key);
+      if (found != plans.end()) {
+        plan = found->second;
+      } else {
+        start_fftw_threads();
+        // The thread count is planner-global state: set for this plan only,
+        // so other planners in the process keep theirs.
+        const int before = Api::planner_threads();
+        Api::plan_with_threads(threads);
+        plan = Api::plan_rows(1 << log2_length, howmany, p, sign);  // FFTW_ESTIMATE leaves p untouched
+        Api::plan_with_threads(before);
+        if (plan == nullptr)
+          throw Error(fmt::format("FFTW could not plan {} {} transforms of {} points on {} threads", howmany, Api::name,
+                                  1 << log2_length, threads));
+        plans.emplace(key, plan);
+        ++made_;
+      }
+    }
+    Api::execute(plan, p);  // thread-safe: no lock while it runs
+  }
+
+  std::uint64_t made() const {
+    const std::lock_guard<std::mutex> lock(fftw_planner_mutex());
+    return made_;
+  }
+
+ private:
+  struct Key {
+    unsigned log2_length;
+    int howmany, sign, alignment, threads;
+    bool operator<(const Key& o) const {
+      return std::tie(log2_length, howmany, sign, alignment, threads) <
+             std::tie(o.log2_length, o.howmany, o.sign, o.alignment, o.threads);
+    }
+  };
+  template <std::size_t WordBytes>
+  std::map<Key, typename Fftw<WordBytes>::Plan>& table() {
+    if constexpr (WordBytes == 16)
+      return doubles_;
+    else
+      return singles_;
+  }
+
+  std::map<Key, fftw_plan> doubles_;
+  std::map<Key, fftwf_plan> singles_;
+  std::uint64_t made_ = 0;
+};
 
 struct CpuPolicy {
   static constexpr BackendKind kind = BackendKind::cpu;
@@ -133,32 +264,31 @@ struct CpuPolicy {
 
   static constexpr const char* dft_library = "FFTW";
 
-  // FFTW's advanced interface: `count` contiguous rows of 2^log2_length points, in place.
+  // FFTW's advanced interface: `count` contiguous rows of 2^log2_length points,
+  // in place, through plans kept for the backend's life.
   void batched_dft(void* rows, std::uint64_t count, unsigned log2_length, std::size_t word_bytes, bool inverse) {
-    const int n = static_cast<int>(std::uint64_t{1} << log2_length);
+    if (log2_length > 30)
+      throw Error(fmt::format("FFTW transforms of 2^{} points: allowed up to 2^30 (FFTW takes an int length)", log2_length));
     const int sign = inverse ? FFTW_BACKWARD : FFTW_FORWARD;
     // howmany is an int: whole chunks of rows.
     const std::uint64_t chunk = std::min<std::uint64_t>(count, std::uint64_t{1} << (30 - std::min(30u, log2_length)));
     for (std::uint64_t first = 0; first < count; first += chunk) {
       const int howmany = static_cast<int>(std::min(chunk, count - first));
       const std::uint64_t offset = first << log2_length;
-      if (word_bytes == 16) {
-        auto* p = static_cast<fftw_complex*>(rows) + offset;
-        fftw_plan plan = fftw_plan_many_dft(1, &n, howmany, p, nullptr, 1, n, p, nullptr, 1, n, sign, FFTW_ESTIMATE);
-        if (plan == nullptr) throw Error("FFTW could not plan the local transforms");
-        fftw_execute(plan);
-        fftw_destroy_plan(plan);
-      } else {
-        auto* p = static_cast<fftwf_complex*>(rows) + offset;
-        fftwf_plan plan = fftwf_plan_many_dft(1, &n, howmany, p, nullptr, 1, n, p, nullptr, 1, n, sign, FFTW_ESTIMATE);
-        if (plan == nullptr) throw Error("FFTW could not plan the local transforms");
-        fftwf_execute(plan);
-        fftwf_destroy_plan(plan);
-      }
+      if (word_bytes == 16)
+        dft_plans_.run<16>(static_cast<fftw_complex*>(rows) + offset, howmany, log2_length, sign);
+      else
+        dft_plans_.run<8>(static_cast<fftwf_complex*>(rows) + offset, howmany, log2_length, sign);
     }
   }
+  std::uint64_t dft_plans_made() const { return dft_plans_.made(); }
+
+  // Everything runs synchronously on the calling thread's OpenMP team: no stream.
+  void set_stream(void*) {}
+  void* stream() const { return nullptr; }
 
   std::uint64_t chunk_bytes_;
+  FftwPlans dft_plans_;
 };
 
 }  // namespace

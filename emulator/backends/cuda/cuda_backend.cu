@@ -4,7 +4,12 @@
 #include <fmt/format.h>
 
 #include <cstring>
+#include <deque>
+#include <map>
 #include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
 
 #include "../backend_impl.hpp"
 #include "hcube/host/xor_cosets.hpp"
@@ -52,6 +57,104 @@ double stated_bandwidth(const std::string& name, int device) {
   return 2.0 * clock_khz * 1e3 * bus_bits / 8;
 }
 
+// Pinned host blocks that parameter uploads are copied from. A block is
+// reused once the upload that read it has run (its event), so the caller's
+// array is free on return and the host may run ahead of the stream by up to
+// kMaxInFlight uploads without waiting.
+class PinnedUploads {
+ public:
+  PinnedUploads() = default;
+  PinnedUploads(const PinnedUploads&) = delete;
+  PinnedUploads& operator=(const PinnedUploads&) = delete;
+  ~PinnedUploads() {
+    for (Block& b : in_flight_) release(b);
+    for (Block& b : free_) release(b);
+  }
+
+  // dev[0, bytes) = host[0, bytes), enqueued on `stream`.
+  void upload(void* dev, const void* host, std::size_t bytes, cudaStream_t stream) {
+    Block b = take(bytes);
+    std::memcpy(b.data, host, bytes);
+    cudaError_t err = cudaMemcpyAsync(dev, b.data, bytes, cudaMemcpyHostToDevice, stream);
+    if (err == cudaSuccess) err = cudaEventRecord(b.event, stream);
+    if (err != cudaSuccess) {
+      cudaStreamSynchronize(stream);  // the copy may have been enqueued: let it finish before the block is reused
+      free_.push_back(b);
+      check(err, "parameter upload");
+    }
+    in_flight_.push_back(b);
+  }
+
+ private:
+  static constexpr std::size_t kMaxInFlight = 64;
+  static constexpr std::size_t kMinBlockBytes = 4096;
+
+  struct Block {
+    void* data = nullptr;
+    std::size_t bytes = 0;
+    cudaEvent_t event = nullptr;
+  };
+
+  static bool finished(const Block& b) {
+    const cudaError_t err = cudaEventQuery(b.event);
+    if (err == cudaErrorNotReady) {
+      cudaGetLastError();  // not a failure: keep it from the next launch's error check
+      return false;
+    }
+    check(err, "cudaEventQuery");
+    return true;
+  }
+
+  static void release(Block& b) {
+    if (b.event != nullptr) {
+      cudaEventSynchronize(b.event);  // no pinned block is freed under a copy
+      cudaEventDestroy(b.event);
+    }
+    if (b.data != nullptr) cudaFreeHost(b.data);
+  }
+
+  Block take(std::size_t bytes) {
+    // One stream at a time (a new stream waits for the old), so uploads finish in order.
+    while (!in_flight_.empty() && finished(in_flight_.front())) {
+      free_.push_back(in_flight_.front());
+      in_flight_.pop_front();
+    }
+    if (in_flight_.size() >= kMaxInFlight) {
+      check(cudaEventSynchronize(in_flight_.front().event), "cudaEventSynchronize");
+      free_.push_back(in_flight_.front());
+      in_flight_.pop_front();
+    }
+    for (std::size_t i = 0; i < free_.size(); ++i)
+      if (free_[i].bytes >= bytes) {
+        const Block b = free_[i];
+        free_.erase(free_.begin() + static_cast<std::ptrdiff_t>(i));
+        return b;
+      }
+    Block b;
+    if (!free_.empty()) {  // too small: grow the last one
+      b = free_.back();
+      free_.pop_back();
+      check(cudaFreeHost(b.data), "cudaFreeHost");
+      b.data = nullptr;
+      b.bytes = 0;
+    } else {
+      check(cudaEventCreateWithFlags(&b.event, cudaEventDisableTiming), "cudaEventCreate");
+    }
+    const std::size_t size = std::max(bytes, kMinBlockBytes);
+    const cudaError_t err = cudaMallocHost(&b.data, size);
+    if (err != cudaSuccess) {
+      b.data = nullptr;
+      release(b);
+      check(err, "pinned parameter buffer allocation");
+    }
+    b.bytes = size;
+    return b;
+  }
+
+  std::deque<Block> in_flight_;  // oldest first
+  std::vector<Block> free_;
+};
+
 class CudaPolicy {
  public:
   static constexpr BackendKind kind = BackendKind::cuda;
@@ -68,8 +171,26 @@ class CudaPolicy {
   CudaPolicy(const CudaPolicy&) = delete;
   CudaPolicy& operator=(const CudaPolicy&) = delete;
   ~CudaPolicy() {
+    // Enqueued work may still read the backend's buffers, plans and work area:
+    // wait for the stream (not the device) before they go.
+    cudaStreamSynchronize(user_stream_);
+    for (const auto& kv : fft_plans_) cufftDestroy(kv.second);
+    if (switch_event_ != nullptr) cudaEventDestroy(switch_event_);
     if (capture_ != nullptr) cudaStreamDestroy(capture_);
   }
+
+  void set_stream(void* stream) {
+    const auto next = static_cast<cudaStream_t>(stream);
+    if (next == user_stream_) return;
+    // The backend's parameter slots, staging buffer and cuFFT work area may still
+    // be in use on the old stream: the new one starts after that work.
+    if (switch_event_ == nullptr)
+      check(cudaEventCreateWithFlags(&switch_event_, cudaEventDisableTiming), "cudaEventCreate");
+    check(cudaEventRecord(switch_event_, user_stream_), "cudaEventRecord on the old stream");
+    check(cudaStreamWaitEvent(next, switch_event_, 0), "cudaStreamWaitEvent on the new stream");
+    user_stream_ = stream_ = next;
+  }
+  void* stream() const { return user_stream_; }
 
   std::string device_name() const { return name_; }
 
@@ -115,11 +236,13 @@ class CudaPolicy {
     Slot& s = slots_[slot];
     if (bytes == 0) return nullptr;
     if (s.bytes < bytes) {
-      s.buffer = allocate(bytes);
+      Buffer grown = allocate(bytes);
+      retire(std::move(s.buffer));
+      s.buffer = std::move(grown);
       s.bytes = bytes;
     }
-    // Ordered after earlier launches on the default stream, so reuse is safe.
-    check(cudaMemcpy(s.buffer.data(), host, bytes, cudaMemcpyHostToDevice), "parameter upload");
+    // Enqueued on the stream, so after the launches that read the slot before.
+    uploads_.upload(s.buffer.data(), host, bytes, stream_);
     return s.buffer.data();
   }
 
@@ -132,11 +255,15 @@ class CudaPolicy {
   }
   void* writable(void*, std::uint64_t bytes) { return staging(bytes); }
   void publish(void* host, const void* written, std::uint64_t bytes) { copy_to_host(host, written, bytes); }
+  // Raw copies with (possibly pageable) host memory the caller owns: on the
+  // stream, after its work, and finished on return (a stream wait, not a device one).
   void copy_to_host(void* host, const void* storage, std::uint64_t bytes) {
-    check(cudaMemcpy(host, storage, bytes, cudaMemcpyDeviceToHost), "copy-out");
+    check(cudaMemcpyAsync(host, storage, bytes, cudaMemcpyDeviceToHost, stream_), "copy-out");
+    check(cudaStreamSynchronize(stream_), "copy-out");
   }
   void copy_from_host(void* storage, const void* host, std::uint64_t bytes) {
-    check(cudaMemcpy(storage, host, bytes, cudaMemcpyHostToDevice), "copy-in");
+    check(cudaMemcpyAsync(storage, host, bytes, cudaMemcpyHostToDevice, stream_), "copy-in");
+    check(cudaStreamSynchronize(stream_), "copy-in");
   }
 
   // The launches captured on a stream of our own into one CUDA graph, then
@@ -148,44 +275,51 @@ class CudaPolicy {
       for (std::size_t i = 0; i < count; ++i) launch(i);
       return;
     }
+    // Capture records without running (and the legacy default stream cannot be
+    // captured), so it needs no synchronization; the graph runs on the backend's stream.
     if (capture_ == nullptr) check(cudaStreamCreateWithFlags(&capture_, cudaStreamNonBlocking), "cudaStreamCreate");
-    // The staged exchanges and earlier kernels (legacy default stream) come first.
-    check(cudaDeviceSynchronize(), "kernel execution");
     check(cudaStreamBeginCapture(capture_, cudaStreamCaptureModeThreadLocal), "graph capture");
     stream_ = capture_;
     cudaGraph_t graph = nullptr;
     try {
       for (std::size_t i = 0; i < count; ++i) launch(i);
     } catch (...) {
-      stream_ = nullptr;
+      stream_ = user_stream_;
       cudaStreamEndCapture(capture_, &graph);
       if (graph != nullptr) cudaGraphDestroy(graph);
       throw;
     }
-    stream_ = nullptr;
+    stream_ = user_stream_;
     check(cudaStreamEndCapture(capture_, &graph), "graph capture");
     cudaGraphExec_t exec = nullptr;
     const cudaError_t made = cudaGraphInstantiate(&exec, graph, 0);
     cudaGraphDestroy(graph);
     check(made, "graph instantiation");
-    const cudaError_t ran = cudaGraphLaunch(exec, capture_);
-    const cudaError_t done = ran == cudaSuccess ? cudaStreamSynchronize(capture_) : ran;
-    cudaGraphExecDestroy(exec);
-    check(done, "graph execution");
+    // After the work already on the stream, as a launch there would be.
+    const cudaError_t ran = cudaGraphLaunch(exec, user_stream_);
+    cudaGraphExecDestroy(exec);  // one still running is freed when it completes
+    check(ran, "graph launch");
   }
 
-  void synchronize() { check(cudaDeviceSynchronize(), "kernel execution"); }
+  // The stream when one is set: other work on the device is none of ours.
+  void synchronize() {
+    if (user_stream_ != nullptr)
+      check(cudaStreamSynchronize(user_stream_), "kernel execution");
+    else
+      check(cudaDeviceSynchronize(), "kernel execution");
+    retired_.clear();  // nothing enqueued can read them now
+  }
 
-  // CUDA events on the legacy default stream around `run`, which synchronizes.
+  // CUDA events on the backend's stream around `run`, which synchronizes.
   double timed(const std::function<void()>& run) {
     cudaEvent_t start = nullptr, stop = nullptr;
     check(cudaEventCreate(&start), "cudaEventCreate");
     check(cudaEventCreate(&stop), "cudaEventCreate");
     float ms = 0;
     try {
-      check(cudaEventRecord(start, nullptr), "cudaEventRecord");
+      check(cudaEventRecord(start, user_stream_), "cudaEventRecord");
       run();
-      check(cudaEventRecord(stop, nullptr), "cudaEventRecord");
+      check(cudaEventRecord(stop, user_stream_), "cudaEventRecord");
       check(cudaEventSynchronize(stop), "cudaEventSynchronize");
       check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
     } catch (...) {
@@ -203,31 +337,37 @@ class CudaPolicy {
 
   static constexpr const char* dft_library = "cuFFT";
 
-  // cuFFT's batched plan: `count` contiguous rows of 2^log2_length points, in place.
+  // cuFFT's batched plans: `count` contiguous rows of 2^log2_length points, in
+  // place, on the backend's stream, through plans kept for the backend's life.
   void batched_dft(void* rows, std::uint64_t count, unsigned log2_length, std::size_t word_bytes, bool inverse) {
-    int n = static_cast<int>(std::uint64_t{1} << log2_length);
+    if (log2_length > 30)
+      throw Error(fmt::format("cuFFT transforms of 2^{} points: allowed up to 2^30 (cuFFT takes an int length)",
+                              log2_length));
     const int direction = inverse ? CUFFT_INVERSE : CUFFT_FORWARD;
     // The batch is an int: whole chunks of rows.
     const std::uint64_t chunk = std::min<std::uint64_t>(count, std::uint64_t{1} << (30 - std::min(30u, log2_length)));
     for (std::uint64_t first = 0; first < count; first += chunk) {
       const int batch = static_cast<int>(std::min(chunk, count - first));
       const std::uint64_t offset = first << log2_length;
-      cufftHandle plan;
-      const cufftType type = word_bytes == 16 ? CUFFT_Z2Z : CUFFT_C2C;
-      if (cufftPlanMany(&plan, 1, &n, nullptr, 1, n, nullptr, 1, n, type, batch) != CUFFT_SUCCESS)
-        throw Error(fmt::format("cuFFT could not plan {} transforms of {} points", batch, n));
-      cufftResult r;
-      if (word_bytes == 16) {
-        auto* p = static_cast<cufftDoubleComplex*>(rows) + offset;
-        r = cufftExecZ2Z(plan, p, p, direction);
-      } else {
-        auto* p = static_cast<cufftComplex*>(rows) + offset;
-        r = cufftExecC2C(plan, p, p, direction);
+      const cufftHandle plan = fft_plan(word_bytes, log2_length, batch);
+      // The stream may have changed since the plan was made; the work area may have grown.
+      cufftResult r = cufftSetStream(plan, stream_);
+      if (r == CUFFT_SUCCESS && fft_work_) r = cufftSetWorkArea(plan, fft_work_.data());
+      if (r == CUFFT_SUCCESS) {
+        if (word_bytes == 16) {
+          auto* p = static_cast<cufftDoubleComplex*>(rows) + offset;
+          r = cufftExecZ2Z(plan, p, p, direction);
+        } else {
+          auto* p = static_cast<cufftComplex*>(rows) + offset;
+          r = cufftExecC2C(plan, p, p, direction);
+        }
       }
-      cufftDestroy(plan);
-      if (r != CUFFT_SUCCESS) throw Error(fmt::format("cuFFT failed on the local transforms (error {})", static_cast<int>(r)));
+      if (r != CUFFT_SUCCESS)
+        throw Error(fmt::format("cuFFT failed on {} transforms of {} points (error {})", batch,
+                                std::uint64_t{1} << log2_length, static_cast<int>(r)));
     }
   }
+  std::uint64_t dft_plans_made() const { return fft_plans_made_; }
 
  private:
   struct Slot {
@@ -235,9 +375,54 @@ class CudaPolicy {
     std::size_t bytes = 0;
   };
 
+  // A cuFFT plan per (precision, length, batch), made once. No direction: a
+  // cuFFT plan serves both, which cufftExec takes. The plans share one work
+  // area, grown to the largest they need, rather than one each: they run one
+  // at a time on the stream.
+  cufftHandle fft_plan(std::size_t word_bytes, unsigned log2_length, int batch) {
+    const auto key = std::make_tuple(word_bytes, log2_length, batch);
+    const auto found = fft_plans_.find(key);
+    if (found != fft_plans_.end()) return found->second;
+    int n = 1 << log2_length;
+    cufftHandle plan = 0;
+    if (cufftCreate(&plan) != CUFFT_SUCCESS) throw Error("cuFFT could not create a plan handle (cufftCreate)");
+    std::size_t work_bytes = 0;
+    cufftResult r = cufftSetAutoAllocation(plan, 0);
+    if (r == CUFFT_SUCCESS)
+      r = cufftMakePlanMany(plan, 1, &n, nullptr, 1, n, nullptr, 1, n, word_bytes == 16 ? CUFFT_Z2Z : CUFFT_C2C, batch,
+                            &work_bytes);
+    if (r != CUFFT_SUCCESS) {
+      cufftDestroy(plan);
+      throw Error(fmt::format("cuFFT could not plan {} {} transforms of {} points (error {})", batch,
+                              word_bytes == 16 ? "complex128" : "complex64", n, static_cast<int>(r)));
+    }
+    if (work_bytes > fft_work_bytes_) {
+      try {
+        Buffer grown = allocate(work_bytes);
+        retire(std::move(fft_work_));
+        fft_work_ = std::move(grown);
+        fft_work_bytes_ = work_bytes;
+      } catch (...) {
+        cufftDestroy(plan);
+        throw;
+      }
+    }
+    fft_plans_.emplace(key, plan);
+    ++fft_plans_made_;
+    return plan;
+  }
+
+  // A buffer replaced while enqueued work may still read it: kept until the
+  // stream is synchronized (or the backend dies), so no free waits on the device.
+  void retire(Buffer&& b) {
+    if (b) retired_.push_back(std::move(b));
+  }
+
   void* staging(std::uint64_t bytes) {
     if (staging_bytes_ < bytes) {
-      staging_ = allocate(bytes);
+      Buffer grown = allocate(bytes);
+      retire(std::move(staging_));
+      staging_ = std::move(grown);
       staging_bytes_ = bytes;
     }
     return staging_.data();
@@ -245,12 +430,21 @@ class CudaPolicy {
 
   int device_ = 0;
   std::string name_;
-  cudaStream_t stream_ = nullptr;   // where launches go: the legacy default stream, or capture_ while capturing
-  cudaStream_t capture_ = nullptr;  // made on first use, kept for the backend's life
+  cudaStream_t user_stream_ = nullptr;  // set_stream's; nullptr: the legacy default stream
+  cudaStream_t stream_ = nullptr;       // where launches go: user_stream_, or capture_ while capturing
+  cudaStream_t capture_ = nullptr;      // made on first use, kept for the backend's life
+  cudaEvent_t switch_event_ = nullptr;  // orders a new stream after the old one
   double spec_bandwidth_ = 0;
+  // Buffers before the plans and uploads that use them, so they are freed last.
+  std::vector<Buffer> retired_;
   Slot slots_[2];
   Buffer staging_;
   std::uint64_t staging_bytes_ = 0;
+  Buffer fft_work_;
+  std::size_t fft_work_bytes_ = 0;
+  std::map<std::tuple<std::size_t, unsigned, int>, cufftHandle> fft_plans_;
+  std::uint64_t fft_plans_made_ = 0;
+  PinnedUploads uploads_;
 };
 
 }  // namespace

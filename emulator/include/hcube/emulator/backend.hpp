@@ -102,13 +102,22 @@ class Backend {
                          bool inverse) = 0;
   // The library that fft_block's DFT runs on: "FFTW" or "cuFFT".
   virtual std::string dft_library() const = 0;
+  // DFT library plans this backend has made so far. Plans are made once per
+  // shape and kept until the backend dies, so a repeated fft_block adds none.
+  virtual std::uint64_t dft_plans_made() const = 0;
 
+  // The CUDA stream (a cudaStream_t) that every launch, copy, graph and cuFFT
+  // call of this backend goes to; nullptr: the legacy default stream. With a
+  // stream set nothing synchronizes the whole device: synchronize() waits for
+  // that stream only. Work already enqueued by the backend is ordered before
+  // work on the new stream. The stream must stay valid while the backend uses
+  // it (until another is set or the backend is destroyed). The CPU backend
+  // runs synchronously and ignores it (stream() stays nullptr).
+  virtual void set_stream(void* stream) = 0;
+  virtual void* stream() const = 0;
+
+  // Waits for the backend's work: its stream when one is set, else the device.
   virtual void synchronize() = 0;
-  // CUDA: the stream every launch and copy goes to (a cudaStream_t; null: the
-  // legacy default stream), so that a caller's pipeline orders hcube's work
-  // after its own without a device-wide synchronisation. The CPU has none.
-  virtual void set_stream(void* /*stream*/) {}
-  virtual void* stream() const { return nullptr; }
 
   // Measurement (hcube bench). The seconds `run` takes on the backend's own
   // clock: CUDA events around it on the GPU, the steady clock on the CPU.

@@ -1,0 +1,240 @@
+// The CUDA backend on a stream of the caller's (Backend::set_stream): routing
+// cycles, an AAPC (its cycles one CUDA graph), copies and cuFFT all enqueued
+// on that stream, with results bit for bit those of the CPU backend; work
+// enqueued behind a stream the caller holds back stays there, and enqueueing
+// it waits for nothing on the device. Skips, saying why, without a GPU.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <complex>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "hcube/emulator/fft.hpp"
+#include "hcube/emulator/machine.hpp"
+#include "hcube/emulator/schedule_run.hpp"
+#include "hcube/host/aapc.hpp"
+#include "hcube/host/aapc_permutation.hpp"
+#include "hcube/host/cycle.hpp"
+
+#if HCUBE_HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
+
+namespace hcube {
+namespace {
+
+// A legal all-port cycle: node bit k exchanges the words at local address
+// (first + k) mod K, so no two exchanges touch one word.
+Cycle spread_cycle(const Geometry& g, std::uint64_t first) {
+  Cycle c;
+  for (std::uint32_t k = 0; k < g.n; ++k) c.push_back(direct_exchange(k, (first + k) & low_mask(g.m)));
+  EXPECT_FALSE(find_violation(g, c, PortRules{})) << "test cycle from address " << first;
+  return c;
+}
+
+// The CPU backend runs synchronously: it keeps no stream and ignores one.
+TEST(CpuBackendStream, IgnoresTheStream) {
+  const Geometry geo{4, 3};
+  const Layout layout{geo, 1};
+  const std::uint64_t bytes = geo.total_words() * 4;
+  std::vector<std::uint32_t> labels(geo.total_words());
+  for (std::uint32_t g = 0; g < labels.size(); ++g) labels[g] = g;
+  const Cycle c = spread_cycle(geo, 5);
+  std::vector<std::vector<std::uint32_t>> out;
+  for (bool with_stream : {false, true}) {
+    auto cpu = make_cpu_backend();
+    int not_a_stream = 0;
+    if (with_stream) cpu->set_stream(&not_a_stream);
+    EXPECT_EQ(cpu->stream(), nullptr);
+    Buffer storage = cpu->allocate(bytes);
+    cpu->write_storage(labels.data(), storage, 0, bytes);
+    cpu->exchange(storage, layout, 4, c.data(), c.size());
+    cpu->synchronize();
+    out.emplace_back(labels.size());
+    cpu->read_storage(storage, 0, out.back().data(), bytes);
+  }
+  EXPECT_NE(out[0], labels);
+  EXPECT_EQ(out[0], out[1]);
+}
+
+#if HCUBE_HAVE_CUDA
+
+void cuda_ok(cudaError_t err, const char* what) {
+  ASSERT_EQ(err, cudaSuccess) << what << ": " << cudaGetErrorString(err);
+}
+
+// A non-blocking stream of the test's own: it does not wait for the legacy
+// default stream, so work that went there by mistake is not ordered with it.
+class UserStream {
+ public:
+  UserStream() { cuda_ok(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags"); }
+  ~UserStream() {
+    cudaStreamSynchronize(s_);
+    cudaStreamDestroy(s_);
+  }
+  UserStream(const UserStream&) = delete;
+  UserStream& operator=(const UserStream&) = delete;
+  cudaStream_t get() const { return s_; }
+
+ private:
+  cudaStream_t s_ = nullptr;
+};
+
+class CudaStream : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why;
+    if (cuda_device_count(&why) == 0) GTEST_SKIP() << "CUDA stream tests skipped: " << why;
+  }
+};
+
+TEST_F(CudaStream, CyclesAnAapcAndAnFftOnTheCallersStreamMatchTheCpu) {
+  UserStream stream;  // outlives the machines that use it
+  for (ElementType type : {ElementType::u32, ElementType::c64, ElementType::c128}) {
+    SCOPED_TRACE(info(type).name);
+    const unsigned n = 6, m = 5, d = 4;
+    Machine gpu(MachineOptions{n, m, type, BackendChoice::cuda, -1});
+    Machine cpu(MachineOptions{n, m, type, BackendChoice::cpu, -1});
+    gpu.backend().set_stream(stream.get());
+    EXPECT_EQ(gpu.backend().stream(), static_cast<void*>(stream.get()));
+    EXPECT_EQ(cpu.backend().stream(), nullptr);
+    gpu.load_labels();
+    cpu.load_labels();
+
+    for (std::uint64_t first : {0u, 3u, 7u}) {
+      const Cycle c = spread_cycle(gpu.geometry(), first);
+      gpu.run_cycle(c);
+      cpu.run_cycle(c);
+    }
+    EXPECT_EQ(gpu.read(), cpu.read()) << "after three routing cycles";
+
+    const Schedule s = make_aapc_schedule(AapcOptions{AapcAlgorithm::alg4, d, n, m, LineDrawing::diagonal});
+    const PermutationPlan plan = plan_aapc_permutation(AapcPermutation::transpose, gpu.geometry(), d);
+    run_schedule(gpu, s, plan.f, plan.g);
+    run_schedule(cpu, s, plan.f, plan.g);
+    EXPECT_EQ(gpu.read(), cpu.read()) << "after an AAPC of " << s.cycles() << " cycles";
+
+    // Back on the legacy default stream: ordered after the work on the caller's.
+    gpu.backend().set_stream(nullptr);
+    EXPECT_EQ(gpu.backend().stream(), nullptr);
+    gpu.run_cycle(spread_cycle(gpu.geometry(), 1));
+    cpu.run_cycle(spread_cycle(cpu.geometry(), 1));
+    EXPECT_EQ(gpu.read(), cpu.read()) << "after a cycle on the default stream";
+  }
+
+  // cuFFT on the caller's stream: the same transform as FFTW's, to rounding.
+  std::vector<std::complex<double>> x(std::size_t{1} << 12);
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double t = static_cast<double>(i);
+    x[i] = {std::sin(0.37 * t), std::cos(1.1 * t)};
+  }
+  Machine fft(MachineOptions{4, 8, ElementType::c128, BackendChoice::cuda, -1});
+  fft.backend().set_stream(stream.get());
+  load_cyclic(fft, x);
+  distributed_fft(fft);
+  EXPECT_LT(max_relative_error(read_result(fft, FftOrder::natural), fftw_dft(x)), 1e-12);
+  EXPECT_GE(fft.backend().dft_plans_made(), 1u);
+}
+
+// Holds a stream back until opened (or 10 s have passed) from a host function
+// enqueued on it: what is enqueued behind it cannot run before the test says so.
+struct Gate {
+  std::atomic<bool> open{false};
+  std::atomic<bool> timed_out{false};
+};
+void CUDART_CB hold(void* p) {
+  auto* gate = static_cast<Gate*>(p);
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!gate->open.load()) {
+    if (std::chrono::steady_clock::now() > until) {
+      gate->timed_out = true;
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+}
+
+TEST_F(CudaStream, WorkWaitsBehindTheCallersStreamAndNothingSynchronizesTheDevice) {
+  Gate gate;  // before the stream, whose destructor waits for the host function that reads it
+  UserStream stream;
+  const Geometry geo{5, 4};
+  const Layout layout{geo, 2};
+  const std::size_t wb = 4;
+  const std::uint64_t bytes = geo.total_words() * wb;
+  std::vector<std::uint32_t> labels(geo.total_words());
+  for (std::uint32_t g = 0; g < labels.size(); ++g) labels[g] = g;
+  // One cycle alone, then three as one batch (one CUDA graph on CUDA).
+  const Cycle one = spread_cycle(geo, 2);
+  Cycle three;
+  std::vector<std::size_t> ends;
+  for (std::uint64_t first : {0u, 5u, 9u}) {
+    for (const Exchange& e : spread_cycle(geo, first)) three.push_back(e);
+    ends.push_back(three.size());
+  }
+  const auto run = [&](Backend& b, Buffer& storage) {
+    b.exchange(storage, layout, wb, one.data(), one.size());
+    b.exchange_cycles(storage, layout, wb, three.data(), ends);
+  };
+
+  auto cpu = make_cpu_backend();
+  Buffer on_cpu = cpu->allocate(bytes);
+  cpu->write_storage(labels.data(), on_cpu, 0, bytes);
+  std::vector<std::uint32_t> after_one(labels.size()), after_two(labels.size());
+  run(*cpu, on_cpu);
+  cpu->read_storage(on_cpu, 0, after_one.data(), bytes);
+  run(*cpu, on_cpu);
+  cpu->read_storage(on_cpu, 0, after_two.data(), bytes);
+  ASSERT_NE(after_one, labels);
+  ASSERT_NE(after_two, after_one);
+
+  auto gpu = make_cuda_backend();
+  gpu->set_stream(stream.get());
+  Buffer on_gpu = gpu->allocate(bytes);
+  gpu->write_storage(labels.data(), on_gpu, 0, bytes);
+  // A first run sizes the backend's parameter and pinned buffers: allocation
+  // (cudaMalloc, cudaMallocHost) is not promised to leave the device alone.
+  run(*gpu, on_gpu);
+  gpu->synchronize();
+  std::vector<std::uint32_t> got(labels.size());
+  gpu->read_storage(on_gpu, 0, got.data(), bytes);
+  EXPECT_EQ(got, after_one);
+
+  cuda_ok(cudaLaunchHostFunc(stream.get(), hold, &gate), "cudaLaunchHostFunc");
+  const auto start = std::chrono::steady_clock::now();
+  run(*gpu, on_gpu);
+  const double enqueue_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  // Had anything waited for the device (or the stream), it would have waited for the gate.
+  EXPECT_FALSE(gate.timed_out.load()) << "enqueueing waited " << enqueue_seconds << " s for the held stream";
+  EXPECT_LT(enqueue_seconds, 5.0);
+  EXPECT_EQ(cudaStreamQuery(stream.get()), cudaErrorNotReady);
+  cudaGetLastError();  // "not ready" is no failure
+  // A plain copy on the legacy default stream, which does not wait for the
+  // non-blocking stream: the data has not moved, so nothing ran anywhere else.
+  std::vector<std::uint32_t> meanwhile(labels.size());
+  cuda_ok(cudaMemcpy(meanwhile.data(), on_gpu.data(), bytes, cudaMemcpyDeviceToHost), "cudaMemcpy");
+  EXPECT_EQ(meanwhile, after_one) << "the exchanges ran before the caller's stream let them";
+
+  gate.open = true;
+  gpu->synchronize();
+  EXPECT_EQ(cudaStreamQuery(stream.get()), cudaSuccess);
+  gpu->read_storage(on_gpu, 0, got.data(), bytes);
+  EXPECT_EQ(got, after_two);
+}
+
+#else
+
+TEST(CudaStream, SkippedWithoutTheCudaBackend) {
+  std::string why;
+  cuda_device_count(&why);
+  GTEST_SKIP() << "CUDA stream tests skipped: " << why;
+}
+
+#endif
+
+}  // namespace
+}  // namespace hcube
