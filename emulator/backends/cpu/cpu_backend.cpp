@@ -20,20 +20,12 @@
 #include "hcube/kernels/cpu/alignment.hpp"
 #include "hcube/kernels/cpu/exchange.hpp"
 #include "hcube/kernels/cpu/launch.hpp"
+#include "hcube/kernels/cpu/tuning.hpp"
 
 namespace hcube {
 namespace {
 
-// Storage is aligned for 16-byte words and whole cache lines.
-constexpr std::size_t kAlignment = 64;
-// Buffers of at least this size are aligned to it and advised onto huge pages.
-constexpr std::size_t kHugePageBytes = std::size_t{2} << 20;
-// The fused pass's tiles: one fits L1 (16 KiB of 32-48), or, where it is written
-// by block transposes, L2 (64-128 KiB of 0.5-2 MiB a core): see CpuPolicy::plan_tiles.
-constexpr std::size_t kL1TileBytes = 16 * 1024;
-constexpr std::size_t block_tile_bytes(std::size_t word_bytes) {
-  return word_bytes >= 16 ? 64 * 1024 : 128 * 1024;
-}
+using namespace kernels::cpu::tuning;
 
 std::uint64_t mem_available_bytes() {
   std::ifstream meminfo("/proc/meminfo");

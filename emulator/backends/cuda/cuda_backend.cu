@@ -17,16 +17,14 @@
 #include "hcube/kernels/cuda/exchange.cuh"
 #include "hcube/kernels/cuda/launch.cuh"
 #include "hcube/kernels/cuda/permute.cuh"
+#include "hcube/kernels/cuda/tuning.cuh"
 
 namespace hcube {
 namespace {
 
 using kernels::cuda::check;
 
-// Copy-in/out goes through a staging buffer of this size at most (or one tile).
-constexpr std::uint64_t kStagingBytes = std::uint64_t{64} << 20;
-// The fused pass's tile in a block's shared memory.
-constexpr std::size_t kSharedTileBytes = 16 * 1024;
+using namespace kernels::cuda::tuning;
 
 struct DeviceFree {
   void operator()(void* p) const {
