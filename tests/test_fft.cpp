@@ -12,6 +12,7 @@
 #include <complex>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <set>
 
@@ -501,6 +502,27 @@ TEST(CpuBackendFft, PlansAreKeyedOnTheRowsAlignment) {
 }
 
 HCUBE_ON_EVERY_BACKEND(Fft);
+
+}  // namespace
+}  // namespace hcube
+
+namespace hcube {
+namespace {
+
+// A NaN anywhere fails verification: std::max alone would drop it and report 0.
+TEST(FftCheck, NanNeverVerifies) {
+  const std::vector<std::complex<double>> x(8, {1.0, 0.0});
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  std::vector<std::complex<double>> y(8, {nan, nan});
+  EXPECT_TRUE(std::isnan(max_relative_error(y, fftw_dft(x))));
+  EXPECT_THROW(verify_fft(x, y, FftOptions{}, ElementType::c128), Error);
+  y = fftw_dft(x);
+  y[5] = {0.0, nan};  // one NaN among right answers
+  EXPECT_TRUE(std::isnan(max_relative_error(y, fftw_dft(x))));
+  EXPECT_THROW(verify_fft(x, y, FftOptions{}, ElementType::c128), Error);
+  y = fftw_dft(x);
+  EXPECT_LT(verify_fft(x, y, FftOptions{}, ElementType::c128).error, 1e-15);
+}
 
 }  // namespace
 }  // namespace hcube

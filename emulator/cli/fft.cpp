@@ -101,8 +101,6 @@ Points read_points(const FftFlags& f, unsigned P) {
   return p;
 }
 
-// The tolerance on max |X - X_fftw| / max |X_fftw|.
-double tolerance(ElementType t) { return t == ElementType::c128 ? 1e-12 : 1e-4; }
 
 }  // namespace
 
@@ -160,17 +158,8 @@ void add_fft(CLI::App& app) {
     const FftReport rep = distributed_fft(mach, options);
     const std::vector<std::complex<double>> y = read_result(mach, options.order);
 
-    // FFTW's transform of the whole vector, in the same order.
-    std::vector<std::complex<double>> ref = fftw_dft(pts.x, options.inverse);
-    if (options.order == FftOrder::bit_reversed) {
-      std::vector<std::complex<double>> r(ref.size());
-      for (std::uint64_t t = 0; t < r.size(); ++t) r[t] = ref[reverse_bits(t, P)];
-      ref = std::move(r);
-    }
-    const double err = max_relative_error(y, ref), tol = tolerance(pts.type);
-    if (!(err < tol))
-      throw Error(fmt::format("verification against FFTW failed: max relative error {:.3g} exceeds {:.0e} for {}", err,
-                              tol, info(pts.type).name));
+    const FftCheck check = verify_fft(pts.x, y, options, pts.type);
+    const double err = check.error, tol = check.tolerance;
 
     if (!f->output.empty()) {
       std::vector<unsigned char> bytes(y.size() * info(pts.type).bytes);

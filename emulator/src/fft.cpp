@@ -3,6 +3,8 @@
 #include <fftw3.h>
 #include <fmt/format.h>
 
+#include <limits>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -521,10 +523,33 @@ double max_relative_error(const std::vector<std::complex<double>>& x, const std:
     throw Error(fmt::format("compared vectors differ in length: {} and {}", x.size(), ref.size()));
   double diff = 0, scale = 0;
   for (std::size_t i = 0; i < x.size(); ++i) {
-    diff = std::max(diff, std::abs(x[i] - ref[i]));
-    scale = std::max(scale, std::abs(ref[i]));
+    const double d = std::abs(x[i] - ref[i]), r = std::abs(ref[i]);
+    // std::max drops a NaN in its second argument: a NaN anywhere makes the error NaN.
+    if (std::isnan(d) || std::isnan(r)) return std::numeric_limits<double>::quiet_NaN();
+    diff = std::max(diff, d);
+    scale = std::max(scale, r);
   }
   return scale == 0 ? diff : diff / scale;
+}
+
+double fft_tolerance(ElementType type) { return type == ElementType::c128 ? 1e-12 : 1e-4; }
+
+FftCheck verify_fft(const std::vector<std::complex<double>>& x, const std::vector<std::complex<double>>& y,
+                    const FftOptions& options, ElementType type) {
+  // FFTW's transform of the whole vector, in the same order.
+  std::vector<std::complex<double>> ref = fftw_dft(x, options.inverse);
+  if (options.order == FftOrder::bit_reversed) {
+    const unsigned q = static_cast<unsigned>(__builtin_ctzll(ref.size()));
+    std::vector<std::complex<double>> r(ref.size());
+    for (std::uint64_t t = 0; t < r.size(); ++t) r[t] = ref[reverse_bits(t, q)];
+    ref = std::move(r);
+  }
+  FftCheck c{max_relative_error(y, ref), fft_tolerance(type)};
+  // Written so that a NaN error fails.
+  if (!(c.error < c.tolerance))
+    throw Error(fmt::format("verification against FFTW failed: max relative error {:.3g} exceeds {:.0e} for {}",
+                            c.error, c.tolerance, info(type).name));
+  return c;
 }
 
 }  // namespace hcube

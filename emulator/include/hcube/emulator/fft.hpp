@@ -117,7 +117,19 @@ std::vector<std::complex<float>> hcube_fft(const std::vector<std::complex<float>
 // The reference: FFTW's transform of the whole vector (double precision,
 // FFTW_ESTIMATE), forward or unscaled backward. At most 2^30 points.
 std::vector<std::complex<double>> fftw_dft(const std::vector<std::complex<double>>& x, bool inverse = false);
-// max_k |x[k] - ref[k]| / max_k |ref[k]| (the absolute difference when ref is all zero).
+// max_k |x[k] - ref[k]| / max_k |ref[k]| (the absolute difference when ref is
+// all zero); NaN when either holds a NaN, so that no check passes it.
 double max_relative_error(const std::vector<std::complex<double>>& x, const std::vector<std::complex<double>>& ref);
+
+// The tolerance on max_relative_error: 1e-12 for complex128, 1e-4 for complex64.
+double fft_tolerance(ElementType type);
+// y, the transform of x read back in options.order (read_result), against
+// FFTW's transform of x; throws hcube::Error when the error is not below the
+// tolerance (a NaN anywhere fails).
+struct FftCheck {
+  double error = 0, tolerance = 0;
+};
+FftCheck verify_fft(const std::vector<std::complex<double>>& x, const std::vector<std::complex<double>>& y,
+                    const FftOptions& options, ElementType type);
 
 }  // namespace hcube
