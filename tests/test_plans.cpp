@@ -333,6 +333,42 @@ TEST(Plans, BadBuffersAndOptionsAreRefusedWithOneLine) {
   }
 }
 
+// The verified run's trace is data: every step, its state and its exchanges,
+// handed to an observer; the states are checked here against the transpose
+// composed from the steps' own destination maps and, at the end, the formula.
+TEST(VerifiedRun, TraceHandsEveryStepToTheObserver) {
+  const unsigned d = 2;
+  const BuiltSchedule b = build_aapc_schedule(AapcRequest{AapcMethod::alg4, d, -1, -1, 1, false, LineDrawing::diagonal, false});
+  const PermutationPlan p = plan_aapc_permutation(AapcPermutation::transpose, b.schedule.geometry(), d);
+  const Job job{b.schedule, b.stats, p.f, p.g, p.destination, "transpose", p.formula, {}, {}, 0, {}};
+  Session s = open_session(MachineOptions{d, d, ElementType::u32, BackendChoice::cpu, -1});
+  std::vector<std::string> names;
+  std::size_t cycles_seen = 0;
+  std::vector<std::uint64_t> where(bit(2 * d));  // where each starting word is now, composed step by step
+  std::iota(where.begin(), where.end(), 0);
+  const StepObserver observe = [&](hcube::Session& session, const TraceStep& t) {
+    names.push_back(t.name);
+    if (t.cycle != nullptr) ++cycles_seen;
+    for (std::uint64_t& w : where) w = t.destination(w);
+    // The state handed over is the machine's: label g sits where g has gone.
+    const std::vector<unsigned char> state = session.machine->read();
+    for (std::uint64_t g = 0; g < where.size(); ++g) {
+      std::uint32_t label = 0;
+      std::memcpy(&label, &state[where[g] * 4], 4);
+      ASSERT_EQ(label, g) << t.name;
+    }
+  };
+  run_job(s, job, RunOptions{true, observe, {}});
+  EXPECT_EQ(cycles_seen, b.stats.cycles);
+  ASSERT_EQ(names.size(), b.stats.cycles + 2);
+  EXPECT_EQ(names.front(), "pre-alignment");
+  EXPECT_EQ(names.back(), "post-alignment");
+  for (std::uint64_t g = 0; g < where.size(); ++g) {
+    const std::uint64_t j = g >> d, i = g & (bit(d) - 1);
+    EXPECT_EQ(where[g], (i << d) | j);  // (j|i) -> (i|j)
+  }
+}
+
 // The device path: a device pointer and the caller's stream (skips without a GPU).
 class PlansOnDevice : public BackendTest {};
 
