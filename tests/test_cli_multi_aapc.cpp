@@ -333,9 +333,24 @@ TEST_F(CliMultiAapc, SavedSchedulesRunAgain) {
     ASSERT_TRUE(fs::exists(path("s.json")));
     const json again = ok_json({"run", "--schedule", path("s.json").string()});
     EXPECT_EQ(again["verified"], true);
+    EXPECT_EQ(again["permutation"], "generalized-shuffle");
     EXPECT_EQ(again["cycles"], first["cycles"]);
     EXPECT_EQ(again["launches"], first["launches"]);
   }
+}
+
+// hcube run checks a saved sequence against the shuffle its header names, not
+// against a replay of its own cycles: the order survives the file, and a header
+// edited to name another order fails verification though every cycle is legal.
+TEST_F(CliMultiAapc, RunVerifiesTheShuffleTheHeaderNames) {
+  ok_json({"multi-aapc", "-s", "3", "-d", "2", "-m", "2", "--order", "2,0,1", "--save-schedule",
+           path("o.json").string()});
+  json file = json::parse(std::ifstream(path("o.json")));
+  EXPECT_EQ(file["axis_order"], json({2, 0, 1}));
+  EXPECT_EQ(ok_json({"run", "--schedule", path("o.json").string()})["verified"], true);
+  file["axis_order"] = json({0, 1, 2});
+  std::ofstream(path("edited.json")) << file.dump();
+  expect_error({"run", "--schedule", path("edited.json").string(), "--json"}, {"verification", "failed"});
 }
 
 TEST_F(CliMultiAapc, UnequalOrdersWithAlgorithm1) {

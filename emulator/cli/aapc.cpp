@@ -307,28 +307,26 @@ void add_run(CLI::App& app) {
     check_trace_size(io, sch.n, sch.m);
     const Geometry geo = sch.geometry();
     ScheduleStats stats = check_schedule(sch);
-    // An AAPC between xor alignments is the transpose; anything else is checked
-    // against the composition of its steps.
-    std::optional<Job> job;
-    if (plain_aapc(sch)) {
-      PermutationPlan plan = plan_aapc_permutation(AapcPermutation::transpose, geo, sch.d);
-      job.emplace(Job{std::move(sch), std::move(stats), std::move(plan.f), std::move(plan.g),
-                      std::move(plan.destination), to_string(AapcPermutation::transpose), std::move(plan.formula),
-                      {}, {}, 0, {}});
-    } else {
-      const AffineMap id(geo);
-      AddressMap dest = composed_destination(sch, id, id);
-      job.emplace(Job{std::move(sch), std::move(stats), id, id, std::move(dest), "as-scheduled",
-                      "(the composition of the schedule's steps)", {}, {}, 0, {}});
+    // The result is checked against what the header names (the transpose, the
+    // generalized shuffle), written from its formula; a file that names
+    // nothing runs unverified and says so.
+    std::optional<NamedPermutation> named = named_permutation(sch);
+    const AffineMap id(geo);
+    Job job{std::move(sch), std::move(stats), id, id, {}, "as-scheduled",
+            "(the file names no permutation: not verified)", {}, {}, 0, {}};
+    if (named) {
+      job.destination = std::move(named->destination);
+      job.permutation = std::move(named->name);
+      job.formula = std::move(named->formula);
     }
     MachineFlags mf = f->machine;
     mf.n = geo.n;
     mf.m = geo.m;
     Session s = open_session(mf, io);
-    const double seconds = run_job(s, io, *job);
-    nlohmann::json j = aapc_json("run", *job, *s.machine, seconds);
+    const double seconds = run_job(s, io, job);
+    nlohmann::json j = aapc_json("run", job, *s.machine, seconds);
     j["schedule"] = f->schedule;
-    finish_run(s, io, std::move(j), job_summary(*job, *s.machine, seconds));
+    finish_run(s, io, std::move(j), job_summary(job, *s.machine, seconds), named.has_value());
   });
 }
 

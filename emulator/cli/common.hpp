@@ -90,7 +90,8 @@ void emit(const IoFlags& io, const nlohmann::json& j, const std::function<void()
 // Ends a verified run: writes --output, then prints `j` with machine_json,
 // "verified" and the trace added (--json), or `summary`, the backend, the
 // verification and the counters (prose).
-void finish_run(Session& s, const IoFlags& io, nlohmann::json j, const std::string& summary);
+// verified = false: a run nothing could check (hcube run of a file that names no permutation).
+void finish_run(Session& s, const IoFlags& io, nlohmann::json j, const std::string& summary, bool verified = true);
 
 // A one-line progress bar on a terminal's stderr, cleared when the run ends
 // (or fails, before the error is printed).

@@ -4,6 +4,8 @@
 
 #include <limits>
 
+#include "hcube/host/aapc_permutation.hpp"
+#include "hcube/host/aapc_sequence.hpp"
 #include "hcube/host/edelman.hpp"
 #include "hcube/core/error.hpp"
 #include "hcube/host/exchange_baselines.hpp"
@@ -124,6 +126,30 @@ std::optional<CycleBound> cycle_bound(const Schedule& s) {
   if (s.rules.channel_width > 1)
     return CycleBound{lemma5_cycles(s.d, s.m, s.rules.channel_width), "Lemma 5: d ceil(K / 2db)", paper};
   return CycleBound{paper.cycles, "Table 6", paper};
+}
+
+std::optional<NamedPermutation> named_permutation(const Schedule& s) {
+  const Geometry geo = s.geometry();
+  const std::optional<AapcMethod> method = aapc_method_of(s);
+  const bool edelman_unaligned = method == AapcMethod::edelman && s.pre == AlignmentKind::none &&
+                                 s.post == AlignmentKind::none && s.axes == 1 && s.offset_maps.empty();
+  if (plain_aapc(s) || edelman_unaligned) {
+    PermutationPlan p = plan_aapc_permutation(AapcPermutation::transpose, geo, s.d);
+    return NamedPermutation{std::move(p.destination), to_string(AapcPermutation::transpose), std::move(p.formula)};
+  }
+  const bool sequence = s.pre != AlignmentKind::none && (s.axes > 1 || !s.axis_dims.empty());
+  if (!sequence) return std::nullopt;
+  const std::vector<unsigned> widths = s.axis_widths();
+  std::string formula = fmt::format("(a_{}..a_1|a_0) -> (a_{}..a_0|a_{}) on axes of", s.axes, s.axes - 1, s.axes);
+  for (unsigned w : widths) formula += fmt::format(" {}", w);
+  formula += " bits";
+  if (!s.axis_order.empty()) {
+    formula += ", in the order";
+    for (unsigned u : s.axis_order) formula += fmt::format(" {}", u);
+  }
+  AddressMap dest = !s.axis_dims.empty() ? shuffle_destination(geo, s.axis_dims)
+                                         : shuffle_destination(geo, s.d, s.axes, s.axis_order);
+  return NamedPermutation{std::move(dest), "generalized-shuffle", std::move(formula)};
 }
 
 std::string describe_schedule(const Schedule& s) {

@@ -175,6 +175,9 @@ Schedule make_aapc_sequence(const AapcSequenceOptions& o) {
   seq.algorithm = std::to_string(static_cast<int>(o.algorithm));
   seq.n = n;
   seq.axes = s_axes;
+  // The file keeps a non-default order, so that `hcube run` can verify the shuffle it realises.
+  for (unsigned t = 0; t < s_axes; ++t)
+    if (order[t] != t) seq.axis_order = order;
   if (s_axes == 1) return make_aapc_schedule(AapcOptions{o.algorithm, d, d, m, o.lines});
   std::uint64_t lag = one.cycles();
   if (o.pipelined) {

@@ -50,6 +50,7 @@ Schedule Schedule::header() const {
   h.lines = lines;
   h.axes = axes;
   h.axis_dims = axis_dims;
+  h.axis_order = axis_order;
   h.rotated_rows = rotated_rows;
   h.offset_maps = offset_maps;
   return h;
@@ -93,6 +94,18 @@ void check_shape(const Schedule& s) {
     for (unsigned w : s.axis_dims)
       if (w < 1 || w > s.d)
         throw Error(fmt::format("schedule axis order {} out of range: allowed 1..d = {}", w, s.d));
+  }
+  if (!s.axis_order.empty()) {
+    std::vector<bool> seen(s.axes, false);
+    if (s.axis_order.size() != s.axes)
+      throw Error(fmt::format("schedule lists {} axes in axis_order for {} axes: expected a permutation of 0..{}",
+                              s.axis_order.size(), s.axes, s.axes - 1));
+    for (unsigned u : s.axis_order) {
+      if (u >= s.axes || seen[u])
+        throw Error(fmt::format("schedule axis_order {}: expected a permutation of 0..{}",
+                                fmt::join(s.axis_order, ","), s.axes - 1));
+      seen[u] = true;
+    }
   }
   if (s.pre == AlignmentKind::concurrent || s.post == AlignmentKind::concurrent) {
     if (s.m < 2 * s.d)
@@ -234,6 +247,7 @@ nlohmann::ordered_json to_json(const Schedule& s) {
   if (!s.lines.empty()) j["lines"] = s.lines;
   if (s.axes != 1) j["axes"] = s.axes;
   if (!s.axis_dims.empty()) j["axis_dims"] = s.axis_dims;
+  if (!s.axis_order.empty()) j["axis_order"] = s.axis_order;
   if (s.pre == AlignmentKind::concurrent || s.post == AlignmentKind::concurrent) j["rotated_rows"] = s.rotated_rows;
   if (!s.offset_maps.empty()) j["offset_maps"] = s.offset_maps;
   j["cycles"] = std::move(cycles);
@@ -273,12 +287,13 @@ Schedule schedule_from_json(const nlohmann::json& j, const std::string& what) {
   if (format != "hcube-schedule/1")
     throw Error(fmt::format("{}: format '{}' unknown: allowed hcube-schedule/1", what, format));
   static const char* const known[] = {"format", "algorithm", "d", "n", "m", "channel_width", "port_model", "pre",
-                                      "post", "blocked", "lines", "axes", "axis_dims", "rotated_rows",
+                                      "post", "blocked", "lines", "axes", "axis_dims", "axis_order", "rotated_rows",
                                       "offset_maps", "cycles"};
   for (const auto& [key, value] : j.items())
     if (std::find(std::begin(known), std::end(known), key) == std::end(known))
       throw Error(fmt::format("{}: unknown field '{}' (a typo?): allowed format, algorithm, d, n, m, channel_width, "
-                              "port_model, pre, post, blocked, lines, axes, axis_dims, rotated_rows, offset_maps, cycles",
+                              "port_model, pre, post, blocked, lines, axes, axis_dims, axis_order, rotated_rows, "
+                              "offset_maps, cycles",
                               what, key));
   Schedule s;
   s.algorithm = get_string(j, "algorithm", what, "custom");
@@ -304,6 +319,15 @@ Schedule schedule_from_json(const nlohmann::json& j, const std::string& what) {
       if (!w.is_number_unsigned() || w.get<std::uint64_t>() > 64)
         throw Error(fmt::format("{}: 'axis_dims' entry {} out of range: allowed 1..64", what, w.dump()));
       s.axis_dims.push_back(w.get<unsigned>());
+    }
+  }
+  if (j.contains("axis_order")) {
+    if (!j["axis_order"].is_array())
+      throw Error(fmt::format("{}: 'axis_order' must be an array of axis numbers", what));
+    for (const nlohmann::json& u : j["axis_order"]) {
+      if (!u.is_number_unsigned() || u.get<std::uint64_t>() > 64)
+        throw Error(fmt::format("{}: 'axis_order' entry {} out of range: allowed 0..axes-1", what, u.dump()));
+      s.axis_order.push_back(u.get<unsigned>());
     }
   }
   s.rotated_rows = get_uint(j, "rotated_rows", what, false, 0);

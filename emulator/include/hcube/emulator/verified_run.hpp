@@ -53,7 +53,7 @@ struct Job {
   Schedule schedule;
   ScheduleStats stats;
   AffineMap f, g;           // the permutation's code conversions, folded into the alignments
-  AddressMap destination;   // where the whole run sends every word: the reference
+  AddressMap destination;   // where the whole run sends every word: the reference (empty: not verified)
   std::string permutation;  // its name
   std::string formula;
   // A trace's words for the alignments (empty: alignment_text's description).
@@ -98,10 +98,5 @@ std::string alignment_text(AlignmentKind kind, const AffineMap& code, bool befor
 // "dim k: addr a; ...", with ", peer a'" and " (map i)" where they apply.
 std::string exchanges_text(const Cycle& cycle);
 
-// The composition of the references of every step of a schedule: each
-// alignment's alignment_destination, and each cycle's cycle_destination on
-// the words it touches. What a schedule does, for schedules that name no
-// permutation of their own.
-AddressMap composed_destination(const Schedule& s, const AffineMap& f, const AffineMap& g);
 
 }  // namespace hcube

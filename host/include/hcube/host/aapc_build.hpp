@@ -9,6 +9,7 @@
 #include <string>
 
 #include "hcube/host/aapc.hpp"
+#include "hcube/host/reference.hpp"
 #include "hcube/host/schedule.hpp"
 
 namespace hcube {
@@ -65,6 +66,17 @@ std::optional<CycleBound> cycle_bound(const Schedule& s);
 
 // One AAPC between xor alignments: its run is the transpose (j|i) -> (i|j).
 bool plain_aapc(const Schedule& s);
+
+// What a schedule's header says its run realises, computed from the header
+// alone and never from its cycles (so that running the file checks it): the
+// transpose for one AAPC (aligned, or Edelman's unaligned table), the
+// generalized shuffle for a sequence of AAPCs. None for a schedule that names
+// nothing it realises ("custom" ones without alignments).
+struct NamedPermutation {
+  AddressMap destination;
+  std::string name, formula;
+};
+std::optional<NamedPermutation> named_permutation(const Schedule& s);
 
 // "Algorithm 4 (diagonal lines), d = 3 on n = 3, m = 3 (K = 8), channel width 1".
 std::string describe_schedule(const Schedule& s);

@@ -37,6 +37,9 @@ class Schedule {
   // The axes' orders when they differ (sec. 4.1): axis u is the next axis_dims[u]
   // node bits and exchanges with memory bits 0..axis_dims[u]-1. Empty: d each.
   std::vector<unsigned> axis_dims;
+  // A sequence of AAPCs: the axes in the order they exchange with the memory
+  // axis (a permutation of 0..axes-1). Empty: 0, 1, ..., axes-1.
+  std::vector<unsigned> axis_order;
   // Algorithm 5: the local rows (address >> (d + 1)) 0..rotated_rows-1 hold the
   // data sets that start on a later axis through the spare memory axis.
   std::uint64_t rotated_rows = 0;
