@@ -23,9 +23,56 @@ Words permuted(const Words& in, const std::vector<unsigned>& to) {
 
 TEST_F(CliPermute, HelpNamesTheFlags) {
   const std::string help = ok({"permute", "--help"});
-  for (const char* flag : {"--perm", "--ports", "--algorithm", "--tc", "--tau", "--packet", "--input", "--output", "--json"})
+  for (const char* flag :
+       {"--perm", "--ports", "--algorithm", "--tc", "--ts", "--tau", "--packet", "--input", "--output", "--json"})
     EXPECT_TRUE(contains(help, flag)) << flag;
   EXPECT_TRUE(contains(ok({"--help"}), "compare"));
+}
+
+// --ts is the start-up time and --tc the time per word; --tau, the old spelling
+// of --ts, still works and gives the same run.
+TEST_F(CliPermute, CostFlagsOldAndNewSpellings) {
+  const Args base = {"permute", "--perm", "1,0,2,3,5,6,4,7", "-n", "4", "-m", "4"};
+  const auto with = [&](const Args& more) {
+    Args a = base;
+    a.insert(a.end(), more.begin(), more.end());
+    return a;
+  };
+  // Start-ups of 40 make A1' (3 start-ups, 48 words) beat A1 (4 start-ups, 32 words): 3 * 40 + 48 = 168.
+  const json ts = ok_json(with({"--ts", "40"}));
+  const json tau = ok_json(with({"--tau", "40"}));
+  EXPECT_EQ(ts["algorithm"], "A1'");
+  EXPECT_DOUBLE_EQ(ts["modelled_time"].get<double>(), 168.0);
+  EXPECT_EQ(tau["algorithm"], ts["algorithm"]);
+  EXPECT_DOUBLE_EQ(tau["modelled_time"].get<double>(), ts["modelled_time"].get<double>());
+  for (const json* j : {&ts, &tau}) {
+    EXPECT_DOUBLE_EQ((*j)["ts"].get<double>(), 40.0);
+    EXPECT_DOUBLE_EQ((*j)["tau"].get<double>(), 40.0);  // the old field, still the start-up time
+    EXPECT_DOUBLE_EQ((*j)["tc"].get<double>(), 1.0);
+  }
+  // --tc 40 is the time per word: A1 moves fewer words, 4 + 32 * 40.
+  const json tc = ok_json(with({"--tc", "40"}));
+  EXPECT_EQ(tc["algorithm"], "A1");
+  EXPECT_DOUBLE_EQ(tc["modelled_time"].get<double>(), 4 * 0.0 + 32 * 40.0);
+  EXPECT_DOUBLE_EQ(tc["tc"].get<double>(), 40.0);
+  EXPECT_DOUBLE_EQ(tc["ts"].get<double>(), 0.0);
+  // compare reports the same fields, and the same rows under both spellings.
+  const json c_ts = ok_json({"compare", "--perm", "transpose", "-n", "3", "-m", "3", "--ts", "4", "--tc", "2"});
+  const json c_tau = ok_json({"compare", "--perm", "transpose", "-n", "3", "-m", "3", "--tau", "4", "--tc", "2"});
+  for (const json* j : {&c_ts, &c_tau}) {
+    EXPECT_DOUBLE_EQ((*j)["ts"].get<double>(), 4.0);
+    EXPECT_DOUBLE_EQ((*j)["tau"].get<double>(), 4.0);
+    EXPECT_DOUBLE_EQ((*j)["tc"].get<double>(), 2.0);
+  }
+  ASSERT_EQ(c_ts["rows"].size(), c_tau["rows"].size());
+  for (std::size_t r = 0; r < c_ts["rows"].size(); ++r)
+    EXPECT_EQ(c_ts["rows"][r].value("modelled_time", -1.0), c_tau["rows"][r].value("modelled_time", -1.0)) << r;
+  EXPECT_EQ(c_ts["rows"][0]["modelled_time"],
+            4.0 * c_ts["rows"][0]["startups"].get<double>() + 2.0 * c_ts["rows"][0]["element_transfers"].get<double>());
+  const std::string help = ok({"permute", "--help"});
+  EXPECT_TRUE(contains(help, "old spelling of --ts")) << help;
+  expect_error(with({"--ts", "1", "--tau", "2"}), {"--ts 1", "--tau 2", "old spelling"});
+  expect_error(with({"--ts", "-1"}), {"--ts -1", "t_s >= 0"});
 }
 
 TEST_F(CliPermute, OutputIsThePermutationForEveryAlgorithm) {
