@@ -30,6 +30,36 @@ TEST_F(Cli, HelpNamesEveryCommandAndItsKeyFlags) {
   }
 }
 
+// Every choice flag lists its values in --help, while a bad value still gets
+// the command's own one-line error (below and in each command's tests).
+TEST_F(Cli, HelpListsTheValuesOfChoiceFlags) {
+  const std::vector<std::pair<Args, std::vector<std::string>>> cases = {
+      {{"cycle"},
+       {"--backend TEXT:{auto,cpu,cuda}", "--type TEXT:{uint32,int32,uint64,float,double,complex64,complex128}",
+        "--port-model TEXT:{all,one}"}},
+      {{"route"}, {"--contention TEXT:{report,reject}"}},
+      {{"info"}, {"--type TEXT:{uint32,int32,uint64,float,double,complex64,complex128}"}},
+      {{"schedule"}, {"--algorithm TEXT:{1,2,3,4,edelman,sex,dex}", "--lines TEXT:{diagonal,greedy}",
+                      "--format TEXT:{table,json}"}},
+      {{"aapc"}, {"--permutation TEXT:{transpose,consecutive-to-cyclic,cyclic-to-consecutive,bit-reversal,"
+                  "vector-reversal,gray}"}},
+      {{"multi-aapc"}, {"--algorithm TEXT:{1,3,4,5}", "--layout TEXT:{compact,paper}"}},
+      {{"fft"}, {"--order TEXT:{natural,bit-reversed}", "--local TEXT:{library,radix-2}", "--algorithm TEXT:{1,2,3,4}",
+                 "--type TEXT:{complex128,complex64}", "--backend TEXT:{auto,cpu,cuda}"}},
+      {{"permute"}, {"--ports TEXT:{one,all}"}},
+      {{"compare"}, {"--ports TEXT:{one,all}"}},
+      {{"redistribute"}, {"--schedule TEXT:{circulant,caterpillar,bipartite-stepwise,bipartite-greedy}"}},
+  };
+  for (const auto& [cmd, wanted] : cases) {
+    Args args = cmd;
+    args.push_back("--help");
+    const std::string help = ok(args);
+    for (const std::string& w : wanted) EXPECT_TRUE(contains(help, w)) << cmd[0] << " --help lacks " << w << ":\n" << help;
+  }
+  expect_error({"route", "-n", "2", "-m", "2", "--message", "0:0:1:0", "--contention", "maybe"}, {"'maybe'"});
+  expect_error({"schedule", "-d", "2", "--format", "yaml"}, {"'yaml'", "table, json"});
+}
+
 // --- info ------------------------------------------------------------------
 
 TEST_F(Cli, InfoJson) {

@@ -26,6 +26,9 @@ TEST_F(CliPermute, HelpNamesTheFlags) {
   for (const char* flag :
        {"--perm", "--ports", "--algorithm", "--tc", "--ts", "--tau", "--packet", "--input", "--output", "--json"})
     EXPECT_TRUE(contains(help, flag)) << flag;
+  // The choice flags list their values.
+  EXPECT_TRUE(contains(help, "--ports TEXT:{one,all}")) << help;
+  EXPECT_TRUE(contains(help, "--algorithm TEXT:{auto,A1,A1',A2,A4,A5,A6,Edelman}")) << help;
   EXPECT_TRUE(contains(ok({"--help"}), "compare"));
 }
 

@@ -16,6 +16,29 @@
 
 namespace hcube::cli {
 
+CLI::Option* choices(CLI::Option* opt, const std::vector<std::string>& values) {
+  std::string list;
+  for (const std::string& v : values) list += (list.empty() ? "" : ",") + v;
+  // Accepts everything: the library's parse names the bad value and the allowed ones.
+  return opt->check(CLI::Validator([](const std::string&) { return std::string(); }, "{" + list + "}", "choices"));
+}
+
+std::vector<std::string> split_names(const std::string& list) {
+  std::vector<std::string> names;
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    const std::size_t end = std::min(list.find(", ", start), list.size());
+    if (end > start) names.push_back(list.substr(start, end - start));
+    start = end + 2;
+  }
+  return names;
+}
+
+const std::vector<std::string>& backend_names() {
+  static const std::vector<std::string> names = {"auto", "cpu", "cuda"};
+  return names;
+}
+
 void add_machine_flags(CLI::App& cmd, MachineFlags& f, const char* dims_help) {
   cmd.add_option("-n,--dims", f.n, dims_help)->capture_default_str();
   cmd.add_option("-m,--mem-dims", f.m, "memory dimensions m (K = 2^m words per node)")->capture_default_str();
@@ -23,8 +46,10 @@ void add_machine_flags(CLI::App& cmd, MachineFlags& f, const char* dims_help) {
 }
 
 void add_backend_flags(CLI::App& cmd, MachineFlags& f) {
-  cmd.add_option("-t,--type", f.type, "element type: " + element_type_names() + " (default uint32, or --input's)");
-  cmd.add_option("--backend", f.backend, "auto (CUDA when a GPU is present), cpu or cuda")->capture_default_str();
+  choices(cmd.add_option("-t,--type", f.type, "element type (default uint32, or --input's)"),
+          split_names(element_type_names()));
+  choices(cmd.add_option("--backend", f.backend, "auto (CUDA when a GPU is present), cpu or cuda"), backend_names())
+      ->capture_default_str();
   cmd.add_option("--tile-dims", f.tile_dims,
                  "nodes per storage tile = 2^t, 0..n (default min(n, " + std::to_string(kDefaultTileDims) + "))");
 }

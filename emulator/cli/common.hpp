@@ -40,6 +40,14 @@ struct IoFlags {
   ResultSink sink;  // set: emit hands the JSON result here and prints nothing
 };
 
+// Declares a flag's allowed values, which --help shows as {a,b,c}. Any other
+// value still reaches the command, whose own parse rejects it in one line.
+CLI::Option* choices(CLI::Option* opt, const std::vector<std::string>& values);
+// "a, b, c" (the library's *_names() lists) as {"a", "b", "c"}.
+std::vector<std::string> split_names(const std::string& list);
+// --backend's values.
+const std::vector<std::string>& backend_names();
+
 void add_machine_flags(CLI::App& cmd, MachineFlags& f, const char* dims_help = "processor dimensions n (2^n nodes)");
 // The machine flags other than the geometry: --type, --backend, --tile-dims
 // (for commands that take n and m from elsewhere).

@@ -44,7 +44,8 @@ struct Flags {
 };
 
 void add_cost_flags(CLI::App& cmd, CostFlags& c) {
-  cmd.add_option("--ports", c.ports, "one (one port at a time) or all (n-port: every dimension at once)")
+  choices(cmd.add_option("--ports", c.ports, "one (one port at a time) or all (n-port: every dimension at once)"),
+          {"one", "all"})
       ->capture_default_str();
   cmd.add_option("--tc", c.tc, "modelled time per word sent, t_c >= 0")->capture_default_str();
   c.ts_option = cmd.add_option("--ts", c.ts, "modelled start-up time per packet, t_s >= 0")->capture_default_str();
@@ -149,7 +150,11 @@ void add_permute(CLI::App& app, const ResultSink& sink) {
                   "p0,...,p(q-1) (source bit i to bit p_i, bit 0 the lowest local address bit), or transpose, "
                   "bit-reversal, shuffle:k, unshuffle:k, swap-axes:a:b:w")
       ->required();
-  cmd->add_option("-a,--algorithm", f->algorithm, "auto (lowest modelled time), A1, A1' (2K words a node), A2, A4, A5, A6 or Edelman (bit reversal, n = m)")->capture_default_str();
+  choices(cmd->add_option("-a,--algorithm", f->algorithm,
+                          "auto (lowest modelled time), A1, A1' (2K words a node), A2, A4, A5, A6 or Edelman (bit "
+                          "reversal, n = m)"),
+          split_names(sdp_algorithm_names()))
+      ->capture_default_str();
   cmd->add_flag("--fused", f->fused,
                 "the result in one pass (every word straight to its destination), not an emulation of the routing");
   add_cost_flags(*cmd, f->cost);

@@ -36,7 +36,8 @@ void add_cycle(CLI::App& app) {
                   "one routing cycle: comma-separated exchanges dim:addr[:peer_addr]; node j (bit dim clear) swaps "
                   "word addr with word peer_addr of node j xor 2^dim. Repeat for more cycles")
       ->required();
-  cmd->add_option("--port-model", f->port, "all (all-port) or one (one dimension per cycle)")->capture_default_str();
+  choices(cmd->add_option("--port-model", f->port, "all (all-port) or one (one dimension per cycle)"), {"all", "one"})
+      ->capture_default_str();
   cmd->add_option("-b,--channel-width", f->width, "exchanges one dimension may carry per cycle")->capture_default_str();
   cmd->callback([f] {
     const PortRules rules{parse_port_model(f->port), f->width};
@@ -109,7 +110,9 @@ void add_route(CLI::App& app) {
                   "src_node:src_addr:dst_node:dst_addr[:length]: copy length words; repeat for more messages")
       ->required();
   cmd->add_option("-B,--max-message", f->max_message, "largest message in words")->capture_default_str();
-  cmd->add_option("--contention", f->contention, "report or reject a receiver hit twice")->capture_default_str();
+  choices(cmd->add_option("--contention", f->contention, "report or reject a receiver hit twice"),
+          {"report", "reject"})
+      ->capture_default_str();
   cmd->callback([f] {
     RouterStep step;
     for (const std::string& m : f->messages) step.push_back(parse_message(m));

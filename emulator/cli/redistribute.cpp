@@ -14,6 +14,7 @@
 #include "hcube/emulator/npy.hpp"
 #include "hcube/emulator/redistribute.hpp"
 #include "hcube/host/bits.hpp"
+#include "hcube/host/block_cyclic.hpp"
 #include "hcube/host/error.hpp"
 #include "hcube/plans.hpp"
 
@@ -190,7 +191,8 @@ void add_redistribute(CLI::App& app, const ResultSink& sink) {
   cmd->add_option("--K", f->K, "the destination block is K times the source block")->required();
   cmd->add_option("--x", f->x, "the source block size, elements")->required();
   cmd->add_option("--N", f->N, "elements (a multiple of x; default one superblock, lcm(P, KQ) x, or --input's length)");
-  cmd->add_option("--schedule", f->schedule, "circulant, caterpillar, bipartite-stepwise or bipartite-greedy")
+  choices(cmd->add_option("--schedule", f->schedule, "the communication schedule (docs/redistribution.md)"),
+          redistribution_schedule_names())
       ->capture_default_str();
   cmd->add_flag("--overlap", f->overlap, "sources and destinations on the same nodes (default: disjoint nodes)");
   cmd->add_option("--dims", f->dims, "the cube's processor dimensions (default: the fewest that hold the processors)");
