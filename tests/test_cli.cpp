@@ -60,6 +60,55 @@ TEST_F(Cli, HelpListsTheValuesOfChoiceFlags) {
   expect_error({"schedule", "-d", "2", "--format", "yaml"}, {"'yaml'", "table, json"});
 }
 
+// --- parse errors ----------------------------------------------------------
+
+// A misspelt command or flag: one line naming it and the nearest spelling.
+TEST_F(Cli, SuggestsTheNearestCommandOrFlag) {
+  expect_error({"permut", "--perm", "transpose"}, {"unknown command 'permut': did you mean permute?"});
+  expect_error({"redistribut"}, {"unknown command 'redistribut': did you mean redistribute?"});
+  expect_error({"multi"}, {"did you mean multi-aapc?"});  // the one command it begins
+  // Nothing near: the commands allowed instead.
+  expect_error({"frobnicate"}, {"unknown command 'frobnicate'", "allowed info, demo,", "permute"});
+  const Result none = run({});
+  EXPECT_GT(none.code, 0);
+  EXPECT_EQ(none.out, "");
+  EXPECT_EQ(none.err.rfind("hcube: error: no command given: allowed info, demo,", 0), 0u) << none.err;
+  EXPECT_EQ(std::count(none.err.begin(), none.err.end(), '\n'), 1) << none.err;
+  expect_error({"permute", "--port", "all", "--perm", "transpose"},
+               {"unknown flag '--port' for hcube permute: did you mean --ports?"});
+  // Named even though CLI11 first misses the flag it replaced.
+  expect_error({"permute", "--prem", "transpose"}, {"unknown flag '--prem'", "did you mean --perm?"});
+  expect_error({"permute", "--perm", "transpose", "--subcube=3"}, {"'--subcube'", "did you mean --subcube-dims?"});
+  expect_error({"cycle", "--cycle", "0:0", "--port", "one"}, {"'--port'", "did you mean --port-model?"});
+  expect_error({"redistribute", "--p", "3", "--Q", "4", "--K", "2", "--x", "2"}, {"'--p'", "did you mean --P?"});
+  expect_error({"permute", "--perm", "transpose", "--zzzzzz"},
+               {"unknown flag '--zzzzzz' for hcube permute", "hcube permute --help"});
+  expect_error({"animate", "aapc", "-d", "2", "--lnes", "greedy", "-o", path("page.html").string()},
+               {"hcube animate aapc", "'--lnes'", "did you mean --lines?"});
+  // A negative number is a value, not a flag.
+  expect_error({"permute", "--perm", "transpose", "-n", "2", "-m", "2", "--tc", "-2"}, {"--tc -2"});
+}
+
+// CLI11's own parse errors are one line with the prefix and a non-zero status;
+// --help and --version still print as they always have, with status 0.
+TEST_F(Cli, ParseErrorsAreOneLineAndHelpStillPrints) {
+  expect_error({"permute"}, {"--perm is required"});
+  expect_error({"cycle", "-n", "abc", "--cycle", "0:0"}, {"abc"});
+  expect_error({"permute", "--perm", "transpose", "--ports"}, {"--ports"});
+  expect_error({"permute", "--perm", "transpose", "--ts", "1", "--ts", "2"}, {"--ts"});
+  const Result version = run({"--version"});
+  EXPECT_EQ(version.code, 0);
+  EXPECT_EQ(version.err, "");
+  EXPECT_EQ(version.out.rfind("hcube ", 0), 0u) << version.out;
+  for (const Args& args : {Args{"--help"}, Args{"permute", "--help"}, Args{"permute", "-h"}}) {
+    const Result help = run(args);
+    EXPECT_EQ(help.code, 0) << ::testing::PrintToString(args);
+    EXPECT_EQ(help.err, "");
+    EXPECT_TRUE(contains(help.out, "Usage:")) << help.out;
+  }
+  EXPECT_TRUE(contains(ok({"permute", "--help"}), "--perm"));
+}
+
 // --- info ------------------------------------------------------------------
 
 TEST_F(Cli, InfoJson) {

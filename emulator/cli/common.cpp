@@ -1,10 +1,13 @@
 #include "common.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <limits>
@@ -37,6 +40,112 @@ std::vector<std::string> split_names(const std::string& list) {
 const std::vector<std::string>& backend_names() {
   static const std::vector<std::string> names = {"auto", "cpu", "cuda"};
   return names;
+}
+
+namespace {
+
+// Levenshtein distance, ignoring case.
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  const auto lower = [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); };
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (lower(a[i - 1]) == lower(b[j - 1]) ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+// "x", "x or y", "x, y or z".
+std::string or_list(const std::vector<std::string>& names) {
+  std::string text;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    text += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  return text;
+}
+
+bool is_number(const std::string& s) {
+  char* end = nullptr;
+  std::strtod(s.c_str(), &end);
+  return !s.empty() && end == s.c_str() + s.size();
+}
+
+// Every spelling of every flag of `cmd`: --long and -s.
+std::vector<std::string> flag_names(const CLI::App& cmd) {
+  std::vector<std::string> names;
+  for (const CLI::Option* opt : cmd.get_options()) {
+    for (const std::string& l : opt->get_lnames()) names.push_back("--" + l);
+    for (const std::string& s : opt->get_snames()) names.push_back("-" + s);
+  }
+  return names;
+}
+
+// The flag a word names, or "" for a value: --name[=value], -x[value].
+std::string flag_of(const std::string& word) {
+  if (word.size() < 2 || word[0] != '-' || is_number(word)) return "";
+  if (word[1] == '-') return word.substr(0, word.find('='));
+  return word.substr(0, 2);
+}
+
+}  // namespace
+
+std::vector<std::string> nearest_names(const std::string& word, const std::vector<std::string>& names) {
+  if (word.find_first_not_of('-') == std::string::npos) return {};
+  std::vector<std::string> begun;
+  for (const std::string& n : names)
+    if (n.size() > word.size() && n.compare(0, word.size(), word) == 0) begun.push_back(n);
+  if (begun.size() == 1) return begun;
+  std::size_t best = 3;
+  std::vector<std::string> near;
+  for (const std::string& n : names) {
+    const std::size_t d = edit_distance(word, n);
+    if (d < best) {
+      best = d;
+      near.clear();
+    }
+    if (d == best && std::find(near.begin(), near.end(), n) == near.end()) near.push_back(n);
+  }
+  return near.size() <= 3 ? near : std::vector<std::string>{};
+}
+
+std::string parse_error_text(CLI::App& app, const CLI::ParseError& e, const std::vector<std::string>& args) {
+  std::vector<std::string> commands;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) commands.push_back(sub->get_name());
+  const std::string all_commands = fmt::format("{}", fmt::join(commands, ", "));
+  // The command is the first word that is not a flag: hcube's own flags take no values.
+  const auto first = std::find_if(args.begin(), args.end(), [](const std::string& a) { return a.empty() || a[0] != '-'; });
+  if (first == args.end()) return fmt::format("no command given: allowed {} (hcube --help describes them)", all_commands);
+  CLI::App* cmd = std::find(commands.begin(), commands.end(), *first) != commands.end() ? app.get_subcommand(*first)
+                                                                                        : nullptr;
+  if (cmd == nullptr) {
+    const std::vector<std::string> near = nearest_names(*first, commands);
+    if (near.empty()) return fmt::format("unknown command '{}': allowed {}", *first, all_commands);
+    return fmt::format("unknown command '{}': did you mean {}?", *first, or_list(near));
+  }
+  // A misspelt flag is named even when CLI11 complains first of the flag it
+  // replaced (--prem for --perm: "--perm is required").
+  if (!cmd->get_allow_extras()) {
+    const std::vector<std::string> known = flag_names(*cmd);
+    for (auto a = first + 1; a != args.end() && *a != "--"; ++a) {
+      const std::string flag = flag_of(*a);
+      if (flag.empty() || std::find(known.begin(), known.end(), flag) != known.end()) continue;
+      const std::vector<std::string> near = nearest_names(flag, known);
+      if (near.empty())
+        return fmt::format("unknown flag '{}' for hcube {}: hcube {} --help lists its flags", flag, *first, *first);
+      return fmt::format("unknown flag '{}' for hcube {}: did you mean {}?", flag, *first, or_list(near));
+    }
+  }
+  // CLI11's own text, on one line.
+  std::string text = e.what();
+  for (char& c : text)
+    if (c == '\n') c = ' ';
+  while (!text.empty() && text.back() == ' ') text.pop_back();
+  return text;
 }
 
 void add_machine_flags(CLI::App& cmd, MachineFlags& f, const char* dims_help) {
