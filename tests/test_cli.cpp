@@ -191,6 +191,76 @@ TEST_F(Cli, CycleMatchesExchangeDefinition) {
   }
 }
 
+// -n and -m left out come from --input's shape: (2^n, 2^m), or flat with one of them given.
+TEST_F(Cli, InputShapeGivesTheDimensions) {
+  const Cube c{2, 3};
+  const Words in = random_words(c.total());
+  Words want = in;
+  exchange(want, c, 1, 5, 2);
+  write_u64(path("grid.npy"), c.shape(), in);
+  write_u64(path("flat.npy"), {c.total()}, in);
+  const std::vector<Args> runs = {{"-i", path("grid.npy").string()},
+                                  {"-i", path("grid.npy").string(), "-m", "3"},
+                                  {"-i", path("flat.npy").string(), "-n", "2"},
+                                  {"-i", path("flat.npy").string(), "--mem-dims", "3"}};
+  for (const Args& flags : runs) {
+    SCOPED_TRACE(::testing::PrintToString(flags));
+    Args args = {"cycle", "--cycle", "1:5:2", "-o", path("result.npy").string()};
+    args.insert(args.end(), flags.begin(), flags.end());
+    const json j = ok_json(args);
+    EXPECT_EQ(j["n"], 2);
+    EXPECT_EQ(j["m"], 3);
+    EXPECT_EQ(read_u64(path("result.npy"), c), want);
+  }
+  expect_error({"cycle", "--cycle", "0:0", "-i", path("flat.npy").string()}, {"flat.npy", "(32,)", "-n"});
+  write_u64(path("odd.npy"), {4, 3}, random_words(12));
+  expect_error({"cycle", "--cycle", "0:0", "-i", path("odd.npy").string()}, {"odd.npy", "(4, 3)"});
+  write_u64(path("cube.npy"), {2, 2, 2}, random_words(8));
+  expect_error({"align", "-i", path("cube.npy").string()}, {"(2, 2, 2)"});
+  expect_error({"route", "--message", "0:0:1:0", "-i", path("missing.npy").string()}, {"missing.npy"});
+  // Without --input: 4 and 4, as --help says.
+  const json plain = ok_json({"cycle", "--cycle", "0:0"});
+  EXPECT_EQ(plain["n"], 4);
+  EXPECT_EQ(plain["m"], 4);
+  EXPECT_TRUE(contains(ok({"cycle", "--help"}), "--dims INT=4")) << ok({"cycle", "--help"});
+}
+
+// The header alone gives dtype and shape, with the same checks as a whole read.
+TEST_F(Cli, NpyHeaderReader) {
+  write_u64(path("a.npy"), {8, 4}, random_words(32));
+  const hcube::NpyHeader h = hcube::read_npy_header(path("a.npy").string());
+  EXPECT_EQ(h.type, hcube::ElementType::u64);
+  EXPECT_EQ(h.shape, (std::vector<std::uint64_t>{8, 4}));
+  const std::string bytes = read_text(path("a.npy"));
+  std::ofstream(path("cut.npy"), std::ios::binary) << bytes.substr(0, bytes.size() - 5);
+  std::ofstream(path("long.npy"), std::ios::binary) << bytes << "x";
+  std::ofstream(path("head.npy"), std::ios::binary) << bytes.substr(0, 20);
+  std::ofstream(path("text.npy"), std::ios::binary) << "hello, world";
+  const auto message = [](const fs::path& p) {
+    try {
+      hcube::read_npy_header(p.string());
+    } catch (const std::exception& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_TRUE(contains(message(path("cut.npy")), "truncated data")) << message(path("cut.npy"));
+  EXPECT_TRUE(contains(message(path("long.npy")), "trailing data")) << message(path("long.npy"));
+  EXPECT_TRUE(contains(message(path("head.npy")), "truncated .npy header")) << message(path("head.npy"));
+  EXPECT_TRUE(contains(message(path("text.npy")), "not a .npy file")) << message(path("text.npy"));
+  EXPECT_TRUE(contains(message(path("none.npy")), "cannot open")) << message(path("none.npy"));
+  // The same messages as reading the whole file.
+  for (const char* name : {"cut.npy", "long.npy", "head.npy", "text.npy"}) {
+    std::string whole;
+    try {
+      hcube::read_npy(path(name).string());
+    } catch (const std::exception& e) {
+      whole = e.what();
+    }
+    EXPECT_EQ(message(path(name)), whole) << name;
+  }
+}
+
 TEST_F(Cli, CycleChannelWidthTwoAllowsTwoExchangesPerDim) {
   const Cube c{2, 2};
   const Words in = random_words(c.total());

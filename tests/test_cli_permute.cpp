@@ -170,6 +170,38 @@ TEST_F(CliPermute, NamedPermutationsAndCompare) {
   EXPECT_EQ(read_u64(path("out.npy"), c), permuted(in, {5, 4, 3, 2, 1, 0}));
 }
 
+// Without -n and -m, the input's shape (2^n, 2^m) gives them.
+TEST_F(CliPermute, InputShapeGivesTheDimensions) {
+  const Cube c{3, 3};
+  const Words in = random_words(c.total());
+  write_u64(path("in.npy"), c.shape(), in);
+  const json implied = ok_json({"permute", "--perm", "transpose", "-i", path("in.npy").string(), "-o",
+                                path("implied.npy").string()});
+  EXPECT_EQ(implied["n"], 3);
+  EXPECT_EQ(implied["m"], 3);
+  EXPECT_EQ(implied["perm"], json({3, 4, 5, 0, 1, 2}));
+  const json given = ok_json({"permute", "--perm", "transpose", "-n", "3", "-m", "3", "-i", path("in.npy").string(),
+                              "-o", path("given.npy").string()});
+  EXPECT_EQ(read_u64(path("implied.npy"), c), read_u64(path("given.npy"), c));
+  EXPECT_EQ(read_u64(path("implied.npy"), c), permuted(in, {3, 4, 5, 0, 1, 2}));
+  // Without --input the default stays n = m = 4.
+  const json plain = ok_json({"permute", "--perm", "transpose"});
+  EXPECT_EQ(plain["n"], 4);
+  EXPECT_EQ(plain["m"], 4);
+  // The extended cube: the input is the data's (2^k, 2^m), so it gives m; n stays 4 unless given.
+  const json sub = ok_json({"permute", "--perm", "0,1,2,4,5,3", "--subcube-dims", "3", "-n", "5", "-i",
+                            path("in.npy").string()});
+  EXPECT_EQ(sub["machine_n"], 5);
+  EXPECT_EQ(sub["m"], 3);
+  // A flat input needs one of the two.
+  write_u64(path("flat.npy"), {c.total()}, in);
+  expect_error({"permute", "--perm", "transpose", "-i", path("flat.npy").string()}, {"(64,)", "-n"});
+  const json flat = ok_json({"permute", "--perm", "transpose", "-n", "2", "-i", path("flat.npy").string()});
+  EXPECT_EQ(flat["m"], 4);
+  // Flags given must fit the file.
+  expect_error({"permute", "--perm", "bit-reversal", "-n", "2", "-i", path("in.npy").string()}, {"(8, 8)", "2^2 nodes"});
+}
+
 // The extended cube: data of 2^3 nodes x 2^3 words on a cube of n = 5; each
 // algorithm spreads it over the unused dimensions and gathers it back.
 TEST_F(CliPermute, ExtendedCube) {

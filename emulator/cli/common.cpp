@@ -149,9 +149,48 @@ std::string parse_error_text(CLI::App& app, const CLI::ParseError& e, const std:
 }
 
 void add_machine_flags(CLI::App& cmd, MachineFlags& f, const char* dims_help) {
-  cmd.add_option("-n,--dims", f.n, dims_help)->capture_default_str();
-  cmd.add_option("-m,--mem-dims", f.m, "memory dimensions m (K = 2^m words per node)")->capture_default_str();
+  // Unset until resolve_machine: --help shows the default that applies without --input.
+  cmd.add_option("-n,--dims", f.n, dims_help)->default_str(std::to_string(kDefaultDims));
+  cmd.add_option("-m,--mem-dims", f.m, "memory dimensions m (K = 2^m words per node)")
+      ->default_str(std::to_string(kDefaultDims));
   add_backend_flags(cmd, f);
+}
+
+void resolve_machine(MachineFlags& mf, const std::string& input, long long data_dims) {
+  const bool n_set = mf.n != kUnsetDims, m_set = mf.m != kUnsetDims;
+  if (!input.empty() && !(n_set && m_set)) {
+    // The header alone: open_session reads the data once the geometry is known.
+    const std::vector<std::uint64_t> shape = read_npy_header(input).shape;
+    std::string text;
+    for (std::uint64_t d : shape) text += (text.empty() ? "" : ", ") + std::to_string(d);
+    text = "(" + text + (shape.size() == 1 ? ",)" : ")");
+    const auto log2_of = [](std::uint64_t v) {
+      return v != 0 && (v & (v - 1)) == 0 ? static_cast<long long>(__builtin_ctzll(v)) : -1LL;
+    };
+    const bool powers = !shape.empty() && shape.size() <= 2 &&
+                        std::all_of(shape.begin(), shape.end(), [&](std::uint64_t d) { return log2_of(d) >= 0; });
+    if (!powers)
+      throw Error(fmt::format("{} has shape {}: a machine's state is (2^n, 2^m) or flat (2^(n+m),), so it gives no "
+                              "n and m",
+                              input, text));
+    if (shape.size() == 2) {
+      if (!n_set && data_dims < 0) mf.n = log2_of(shape[0]);
+      if (!m_set) mf.m = log2_of(shape[1]);
+    } else {
+      // A flat array: the other flag (or --subcube-dims) says where the node bits end.
+      const long long q = log2_of(shape[0]);
+      const long long nodes = data_dims >= 0 ? data_dims : n_set ? mf.n : kUnsetDims;
+      if (!m_set && nodes == kUnsetDims)
+        throw Error(fmt::format("{} has shape {}: a flat array does not say how its 2^{} words split into 2^n nodes "
+                                "of 2^m; give -n (or -m)",
+                                input, text, q));
+      if (!m_set && nodes >= 0 && nodes <= q) mf.m = q - nodes;
+      if (!n_set && data_dims < 0 && m_set && mf.m >= 0 && mf.m <= q) mf.n = q - mf.m;
+      // Otherwise the flags do not fit the file: open_session's check says how.
+    }
+  }
+  if (mf.n == kUnsetDims) mf.n = kDefaultDims;
+  if (mf.m == kUnsetDims) mf.m = kDefaultDims;
 }
 
 void add_backend_flags(CLI::App& cmd, MachineFlags& f) {
@@ -163,8 +202,11 @@ void add_backend_flags(CLI::App& cmd, MachineFlags& f) {
                  "nodes per storage tile = 2^t, 0..n (default min(n, " + std::to_string(kDefaultTileDims) + "))");
 }
 
-void add_io_flags(CLI::App& cmd, IoFlags& f) {
-  cmd.add_option("-i,--input", f.input, "initial state, .npy of shape (2^n, 2^m) or (2^(n+m),); default: address labels");
+void add_io_flags(CLI::App& cmd, IoFlags& f, bool input_gives_dims) {
+  cmd.add_option("-i,--input", f.input,
+                 input_gives_dims ? "initial state, .npy of shape (2^n, 2^m) or (2^(n+m),), which gives n and m when "
+                                    "-n, -m are left out; default: address labels"
+                                  : "initial state, .npy of shape (2^n, 2^m) or (2^(n+m),); default: address labels");
   cmd.add_option("-o,--output", f.output, "write the final state as .npy of shape (2^n, 2^m)");
   cmd.add_flag("--json", f.json, "print one JSON object instead of prose");
   cmd.add_flag("--trace", f.trace, "print the machine state after every step");

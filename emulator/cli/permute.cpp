@@ -159,9 +159,10 @@ void add_permute(CLI::App& app, const ResultSink& sink) {
                 "the result in one pass (every word straight to its destination), not an emulation of the routing");
   add_cost_flags(*cmd, f->cost);
   add_machine_flags(*cmd, f->machine);
-  add_io_flags(*cmd, f->io);
+  add_io_flags(*cmd, f->io, true);
   cmd->callback([f] {
     const IoFlags& io = f->io;
+    resolve_machine(f->machine, io.input, f->cost.subcube);
     const SdpProblem r = analyse(f->perm, f->machine, f->cost);  // every flag is checked before anything runs
     const SdpAlgorithm algorithm = parse_sdp_algorithm(f->algorithm);
     check_trace_size(io, r.perm.n, r.perm.m);
@@ -236,6 +237,7 @@ void add_compare(CLI::App& app) {
   add_machine_flags(*cmd, f->machine);
   cmd->add_flag("--json", f->io.json, "print one JSON object instead of the table");
   cmd->callback([f] {
+    resolve_machine(f->machine, "");
     const SdpProblem r = analyse(f->perm, f->machine, f->cost);
     std::vector<SdpCandidate> all = sdp_candidates(r);
     nlohmann::json rows = nlohmann::json::array();
