@@ -54,7 +54,8 @@ TEST_F(Cli, HelpListsTheValuesOfChoiceFlags) {
     Args args = cmd;
     args.push_back("--help");
     const std::string help = ok(args);
-    for (const std::string& w : wanted) EXPECT_TRUE(contains(help, w)) << cmd[0] << " --help lacks " << w << ":\n" << help;
+    for (const std::string& w : wanted)
+      EXPECT_TRUE(contains(help, w)) << cmd[0] << " --help lacks " << w << ":\n" << help;
   }
   expect_error({"route", "-n", "2", "-m", "2", "--message", "0:0:1:0", "--contention", "maybe"}, {"'maybe'"});
   expect_error({"schedule", "-d", "2", "--format", "yaml"}, {"'yaml'", "table, json"});

@@ -199,7 +199,8 @@ TEST_F(CliPermute, InputShapeGivesTheDimensions) {
   const json flat = ok_json({"permute", "--perm", "transpose", "-n", "2", "-i", path("flat.npy").string()});
   EXPECT_EQ(flat["m"], 4);
   // Flags given must fit the file.
-  expect_error({"permute", "--perm", "bit-reversal", "-n", "2", "-i", path("in.npy").string()}, {"(8, 8)", "2^2 nodes"});
+  expect_error({"permute", "--perm", "bit-reversal", "-n", "2", "-i", path("in.npy").string()},
+               {"(8, 8)", "2^2 nodes"});
 }
 
 // The extended cube: data of 2^3 nodes x 2^3 words on a cube of n = 5; each

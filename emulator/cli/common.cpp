@@ -115,11 +115,14 @@ std::vector<std::string> nearest_names(const std::string& word, const std::vecto
 
 std::string parse_error_text(CLI::App& app, const CLI::ParseError& e, const std::vector<std::string>& args) {
   std::vector<std::string> commands;
-  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) commands.push_back(sub->get_name());
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+    commands.push_back(sub->get_name());
   const std::string all_commands = fmt::format("{}", fmt::join(commands, ", "));
   // The command is the first word that is not a flag: hcube's own flags take no values.
-  const auto first = std::find_if(args.begin(), args.end(), [](const std::string& a) { return a.empty() || a[0] != '-'; });
-  if (first == args.end()) return fmt::format("no command given: allowed {} (hcube --help describes them)", all_commands);
+  const auto first =
+      std::find_if(args.begin(), args.end(), [](const std::string& a) { return a.empty() || a[0] != '-'; });
+  if (first == args.end())
+    return fmt::format("no command given: allowed {} (hcube --help describes them)", all_commands);
   CLI::App* cmd = std::find(commands.begin(), commands.end(), *first) != commands.end() ? app.get_subcommand(*first)
                                                                                         : nullptr;
   if (cmd == nullptr) {

@@ -118,7 +118,8 @@ void add_fft(CLI::App& app) {
   choices(cmd->add_option("-t,--type", f->type, "complex128 or complex64 (default complex128, or --input's)"),
           {"complex128", "complex64"});
   choices(cmd->add_option("--order", f->order,
-                          "natural (X[k] in cyclic order, as the input) or bit-reversed (X[rev k] at global address k)"),
+                          "natural (X[k] in cyclic order, as the input) or bit-reversed (X[rev k] at global "
+                          "address k)"),
           {"natural", "bit-reversed"})
       ->capture_default_str();
   choices(cmd->add_option("--local", f->local,

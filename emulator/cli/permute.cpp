@@ -283,7 +283,8 @@ void add_compare(CLI::App& app) {
       return;
     }
     fmt::print("compare: {} on n = {}, m = {} (K = {}){}, {}-port, t_s = {}, t_c = {}, B = {}\ncycles: {}\n{}",
-               perm_text(r.perm), r.perm.n, r.perm.m, bit(r.perm.m), subcube_text(r), f->cost.ports, r.cost.tau, f->cost.tc,
+               perm_text(r.perm), r.perm.n, r.perm.m, bit(r.perm.m), subcube_text(r), f->cost.ports, r.cost.tau,
+               f->cost.tc,
                packet_words(r.cost, r.perm.m), cycles_text(r.analysis), table);
   });
 }
