@@ -30,6 +30,86 @@ TEST_F(Cli, HelpNamesEveryCommandAndItsKeyFlags) {
   }
 }
 
+// Every choice flag lists its values in --help, while a bad value still gets
+// the command's own one-line error (below and in each command's tests).
+TEST_F(Cli, HelpListsTheValuesOfChoiceFlags) {
+  const std::vector<std::pair<Args, std::vector<std::string>>> cases = {
+      {{"cycle"},
+       {"--backend TEXT:{auto,cpu,cuda}", "--type TEXT:{uint32,int32,uint64,float,double,complex64,complex128}",
+        "--port-model TEXT:{all,one}"}},
+      {{"route"}, {"--contention TEXT:{report,reject}"}},
+      {{"info"}, {"--type TEXT:{uint32,int32,uint64,float,double,complex64,complex128}"}},
+      {{"schedule"}, {"--algorithm TEXT:{1,2,3,4,edelman,sex,dex}", "--lines TEXT:{diagonal,greedy}",
+                      "--format TEXT:{table,json}"}},
+      {{"aapc"}, {"--permutation TEXT:{transpose,consecutive-to-cyclic,cyclic-to-consecutive,bit-reversal,"
+                  "vector-reversal,gray}"}},
+      {{"multi-aapc"}, {"--algorithm TEXT:{1,3,4,5}", "--layout TEXT:{compact,paper}"}},
+      {{"fft"}, {"--order TEXT:{natural,bit-reversed}", "--local TEXT:{library,radix-2}", "--algorithm TEXT:{1,2,3,4}",
+                 "--type TEXT:{complex128,complex64}", "--backend TEXT:{auto,cpu,cuda}"}},
+      {{"permute"}, {"--ports TEXT:{one,all}"}},
+      {{"compare"}, {"--ports TEXT:{one,all}"}},
+      {{"redistribute"}, {"--schedule TEXT:{circulant,caterpillar,bipartite-stepwise,bipartite-greedy}"}},
+  };
+  for (const auto& [cmd, wanted] : cases) {
+    Args args = cmd;
+    args.push_back("--help");
+    const std::string help = ok(args);
+    for (const std::string& w : wanted)
+      EXPECT_TRUE(contains(help, w)) << cmd[0] << " --help lacks " << w << ":\n" << help;
+  }
+  expect_error({"route", "-n", "2", "-m", "2", "--message", "0:0:1:0", "--contention", "maybe"}, {"'maybe'"});
+  expect_error({"schedule", "-d", "2", "--format", "yaml"}, {"'yaml'", "table, json"});
+}
+
+// --- parse errors ----------------------------------------------------------
+
+// A misspelt command or flag: one line naming it and the nearest spelling.
+TEST_F(Cli, SuggestsTheNearestCommandOrFlag) {
+  expect_error({"permut", "--perm", "transpose"}, {"unknown command 'permut': did you mean permute?"});
+  expect_error({"redistribut"}, {"unknown command 'redistribut': did you mean redistribute?"});
+  expect_error({"multi"}, {"did you mean multi-aapc?"});  // the one command it begins
+  // Nothing near: the commands allowed instead.
+  expect_error({"frobnicate"}, {"unknown command 'frobnicate'", "allowed info, demo,", "permute"});
+  const Result none = run({});
+  EXPECT_GT(none.code, 0);
+  EXPECT_EQ(none.out, "");
+  EXPECT_EQ(none.err.rfind("hcube: error: no command given: allowed info, demo,", 0), 0u) << none.err;
+  EXPECT_EQ(std::count(none.err.begin(), none.err.end(), '\n'), 1) << none.err;
+  expect_error({"permute", "--port", "all", "--perm", "transpose"},
+               {"unknown flag '--port' for hcube permute: did you mean --ports?"});
+  // Named even though CLI11 first misses the flag it replaced.
+  expect_error({"permute", "--prem", "transpose"}, {"unknown flag '--prem'", "did you mean --perm?"});
+  expect_error({"permute", "--perm", "transpose", "--subcube=3"}, {"'--subcube'", "did you mean --subcube-dims?"});
+  expect_error({"cycle", "--cycle", "0:0", "--port", "one"}, {"'--port'", "did you mean --port-model?"});
+  expect_error({"redistribute", "--p", "3", "--Q", "4", "--K", "2", "--x", "2"}, {"'--p'", "did you mean --P?"});
+  expect_error({"permute", "--perm", "transpose", "--zzzzzz"},
+               {"unknown flag '--zzzzzz' for hcube permute", "hcube permute --help"});
+  expect_error({"animate", "aapc", "-d", "2", "--lnes", "greedy", "-o", path("page.html").string()},
+               {"hcube animate aapc", "'--lnes'", "did you mean --lines?"});
+  // A negative number is a value, not a flag.
+  expect_error({"permute", "--perm", "transpose", "-n", "2", "-m", "2", "--tc", "-2"}, {"--tc -2"});
+}
+
+// CLI11's own parse errors are one line with the prefix and a non-zero status;
+// --help and --version still print as they always have, with status 0.
+TEST_F(Cli, ParseErrorsAreOneLineAndHelpStillPrints) {
+  expect_error({"permute"}, {"--perm is required"});
+  expect_error({"cycle", "-n", "abc", "--cycle", "0:0"}, {"abc"});
+  expect_error({"permute", "--perm", "transpose", "--ports"}, {"--ports"});
+  expect_error({"permute", "--perm", "transpose", "--ts", "1", "--ts", "2"}, {"--ts"});
+  const Result version = run({"--version"});
+  EXPECT_EQ(version.code, 0);
+  EXPECT_EQ(version.err, "");
+  EXPECT_EQ(version.out.rfind("hcube ", 0), 0u) << version.out;
+  for (const Args& args : {Args{"--help"}, Args{"permute", "--help"}, Args{"permute", "-h"}}) {
+    const Result help = run(args);
+    EXPECT_EQ(help.code, 0) << ::testing::PrintToString(args);
+    EXPECT_EQ(help.err, "");
+    EXPECT_TRUE(contains(help.out, "Usage:")) << help.out;
+  }
+  EXPECT_TRUE(contains(ok({"permute", "--help"}), "--perm"));
+}
+
 // --- info ------------------------------------------------------------------
 
 TEST_F(Cli, InfoJson) {
@@ -109,6 +189,76 @@ TEST_F(Cli, CycleMatchesExchangeDefinition) {
     EXPECT_EQ(j["type"], "uint64");  // taken from the file
     EXPECT_EQ(j["counters"]["routing_cycles"], 2);
     EXPECT_EQ(read_u64(path("out.npy"), c), want);
+  }
+}
+
+// -n and -m left out come from --input's shape: (2^n, 2^m), or flat with one of them given.
+TEST_F(Cli, InputShapeGivesTheDimensions) {
+  const Cube c{2, 3};
+  const Words in = random_words(c.total());
+  Words want = in;
+  exchange(want, c, 1, 5, 2);
+  write_u64(path("grid.npy"), c.shape(), in);
+  write_u64(path("flat.npy"), {c.total()}, in);
+  const std::vector<Args> runs = {{"-i", path("grid.npy").string()},
+                                  {"-i", path("grid.npy").string(), "-m", "3"},
+                                  {"-i", path("flat.npy").string(), "-n", "2"},
+                                  {"-i", path("flat.npy").string(), "--mem-dims", "3"}};
+  for (const Args& flags : runs) {
+    SCOPED_TRACE(::testing::PrintToString(flags));
+    Args args = {"cycle", "--cycle", "1:5:2", "-o", path("result.npy").string()};
+    args.insert(args.end(), flags.begin(), flags.end());
+    const json j = ok_json(args);
+    EXPECT_EQ(j["n"], 2);
+    EXPECT_EQ(j["m"], 3);
+    EXPECT_EQ(read_u64(path("result.npy"), c), want);
+  }
+  expect_error({"cycle", "--cycle", "0:0", "-i", path("flat.npy").string()}, {"flat.npy", "(32,)", "-n"});
+  write_u64(path("odd.npy"), {4, 3}, random_words(12));
+  expect_error({"cycle", "--cycle", "0:0", "-i", path("odd.npy").string()}, {"odd.npy", "(4, 3)"});
+  write_u64(path("cube.npy"), {2, 2, 2}, random_words(8));
+  expect_error({"align", "-i", path("cube.npy").string()}, {"(2, 2, 2)"});
+  expect_error({"route", "--message", "0:0:1:0", "-i", path("missing.npy").string()}, {"missing.npy"});
+  // Without --input: 4 and 4, as --help says.
+  const json plain = ok_json({"cycle", "--cycle", "0:0"});
+  EXPECT_EQ(plain["n"], 4);
+  EXPECT_EQ(plain["m"], 4);
+  EXPECT_TRUE(contains(ok({"cycle", "--help"}), "--dims INT=4")) << ok({"cycle", "--help"});
+}
+
+// The header alone gives dtype and shape, with the same checks as a whole read.
+TEST_F(Cli, NpyHeaderReader) {
+  write_u64(path("a.npy"), {8, 4}, random_words(32));
+  const hcube::NpyHeader h = hcube::read_npy_header(path("a.npy").string());
+  EXPECT_EQ(h.type, hcube::ElementType::u64);
+  EXPECT_EQ(h.shape, (std::vector<std::uint64_t>{8, 4}));
+  const std::string bytes = read_text(path("a.npy"));
+  std::ofstream(path("cut.npy"), std::ios::binary) << bytes.substr(0, bytes.size() - 5);
+  std::ofstream(path("long.npy"), std::ios::binary) << bytes << "x";
+  std::ofstream(path("head.npy"), std::ios::binary) << bytes.substr(0, 20);
+  std::ofstream(path("text.npy"), std::ios::binary) << "hello, world";
+  const auto message = [](const fs::path& p) {
+    try {
+      hcube::read_npy_header(p.string());
+    } catch (const std::exception& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_TRUE(contains(message(path("cut.npy")), "truncated data")) << message(path("cut.npy"));
+  EXPECT_TRUE(contains(message(path("long.npy")), "trailing data")) << message(path("long.npy"));
+  EXPECT_TRUE(contains(message(path("head.npy")), "truncated .npy header")) << message(path("head.npy"));
+  EXPECT_TRUE(contains(message(path("text.npy")), "not a .npy file")) << message(path("text.npy"));
+  EXPECT_TRUE(contains(message(path("none.npy")), "cannot open")) << message(path("none.npy"));
+  // The same messages as reading the whole file.
+  for (const char* name : {"cut.npy", "long.npy", "head.npy", "text.npy"}) {
+    std::string whole;
+    try {
+      hcube::read_npy(path(name).string());
+    } catch (const std::exception& e) {
+      whole = e.what();
+    }
+    EXPECT_EQ(message(path(name)), whole) << name;
   }
 }
 

@@ -23,9 +23,59 @@ Words permuted(const Words& in, const std::vector<unsigned>& to) {
 
 TEST_F(CliPermute, HelpNamesTheFlags) {
   const std::string help = ok({"permute", "--help"});
-  for (const char* flag : {"--perm", "--ports", "--algorithm", "--tc", "--tau", "--packet", "--input", "--output", "--json"})
+  for (const char* flag :
+       {"--perm", "--ports", "--algorithm", "--tc", "--ts", "--tau", "--packet", "--input", "--output", "--json"})
     EXPECT_TRUE(contains(help, flag)) << flag;
+  // The choice flags list their values.
+  EXPECT_TRUE(contains(help, "--ports TEXT:{one,all}")) << help;
+  EXPECT_TRUE(contains(help, "--algorithm TEXT:{auto,A1,A1',A2,A4,A5,A6,Edelman}")) << help;
   EXPECT_TRUE(contains(ok({"--help"}), "compare"));
+}
+
+// --ts is the start-up time and --tc the time per word; --tau, the old spelling
+// of --ts, still works and gives the same run.
+TEST_F(CliPermute, CostFlagsOldAndNewSpellings) {
+  const Args base = {"permute", "--perm", "1,0,2,3,5,6,4,7", "-n", "4", "-m", "4"};
+  const auto with = [&](const Args& more) {
+    Args a = base;
+    a.insert(a.end(), more.begin(), more.end());
+    return a;
+  };
+  // Start-ups of 40 make A1' (3 start-ups, 48 words) beat A1 (4 start-ups, 32 words): 3 * 40 + 48 = 168.
+  const json ts = ok_json(with({"--ts", "40"}));
+  const json tau = ok_json(with({"--tau", "40"}));
+  EXPECT_EQ(ts["algorithm"], "A1'");
+  EXPECT_DOUBLE_EQ(ts["modelled_time"].get<double>(), 168.0);
+  EXPECT_EQ(tau["algorithm"], ts["algorithm"]);
+  EXPECT_DOUBLE_EQ(tau["modelled_time"].get<double>(), ts["modelled_time"].get<double>());
+  for (const json* j : {&ts, &tau}) {
+    EXPECT_DOUBLE_EQ((*j)["ts"].get<double>(), 40.0);
+    EXPECT_DOUBLE_EQ((*j)["tau"].get<double>(), 40.0);  // the old field, still the start-up time
+    EXPECT_DOUBLE_EQ((*j)["tc"].get<double>(), 1.0);
+  }
+  // --tc 40 is the time per word: A1 moves fewer words, 4 + 32 * 40.
+  const json tc = ok_json(with({"--tc", "40"}));
+  EXPECT_EQ(tc["algorithm"], "A1");
+  EXPECT_DOUBLE_EQ(tc["modelled_time"].get<double>(), 4 * 0.0 + 32 * 40.0);
+  EXPECT_DOUBLE_EQ(tc["tc"].get<double>(), 40.0);
+  EXPECT_DOUBLE_EQ(tc["ts"].get<double>(), 0.0);
+  // compare reports the same fields, and the same rows under both spellings.
+  const json c_ts = ok_json({"compare", "--perm", "transpose", "-n", "3", "-m", "3", "--ts", "4", "--tc", "2"});
+  const json c_tau = ok_json({"compare", "--perm", "transpose", "-n", "3", "-m", "3", "--tau", "4", "--tc", "2"});
+  for (const json* j : {&c_ts, &c_tau}) {
+    EXPECT_DOUBLE_EQ((*j)["ts"].get<double>(), 4.0);
+    EXPECT_DOUBLE_EQ((*j)["tau"].get<double>(), 4.0);
+    EXPECT_DOUBLE_EQ((*j)["tc"].get<double>(), 2.0);
+  }
+  ASSERT_EQ(c_ts["rows"].size(), c_tau["rows"].size());
+  for (std::size_t r = 0; r < c_ts["rows"].size(); ++r)
+    EXPECT_EQ(c_ts["rows"][r].value("modelled_time", -1.0), c_tau["rows"][r].value("modelled_time", -1.0)) << r;
+  EXPECT_EQ(c_ts["rows"][0]["modelled_time"],
+            4.0 * c_ts["rows"][0]["startups"].get<double>() + 2.0 * c_ts["rows"][0]["element_transfers"].get<double>());
+  const std::string help = ok({"permute", "--help"});
+  EXPECT_TRUE(contains(help, "old spelling of --ts")) << help;
+  expect_error(with({"--ts", "1", "--tau", "2"}), {"--ts 1", "--tau 2", "old spelling"});
+  expect_error(with({"--ts", "-1"}), {"--ts -1", "t_s >= 0"});
 }
 
 TEST_F(CliPermute, OutputIsThePermutationForEveryAlgorithm) {
@@ -118,6 +168,39 @@ TEST_F(CliPermute, NamedPermutationsAndCompare) {
   EXPECT_EQ(edelman["element_transfers"], 4);
   EXPECT_EQ(edelman["verified"], true);
   EXPECT_EQ(read_u64(path("out.npy"), c), permuted(in, {5, 4, 3, 2, 1, 0}));
+}
+
+// Without -n and -m, the input's shape (2^n, 2^m) gives them.
+TEST_F(CliPermute, InputShapeGivesTheDimensions) {
+  const Cube c{3, 3};
+  const Words in = random_words(c.total());
+  write_u64(path("in.npy"), c.shape(), in);
+  const json implied = ok_json({"permute", "--perm", "transpose", "-i", path("in.npy").string(), "-o",
+                                path("implied.npy").string()});
+  EXPECT_EQ(implied["n"], 3);
+  EXPECT_EQ(implied["m"], 3);
+  EXPECT_EQ(implied["perm"], json({3, 4, 5, 0, 1, 2}));
+  const json given = ok_json({"permute", "--perm", "transpose", "-n", "3", "-m", "3", "-i", path("in.npy").string(),
+                              "-o", path("given.npy").string()});
+  EXPECT_EQ(read_u64(path("implied.npy"), c), read_u64(path("given.npy"), c));
+  EXPECT_EQ(read_u64(path("implied.npy"), c), permuted(in, {3, 4, 5, 0, 1, 2}));
+  // Without --input the default stays n = m = 4.
+  const json plain = ok_json({"permute", "--perm", "transpose"});
+  EXPECT_EQ(plain["n"], 4);
+  EXPECT_EQ(plain["m"], 4);
+  // The extended cube: the input is the data's (2^k, 2^m), so it gives m; n stays 4 unless given.
+  const json sub = ok_json({"permute", "--perm", "0,1,2,4,5,3", "--subcube-dims", "3", "-n", "5", "-i",
+                            path("in.npy").string()});
+  EXPECT_EQ(sub["machine_n"], 5);
+  EXPECT_EQ(sub["m"], 3);
+  // A flat input needs one of the two.
+  write_u64(path("flat.npy"), {c.total()}, in);
+  expect_error({"permute", "--perm", "transpose", "-i", path("flat.npy").string()}, {"(64,)", "-n"});
+  const json flat = ok_json({"permute", "--perm", "transpose", "-n", "2", "-i", path("flat.npy").string()});
+  EXPECT_EQ(flat["m"], 4);
+  // Flags given must fit the file.
+  expect_error({"permute", "--perm", "bit-reversal", "-n", "2", "-i", path("in.npy").string()},
+               {"(8, 8)", "2^2 nodes"});
 }
 
 // The extended cube: data of 2^3 nodes x 2^3 words on a cube of n = 5; each

@@ -56,6 +56,30 @@ TEST_F(CliRedistribute, JsonContractAndThePapersStepCounts) {
   EXPECT_DOUBLE_EQ(u["modelled_cost"].get<double>(), 36 * 10.0 + 54 * 4 * 0.5);
 }
 
+// --ts is the start-up time a message and --tc the time an element; --tau, the
+// old spelling of --tc, still works and gives the same cost.
+TEST_F(CliRedistribute, CostFlagsOldAndNewSpellings) {
+  const Args base = {"redistribute", "--P", "28", "--K", "6", "--Q", "36", "--x", "4", "--ts", "10"};
+  const auto with = [&](const Args& more) {
+    Args a = base;
+    a.insert(a.end(), more.begin(), more.end());
+    return a;
+  };
+  const json tc = ok_json(with({"--tc", "0.5"}));
+  const json tau = ok_json(with({"--tau", "0.5"}));
+  // 36 steps of 10 and 54 blocks of 4 elements at 0.5.
+  EXPECT_DOUBLE_EQ(tc["modelled_cost"].get<double>(), 36 * 10.0 + 54 * 4 * 0.5);
+  EXPECT_DOUBLE_EQ(tau["modelled_cost"].get<double>(), tc["modelled_cost"].get<double>());
+  for (const json* j : {&tc, &tau}) {
+    EXPECT_DOUBLE_EQ((*j)["ts"].get<double>(), 10.0);
+    EXPECT_DOUBLE_EQ((*j)["tc"].get<double>(), 0.5);
+    EXPECT_DOUBLE_EQ((*j)["tau"].get<double>(), 0.5);  // the old field, still the time an element
+  }
+  const std::string help = ok({"redistribute", "--help"});
+  EXPECT_TRUE(contains(help, "old spelling of --tc")) << help;
+  expect_error(with({"--tc", "1", "--tau", "2"}), {"--tc 1", "--tau 2", "old spelling"});
+}
+
 TEST_F(CliRedistribute, OutputIsTheCyclicKxLayoutForEverySchedule) {
   // P > Q, a partial superblock, disjoint and shared nodes.
   for (const char* schedule : {"circulant", "caterpillar", "bipartite-stepwise", "bipartite-greedy"})

@@ -47,10 +47,11 @@ struct ScheduleFlags {
 };
 
 void add_schedule_flags(CLI::App& cmd, ScheduleFlags& f) {
-  cmd.add_option("-a,--algorithm", f.algorithm,
-                 "Johnsson & Ho's Algorithm 1, 2, 3 or 4 (4: K/2 cycles, every word within d consecutive cycles), "
-                 "edelman (Edelman's optimal schedule table), or the baselines sex (standard exchange, one-port, "
-                 "combining) and dex (direct exchange, e-cube)")
+  choices(cmd.add_option("-a,--algorithm", f.algorithm,
+                         "Johnsson & Ho's Algorithm 1, 2, 3 or 4 (4: K/2 cycles, every word within d consecutive "
+                         "cycles), edelman (Edelman's optimal schedule table), or the baselines sex (standard "
+                         "exchange, one-port, combining) and dex (direct exchange, e-cube)"),
+          {"1", "2", "3", "4", "edelman", "sex", "dex"})
       ->capture_default_str();
   cmd.add_flag("--unaligned", f.unaligned,
                "edelman: no alignment, node k using location w xor k (indirect addressing, as on the CM-2) instead "
@@ -65,7 +66,8 @@ void add_schedule_flags(CLI::App& cmd, ScheduleFlags& f) {
       ->capture_default_str();
   cmd.add_flag("--blocked", f.blocked,
                "group the cycles into block transfers (sec. 5): one cycle each, as wide as its largest block");
-  cmd.add_option("--lines", f.lines, "Algorithm 4's line drawing: diagonal or greedy")->capture_default_str();
+  choices(cmd.add_option("--lines", f.lines, "Algorithm 4's line drawing: diagonal or greedy"), {"diagonal", "greedy"})
+      ->capture_default_str();
 }
 
 unsigned parse_channel_width(const std::string& text) {
@@ -213,7 +215,8 @@ void add_schedule(CLI::App& app) {
                                  "print or save an AAPC schedule (Johnsson & Ho): its routing cycles, checked, "
                                  "with its counts beside the paper's");
   add_schedule_flags(*cmd, f->schedule);
-  cmd->add_option("--format", f->format, "table (the paper's Table 5 layout) or json (the schedule file)")
+  choices(cmd->add_option("--format", f->format, "table (the paper's Table 5 layout) or json (the schedule file)"),
+          {"table", "json"})
       ->capture_default_str();
   cmd->add_flag("--json", f->json, "the same as --format json");
   cmd->add_flag("--all", f->all, fmt::format("print every cycle of a table longer than {}", kTableAll));
@@ -264,7 +267,8 @@ void add_aapc(CLI::App& app, const ResultSink& sink) {
   add_schedule_flags(*cmd, f->schedule);
   add_backend_flags(*cmd, f->machine);
   add_io_flags(*cmd, f->io);
-  cmd->add_option("-p,--permutation", f->permutation, "the permutation the AAPC realises: " + aapc_permutation_names())
+  choices(cmd->add_option("-p,--permutation", f->permutation, "the permutation the AAPC realises"),
+          split_names(aapc_permutation_names()))
       ->capture_default_str();
   cmd->callback([f] {
     const IoFlags& io = f->io;

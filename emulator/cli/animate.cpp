@@ -13,6 +13,7 @@
 
 #include "animate_page.hpp"
 #include "commands.hpp"
+#include "common.hpp"
 #include "hcube/core/error.hpp"
 #include "hcube/host/text_file.hpp"
 
@@ -99,7 +100,7 @@ void run_animate(std::vector<std::string> args) {
   } catch (const CLI::CallForHelp&) {
     help = true;
   } catch (const CLI::ParseError& e) {
-    throw Error(fmt::format("hcube animate {}: {}", command, e.what()));
+    throw Error(fmt::format("hcube animate {}: {}", command, parse_error_text(inner, e, args)));
   } catch (const Error& e) {
     const std::string what = e.what();
     if (what.find("--trace prints every word") != std::string::npos) throw too_large(what);

@@ -1,10 +1,13 @@
 #include "common.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <limits>
@@ -16,21 +19,197 @@
 
 namespace hcube::cli {
 
+CLI::Option* choices(CLI::Option* opt, const std::vector<std::string>& values) {
+  std::string list;
+  for (const std::string& v : values) list += (list.empty() ? "" : ",") + v;
+  // Accepts everything: the library's parse names the bad value and the allowed ones.
+  return opt->check(CLI::Validator([](const std::string&) { return std::string(); }, "{" + list + "}", "choices"));
+}
+
+std::vector<std::string> split_names(const std::string& list) {
+  std::vector<std::string> names;
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    const std::size_t end = std::min(list.find(", ", start), list.size());
+    if (end > start) names.push_back(list.substr(start, end - start));
+    start = end + 2;
+  }
+  return names;
+}
+
+const std::vector<std::string>& backend_names() {
+  static const std::vector<std::string> names = {"auto", "cpu", "cuda"};
+  return names;
+}
+
+namespace {
+
+// Levenshtein distance, ignoring case.
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  const auto lower = [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); };
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (lower(a[i - 1]) == lower(b[j - 1]) ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+// "x", "x or y", "x, y or z".
+std::string or_list(const std::vector<std::string>& names) {
+  std::string text;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    text += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  return text;
+}
+
+bool is_number(const std::string& s) {
+  char* end = nullptr;
+  std::strtod(s.c_str(), &end);
+  return !s.empty() && end == s.c_str() + s.size();
+}
+
+// Every spelling of every flag of `cmd`: --long and -s.
+std::vector<std::string> flag_names(const CLI::App& cmd) {
+  std::vector<std::string> names;
+  for (const CLI::Option* opt : cmd.get_options()) {
+    for (const std::string& l : opt->get_lnames()) names.push_back("--" + l);
+    for (const std::string& s : opt->get_snames()) names.push_back("-" + s);
+  }
+  return names;
+}
+
+// The flag a word names, or "" for a value: --name[=value], -x[value].
+std::string flag_of(const std::string& word) {
+  if (word.size() < 2 || word[0] != '-' || is_number(word)) return "";
+  if (word[1] == '-') return word.substr(0, word.find('='));
+  return word.substr(0, 2);
+}
+
+}  // namespace
+
+std::vector<std::string> nearest_names(const std::string& word, const std::vector<std::string>& names) {
+  if (word.find_first_not_of('-') == std::string::npos) return {};
+  std::vector<std::string> begun;
+  for (const std::string& n : names)
+    if (n.size() > word.size() && n.compare(0, word.size(), word) == 0) begun.push_back(n);
+  if (begun.size() == 1) return begun;
+  std::size_t best = 3;
+  std::vector<std::string> near;
+  for (const std::string& n : names) {
+    const std::size_t d = edit_distance(word, n);
+    if (d < best) {
+      best = d;
+      near.clear();
+    }
+    if (d == best && std::find(near.begin(), near.end(), n) == near.end()) near.push_back(n);
+  }
+  return near.size() <= 3 ? near : std::vector<std::string>{};
+}
+
+std::string parse_error_text(CLI::App& app, const CLI::ParseError& e, const std::vector<std::string>& args) {
+  std::vector<std::string> commands;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+    commands.push_back(sub->get_name());
+  const std::string all_commands = fmt::format("{}", fmt::join(commands, ", "));
+  // The command is the first word that is not a flag: hcube's own flags take no values.
+  const auto first =
+      std::find_if(args.begin(), args.end(), [](const std::string& a) { return a.empty() || a[0] != '-'; });
+  if (first == args.end())
+    return fmt::format("no command given: allowed {} (hcube --help describes them)", all_commands);
+  CLI::App* cmd = std::find(commands.begin(), commands.end(), *first) != commands.end() ? app.get_subcommand(*first)
+                                                                                        : nullptr;
+  if (cmd == nullptr) {
+    const std::vector<std::string> near = nearest_names(*first, commands);
+    if (near.empty()) return fmt::format("unknown command '{}': allowed {}", *first, all_commands);
+    return fmt::format("unknown command '{}': did you mean {}?", *first, or_list(near));
+  }
+  // A misspelt flag is named even when CLI11 complains first of the flag it
+  // replaced (--prem for --perm: "--perm is required").
+  if (!cmd->get_allow_extras()) {
+    const std::vector<std::string> known = flag_names(*cmd);
+    for (auto a = first + 1; a != args.end() && *a != "--"; ++a) {
+      const std::string flag = flag_of(*a);
+      if (flag.empty() || std::find(known.begin(), known.end(), flag) != known.end()) continue;
+      const std::vector<std::string> near = nearest_names(flag, known);
+      if (near.empty())
+        return fmt::format("unknown flag '{}' for hcube {}: hcube {} --help lists its flags", flag, *first, *first);
+      return fmt::format("unknown flag '{}' for hcube {}: did you mean {}?", flag, *first, or_list(near));
+    }
+  }
+  // CLI11's own text, on one line.
+  std::string text = e.what();
+  for (char& c : text)
+    if (c == '\n') c = ' ';
+  while (!text.empty() && text.back() == ' ') text.pop_back();
+  return text;
+}
+
 void add_machine_flags(CLI::App& cmd, MachineFlags& f, const char* dims_help) {
-  cmd.add_option("-n,--dims", f.n, dims_help)->capture_default_str();
-  cmd.add_option("-m,--mem-dims", f.m, "memory dimensions m (K = 2^m words per node)")->capture_default_str();
+  // Unset until resolve_machine: --help shows the default that applies without --input.
+  cmd.add_option("-n,--dims", f.n, dims_help)->default_str(std::to_string(kDefaultDims));
+  cmd.add_option("-m,--mem-dims", f.m, "memory dimensions m (K = 2^m words per node)")
+      ->default_str(std::to_string(kDefaultDims));
   add_backend_flags(cmd, f);
 }
 
+void resolve_machine(MachineFlags& mf, const std::string& input, long long data_dims) {
+  const bool n_set = mf.n != kUnsetDims, m_set = mf.m != kUnsetDims;
+  if (!input.empty() && !(n_set && m_set)) {
+    // The header alone: open_session reads the data once the geometry is known.
+    const std::vector<std::uint64_t> shape = read_npy_header(input).shape;
+    std::string text;
+    for (std::uint64_t d : shape) text += (text.empty() ? "" : ", ") + std::to_string(d);
+    text = "(" + text + (shape.size() == 1 ? ",)" : ")");
+    const auto log2_of = [](std::uint64_t v) {
+      return v != 0 && (v & (v - 1)) == 0 ? static_cast<long long>(__builtin_ctzll(v)) : -1LL;
+    };
+    const bool powers = !shape.empty() && shape.size() <= 2 &&
+                        std::all_of(shape.begin(), shape.end(), [&](std::uint64_t d) { return log2_of(d) >= 0; });
+    if (!powers)
+      throw Error(fmt::format("{} has shape {}: a machine's state is (2^n, 2^m) or flat (2^(n+m),), so it gives no "
+                              "n and m",
+                              input, text));
+    if (shape.size() == 2) {
+      if (!n_set && data_dims < 0) mf.n = log2_of(shape[0]);
+      if (!m_set) mf.m = log2_of(shape[1]);
+    } else {
+      // A flat array: the other flag (or --subcube-dims) says where the node bits end.
+      const long long q = log2_of(shape[0]);
+      const long long nodes = data_dims >= 0 ? data_dims : n_set ? mf.n : kUnsetDims;
+      if (!m_set && nodes == kUnsetDims)
+        throw Error(fmt::format("{} has shape {}: a flat array does not say how its 2^{} words split into 2^n nodes "
+                                "of 2^m; give -n (or -m)",
+                                input, text, q));
+      if (!m_set && nodes >= 0 && nodes <= q) mf.m = q - nodes;
+      if (!n_set && data_dims < 0 && m_set && mf.m >= 0 && mf.m <= q) mf.n = q - mf.m;
+      // Otherwise the flags do not fit the file: open_session's check says how.
+    }
+  }
+  if (mf.n == kUnsetDims) mf.n = kDefaultDims;
+  if (mf.m == kUnsetDims) mf.m = kDefaultDims;
+}
+
 void add_backend_flags(CLI::App& cmd, MachineFlags& f) {
-  cmd.add_option("-t,--type", f.type, "element type: " + element_type_names() + " (default uint32, or --input's)");
-  cmd.add_option("--backend", f.backend, "auto (CUDA when a GPU is present), cpu or cuda")->capture_default_str();
+  choices(cmd.add_option("-t,--type", f.type, "element type (default uint32, or --input's)"),
+          split_names(element_type_names()));
+  choices(cmd.add_option("--backend", f.backend, "auto (CUDA when a GPU is present), cpu or cuda"), backend_names())
+      ->capture_default_str();
   cmd.add_option("--tile-dims", f.tile_dims,
                  "nodes per storage tile = 2^t, 0..n (default min(n, " + std::to_string(kDefaultTileDims) + "))");
 }
 
-void add_io_flags(CLI::App& cmd, IoFlags& f) {
-  cmd.add_option("-i,--input", f.input, "initial state, .npy of shape (2^n, 2^m) or (2^(n+m),); default: address labels");
+void add_io_flags(CLI::App& cmd, IoFlags& f, bool input_gives_dims) {
+  cmd.add_option("-i,--input", f.input,
+                 input_gives_dims ? "initial state, .npy of shape (2^n, 2^m) or (2^(n+m),), which gives n and m when "
+                                    "-n, -m are left out; default: address labels"
+                                  : "initial state, .npy of shape (2^n, 2^m) or (2^(n+m),); default: address labels");
   cmd.add_option("-o,--output", f.output, "write the final state as .npy of shape (2^n, 2^m)");
   cmd.add_flag("--json", f.json, "print one JSON object instead of prose");
   cmd.add_flag("--trace", f.trace, "print the machine state after every step");

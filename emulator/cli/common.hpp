@@ -24,9 +24,13 @@
 
 namespace hcube::cli {
 
+// -n and -m left out: taken from --input's shape, else 4 (resolve_machine).
+inline constexpr long long kUnsetDims = std::numeric_limits<long long>::min();
+inline constexpr long long kDefaultDims = 4;
+
 struct MachineFlags {
-  long long n = 4;
-  long long m = 4;
+  long long n = kUnsetDims;
+  long long m = kUnsetDims;
   std::string type;  // empty: from --input, else uint32
   std::string backend = "auto";
   long long tile_dims = -1;
@@ -40,11 +44,35 @@ struct IoFlags {
   ResultSink sink;  // set: emit hands the JSON result here and prints nothing
 };
 
+// Declares a flag's allowed values, which --help shows as {a,b,c}. Any other
+// value still reaches the command, whose own parse rejects it in one line.
+CLI::Option* choices(CLI::Option* opt, const std::vector<std::string>& values);
+// "a, b, c" (the library's *_names() lists) as {"a", "b", "c"}.
+std::vector<std::string> split_names(const std::string& list);
+// --backend's values.
+const std::vector<std::string>& backend_names();
+
+// The one-line text (without "hcube: error: ") for a parse error of `app` on
+// `args` (the words after the program's name): an unknown command or flag gets
+// the nearest spelling (edit distance <= 2, or the one name it begins).
+std::string parse_error_text(CLI::App& app, const CLI::ParseError& e, const std::vector<std::string>& args);
+// The names nearest to `word`: the only one that begins with it, else those
+// within edit distance 2 of it (ignoring case), at most three, else none.
+std::vector<std::string> nearest_names(const std::string& word, const std::vector<std::string>& names);
+
 void add_machine_flags(CLI::App& cmd, MachineFlags& f, const char* dims_help = "processor dimensions n (2^n nodes)");
+// Settles -n and -m before a command uses them. A flag given stays (open_session
+// checks it against the file); one left out comes from --input's shape
+// (2^n, 2^m), or for a flat (2^(n+m),) input from the other flag, else is 4.
+// `data_dims` >= 0: the input holds 2^data_dims nodes' data inside a larger
+// cube (permute --subcube-dims), so its shape gives m but not n.
+void resolve_machine(MachineFlags& mf, const std::string& input, long long data_dims = -1);
+
 // The machine flags other than the geometry: --type, --backend, --tile-dims
 // (for commands that take n and m from elsewhere).
 void add_backend_flags(CLI::App& cmd, MachineFlags& f);
-void add_io_flags(CLI::App& cmd, IoFlags& f);
+// `input_gives_dims`: the command takes -n, -m from --input (resolve_machine).
+void add_io_flags(CLI::App& cmd, IoFlags& f, bool input_gives_dims = false);
 
 // The element type of a run: --type, which --input's dtype must match, else
 // --input's dtype, else uint32. Throws naming the file when they disagree.

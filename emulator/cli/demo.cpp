@@ -21,9 +21,10 @@ void add_demo(CLI::App& app) {
   auto* cmd = app.add_subcommand("demo", "show an all-port exchange cycle and the xor alignment on a d-cube (d = 4)");
   add_machine_flags(*cmd, f->machine, "cube dimension d (2^d nodes; K = 2^d words unless --mem-dims)");
   cmd->add_flag("--json", f->io.json, "print one JSON object with every state");
-  cmd->callback([f, cmd] {
+  cmd->callback([f] {
     MachineFlags mf = f->machine;
-    if (cmd->count("--mem-dims") == 0) mf.m = mf.n;
+    if (mf.m == kUnsetDims) mf.m = mf.n;  // K = 2^d words unless --mem-dims
+    resolve_machine(mf, "");
     IoFlags io = f->io;
     io.trace = true;
     const Geometry geo = make_geometry(mf.n, mf.m);

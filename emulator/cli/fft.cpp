@@ -113,18 +113,24 @@ void add_fft(CLI::App& app) {
       "FFTW");
   cmd->add_option("-P,--points-log2", f->points_log2, "2^P points")->required();
   cmd->add_option("-n,--nodes-log2", f->nodes_log2, "2^n nodes, 0 <= n <= P-1: each holds 2^(P-n) points")->required();
-  cmd->add_option("-t,--type", f->type, "complex128 or complex64 (default complex128, or --input's)");
-  cmd->add_option("--order", f->order,
-                  "natural (X[k] in cyclic order, as the input) or bit-reversed (X[rev k] at global address k)")
+  choices(cmd->add_option("-t,--type", f->type, "complex128 or complex64 (default complex128, or --input's)"),
+          {"complex128", "complex64"});
+  choices(cmd->add_option("--order", f->order,
+                          "natural (X[k] in cyclic order, as the input) or bit-reversed (X[rev k] at global "
+                          "address k)"),
+          {"natural", "bit-reversed"})
       ->capture_default_str();
-  cmd->add_option("--local", f->local,
-                  "the stages between AAPCs: library (all of a segment as one batched DFT: FFTW on the CPU, cuFFT on "
-                  "CUDA) or radix-2 (one butterfly launch per stage)")
+  choices(cmd->add_option("--local", f->local,
+                          "the stages between AAPCs: library (all of a segment as one batched DFT: FFTW on the CPU, "
+                          "cuFFT on CUDA) or radix-2 (one butterfly launch per stage)"),
+          {"library", "radix-2"})
       ->capture_default_str();
   cmd->add_flag("--inverse", f->inverse, "exp(+2 pi i t k / N), unscaled (compared with FFTW's backward transform)");
-  cmd->add_option("-a,--algorithm", f->algorithm, "the AAPC schedules: Johnsson & Ho's Algorithm 1, 2, 3 or 4")
+  choices(cmd->add_option("-a,--algorithm", f->algorithm, "the AAPC schedules: Johnsson & Ho's Algorithm 1, 2, 3 or 4"),
+          {"1", "2", "3", "4"})
       ->capture_default_str();
-  cmd->add_option("--backend", f->backend, "auto (CUDA when a GPU is present), cpu or cuda")->capture_default_str();
+  choices(cmd->add_option("--backend", f->backend, "auto (CUDA when a GPU is present), cpu or cuda"), backend_names())
+      ->capture_default_str();
   cmd->add_option("--tile-dims", f->tile_dims,
                   "nodes per storage tile = 2^t, 0..n (default min(n, " + std::to_string(kDefaultTileDims) + "))");
   cmd->add_option("-i,--input", f->input, "the points: a flat .npy of 2^P complex64 or complex128 values, in index order");

@@ -16,8 +16,8 @@ void add_info(CLI::App& app) {
     bool json = false;
   };
   auto f = std::make_shared<Flags>();
-  cmd->add_option("-t,--type", f->type, "element type for the largest-cube figure: " + element_type_names() +
-                                            " (default: all)");
+  choices(cmd->add_option("-t,--type", f->type, "element type for the largest-cube figure (default: all)"),
+          split_names(element_type_names()));
   cmd->add_flag("--json", f->json, "print one JSON object");
   cmd->callback([f] {
     std::vector<ElementType> types;

@@ -3,8 +3,11 @@
 
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "commands.hpp"
+#include "common.hpp"
 #include "hcube/core/error.hpp"
 
 int main(int argc, char** argv) {
@@ -15,8 +18,13 @@ int main(int argc, char** argv) {
   hcube::cli::add_commands(app);
   try {
     app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);  // --help, --help-all, --version: printed as CLI11 does, exit 0
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // One line like every other error, with the nearest spelling of a misspelt command or flag.
+    std::cerr << "hcube: error: "
+              << hcube::cli::parse_error_text(app, e, std::vector<std::string>(argv + 1, argv + argc)) << "\n";
+    return e.get_exit_code() != 0 ? e.get_exit_code() : 1;
   } catch (const hcube::Error& e) {
     std::cerr << "hcube: error: " << e.what() << "\n";
     return 1;

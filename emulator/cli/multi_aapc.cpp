@@ -72,18 +72,22 @@ void add_multi_aapc(CLI::App& app, const ResultSink& sink) {
       ->required();
   cmd->add_option("-m,--mem-dims", f->m,
                   "machine memory dimensions m >= d (default d; 2d for Algorithm 5): K = 2^m words per node");
-  cmd->add_option("-a,--algorithm", f->algorithm,
-                  "the single-AAPC algorithm pipelined, 1, 3 or 4, or 5: multiple concurrent AAPCs (sec. 4.2), which "
-                  "needs m >= 2d")
+  choices(cmd->add_option("-a,--algorithm", f->algorithm,
+                          "the single-AAPC algorithm pipelined, 1, 3 or 4, or 5: multiple concurrent AAPCs (sec. "
+                          "4.2), which needs m >= 2d"),
+          {"1", "3", "4", "5"})
       ->capture_default_str();
   cmd->add_flag("--sequential", f->sequential, "run the AAPCs one after another instead of pipelined");
   cmd->add_option("--order", f->order,
                   "the axes in the order they exchange with the memory axis, a permutation of 0..s-1 "
                   "(axis u = node bits u d .. u d + d - 1, a_(u+1)); default 0,1,...,s-1");
-  cmd->add_option("--lines", f->lines, "Algorithm 4's line drawing: diagonal or greedy")->capture_default_str();
-  cmd->add_option("--layout", f->layout,
-                  "Algorithm 5: where data sets start on later axes: compact (one per axis, R+1 columns) or paper "
-                  "(Figure 4: pairs of sets on axes s-2, s-4, ...)")
+  choices(cmd->add_option("--lines", f->lines, "Algorithm 4's line drawing: diagonal or greedy"),
+          {"diagonal", "greedy"})
+      ->capture_default_str();
+  choices(cmd->add_option("--layout", f->layout,
+                          "Algorithm 5: where data sets start on later axes: compact (one per axis, R+1 columns) or "
+                          "paper (Figure 4: pairs of sets on axes s-2, s-4, ...)"),
+          {"compact", "paper"})
       ->capture_default_str();
   cmd->add_option("--rotated-rows", f->rotated_rows,
                   "Algorithm 5: rows of 2^d complement pairs that start on later axes (default: the count with the "

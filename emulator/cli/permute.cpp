@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <cmath>
 #include <functional>
 #include <limits>
 #include <memory>
@@ -24,8 +25,11 @@ namespace {
 
 struct CostFlags {
   std::string ports = "one";
-  double tc = 1.0;
-  double tau = 0.0;
+  double tc = 1.0;  // per word
+  double ts = 0.0;  // per start-up
+  double tau = 0.0;  // --tau, the old spelling of --ts
+  CLI::Option* ts_option = nullptr;
+  CLI::Option* tau_option = nullptr;  // given: --tau sets t_s
   long long packet = -1;  // unset: K (whole blocks)
   long long subcube = -1;  // unset: the data fills the machine's n processor dimensions
 };
@@ -40,10 +44,13 @@ struct Flags {
 };
 
 void add_cost_flags(CLI::App& cmd, CostFlags& c) {
-  cmd.add_option("--ports", c.ports, "one (one port at a time) or all (n-port: every dimension at once)")
+  choices(cmd.add_option("--ports", c.ports, "one (one port at a time) or all (n-port: every dimension at once)"),
+          {"one", "all"})
       ->capture_default_str();
   cmd.add_option("--tc", c.tc, "modelled time per word sent, t_c >= 0")->capture_default_str();
-  cmd.add_option("--tau", c.tau, "modelled start-up time per packet, tau >= 0")->capture_default_str();
+  c.ts_option = cmd.add_option("--ts", c.ts, "modelled start-up time per packet, t_s >= 0")->capture_default_str();
+  // --tau meant t_s here but t_c in hcube redistribute; --ts is the one spelling now.
+  c.tau_option = cmd.add_option("--tau", c.tau, "the old spelling of --ts (start-up time per packet)");
   cmd.add_option("--packet", c.packet, "packet size B in words (default K: no packet limit)");
   cmd.add_option("--subcube-dims", c.subcube,
                  "the extended cube (sec. 4): the data occupies the subcube of the machine's first k < n processor "
@@ -51,9 +58,29 @@ void add_cost_flags(CLI::App& cmd, CostFlags& c) {
                  "over the unused dimensions, runs on the full cube and gathers it back");
 }
 
-// The flags as the library's cost model (checked by analyse_sdp).
+// The start-up time, from --ts or its old spelling --tau.
+double startup(const CostFlags& c) { return c.tau_option->count() > 0 ? c.tau : c.ts; }
+
+// The flags as the library's cost model (checked by analyse_sdp). The start-up
+// time is checked here, so that the message names the spelling given.
 SdpCost cost_of(const CostFlags& c) {
-  return SdpCost{parse_ports(c.ports), c.tc, c.tau, c.packet};
+  if (c.ts_option->count() > 0 && c.tau_option->count() > 0)
+    throw Error(fmt::format("--ts {} and --tau {} both set the start-up time: --tau is its old spelling, drop it", c.ts,
+                            c.tau));
+  const double ts = startup(c);
+  if (!(std::isfinite(ts) && ts >= 0)) {
+    if (c.tau_option->count() > 0)
+      throw Error(fmt::format("--tau {} out of range: allowed a finite tau >= 0 (the start-up time t_s)", ts));
+    throw Error(fmt::format("--ts {} out of range: allowed a finite t_s >= 0", ts));
+  }
+  return SdpCost{parse_ports(c.ports), c.tc, ts, c.packet};
+}
+
+// The cost model's flags in JSON: "ts" and "tc" (canonical) and "tau", the old name of "ts".
+void add_cost_json(nlohmann::json& j, const CostFlags& c) {
+  j["tc"] = c.tc;
+  j["ts"] = startup(c);
+  j["tau"] = startup(c);
 }
 
 // Every flag is checked before anything runs.
@@ -123,14 +150,19 @@ void add_permute(CLI::App& app, const ResultSink& sink) {
                   "p0,...,p(q-1) (source bit i to bit p_i, bit 0 the lowest local address bit), or transpose, "
                   "bit-reversal, shuffle:k, unshuffle:k, swap-axes:a:b:w")
       ->required();
-  cmd->add_option("-a,--algorithm", f->algorithm, "auto (lowest modelled time), A1, A1' (2K words a node), A2, A4, A5, A6 or Edelman (bit reversal, n = m)")->capture_default_str();
+  choices(cmd->add_option("-a,--algorithm", f->algorithm,
+                          "auto (lowest modelled time), A1, A1' (2K words a node), A2, A4, A5, A6 or Edelman (bit "
+                          "reversal, n = m)"),
+          split_names(sdp_algorithm_names()))
+      ->capture_default_str();
   cmd->add_flag("--fused", f->fused,
                 "the result in one pass (every word straight to its destination), not an emulation of the routing");
   add_cost_flags(*cmd, f->cost);
   add_machine_flags(*cmd, f->machine);
-  add_io_flags(*cmd, f->io);
+  add_io_flags(*cmd, f->io, true);
   cmd->callback([f] {
     const IoFlags& io = f->io;
+    resolve_machine(f->machine, io.input, f->cost.subcube);
     const SdpProblem r = analyse(f->perm, f->machine, f->cost);  // every flag is checked before anything runs
     const SdpAlgorithm algorithm = parse_sdp_algorithm(f->algorithm);
     check_trace_size(io, r.perm.n, r.perm.m);
@@ -155,6 +187,7 @@ void add_permute(CLI::App& app, const ResultSink& sink) {
                           {"launches", s.machine->counters().kernel_launches},
                           {"seconds", seconds},
                           {"analysis", analysis_json(r)}};
+      add_cost_json(j, f->cost);
       finish_run(s, io, std::move(j),
                  fmt::format("permute: {} on n = {}, m = {} (K = {}), fused: every word straight to its destination "
                              "in one launch, {:.6f} s",
@@ -184,6 +217,7 @@ void add_permute(CLI::App& app, const ResultSink& sink) {
     j["reason"] = why;
     j["analysis"] = analysis_json(r);
     j["machine_n"] = r.machine_n;  // n of the cube; > n in the extended cube (--subcube-dims)
+    add_cost_json(j, f->cost);
     const std::string summary = fmt::format(
         "permute: {} on n = {}, m = {} (K = {}){}, {}-port\ncycles: {}\n{} ({}-port, {}): {} routing cycles, {} element "
         "transfers, {} start-ups; modelled {:.6g} (lower bound {:.6g}, {}), measured {:.6f} s",
@@ -203,6 +237,7 @@ void add_compare(CLI::App& app) {
   add_machine_flags(*cmd, f->machine);
   cmd->add_flag("--json", f->io.json, "print one JSON object instead of the table");
   cmd->callback([f] {
+    resolve_machine(f->machine, "");
     const SdpProblem r = analyse(f->perm, f->machine, f->cost);
     std::vector<SdpCandidate> all = sdp_candidates(r);
     nlohmann::json rows = nlohmann::json::array();
@@ -239,16 +274,17 @@ void add_compare(CLI::App& app) {
                            r.bound.time(), seconds);
     }
     if (f->io.json) {
-      nlohmann::json j = {{"command", "compare"}, {"perm", r.perm.to},          {"n", r.perm.n},
-                          {"m", r.perm.m},        {"ports", f->cost.ports},    {"tc", f->cost.tc},
-                          {"tau", f->cost.tau},   {"packet", packet_words(r.cost, r.perm.m)},
+      nlohmann::json j = {{"command", "compare"}, {"perm", r.perm.to},       {"n", r.perm.n},
+                          {"m", r.perm.m},        {"ports", f->cost.ports}, {"packet", packet_words(r.cost, r.perm.m)},
                           {"lower_bound_cycles", lower_bound_cycles(r)},
                           {"analysis", analysis_json(r)}, {"rows", rows}};
+      add_cost_json(j, f->cost);
       std::cout << j.dump(2) << "\n";
       return;
     }
-    fmt::print("compare: {} on n = {}, m = {} (K = {}){}, {}-port, t_c = {}, tau = {}, B = {}\ncycles: {}\n{}",
-               perm_text(r.perm), r.perm.n, r.perm.m, bit(r.perm.m), subcube_text(r), f->cost.ports, f->cost.tc, f->cost.tau,
+    fmt::print("compare: {} on n = {}, m = {} (K = {}){}, {}-port, t_s = {}, t_c = {}, B = {}\ncycles: {}\n{}",
+               perm_text(r.perm), r.perm.n, r.perm.m, bit(r.perm.m), subcube_text(r), f->cost.ports, r.cost.tau,
+               f->cost.tc,
                packet_words(r.cost, r.perm.m), cycles_text(r.analysis), table);
   });
 }

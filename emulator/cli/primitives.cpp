@@ -31,16 +31,18 @@ void add_cycle(CLI::App& app) {
   auto f = std::make_shared<Flags>();
   auto* cmd = app.add_subcommand("cycle", "run routing cycles: direct-addressed dimension exchanges, one launch each");
   add_machine_flags(*cmd, f->machine);
-  add_io_flags(*cmd, f->io);
+  add_io_flags(*cmd, f->io, true);
   cmd->add_option("-c,--cycle", f->cycles,
                   "one routing cycle: comma-separated exchanges dim:addr[:peer_addr]; node j (bit dim clear) swaps "
                   "word addr with word peer_addr of node j xor 2^dim. Repeat for more cycles")
       ->required();
-  cmd->add_option("--port-model", f->port, "all (all-port) or one (one dimension per cycle)")->capture_default_str();
+  choices(cmd->add_option("--port-model", f->port, "all (all-port) or one (one dimension per cycle)"), {"all", "one"})
+      ->capture_default_str();
   cmd->add_option("-b,--channel-width", f->width, "exchanges one dimension may carry per cycle")->capture_default_str();
   cmd->callback([f] {
     const PortRules rules{parse_port_model(f->port), f->width};
     std::vector<Cycle> cycles;
+    resolve_machine(f->machine, f->io.input);
     const Geometry geo = make_geometry(f->machine.n, f->machine.m);
     for (std::size_t c = 0; c < f->cycles.size(); ++c) {
       cycles.push_back(parse_cycle(f->cycles[c]));
@@ -71,12 +73,13 @@ void add_align(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "align", "run one local alignment: i -> gray(perm(i xor j_P)), every node at once, one launch");
   add_machine_flags(*cmd, f->machine);
-  add_io_flags(*cmd, f->io);
+  add_io_flags(*cmd, f->io, true);
   cmd->add_option("--xor-proc", f->xor_proc, "processor dimensions p0,p1,... whose node bits are xored ...");
   cmd->add_option("--xor-mem", f->xor_mem, "... onto these memory dimensions (pre/post-alignment (j|i) -> (j|i xor j))");
   cmd->add_option("--mem-perm", f->perm, "then memory address bit b moves to bit perm[b]: a permutation of 0..m-1");
   cmd->add_option("--gray", f->gray, "then Gray code conversion of a bit field: lo:width:encode or lo:width:decode");
   cmd->callback([f] {
+    resolve_machine(f->machine, f->io.input);
     const Geometry geo = make_geometry(f->machine.n, f->machine.m);
     const std::vector<unsigned> procs = parse_uint_list(f->xor_proc, "--xor-proc");
     const std::vector<unsigned> mems = parse_uint_list(f->xor_mem, "--xor-mem");
@@ -104,16 +107,19 @@ void add_route(CLI::App& app) {
   auto f = std::make_shared<Flags>();
   auto* cmd = app.add_subcommand("route", "run one router step: each node sends at most one message to any node");
   add_machine_flags(*cmd, f->machine);
-  add_io_flags(*cmd, f->io);
+  add_io_flags(*cmd, f->io, true);
   cmd->add_option("--message", f->messages,
                   "src_node:src_addr:dst_node:dst_addr[:length]: copy length words; repeat for more messages")
       ->required();
   cmd->add_option("-B,--max-message", f->max_message, "largest message in words")->capture_default_str();
-  cmd->add_option("--contention", f->contention, "report or reject a receiver hit twice")->capture_default_str();
+  choices(cmd->add_option("--contention", f->contention, "report or reject a receiver hit twice"),
+          {"report", "reject"})
+      ->capture_default_str();
   cmd->callback([f] {
     RouterStep step;
     for (const std::string& m : f->messages) step.push_back(parse_message(m));
     const RouterLimits limits{f->max_message, parse_contention_policy(f->contention)};
+    resolve_machine(f->machine, f->io.input);
     const Geometry geo = make_geometry(f->machine.n, f->machine.m);
     check_router_step(geo, step, limits);  // before anything is allocated
     Session s = open_session(f->machine, f->io);

@@ -15,6 +15,7 @@
 #include "hcube/emulator/redistribute.hpp"
 #include "hcube/core/bits.hpp"
 #include "hcube/core/error.hpp"
+#include "hcube/host/block_cyclic.hpp"
 #include "hcube/plans.hpp"
 
 namespace hcube::cli {
@@ -24,7 +25,11 @@ struct RedistributeFlags {
   long long P = 0, Q = 0, K = 0, x = 0, N = 0, dims = -1;
   std::string schedule = "circulant";
   bool overlap = false;
-  double ts = 1.0, tau = 1.0;
+  double ts = 1.0;  // start-up time a message
+  double tc = 1.0;  // time an element
+  double tau = 1.0;  // --tau, the old spelling of --tc
+  CLI::Option* tc_option = nullptr;
+  CLI::Option* tau_option = nullptr;  // given: --tau sets t_c
   MachineFlags machine;
   IoFlags io;
 };
@@ -34,7 +39,14 @@ std::uint64_t positive(long long v, const char* name) {
   return static_cast<std::uint64_t>(v);
 }
 
+// The time an element, from --tc or its old spelling --tau.
+double element_time(const RedistributeFlags& f) { return f.tau_option->count() > 0 ? f.tau : f.tc; }
+
 void run_redistribute(const RedistributeFlags& f) {
+  if (f.tc_option->count() > 0 && f.tau_option->count() > 0)
+    throw Error(fmt::format("--tc {} and --tau {} both set the time an element: --tau is its old spelling, drop it",
+                            f.tc, f.tau));
+  const double tc = element_time(f);
   // Every flag is checked before anything is allocated or written.
   Redistribution r{positive(f.P, "P"), positive(f.K, "K"), positive(f.Q, "Q"), positive(f.x, "x"), 0};
   std::optional<NpyArray> input;
@@ -122,8 +134,9 @@ void run_redistribute(const RedistributeFlags& f) {
                             {"max_message", st.max_message},
                             {"contention", st.contention},
                             {"ts", f.ts},
-                            {"tau", f.tau},
-                            {"modelled_cost", st.modelled_cost(f.ts, f.tau)},
+                            {"tc", tc},
+                            {"tau", tc},  // the old name of "tc"
+                            {"modelled_cost", st.modelled_cost(f.ts, tc)},
                             {"schedule_seconds", schedule_seconds},
                             {"launches", rep.launches},
                             {"n", pl.n},
@@ -151,7 +164,7 @@ void run_redistribute(const RedistributeFlags& f) {
   fmt::print("case {} ({}), superblock of {} blocks\n", p.lemma_case, cases[p.lemma_case], p.L);
   fmt::print("{} schedule: {} steps (every schedule needs at least {}), largest message {} elements, contention {}\n",
              sch.name, st.steps, st.partners, st.max_message, st.contention);
-  fmt::print("modelled cost (T_s = {}, tau = {}): {}\n", f.ts, f.tau, st.modelled_cost(f.ts, f.tau));
+  fmt::print("modelled cost (t_s = {}, t_c = {}): {}\n", f.ts, tc, st.modelled_cost(f.ts, tc));
   if (f.io.trace)
     for (std::size_t t = 0; t < sch.steps.size(); ++t) {
       std::string line = fmt::format("  step {}:", t);
@@ -178,12 +191,15 @@ void add_redistribute(CLI::App& app, const ResultSink& sink) {
   cmd->add_option("--K", f->K, "the destination block is K times the source block")->required();
   cmd->add_option("--x", f->x, "the source block size, elements")->required();
   cmd->add_option("--N", f->N, "elements (a multiple of x; default one superblock, lcm(P, KQ) x, or --input's length)");
-  cmd->add_option("--schedule", f->schedule, "circulant, caterpillar, bipartite-stepwise or bipartite-greedy")
+  choices(cmd->add_option("--schedule", f->schedule, "the communication schedule (docs/redistribution.md)"),
+          redistribution_schedule_names())
       ->capture_default_str();
   cmd->add_flag("--overlap", f->overlap, "sources and destinations on the same nodes (default: disjoint nodes)");
   cmd->add_option("--dims", f->dims, "the cube's processor dimensions (default: the fewest that hold the processors)");
   cmd->add_option("--ts", f->ts, "start-up time a message, for modelled_cost")->capture_default_str();
-  cmd->add_option("--tau", f->tau, "time an element, for modelled_cost")->capture_default_str();
+  f->tc_option = cmd->add_option("--tc", f->tc, "time an element (word), for modelled_cost")->capture_default_str();
+  // --tau meant t_c here but t_s in hcube permute; --tc is the one spelling now.
+  f->tau_option = cmd->add_option("--tau", f->tau, "the old spelling of --tc (time an element)");
   add_backend_flags(*cmd, f->machine);
   cmd->add_option("-i,--input", f->io.input, "the array, a one-dimensional .npy of N elements in global order");
   cmd->add_option("-o,--output", f->io.output, "write the destinations' memories as .npy of shape (Q, N/Q)");

@@ -11,6 +11,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -241,14 +242,15 @@ struct Header {
 };
 
 // Validates everything but copies nothing: the preamble, the header dict, and
-// that exactly the array's bytes follow the header.
-Header parse_header(const unsigned char* bytes, std::size_t size, const std::string& what) {
+// that exactly the array's bytes follow the header. `bytes` holds the first
+// `size` bytes of a file of `total` bytes (at least the header, when it fits).
+Header parse_header(const unsigned char* bytes, std::size_t size, const std::string& what, std::uint64_t total) {
   const std::size_t magic_seen = size < kMagicLen ? size : kMagicLen;
   if (magic_seen > 0 && std::memcmp(bytes, kMagic, magic_seen) != 0)
     fail(what, "not a .npy file: it starts with bytes " + hex_bytes(bytes, magic_seen) + ", expected " +
                    hex_bytes(kMagic, kMagicLen) + " (\\x93NUMPY)");
   if (size < kPreambleLen)
-    fail(what, "truncated .npy file: it holds " + std::to_string(size) + " bytes, the preamble alone needs " +
+    fail(what, "truncated .npy file: it holds " + std::to_string(total) + " bytes, the preamble alone needs " +
                    std::to_string(kPreambleLen));
   const unsigned major = bytes[kMagicLen], minor = bytes[kMagicLen + 1];
   if (minor != 0 || major < 1 || major > 3)
@@ -258,13 +260,13 @@ Header parse_header(const unsigned char* bytes, std::size_t size, const std::str
   const std::size_t length_bytes = major == 1 ? 2 : 4;
   const std::size_t prefix = kPreambleLen + length_bytes;
   if (size < prefix)
-    fail(what, "truncated .npy file: it holds " + std::to_string(size) + " bytes, the version " +
+    fail(what, "truncated .npy file: it holds " + std::to_string(total) + " bytes, the version " +
                    std::to_string(major) + ".0 preamble needs " + std::to_string(prefix));
   std::uint64_t header_len = 0;
   for (std::size_t i = length_bytes; i-- > 0;) header_len = header_len << 8 | bytes[kPreambleLen + i];
   const std::uint64_t data_offset = prefix + header_len;
-  if (data_offset > size)
-    fail(what, "truncated .npy header: the file holds " + std::to_string(size) + " bytes, the header ends at byte " +
+  if (data_offset > total || data_offset > size)
+    fail(what, "truncated .npy header: the file holds " + std::to_string(total) + " bytes, the header ends at byte " +
                    std::to_string(data_offset));
 
   // Version 3.0 headers are UTF-8, but the keys and values accepted are ASCII.
@@ -291,7 +293,7 @@ Header parse_header(const unsigned char* bytes, std::size_t size, const std::str
 
   Header h{parse_descr(descr.text, what), shape.dims, static_cast<std::size_t>(data_offset)};
   const std::uint64_t needed = array_bytes(h.type, h.shape, what);
-  const std::uint64_t held = size - data_offset;
+  const std::uint64_t held = total - data_offset;
   if (held != needed)
     fail(what, std::string(held < needed ? "truncated data" : "trailing data") + ": file holds " +
                    std::to_string(held) + " data bytes, shape " + shape_str(h.shape) + " of " + info(h.type).npy_descr +
@@ -349,7 +351,7 @@ std::uint64_t NpyArray::elements() const {
 }
 
 NpyArray parse_npy(const unsigned char* bytes, std::size_t size, const std::string& what) {
-  const Header h = parse_header(bytes, size, what);
+  const Header h = parse_header(bytes, size, what, size);
   return NpyArray{h.type, h.shape, std::vector<unsigned char>(bytes + h.data_offset, bytes + size)};
 }
 
@@ -376,10 +378,52 @@ NpyArray read_npy(const std::string& path) {
   ::close(fd);
 
   // Drops the header in place rather than copying the data.
-  const Header h = parse_header(buf.data(), used, path);
+  const Header h = parse_header(buf.data(), used, path, used);
   buf.resize(used);
   buf.erase(buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(h.data_offset));
   return NpyArray{h.type, h.shape, std::move(buf)};
+}
+
+NpyHeader read_npy_header(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) fail(path, "cannot open: " + errno_text());
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    // A pipe has no length to check the data against: read all of it.
+    ::close(fd);
+    const NpyArray a = read_npy(path);
+    return NpyHeader{a.type, a.shape};
+  }
+  const auto total = static_cast<std::uint64_t>(st.st_size);
+  std::vector<unsigned char> buf;
+  const auto fill = [&](std::uint64_t want) {  // the file's first min(want, total) bytes
+    want = std::min(want, total);
+    buf.resize(static_cast<std::size_t>(want));
+    std::size_t used = 0;
+    while (used < buf.size()) {
+      const ssize_t got = ::pread(fd, buf.data() + used, buf.size() - used, static_cast<off_t>(used));
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) {
+        const std::string reason = got < 0 ? errno_text() : "the file shrank while it was read";
+        ::close(fd);
+        fail(path, "cannot read: " + reason);
+      }
+      used += static_cast<std::size_t>(got);
+    }
+  };
+  // The preamble says how long the header is; parse_header checks the rest.
+  fill(kPreambleLen + 4);
+  if (buf.size() >= kPreambleLen) {
+    const std::size_t length_bytes = buf[kMagicLen] == 1 ? 2 : 4;
+    if (buf.size() >= kPreambleLen + length_bytes) {
+      std::uint64_t header_len = 0;
+      for (std::size_t i = length_bytes; i-- > 0;) header_len = header_len << 8 | buf[kPreambleLen + i];
+      fill(kPreambleLen + length_bytes + header_len);
+    }
+  }
+  ::close(fd);
+  const Header h = parse_header(buf.data(), buf.size(), path, total);
+  return NpyHeader{h.type, h.shape};
 }
 
 std::vector<unsigned char> encode_npy(ElementType type, const std::vector<std::uint64_t>& shape, const void* data,

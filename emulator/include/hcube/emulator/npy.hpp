@@ -19,9 +19,17 @@ struct NpyArray {
   std::uint64_t elements() const;    // product of shape
 };
 
+// A file's dtype and shape, read from its header alone: the data is not read,
+// only its length checked against the shape (a pipe is read whole).
+struct NpyHeader {
+  ElementType type;
+  std::vector<std::uint64_t> shape;
+};
+
 // Every function throws hcube::Error with a one-line message naming the file
 // (or `what`), the offending value and what is allowed.
 NpyArray read_npy(const std::string& path);
+NpyHeader read_npy_header(const std::string& path);
 // Parses a whole .npy file held in memory; `what` names the source in errors.
 NpyArray parse_npy(const unsigned char* bytes, std::size_t size, const std::string& what);
 
