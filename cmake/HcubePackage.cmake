@@ -120,3 +120,21 @@ if(TARGET hcube)
   install(TARGETS hcube RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT hcube_Runtime)
 endif()
 
+# The check that an installed hcube serves a project of its own (CI runs it
+# as well, with the add_subdirectory variant: .ci/run).
+if(HCUBE_BUILD_TESTS)
+  set(_hcube_consumer_args -DCMAKE_CXX_COMPILER=${CMAKE_CXX_COMPILER})
+  if(CMAKE_CXX_COMPILER_LAUNCHER)
+    list(APPEND _hcube_consumer_args "-DCMAKE_CXX_COMPILER_LAUNCHER=${CMAKE_CXX_COMPILER_LAUNCHER}")
+  endif()
+  if(HCUBE_SANITIZE)
+    # The libraries are instrumented; the installed package does not carry
+    # the build's sanitizer flags (hcube_flags), so the consumer is given them.
+    list(APPEND _hcube_consumer_args "-DCMAKE_CXX_FLAGS=-fsanitize=${HCUBE_SANITIZE} -fno-omit-frame-pointer"
+      "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=${HCUBE_SANITIZE}")
+  endif()
+  add_test(NAME hcube_install_consumer
+    COMMAND ${PROJECT_SOURCE_DIR}/scripts/check-install.sh --work ${PROJECT_BINARY_DIR}/install-check
+      --config $<CONFIG> ${PROJECT_BINARY_DIR} -- ${_hcube_consumer_args})
+  set_tests_properties(hcube_install_consumer PROPERTIES TIMEOUT 600)
+endif()
