@@ -1,0 +1,142 @@
+# hcube as a library for other projects: position-independent code, the
+# targets hcube::hcube (everything) and hcube::core, hcube::host,
+# hcube::kernels, hcube::emulator, the generated <hcube/config.hpp>, and the install rules
+# with an exported hcubeConfig.cmake. Included at the end of the top
+# CMakeLists.txt, once every library target exists.
+#
+#   find_package(hcube REQUIRED)            # or add_subdirectory(hcube)
+#   target_link_libraries(app PRIVATE hcube::hcube)
+#
+# tests/consumer is such a project; scripts/check-install.sh builds it against
+# an installed hcube and as a subdirectory.
+
+# A Python extension links these static libraries into a shared module.
+set_target_properties(hcube_host hcube_emulator PROPERTIES POSITION_INDEPENDENT_CODE ON)
+
+# The headers need C++17 wherever they are compiled, not only here.
+target_compile_features(hcube_host PUBLIC cxx_std_17)
+
+# The names a consumer sees: hcube::host, hcube::kernels, hcube::emulator and
+# the umbrella hcube::hcube (the target `hcube` is the command-line program).
+set_target_properties(hcube_host PROPERTIES EXPORT_NAME host)
+set_target_properties(hcube_kernels PROPERTIES EXPORT_NAME kernels)
+set_target_properties(hcube_core PROPERTIES EXPORT_NAME core)
+set_target_properties(hcube_emulator PROPERTIES EXPORT_NAME emulator)
+add_library(hcube_library INTERFACE)
+set_target_properties(hcube_library PROPERTIES EXPORT_NAME hcube)
+target_link_libraries(hcube_library INTERFACE hcube_emulator hcube_kernels hcube_host)
+# The same names for a project that adds hcube with add_subdirectory or FetchContent.
+add_library(hcube::hcube ALIAS hcube_library)
+add_library(hcube::host ALIAS hcube_host)
+add_library(hcube::kernels ALIAS hcube_kernels)
+add_library(hcube::core ALIAS hcube_core)
+add_library(hcube::emulator ALIAS hcube_emulator)
+
+# <hcube/config.hpp>: the version and whether the CUDA backend is built, for
+# consumers of the installed headers (the build itself also has them as
+# compile definitions).
+if(HCUBE_HAVE_CUDA)
+  set(HCUBE_HAVE_CUDA_01 1)
+else()
+  set(HCUBE_HAVE_CUDA_01 0)
+endif()
+set(_hcube_generated_include ${PROJECT_BINARY_DIR}/generated/include)
+configure_file(${CMAKE_CURRENT_LIST_DIR}/hcube_config.hpp.in ${_hcube_generated_include}/hcube/config.hpp @ONLY)
+target_include_directories(hcube_host PUBLIC $<BUILD_INTERFACE:${_hcube_generated_include}>)
+
+if(NOT HCUBE_INSTALL)
+  return()
+endif()
+
+include(CMakePackageConfigHelpers)
+set(HCUBE_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/hcube CACHE STRING
+  "Where hcubeConfig.cmake is installed, relative to the prefix")
+mark_as_advanced(HCUBE_INSTALL_CMAKEDIR)
+
+# FFTW. The build links hcube_fftw3 (absolute paths found on this machine);
+# installed, the static library instead links hcube::fftw3, which the config
+# makes by finding the same libraries again, by name, on the consumer's
+# machine. The names are read off hcube_fftw3 so that a library added to it
+# (fftw3_threads, ...) is found too.
+set(HCUBE_FFTW_NAMES "")
+set(HCUBE_FFTW_HINTS "")
+set(HCUBE_FFTW_TARGETS "")
+get_target_property(_hcube_fftw_libs hcube_fftw3 INTERFACE_LINK_LIBRARIES)
+if(NOT _hcube_fftw_libs)
+  set(_hcube_fftw_libs "")
+endif()
+foreach(_lib IN LISTS _hcube_fftw_libs)
+  if(TARGET "${_lib}")
+    # An imported target (Threads::Threads, OpenMP::OpenMP_CXX): the config
+    # finds its package (below) and links it as it is.
+    if(NOT _lib MATCHES "^(Threads::Threads|OpenMP::OpenMP_CXX)$")
+      message(WARNING "hcube: hcube_fftw3 links ${_lib}; the installed hcubeConfig.cmake does not find "
+        "its package: teach cmake/HcubePackage.cmake and cmake/hcubeConfig.cmake.in")
+    endif()
+    list(APPEND HCUBE_FFTW_TARGETS "${_lib}")
+  elseif(IS_ABSOLUTE "${_lib}")
+    get_filename_component(_dir "${_lib}" DIRECTORY)
+    get_filename_component(_name "${_lib}" NAME_WE)  # libfftw3_threads.so.3 -> libfftw3_threads
+    string(REGEX REPLACE "^lib" "" _name "${_name}")
+    list(APPEND HCUBE_FFTW_NAMES "${_name}")
+    list(APPEND HCUBE_FFTW_HINTS "${_dir}")
+  elseif(_lib MATCHES "^-l([A-Za-z0-9_.+-]+)$" OR _lib MATCHES "^([A-Za-z0-9_.+-]+)$")
+    list(APPEND HCUBE_FFTW_NAMES "${CMAKE_MATCH_1}")
+  else()
+    message(WARNING "hcube: hcube_fftw3 links '${_lib}', which the installed hcubeConfig.cmake cannot find again")
+  endif()
+endforeach()
+list(REMOVE_DUPLICATES HCUBE_FFTW_HINTS)
+target_link_libraries(hcube_emulator PRIVATE $<INSTALL_INTERFACE:hcube::fftw3>)
+
+# The CUDA toolkit the backend was compiled with: a hint for the consumer's
+# find_dependency(CUDAToolkit).
+set(HCUBE_CUDA_ROOT "")
+if(HCUBE_HAVE_CUDA AND CUDAToolkit_BIN_DIR)
+  get_filename_component(HCUBE_CUDA_ROOT "${CUDAToolkit_BIN_DIR}" DIRECTORY)
+endif()
+
+configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/hcubeConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/hcubeConfig.cmake
+  INSTALL_DESTINATION ${HCUBE_INSTALL_CMAKEDIR})
+# 0.x: a minor version may change the API.
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/hcubeConfigVersion.cmake
+  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
+
+install(TARGETS hcube_core hcube_host hcube_kernels hcube_emulator hcube_library EXPORT hcubeTargets
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT hcube_Development
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT hcube_Development
+  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT hcube_Runtime)
+install(DIRECTORY
+    ${PROJECT_SOURCE_DIR}/host/include/hcube
+    ${PROJECT_SOURCE_DIR}/kernels/include/hcube
+    ${PROJECT_SOURCE_DIR}/emulator/include/hcube
+    ${_hcube_generated_include}/hcube
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT hcube_Development
+  FILES_MATCHING PATTERN "*.hpp" PATTERN "*.h" PATTERN "*.cuh")
+install(EXPORT hcubeTargets NAMESPACE hcube:: FILE hcubeTargets.cmake
+  DESTINATION ${HCUBE_INSTALL_CMAKEDIR} COMPONENT hcube_Development)
+install(FILES ${PROJECT_BINARY_DIR}/hcubeConfig.cmake ${PROJECT_BINARY_DIR}/hcubeConfigVersion.cmake
+  DESTINATION ${HCUBE_INSTALL_CMAKEDIR} COMPONENT hcube_Development)
+if(TARGET hcube)
+  install(TARGETS hcube RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT hcube_Runtime)
+endif()
+
+# The check that an installed hcube serves a project of its own (CI runs it
+# as well, with the add_subdirectory variant: .ci/run).
+if(HCUBE_BUILD_TESTS)
+  set(_hcube_consumer_args -DCMAKE_CXX_COMPILER=${CMAKE_CXX_COMPILER})
+  if(CMAKE_CXX_COMPILER_LAUNCHER)
+    list(APPEND _hcube_consumer_args "-DCMAKE_CXX_COMPILER_LAUNCHER=${CMAKE_CXX_COMPILER_LAUNCHER}")
+  endif()
+  if(HCUBE_SANITIZE)
+    # The libraries are instrumented; the installed package does not carry
+    # the build's sanitizer flags (hcube_flags), so the consumer is given them.
+    list(APPEND _hcube_consumer_args "-DCMAKE_CXX_FLAGS=-fsanitize=${HCUBE_SANITIZE} -fno-omit-frame-pointer"
+      "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=${HCUBE_SANITIZE}")
+  endif()
+  add_test(NAME hcube_install_consumer
+    COMMAND ${PROJECT_SOURCE_DIR}/scripts/check-install.sh --work ${PROJECT_BINARY_DIR}/install-check
+      --config $<CONFIG> ${PROJECT_BINARY_DIR} -- ${_hcube_consumer_args})
+  set_tests_properties(hcube_install_consumer PROPERTIES TIMEOUT 600)
+endif()

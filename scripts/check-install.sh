@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Checks hcube as a library the way another project uses it: installs a built
+# hcube into a fresh prefix, then configures, builds and runs tests/consumer
+# against it (find_package(hcube), CMAKE_PREFIX_PATH=<prefix>); with --subdir,
+# also builds tests/consumer with hcube added as a subdirectory (which builds
+# the libraries again, from this source tree).
+#
+#   scripts/check-install.sh [--subdir] [--work DIR] [--config CFG] [BUILD_DIR] [-- CMAKE_ARGS...]
+#
+# BUILD_DIR: a configured and built hcube (default: build). --work: where the
+# prefix and the consumer's builds go (default: a temporary directory, removed
+# afterwards). CMAKE_ARGS go to the consumer's configure, e.g.
+# -DCMAKE_CXX_COMPILER_LAUNCHER=ccache, -DHCUBE_ENABLE_CUDA=OFF (subdirectory).
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+
+subdir=0
+work=""
+config=""
+build="$root/build"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --subdir) subdir=1 ;;
+    --work) work="$2"; shift ;;
+    --config) config="$2"; shift ;;
+    --) shift; break ;;
+    -*) echo "check-install: unknown option $1" >&2; exit 2 ;;
+    *) build="$1" ;;
+  esac
+  shift
+done
+cmake_args=("$@")
+build="$(cd "$build" && pwd)"
+
+if [ -z "$work" ]; then
+  work="$(mktemp -d)"
+  trap 'rm -rf "$work"' EXIT
+else
+  rm -rf "$work"
+  mkdir -p "$work"
+fi
+prefix="$work/prefix"
+jobs="$(nproc 2>/dev/null || echo 2)"
+
+echo "=== check-install: cmake --install $build --prefix $prefix ==="
+cmake --install "$build" --prefix "$prefix" ${config:+--config "$config"} >"$work/install.log"
+
+# The installed package names neither the source nor the build tree, nor the
+# build's own link-only targets.
+cmakedir="$(dirname "$(find "$prefix" -name hcubeConfig.cmake -print -quit)")"
+[ -f "$cmakedir/hcubeConfig.cmake" ] && [ -f "$cmakedir/hcubeConfigVersion.cmake" ] && [ -f "$cmakedir/hcubeTargets.cmake" ] \
+  || { echo "check-install: hcubeConfig.cmake, hcubeConfigVersion.cmake or hcubeTargets.cmake not installed" >&2; exit 1; }
+if grep -n -e "$root/" -e "$build/" -e hcube_flags -e hcube_fftw3 "$cmakedir"/hcubeTargets*.cmake; then
+  echo "check-install: the installed targets name the source or build tree or a build-only target (above)" >&2
+  exit 1
+fi
+[ -f "$prefix/include/hcube/hcube.hpp" ] && [ -f "$prefix/include/hcube/config.hpp" ] \
+  || { echo "check-install: <hcube/hcube.hpp> or <hcube/config.hpp> not installed" >&2; exit 1; }
+
+run_consumer() {  # name, extra configure arguments...
+  local name="$1"; shift
+  echo "=== check-install: tests/consumer ($name) ==="
+  cmake -S "$root/tests/consumer" -B "$work/$name" "$@" "${cmake_args[@]}" >"$work/$name.configure.log" 2>&1 \
+    || { cat "$work/$name.configure.log" >&2; echo "check-install: consumer ($name) configure failed" >&2; exit 1; }
+  grep "hcube_consumer:" "$work/$name.configure.log" || true
+  cmake --build "$work/$name" -j"$jobs" >"$work/$name.build.log" 2>&1 \
+    || { tail -n 60 "$work/$name.build.log" >&2; echo "check-install: consumer ($name) build failed" >&2; exit 1; }
+  "$work/$name/hcube_consumer" || { echo "check-install: consumer ($name) failed" >&2; exit 1; }
+}
+
+# find_package must find the installed package, not another hcube.
+run_consumer find_package -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF
+found="$(sed -n 's/^hcube_DIR:PATH=//p' "$work/find_package/CMakeCache.txt")"
+if [ "$(cd "$found" && pwd)" != "$(cd "$cmakedir" && pwd)" ]; then
+  echo "check-install: the consumer found hcube in $found, not in $cmakedir" >&2
+  exit 1
+fi
+
+if [ "$subdir" = 1 ]; then
+  run_consumer add_subdirectory -DHCUBE_CONSUMER_SUBDIR="$root"
+fi
+echo "check-install: ok"
