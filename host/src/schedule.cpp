@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <fstream>
 #include <limits>
+#include <sstream>
 
 #include "hcube/core/error.hpp"
 #include "hcube/host/text_file.hpp"
@@ -343,16 +344,23 @@ Schedule schedule_from_json(const nlohmann::json& j, const std::string& what) {
   return s;
 }
 
-Schedule load_schedule(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error(fmt::format("cannot open schedule file {}", path));
+Schedule parse_schedule(const std::string& text, const std::string& what) {
+  std::istringstream in(text);
   nlohmann::json j;
   try {
     in >> j;
   } catch (const nlohmann::json::parse_error& e) {
-    throw Error(fmt::format("{}: not valid JSON at byte {}", path, e.byte));
+    throw Error(fmt::format("{}: not valid JSON at byte {}", what, e.byte));
   }
-  Schedule s = schedule_from_json(j, path);
+  return schedule_from_json(j, what);
+}
+
+Schedule load_schedule(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error(fmt::format("cannot open schedule file {}", path));
+  std::ostringstream text;
+  text << in.rdbuf();
+  Schedule s = parse_schedule(text.str(), path);
   try {
     check_schedule(s);
   } catch (const Error& e) {
