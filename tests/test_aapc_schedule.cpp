@@ -240,6 +240,16 @@ TEST(ScheduleFile, MalformedFilesNameTheCycleAndEntry) {
             "f.json: 'channel_width' = 0 out of range: allowed at least 1");
 }
 
+// Found by tests/fuzz (schedule): a number too large for a double is JSON's
+// out_of_range, not parse_error, and escaped load_schedule, which `hcube run
+// --schedule` does not catch: the program aborted.
+TEST(ScheduleFile, ANumberTooLargeForADoubleIsAnError) {
+  EXPECT_EQ(error_of([] { parse_schedule(R"({"format": "hcube-schedule/1", "d": 1e999, "cycles": []})", "f.json"); }),
+            "f.json: not valid JSON: number overflow parsing '1e999'");
+  EXPECT_EQ(error_of([] { parse_schedule(R"({"format": "hcube-schedule/1", "d": 2, )", "f.json"); }),
+            "f.json: not valid JSON at byte 40");
+}
+
 TEST(ScheduleChecker, CatchesWrongDimensionsAndRepeats) {
   Schedule s = make(AapcAlgorithm::alg1, 3);
   Schedule bad;

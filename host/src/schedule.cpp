@@ -351,6 +351,14 @@ Schedule parse_schedule(const std::string& text, const std::string& what) {
     in >> j;
   } catch (const nlohmann::json::parse_error& e) {
     throw Error(fmt::format("{}: not valid JSON at byte {}", what, e.byte));
+  } catch (const nlohmann::json::exception& e) {
+    // The parser reports a number too large for a double (1e999) as
+    // out_of_range, not parse_error. Its message (the token escaped, one line)
+    // after the "[json.exception.out_of_range.406] " prefix.
+    const std::string why = e.what();
+    const std::size_t end = why.find("] ");
+    throw Error(fmt::format("{}: not valid JSON: {}", what,
+                            why.rfind("[json.exception.", 0) == 0 && end != std::string::npos ? why.substr(end + 2) : why));
   }
   return schedule_from_json(j, what);
 }
