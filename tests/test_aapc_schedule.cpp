@@ -250,6 +250,20 @@ TEST(ScheduleFile, ANumberTooLargeForADoubleIsAnError) {
             "f.json: not valid JSON at byte 40");
 }
 
+// Found by tests/fuzz (schedule): strings from the file were quoted as they
+// were, so a "\n" in one split the one-line error message.
+TEST(ScheduleFile, StringsFromTheFileAreQuotedOnOneLine) {
+  EXPECT_EQ(error_of([] { parse_schedule(R"({"format": "hcube/1\n2", "d": 2, "cycles": []})", "f.json"); }),
+            "f.json: format 'hcube/1\\n2' unknown: allowed hcube-schedule/1");
+  EXPECT_EQ(error_of([] { parse_schedule(R"({"format": "hcube-schedule/1", "d\n": 2, "cycles": []})", "f.json"); })
+                .rfind("f.json: unknown field 'd\\n' (a typo?)", 0),
+            0u);
+  EXPECT_EQ(error_of([] { parse_schedule(R"({"format": "hcube-schedule/1", "d": 2, "pre": "none\u0000", "cycles": []})", "f.json"); }),
+            "alignment 'none\\x00' unknown: allowed xor-align, concurrent, none");
+  EXPECT_EQ(error_of([] { parse_schedule(R"({"format": "hcube-schedule/1", "d": 2, "port_model": "\u00e9", "cycles": []})", "f.json"); }),
+            "port model '\\xc3\\xa9' unknown: allowed all, one");
+}
+
 TEST(ScheduleChecker, CatchesWrongDimensionsAndRepeats) {
   Schedule s = make(AapcAlgorithm::alg1, 3);
   Schedule bad;

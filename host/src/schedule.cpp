@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "hcube/core/error.hpp"
+#include "hcube/host/parse.hpp"
 #include "hcube/host/text_file.hpp"
 
 namespace hcube {
@@ -26,7 +27,7 @@ AlignmentKind parse_alignment_kind(const std::string& s) {
   if (s == "none") return AlignmentKind::none;
   if (s == "xor-align") return AlignmentKind::xor_align;
   if (s == "concurrent") return AlignmentKind::concurrent;
-  throw Error(fmt::format("alignment '{}' unknown: allowed xor-align, concurrent, none", s));
+  throw Error(fmt::format("alignment '{}' unknown: allowed xor-align, concurrent, none", printable_input(s)));
 }
 
 std::vector<unsigned> Schedule::axis_widths() const {
@@ -272,7 +273,7 @@ Schedule schedule_from_json(const nlohmann::json& j, const std::string& what) {
   if (!j.is_object()) throw Error(fmt::format("{}: expected a JSON object with \"format\": \"hcube-schedule/1\"", what));
   const std::string format = get_string(j, "format", what, "");
   if (format != "hcube-schedule/1")
-    throw Error(fmt::format("{}: format '{}' unknown: allowed hcube-schedule/1", what, format));
+    throw Error(fmt::format("{}: format '{}' unknown: allowed hcube-schedule/1", what, printable_input(format)));
   static const char* const known[] = {"format", "algorithm", "d", "n", "m", "channel_width", "port_model", "pre",
                                       "post", "blocked", "lines", "axes", "axis_dims", "rotated_rows",
                                       "offset_maps", "cycles"};
@@ -280,7 +281,7 @@ Schedule schedule_from_json(const nlohmann::json& j, const std::string& what) {
     if (std::find(std::begin(known), std::end(known), key) == std::end(known))
       throw Error(fmt::format("{}: unknown field '{}' (a typo?): allowed format, algorithm, d, n, m, channel_width, "
                               "port_model, pre, post, blocked, lines, axes, axis_dims, rotated_rows, offset_maps, cycles",
-                              what, key));
+                              what, printable_input(key)));
   Schedule s;
   s.algorithm = get_string(j, "algorithm", what, "custom");
   s.d = small(get_uint(j, "d", what, true, 0), "d", what);
