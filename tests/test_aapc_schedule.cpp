@@ -240,6 +240,30 @@ TEST(ScheduleFile, MalformedFilesNameTheCycleAndEntry) {
             "f.json: 'channel_width' = 0 out of range: allowed at least 1");
 }
 
+// Found by tests/fuzz (schedule): a number too large for a double is JSON's
+// out_of_range, not parse_error, and escaped load_schedule, which `hcube run
+// --schedule` does not catch: the program aborted.
+TEST(ScheduleFile, ANumberTooLargeForADoubleIsAnError) {
+  EXPECT_EQ(error_of([] { parse_schedule(R"({"format": "hcube-schedule/1", "d": 1e999, "cycles": []})", "f.json"); }),
+            "f.json: not valid JSON: number overflow parsing '1e999'");
+  EXPECT_EQ(error_of([] { parse_schedule(R"({"format": "hcube-schedule/1", "d": 2, )", "f.json"); }),
+            "f.json: not valid JSON at byte 40");
+}
+
+// Found by tests/fuzz (schedule): strings from the file were quoted as they
+// were, so a "\n" in one split the one-line error message.
+TEST(ScheduleFile, StringsFromTheFileAreQuotedOnOneLine) {
+  EXPECT_EQ(error_of([] { parse_schedule(R"({"format": "hcube/1\n2", "d": 2, "cycles": []})", "f.json"); }),
+            "f.json: format 'hcube/1\\n2' unknown: allowed hcube-schedule/1");
+  EXPECT_EQ(error_of([] { parse_schedule(R"({"format": "hcube-schedule/1", "d\n": 2, "cycles": []})", "f.json"); })
+                .rfind("f.json: unknown field 'd\\n' (a typo?)", 0),
+            0u);
+  EXPECT_EQ(error_of([] { parse_schedule(R"({"format": "hcube-schedule/1", "d": 2, "pre": "none\u0000", "cycles": []})", "f.json"); }),
+            "alignment 'none\\x00' unknown: allowed xor-align, concurrent, none");
+  EXPECT_EQ(error_of([] { parse_schedule(R"({"format": "hcube-schedule/1", "d": 2, "port_model": "\u00e9", "cycles": []})", "f.json"); }),
+            "port model '\\xc3\\xa9' unknown: allowed all, one");
+}
+
 TEST(ScheduleChecker, CatchesWrongDimensionsAndRepeats) {
   Schedule s = make(AapcAlgorithm::alg1, 3);
   Schedule bad;

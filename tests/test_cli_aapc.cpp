@@ -467,6 +467,9 @@ TEST_F(CliAapc, RejectsBadScheduleFiles) {
   };
   expect_error({"run", "--schedule", path("missing.json").string()}, {"missing.json"});
   expect_error({"run", "--schedule", write("bad.json", "{\"format\": ")}, {"bad.json", "JSON"});
+  // A number too large for a double (found by tests/fuzz: it aborted the program).
+  expect_error({"run", "--schedule", write("huge.json", "{\"format\": \"hcube-schedule/1\", \"d\": 1e999}")},
+               {"huge.json", "not valid JSON: number overflow parsing '1e999'"});
   expect_error({"run", "--schedule", edited("format.json", [](json& j) { j["format"] = "hcube-schedule/9"; })},
                {"format.json", "hcube-schedule/9"});
   expect_error({"run", "--schedule", edited("entry.json", [](json& j) { j["cycles"][2][1].erase("addr"); })},

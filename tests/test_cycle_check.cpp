@@ -74,6 +74,31 @@ TEST(CycleCheck, ParsesExchangesAndRejectsMalformedText) {
   EXPECT_THROW(parse_exchange("99:1"), Error);
 }
 
+// Found by tests/fuzz (cycle): the text was quoted as it was, so a newline in
+// --cycle split the one-line error message.
+TEST(CycleCheck, MalformedTextIsQuotedOnOneLine) {
+  const auto error_of = [](const std::string& text) {
+    try {
+      parse_cycle(text);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(error_of("0:1\n,1"), "exchange '0:1\\n' malformed: field '1\\n' is not a non-negative integer");
+  EXPECT_EQ(error_of("0:1:2:\x1b[2J"), "exchange '0:1:2:\\x1b[2J' malformed: field '\\x1b[2J' is not a non-negative integer");
+  EXPECT_EQ(error_of("70:1\t"), "exchange '70:1\\t' malformed: field '1\\t' is not a non-negative integer");
+  const std::string long_text = "0:" + std::string(300, '0') + ":1:1";  // long, cut at 200 bytes
+  EXPECT_EQ(error_of(long_text), "exchange '" + long_text.substr(0, 200) + "...' malformed: expected dim:addr or dim:addr:peer_addr");
+  EXPECT_EQ(error_of("0:1:2:3\n"), "exchange '0:1:2:3\\n' malformed: field '3\\n' is not a non-negative integer");
+  try {
+    parse_port_model("all\n");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "port model 'all\\n' unknown: allowed all, one");
+  }
+}
+
 TEST(CycleCheck, OffsetMapsMakeAddressesNodeDependent) {
   const Geometry g{2, 2};
   const OffsetMaps maps = {{0, 1}};  // node bit 1 adds memory bit 0

@@ -66,6 +66,28 @@ TEST(RouterCheck, AWordReadAndWrittenInOneStepIsRejected) {
   EXPECT_EQ(error_of({{3, 0, 3, 4, 4}}, lim), "");
 }
 
+// Found by tests/fuzz (message): a newline in --message split the one-line error message.
+TEST(RouterCheck, MalformedMessagesAreQuotedOnOneLine) {
+  try {
+    parse_message("0:1\n:2:3");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "message '0:1\\n:2:3' malformed: field '1\\n' is not a non-negative integer");
+  }
+  try {
+    parse_message("0:1:2\r");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "message '0:1:2\\r' malformed: field '2\\r' is not a non-negative integer");
+  }
+  try {
+    parse_contention_policy("reject\n");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "contention policy 'reject\\n' unknown: allowed report, reject");
+  }
+}
+
 TEST(RouterCheck, ParsesMessages) {
   const Message m = parse_message("1:2:3:4:5");
   EXPECT_EQ(m.src_node, 1u);

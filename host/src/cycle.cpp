@@ -17,7 +17,7 @@ std::string to_string(PortModel p) { return p == PortModel::all_port ? "all" : "
 PortModel parse_port_model(const std::string& s) {
   if (s == "all" || s == "all-port") return PortModel::all_port;
   if (s == "one" || s == "one-port") return PortModel::one_port;
-  throw Error(fmt::format("port model '{}' unknown: allowed all, one", s));
+  throw Error(fmt::format("port model '{}' unknown: allowed all, one", printable_input(s)));
 }
 
 std::string to_string(const Exchange& e) {
@@ -142,8 +142,9 @@ void check_cycle(const Geometry& geo, const Cycle& cycle, const PortRules& rules
 Exchange parse_exchange(const std::string& text) {
   const std::vector<std::uint64_t> f = parse_uint_fields(text, ':', "exchange");
   if (f.size() != 2 && f.size() != 3)
-    throw Error(fmt::format("exchange '{}' malformed: expected dim:addr or dim:addr:peer_addr", text));
-  if (f[0] > 63) throw Error(fmt::format("exchange '{}': dim {} out of range: allowed 0..63", text, f[0]));
+    throw Error(fmt::format("exchange '{}' malformed: expected dim:addr or dim:addr:peer_addr", printable_input(text)));
+  if (f[0] > 63)
+    throw Error(fmt::format("exchange '{}': dim {} out of range: allowed 0..63", printable_input(text), f[0]));
   return Exchange{static_cast<std::uint32_t>(f[0]), f[1], f.size() == 3 ? f[2] : f[1]};
 }
 
@@ -165,7 +166,8 @@ Cycle parse_cycle(const std::string& text) {
   std::stringstream ss(text);
   std::string item;
   while (std::getline(ss, item, ',')) c.push_back(parse_exchange(item));
-  if (c.empty()) throw Error(fmt::format("cycle '{}' is empty: expected dim:addr[,dim:addr...]", text));
+  if (c.empty())
+    throw Error(fmt::format("cycle '{}' is empty: expected dim:addr[,dim:addr...]", printable_input(text)));
   return c;
 }
 

@@ -38,7 +38,8 @@ std::vector<unsigned> named(const std::string& text, unsigned q) {
   std::vector<unsigned> to(q);
   const auto args = [&](std::size_t count) {
     if (parts.size() != count + 1)
-      throw Error(fmt::format("--perm {}: '{}' takes {} argument{} after ':'", text, name, count, count == 1 ? "" : "s"));
+      throw Error(fmt::format("--perm {}: '{}' takes {} argument{} after ':'", printable_input(text), name, count,
+                              count == 1 ? "" : "s"));
   };
   if (name == "transpose") {
     args(0);
@@ -57,7 +58,7 @@ std::vector<unsigned> named(const std::string& text, unsigned q) {
                    w = field(parts[3], "--perm swap-axes w", q);
     if (a + w > q || b + w > q || (a < b + w && b < a + w && a != b))
       throw Error(fmt::format("--perm {}: fields of {} bits at {} and {} must lie within q = {} bits and not overlap",
-                              text, w, a, b, q));
+                              printable_input(text), w, a, b, q));
     for (unsigned i = 0; i < q; ++i) to[i] = i;
     for (unsigned k = 0; k < w && a != b; ++k) {
       to[a + k] = b + k;
@@ -66,7 +67,7 @@ std::vector<unsigned> named(const std::string& text, unsigned q) {
   } else {
     throw Error(fmt::format("--perm '{}' unknown: give p0,p1,...,p{} or transpose, bit-reversal, shuffle:k, "
                             "unshuffle:k, swap-axes:a:b:w",
-                            text, q - 1));
+                            printable_input(text), q - 1));
   }
   return to;
 }

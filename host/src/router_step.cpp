@@ -95,14 +95,15 @@ RouterStepReport check_router_step(const Geometry& geo, const RouterStep& step, 
 Message parse_message(const std::string& text) {
   const std::vector<std::uint64_t> f = parse_uint_fields(text, ':', "message");
   if (f.size() != 4 && f.size() != 5)
-    throw Error(fmt::format("message '{}' malformed: expected src_node:src_addr:dst_node:dst_addr[:length]", text));
+    throw Error(fmt::format("message '{}' malformed: expected src_node:src_addr:dst_node:dst_addr[:length]",
+                            printable_input(text)));
   return Message{f[0], f[1], f[2], f[3], f.size() == 5 ? f[4] : 1};
 }
 
 ContentionPolicy parse_contention_policy(const std::string& s) {
   if (s == "report") return ContentionPolicy::report;
   if (s == "reject") return ContentionPolicy::reject;
-  throw Error(fmt::format("contention policy '{}' unknown: allowed report, reject", s));
+  throw Error(fmt::format("contention policy '{}' unknown: allowed report, reject", printable_input(s)));
 }
 
 }  // namespace hcube

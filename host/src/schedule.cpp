@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <fstream>
 #include <limits>
+#include <sstream>
 
 #include "hcube/core/error.hpp"
+#include "hcube/host/parse.hpp"
 #include "hcube/host/text_file.hpp"
 
 namespace hcube {
@@ -25,7 +27,7 @@ AlignmentKind parse_alignment_kind(const std::string& s) {
   if (s == "none") return AlignmentKind::none;
   if (s == "xor-align") return AlignmentKind::xor_align;
   if (s == "concurrent") return AlignmentKind::concurrent;
-  throw Error(fmt::format("alignment '{}' unknown: allowed xor-align, concurrent, none", s));
+  throw Error(fmt::format("alignment '{}' unknown: allowed xor-align, concurrent, none", printable_input(s)));
 }
 
 std::vector<unsigned> Schedule::axis_widths() const {
@@ -285,7 +287,7 @@ Schedule schedule_from_json(const nlohmann::json& j, const std::string& what) {
   if (!j.is_object()) throw Error(fmt::format("{}: expected a JSON object with \"format\": \"hcube-schedule/1\"", what));
   const std::string format = get_string(j, "format", what, "");
   if (format != "hcube-schedule/1")
-    throw Error(fmt::format("{}: format '{}' unknown: allowed hcube-schedule/1", what, format));
+    throw Error(fmt::format("{}: format '{}' unknown: allowed hcube-schedule/1", what, printable_input(format)));
   static const char* const known[] = {"format", "algorithm", "d", "n", "m", "channel_width", "port_model", "pre",
                                       "post", "blocked", "lines", "axes", "axis_dims", "axis_order", "rotated_rows",
                                       "offset_maps", "cycles"};
@@ -294,7 +296,7 @@ Schedule schedule_from_json(const nlohmann::json& j, const std::string& what) {
       throw Error(fmt::format("{}: unknown field '{}' (a typo?): allowed format, algorithm, d, n, m, channel_width, "
                               "port_model, pre, post, blocked, lines, axes, axis_dims, axis_order, rotated_rows, "
                               "offset_maps, cycles",
-                              what, key));
+                              what, printable_input(key)));
   Schedule s;
   s.algorithm = get_string(j, "algorithm", what, "custom");
   s.d = small(get_uint(j, "d", what, true, 0), "d", what);
@@ -367,16 +369,31 @@ Schedule schedule_from_json(const nlohmann::json& j, const std::string& what) {
   return s;
 }
 
-Schedule load_schedule(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error(fmt::format("cannot open schedule file {}", path));
+Schedule parse_schedule(const std::string& text, const std::string& what) {
+  std::istringstream in(text);
   nlohmann::json j;
   try {
     in >> j;
   } catch (const nlohmann::json::parse_error& e) {
-    throw Error(fmt::format("{}: not valid JSON at byte {}", path, e.byte));
+    throw Error(fmt::format("{}: not valid JSON at byte {}", what, e.byte));
+  } catch (const nlohmann::json::exception& e) {
+    // The parser reports a number too large for a double (1e999) as
+    // out_of_range, not parse_error. Its message (the token escaped, one line)
+    // after the "[json.exception.out_of_range.406] " prefix.
+    const std::string why = e.what();
+    const std::size_t end = why.find("] ");
+    throw Error(fmt::format("{}: not valid JSON: {}", what,
+                            why.rfind("[json.exception.", 0) == 0 && end != std::string::npos ? why.substr(end + 2) : why));
   }
-  Schedule s = schedule_from_json(j, path);
+  return schedule_from_json(j, what);
+}
+
+Schedule load_schedule(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error(fmt::format("cannot open schedule file {}", path));
+  std::ostringstream text;
+  text << in.rdbuf();
+  Schedule s = parse_schedule(text.str(), path);
   try {
     check_schedule(s);
   } catch (const Error& e) {

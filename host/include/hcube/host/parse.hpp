@@ -1,6 +1,7 @@
 // Small strict parsers for command-line and file fields.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -12,6 +13,12 @@ std::uint64_t parse_uint(const std::string& text, const std::string& what);
 // Splits on `sep` and parses each field with parse_uint.
 std::vector<std::uint64_t> parse_uint_fields(const std::string& text, char sep, const std::string& what);
 std::vector<unsigned> parse_uint_list(const std::string& text, const std::string& what);
+
+// Text taken from the user or a file, ready to quote in a one-line error
+// message: bytes outside printable ASCII escaped (\n, \r, \t, \xNN) and the
+// text cut after `max` bytes, marked "...". Every parser that echoes its input
+// in an hcube::Error quotes it through this.
+std::string printable_input(const std::string& text, std::size_t max = 200);
 
 // "allowed 0..count-1", or "allowed none (<name> = 0)" when there is nothing to allow.
 std::string allowed_indices(std::uint64_t count, const char* name);

@@ -95,6 +95,9 @@ ScheduleStats check_schedule(const Schedule& s);
 nlohmann::ordered_json to_json(const Schedule& s);
 // Throws hcube::Error naming `what`, the cycle and the entry of anything malformed.
 Schedule schedule_from_json(const nlohmann::json& j, const std::string& what);
+// The text of a schedule file, parsed (not checked): `what` names it in errors.
+Schedule parse_schedule(const std::string& text, const std::string& what);
+// Reads, parses and checks a schedule file.
 Schedule load_schedule(const std::string& path);
 void save_schedule(const std::string& path, const Schedule& s);
 

@@ -1,0 +1,33 @@
+// The schedule reader: the whole input is a schedule file's text, parsed as
+// load_schedule parses it (parse_schedule), then checked (check_schedule). A
+// schedule accepted by both must survive to_json and parse_schedule unchanged.
+#include "fuzz_common.hpp"
+#include "hcube/host/schedule.hpp"
+
+namespace {
+
+using namespace hcube;
+using namespace hcube::fuzz;
+
+// check_schedule keeps a few words per local address (2^m of them), as a
+// machine of that size keeps the data: beyond this the target checks only
+// what check_schedule rejects before allocating (n + m out of range).
+constexpr unsigned kMaxCheckedMemDims = 16;
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  Schedule s;
+  if (!accepted([&] { s = parse_schedule(text(data, size), "input"); })) return 0;
+  if (s.m > kMaxCheckedMemDims && s.n + s.m <= kMaxAddressBits) return 0;
+  ScheduleStats st;
+  if (!accepted([&] { st = check_schedule(s); })) return 0;
+  HCUBE_FUZZ_EXPECT(st.cycles == s.cycles() && st.exchanges == s.exchanges(), "check_schedule miscounts");
+
+  const std::string saved = to_json(s).dump();
+  Schedule again;
+  if (!accepted([&] { again = parse_schedule(saved, "saved"); })) finding("to_json wrote a schedule parse_schedule rejects: " + saved);
+  HCUBE_FUZZ_EXPECT(to_json(again).dump() == saved, "to_json then parse_schedule changes the schedule: " + saved);
+  if (!accepted([&] { check_schedule(again); })) finding("the saved schedule no longer checks: " + saved);
+  return 0;
+}
