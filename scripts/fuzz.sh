@@ -30,9 +30,9 @@ if ! command -v "$cxx" >/dev/null || ! command -v "$cc" >/dev/null; then
 fi
 probe=$(mktemp -d)
 trap 'rm -rf "$probe"' EXIT
-printf '#include <cstddef>\n#include <cstdint>\nextern "C" int LLVMFuzzerTestOneInput(const std::uint8_t*, std::size_t) { return 0; }\n' >"$probe/p.cpp"
-if ! "$cxx" -fsanitize=fuzzer,address,undefined "$probe/p.cpp" -o "$probe/p" >"$probe/log" 2>&1; then
-  echo "fuzz: SKIPPED: $cxx cannot link -fsanitize=fuzzer,address,undefined (install libclang-rt-dev):" >&2
+printf '#include <omp.h>\n#include <cstddef>\n#include <cstdint>\nextern "C" int LLVMFuzzerTestOneInput(const std::uint8_t*, std::size_t) { return omp_get_max_threads() < 0; }\n' >"$probe/p.cpp"
+if ! "$cxx" -fopenmp -fsanitize=fuzzer,address,undefined "$probe/p.cpp" -o "$probe/p" >"$probe/log" 2>&1; then
+  echo "fuzz: SKIPPED: $cxx cannot link -fopenmp -fsanitize=fuzzer,address,undefined (install libclang-rt-dev libomp-dev):" >&2
   head -5 "$probe/log" >&2
   exit 0
 fi
