@@ -26,7 +26,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   const std::string saved = to_json(s).dump();
   Schedule again;
-  if (!accepted([&] { again = parse_schedule(saved, "saved"); })) finding("to_json wrote a schedule parse_schedule rejects: " + saved);
+  if (!accepted([&] { again = parse_schedule(saved, "saved"); }))
+    finding("to_json wrote a schedule parse_schedule rejects: " + saved);
   HCUBE_FUZZ_EXPECT(to_json(again).dump() == saved, "to_json then parse_schedule changes the schedule: " + saved);
   if (!accepted([&] { check_schedule(again); })) finding("the saved schedule no longer checks: " + saved);
   return 0;
