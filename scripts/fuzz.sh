@@ -56,8 +56,9 @@ for t in "${targets[@]}"; do
   dict=()  # the format's words (tests/fuzz/dict/<target>.dict) spliced in by libFuzzer's mutations
   [ -f "tests/fuzz/dict/$t.dict" ] && dict=(-dict="tests/fuzz/dict/$t.dict")
   echo "=== fuzz $t: ${seconds} s ($dir/log) ==="
-  # detect_leaks: the parsers must not leak either.
-  if ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  # detect_leaks: the parsers must not leak either. One OpenMP thread: the
+  # small machines the targets run gain nothing from more, and runs repeat.
+  if OMP_NUM_THREADS=1 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     "$build/fuzz/hcube_fuzz_$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
       -print_final_stats=1 -artifact_prefix="$dir/" "${dict[@]}" "$dir/corpus" >"$dir/log" 2>&1; then
     grep -E '^(Done|stat::number_of_executed_units|stat::new_units_added)' "$dir/log" | tr '\n' ' '

@@ -89,5 +89,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   HCUBE_FUZZ_EXPECT(same(parse_npy(again.data(), again.size(), "re-encoded"), parsed),
                     "encode_npy then parse_npy changes the array");
   accepted([&] { check_machine_array(parsed, what, 2, 3, parsed.type); });
+  // A power-of-two shape (2^n, 2^m), or (2^q,) split as n = q / 2, fits its machine.
+  const auto log2_exact = [](std::uint64_t v) { return v != 0 && (v & (v - 1)) == 0 ? __builtin_ctzll(v) : -1; };
+  int n = -1, m = -1;
+  if (parsed.shape.size() == 2) {
+    n = log2_exact(parsed.shape[0]);
+    m = log2_exact(parsed.shape[1]);
+  } else if (parsed.shape.size() == 1 && log2_exact(parsed.shape[0]) >= 0) {
+    n = log2_exact(parsed.shape[0]) / 2;
+    m = log2_exact(parsed.shape[0]) - n;
+  }
+  if (n >= 0 && m >= 0 && n + m < 64 &&
+      !accepted([&] { check_machine_array(parsed, what, unsigned(n), unsigned(m), parsed.type); }))
+    finding("check_machine_array rejects a shape that fits its machine");
   return 0;
 }
