@@ -2,7 +2,8 @@
 # The CUDA harness: every `hcube bench` operation on the GPU, timed with CUDA
 # events, against a device copy kernel over the same data in the same process
 # and the card's stated bandwidth. Prints a Markdown table for
-# docs/performance.md. Without a GPU it says so and exits 0.
+# docs/performance.md. Without a GPU it says so and exits 0, or 1 under
+# HCUBE_REQUIRE_CUDA=1 (scripts/gpu_check.sh; tests/require.hpp).
 #
 # usage: bench/gpu_bench.sh [log2 words ... (default 24 26 28)] [-- hcube binary]
 set -euo pipefail
@@ -15,7 +16,7 @@ hcube=${1:-build/bin/hcube}
 [ -x "$hcube" ] || { echo "gpu_bench.sh: $hcube is not built: run scripts/build.sh" >&2; exit 2; }
 if ! probe=$("$hcube" bench --op memcpy -w 10 --backend cuda --json 2>&1); then
   echo "gpu_bench.sh: no GPU here, nothing measured: $probe"
-  exit 0
+  case ${HCUBE_REQUIRE_CUDA:-0} in '' | 0) exit 0 ;; *) echo "gpu_bench.sh: HCUBE_REQUIRE_CUDA is set: failing" >&2; exit 1 ;; esac
 fi
 device=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["device"])' "$probe")
 echo "Device: $device; $(date -u +%Y-%m-%d); command: bench/gpu_bench.sh ${sizes[*]}"

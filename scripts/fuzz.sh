@@ -4,7 +4,8 @@
 # build of its own (build-fuzz: clang, no CUDA, AddressSanitizer and
 # UndefinedBehaviorSanitizer, libFuzzer coverage), builds only the fuzz
 # targets, and runs each for the given time on a copy of its seed corpus
-# (tests/fuzz/corpus/<target>; new inputs it finds stay in the copy).
+# (tests/fuzz/corpus/<target>; new inputs it finds stay in the copy), with
+# the format's words from tests/fuzz/dict/<target>.dict.
 # Exits non-zero on a finding: a crash, a sanitizer report, an exception other
 # than hcube::Error, a multi-line error message, a broken invariant, a hang
 # past 10 s or 2 GB of memory; libFuzzer's log and the input that did it are
@@ -29,9 +30,9 @@ if ! command -v "$cxx" >/dev/null || ! command -v "$cc" >/dev/null; then
 fi
 probe=$(mktemp -d)
 trap 'rm -rf "$probe"' EXIT
-printf '#include <cstddef>\n#include <cstdint>\nextern "C" int LLVMFuzzerTestOneInput(const std::uint8_t*, std::size_t) { return 0; }\n' >"$probe/p.cpp"
-if ! "$cxx" -fsanitize=fuzzer,address,undefined "$probe/p.cpp" -o "$probe/p" >"$probe/log" 2>&1; then
-  echo "fuzz: SKIPPED: $cxx cannot link -fsanitize=fuzzer,address,undefined (install libclang-rt-dev):" >&2
+printf '#include <omp.h>\n#include <cstddef>\n#include <cstdint>\nextern "C" int LLVMFuzzerTestOneInput(const std::uint8_t*, std::size_t) { return omp_get_max_threads() < 0; }\n' >"$probe/p.cpp"
+if ! "$cxx" -fopenmp -fsanitize=fuzzer,address,undefined "$probe/p.cpp" -o "$probe/p" >"$probe/log" 2>&1; then
+  echo "fuzz: SKIPPED: $cxx cannot link -fopenmp -fsanitize=fuzzer,address,undefined (install libclang-rt-dev libomp-dev):" >&2
   head -5 "$probe/log" >&2
   exit 0
 fi
@@ -52,11 +53,14 @@ for t in "${targets[@]}"; do
   rm -rf "$dir"
   mkdir -p "$dir/corpus"
   cp "tests/fuzz/corpus/$t"/* "$dir/corpus/"
+  dict=()  # the format's words (tests/fuzz/dict/<target>.dict) spliced in by libFuzzer's mutations
+  [ -f "tests/fuzz/dict/$t.dict" ] && dict=(-dict="tests/fuzz/dict/$t.dict")
   echo "=== fuzz $t: ${seconds} s ($dir/log) ==="
-  # detect_leaks: the parsers must not leak either.
-  if ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  # detect_leaks: the parsers must not leak either. One OpenMP thread: the
+  # small machines the targets run gain nothing from more, and runs repeat.
+  if OMP_NUM_THREADS=1 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     "$build/fuzz/hcube_fuzz_$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-      -print_final_stats=1 -artifact_prefix="$dir/" "$dir/corpus" >"$dir/log" 2>&1; then
+      -print_final_stats=1 -artifact_prefix="$dir/" "${dict[@]}" "$dir/corpus" >"$dir/log" 2>&1; then
     grep -E '^(Done|stat::number_of_executed_units|stat::new_units_added)' "$dir/log" | tr '\n' ' '
     echo
   else

@@ -3,12 +3,14 @@
 # The CUDA toolkit is optional: without nvcc the CUDA backend is left out.
 # gnuplot (hcube sweep --plot; the tests that draw skip without it), GNU time
 # (bench/peak_memory.sh) and chromium (the hcube animate page, loaded headless by
-# tests/test_cli_animate.cpp, which skips without it) are optional:
+# tests/test_cli_animate.cpp, which skips without it) are optional, and so are
+# clang with its libFuzzer runtime (libclang-rt-dev) and OpenMP (libomp-dev)
+# for scripts/fuzz.sh, which skips without them:
 # a failure to install them is a warning, not an error.
 set -euo pipefail
 
 packages=(cmake g++ make libgtest-dev libcli11-dev nlohmann-json3-dev libfmt-dev libbenchmark-dev libfftw3-dev)
-optional=(gnuplot-nox time chromium)
+optional=(gnuplot-nox time chromium clang libclang-rt-dev libomp-dev)
 
 absent() {
   local out=()
@@ -37,6 +39,6 @@ fi
 if [ ${#missing_optional[@]} -gt 0 ]; then
   echo "hcube: installing ${missing_optional[*]} (optional)" >&2
   { $sudo apt-get update -qq && $sudo apt-get install -y -qq --no-install-recommends "${missing_optional[@]}"; } \
-    >/dev/null 2>&1 || echo "hcube: could not install ${missing_optional[*]}; hcube sweep --plot, bench/peak_memory.sh and the browser tests will say so" >&2
+    >/dev/null 2>&1 || echo "hcube: could not install ${missing_optional[*]}; hcube sweep --plot, bench/peak_memory.sh, the browser tests and scripts/fuzz.sh will say so" >&2
 fi
 exit 0

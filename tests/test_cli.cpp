@@ -374,6 +374,24 @@ TEST_F(Cli, RejectsBadMachineAndCycleFlags) {
   expect_error(with({"--tile-dims", "5", "--cycle", "0:0"}), {"t = 5"});
 }
 
+// A named value with a newline or a terminal escape in it is quoted escaped:
+// the error stays one line (expect_error checks), as tests/fuzz found it did not.
+TEST_F(Cli, BadNamesAreQuotedOnOneLine) {
+  const Args base = {"cycle", "-n", "2", "-m", "2"};
+  const auto with = [&](const Args& more) {
+    Args a = base;
+    a.insert(a.end(), more.begin(), more.end());
+    return a;
+  };
+  expect_error(with({"--backend", "cpu\nx", "--cycle", "0:0"}), {"backend 'cpu\\nx' unknown"});
+  expect_error(with({"--type", "uint32\n", "--cycle", "0:0"}), {"element type 'uint32\\n' unknown"});
+  expect_error(with({"--port-model", "\x1b[2Jall", "--cycle", "0:0"}), {"port model '\\x1b[2Jall' unknown"});
+  expect_error(with({"--cycle", "0:1\n"}), {"exchange '0:1\\n' malformed"});
+  expect_error({"schedule", "--dims", "2", "--algorithm", "4\n"}, {"algorithm '4\\n' unknown"});
+  expect_error({"route", "-n", "2", "-m", "2", "--message", "0:0:1:0\r"}, {"message '0:0:1:0\\r' malformed"});
+  expect_error({"permute", "-n", "2", "-m", "2", "--perm", "transpose\n"}, {"--perm 'transpose\\n' unknown"});
+}
+
 TEST_F(Cli, RejectsCudaWithoutDevice) {
   const json j = ok_json({"info"});
   if (j["gpu_present"].get<bool>()) GTEST_SKIP() << "a GPU is present: --backend cuda is legal";

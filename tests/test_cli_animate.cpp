@@ -3,8 +3,11 @@
 // memory the page writes into the DOM must be the emulator's result (the
 // command's own --output .npy). A screenshot at a middle step must not be
 // blank. Without chromium (scripts/install-deps.sh installs it), or with one
-// that cannot render a trivial page here, the browser tests skip, saying so.
+// that cannot render a trivial page here, the browser tests skip, saying so
+// (and fail instead under HCUBE_REQUIRE_BROWSER=1, require.hpp: .ci/run sets it
+// where chromium works).
 #include "cli_harness.hpp"
+#include "require.hpp"
 
 namespace {
 
@@ -144,7 +147,8 @@ TEST_F(CliAnimate, BadInputIsAClearError) {
 }
 
 TEST_F(CliAnimate, TheBrowserShowsTheEmulatorsResult) {
-  if (const std::string why = browser_unusable(); !why.empty()) GTEST_SKIP() << why;
+  if (const std::string why = browser_unusable(); !why.empty())
+    HCUBE_SKIP_UNLESS_REQUIRED("HCUBE_REQUIRE_BROWSER", why);
   expect_page_shows_the_result({"aapc", "--dims", "3", "--algorithm", "4"});
   expect_page_shows_the_result({"aapc", "--dims", "2", "--algorithm", "1", "--permutation", "bit-reversal"});
   expect_page_shows_the_result({"permute", "--perm", "bit-reversal", "-n", "3", "-m", "2"});
@@ -157,7 +161,8 @@ TEST_F(CliAnimate, TheBrowserShowsTheEmulatorsResult) {
 // The keys a teacher presses: Right, Right, Left is step 1; End the last step;
 // End, Home, Right, Left the first.
 TEST_F(CliAnimate, ArrowKeysStepThroughTheRun) {
-  if (const std::string why = browser_unusable(); !why.empty()) GTEST_SKIP() << why;
+  if (const std::string why = browser_unusable(); !why.empty())
+    HCUBE_SKIP_UNLESS_REQUIRED("HCUBE_REQUIRE_BROWSER", why);
   const fs::path page = path("page.html");
   ok({"animate", "aapc", "--dims", "3", "--algorithm", "4", "--output", page.string()});
   const json trace = ok_json({"aapc", "--dims", "3", "--algorithm", "4", "--trace"})["trace"];
@@ -169,7 +174,8 @@ TEST_F(CliAnimate, ArrowKeysStepThroughTheRun) {
 }
 
 TEST_F(CliAnimate, AMiddleStepIsNotBlank) {
-  if (const std::string why = browser_unusable(); !why.empty()) GTEST_SKIP() << why;
+  if (const std::string why = browser_unusable(); !why.empty())
+    HCUBE_SKIP_UNLESS_REQUIRED("HCUBE_REQUIRE_BROWSER", why);
   const fs::path page = path("page.html"), blank = path("blank.html");
   ok({"animate", "aapc", "--dims", "3", "--algorithm", "4", "--output", page.string()});
   std::ofstream(blank) << "<!DOCTYPE html><html><body></body></html>\n";

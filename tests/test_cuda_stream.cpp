@@ -2,7 +2,8 @@
 // cycles, an AAPC (its cycles one CUDA graph), copies and cuFFT all enqueued
 // on that stream, with results bit for bit those of the CPU backend; work
 // enqueued behind a stream the caller holds back stays there, and enqueueing
-// it waits for nothing on the device. Skips, saying why, without a GPU.
+// it waits for nothing on the device. Skips, saying why, without a GPU (fails
+// instead under HCUBE_REQUIRE_CUDA=1, require.hpp).
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -20,6 +21,7 @@
 #include "hcube/host/aapc.hpp"
 #include "hcube/host/aapc_permutation.hpp"
 #include "hcube/host/cycle.hpp"
+#include "require.hpp"
 
 #if HCUBE_HAVE_CUDA
 #include <cuda_runtime.h>
@@ -89,7 +91,8 @@ class CudaStream : public ::testing::Test {
  protected:
   void SetUp() override {
     std::string why;
-    if (cuda_device_count(&why) == 0) GTEST_SKIP() << "CUDA stream tests skipped: " << why;
+    if (cuda_device_count(&why) == 0)
+      HCUBE_SKIP_UNLESS_REQUIRED("HCUBE_REQUIRE_CUDA", "CUDA stream tests skipped: " << why);
   }
 };
 
@@ -231,7 +234,7 @@ TEST_F(CudaStream, WorkWaitsBehindTheCallersStreamAndNothingSynchronizesTheDevic
 TEST(CudaStream, SkippedWithoutTheCudaBackend) {
   std::string why;
   cuda_device_count(&why);
-  GTEST_SKIP() << "CUDA stream tests skipped: " << why;
+  HCUBE_SKIP_UNLESS_REQUIRED("HCUBE_REQUIRE_CUDA", "CUDA stream tests skipped: " << why);
 }
 
 #endif

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "hcube/core/error.hpp"
+#include "hcube/host/parse.hpp"
 
 namespace hcube {
 
@@ -12,7 +13,7 @@ BackendChoice parse_backend_choice(const std::string& s) {
   if (s == "auto") return BackendChoice::automatic;
   if (s == "cpu") return BackendChoice::cpu;
   if (s == "cuda") return BackendChoice::cuda;
-  throw Error(fmt::format("backend '{}' unknown: allowed auto, cpu, cuda", s));
+  throw Error(fmt::format("backend '{}' unknown: allowed auto, cpu, cuda", printable_input(s)));
 }
 
 std::unique_ptr<Backend> make_backend(BackendChoice choice) {

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "hcube/core/error.hpp"
+#include "hcube/host/parse.hpp"
 
 namespace hcube {
 namespace {
@@ -60,7 +61,7 @@ ElementType parse_element_type(const std::string& name) {
     if (n == e.name) return e.type;
   for (const auto& [alias, t] : aliases)
     if (n == alias) return t;
-  throw Error(fmt::format("element type '{}' unknown: allowed {}", name, element_type_names()));
+  throw Error(fmt::format("element type '{}' unknown: allowed {}", printable_input(name), element_type_names()));
 }
 
 void write_label(ElementType t, std::uint64_t v, void* dst) {

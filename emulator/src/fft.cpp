@@ -15,6 +15,7 @@
 #include "hcube/emulator/schedule_run.hpp"
 #include "hcube/host/aapc_sequence.hpp"
 #include "hcube/core/error.hpp"
+#include "hcube/host/parse.hpp"
 
 namespace hcube {
 namespace {
@@ -300,7 +301,7 @@ void check_fft_sizes(long long points_log2, long long nodes_log2) {
 LocalTransform parse_local_transform(const std::string& s) {
   if (s == "library") return LocalTransform::library;
   if (s == "radix-2" || s == "radix2") return LocalTransform::radix2;
-  throw Error(fmt::format("local transform '{}' unknown: allowed library, radix-2", s));
+  throw Error(fmt::format("local transform '{}' unknown: allowed library, radix-2", printable_input(s)));
 }
 
 FftReport distributed_fft(Machine& machine, const FftOptions& options) {

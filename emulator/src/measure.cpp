@@ -17,6 +17,7 @@
 #include "hcube/host/edelman.hpp"
 #include "hcube/host/reference.hpp"
 #include "hcube/version.hpp"
+#include "hcube/host/parse.hpp"
 
 namespace hcube {
 
@@ -65,7 +66,8 @@ const std::vector<std::string>& bench_op_names() {
 BenchOp parse_bench_op(const std::string& s) {
   const auto& names = bench_op_names();
   const auto it = std::find(names.begin(), names.end(), s);
-  if (it == names.end()) throw Error(fmt::format("--op '{}' unknown: allowed {}", s, fmt::join(names, ", ")));
+  if (it == names.end())
+    throw Error(fmt::format("--op '{}' unknown: allowed {}", printable_input(s), fmt::join(names, ", ")));
   return static_cast<BenchOp>(it - names.begin());
 }
 
@@ -214,7 +216,8 @@ Schedule sweep_schedule(const std::string& algorithm, unsigned d) {
 void check_sweep(const SweepRequest& r) {
   for (const std::string& a : r.algorithms)
     if (a != "1" && a != "2" && a != "3" && a != "4" && a != "edelman" && a != "edelman-unaligned")
-      throw Error(fmt::format("--algorithms entry '{}' unknown: allowed 1, 2, 3, 4, edelman, edelman-unaligned", a));
+      throw Error(fmt::format("--algorithms entry '{}' unknown: allowed 1, 2, 3, 4, edelman, edelman-unaligned",
+                              printable_input(a)));
   if (r.from < 1 || r.to > 16 || r.from > r.to)
     throw Error(fmt::format("--dims-from {} --dims-to {} out of range: allowed 1 <= from <= to <= 16", r.from, r.to));
   if (r.repeat < 1 || r.repeat > 100) throw Error(fmt::format("--repeat {} out of range: allowed 1..100", r.repeat));

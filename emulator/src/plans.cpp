@@ -8,6 +8,7 @@
 #include "hcube/emulator/schedule_run.hpp"
 #include "hcube/emulator/sdp_run.hpp"
 #include "hcube/core/error.hpp"
+#include "hcube/host/parse.hpp"
 
 namespace hcube {
 
@@ -253,7 +254,8 @@ RedistributePlan::RedistributePlan(const Options& o, RedistributionPlacement pla
     : Plan(Geometry{placement.n, placement.m}, o.target), placement_(std::move(placement)) {
   const auto& names = redistribution_schedule_names();
   if (std::find(names.begin(), names.end(), o.schedule) == names.end())
-    throw Error(fmt::format("--schedule '{}' unknown: allowed {}", o.schedule, fmt::join(names, ", ")));
+    throw Error(
+        fmt::format("--schedule '{}' unknown: allowed {}", printable_input(o.schedule), fmt::join(names, ", ")));
   schedule_ = make_redistribution_schedule(placement_.r, o.schedule);
   check_redistribution_schedule(placement_.r, schedule_);
   set_scratch_bytes(data_bytes());  // the pack and unpack gather through scratch

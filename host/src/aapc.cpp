@@ -8,6 +8,7 @@
 
 #include "hcube/core/error.hpp"
 #include "hcube/host/necklace.hpp"
+#include "hcube/host/parse.hpp"
 
 namespace hcube {
 
@@ -16,13 +17,13 @@ AapcAlgorithm parse_aapc_algorithm(const std::string& s) {
   if (s == "2") return AapcAlgorithm::alg2;
   if (s == "3") return AapcAlgorithm::alg3;
   if (s == "4") return AapcAlgorithm::alg4;
-  throw Error(fmt::format("algorithm '{}' unknown: allowed 1, 2, 3, 4", s));
+  throw Error(fmt::format("algorithm '{}' unknown: allowed 1, 2, 3, 4", printable_input(s)));
 }
 
 LineDrawing parse_line_drawing(const std::string& s) {
   if (s == "diagonal" || s == "type1" || s == "1") return LineDrawing::diagonal;
   if (s == "greedy" || s == "type2" || s == "2") return LineDrawing::greedy;
-  throw Error(fmt::format("line drawing '{}' unknown: allowed diagonal (type1), greedy (type2)", s));
+  throw Error(fmt::format("line drawing '{}' unknown: allowed diagonal (type1), greedy (type2)", printable_input(s)));
 }
 
 std::string to_string(LineDrawing l) { return l == LineDrawing::diagonal ? "diagonal" : "greedy"; }

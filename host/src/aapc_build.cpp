@@ -9,6 +9,7 @@
 #include "hcube/host/edelman.hpp"
 #include "hcube/core/error.hpp"
 #include "hcube/host/exchange_baselines.hpp"
+#include "hcube/host/parse.hpp"
 
 namespace hcube {
 
@@ -20,7 +21,7 @@ AapcMethod parse_aapc_method(const std::string& s) {
   if (s == "edelman") return AapcMethod::edelman;
   if (s == "sex") return AapcMethod::sex;
   if (s == "dex") return AapcMethod::dex;
-  throw Error(fmt::format("algorithm '{}' unknown: allowed 1, 2, 3, 4, edelman, sex, dex", s));
+  throw Error(fmt::format("algorithm '{}' unknown: allowed 1, 2, 3, 4, edelman, sex, dex", printable_input(s)));
 }
 
 std::string to_string(AapcMethod m) {

@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "hcube/core/error.hpp"
+#include "hcube/host/parse.hpp"
 
 namespace hcube {
 namespace {
@@ -27,7 +28,7 @@ const Named kNames[] = {
 AapcPermutation parse_aapc_permutation(const std::string& s) {
   for (const Named& n : kNames)
     if (s == n.name) return n.p;
-  throw Error(fmt::format("permutation '{}' unknown: allowed {}", s, aapc_permutation_names()));
+  throw Error(fmt::format("permutation '{}' unknown: allowed {}", printable_input(s), aapc_permutation_names()));
 }
 
 std::string aapc_permutation_names() {

@@ -206,11 +206,13 @@ AffineMap parse_gray(const Geometry& geo, const std::string& text) {
   const std::size_t c2 = c1 == std::string::npos ? c1 : text.find(':', c1 + 1);
   const std::string dir = c2 == std::string::npos ? "" : text.substr(c2 + 1);
   if (c2 == std::string::npos || (dir != "encode" && dir != "decode"))
-    throw Error(fmt::format("Gray field '{}' malformed: expected lo:width:encode or lo:width:decode", text));
+    throw Error(fmt::format("Gray field '{}' malformed: expected lo:width:encode or lo:width:decode",
+                            printable_input(text)));
   const std::uint64_t lo = parse_uint(text.substr(0, c1), "Gray field lo");
   const std::uint64_t width = parse_uint(text.substr(c1 + 1, c2 - c1 - 1), "Gray field width");
   if (lo + width > geo.m || width == 0)
-    throw Error(fmt::format("Gray field '{}' out of range: a non-empty field within memory bits, {}", text,
+    throw Error(fmt::format("Gray field '{}' out of range: a non-empty field within memory bits, {}",
+                            printable_input(text),
                             allowed_indices(geo.m, "m")));
   return AffineMap::gray(geo, static_cast<unsigned>(lo), static_cast<unsigned>(width), dir == "encode");
 }

@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "hcube/core/error.hpp"
+#include "hcube/host/parse.hpp"
 
 namespace hcube {
 namespace {
@@ -274,7 +275,8 @@ RedistSchedule make_redistribution_schedule(const Redistribution& r, const std::
   if (name == "caterpillar") return caterpillar_schedule(r);
   if (name == "bipartite-stepwise") return bipartite_stepwise_schedule(r);
   if (name == "bipartite-greedy") return bipartite_greedy_schedule(r);
-  throw Error(fmt::format("schedule '{}' unknown: allowed {}", name, fmt::join(redistribution_schedule_names(), ", ")));
+  throw Error(fmt::format("schedule '{}' unknown: allowed {}", printable_input(name),
+                          fmt::join(redistribution_schedule_names(), ", ")));
 }
 
 double RedistStats::modelled_cost(double ts, double tau) const {

@@ -7,6 +7,7 @@
 
 #include "hcube/core/bits.hpp"
 #include "hcube/core/error.hpp"
+#include "hcube/host/parse.hpp"
 
 namespace hcube {
 namespace {
@@ -97,7 +98,7 @@ void check_options(const ConcurrentOptions& o) {
 RotationLayout parse_rotation_layout(const std::string& s) {
   if (s == "paper") return RotationLayout::paper;
   if (s == "compact") return RotationLayout::compact;
-  throw Error(fmt::format("rotation layout '{}' unknown: allowed paper, compact", s));
+  throw Error(fmt::format("rotation layout '{}' unknown: allowed paper, compact", printable_input(s)));
 }
 
 std::string to_string(RotationLayout l) { return l == RotationLayout::paper ? "paper" : "compact"; }

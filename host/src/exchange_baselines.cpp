@@ -5,13 +5,14 @@
 #include "hcube/host/aapc.hpp"
 #include "hcube/core/bits.hpp"
 #include "hcube/core/error.hpp"
+#include "hcube/host/parse.hpp"
 
 namespace hcube {
 
 ExchangeBaseline parse_exchange_baseline(const std::string& s) {
   if (s == "sex") return ExchangeBaseline::standard;
   if (s == "dex") return ExchangeBaseline::direct;
-  throw Error(fmt::format("exchange baseline '{}' unknown: allowed sex, dex", s));
+  throw Error(fmt::format("exchange baseline '{}' unknown: allowed sex, dex", printable_input(s)));
 }
 
 std::string to_string(ExchangeBaseline b) { return b == ExchangeBaseline::standard ? "sex" : "dex"; }

@@ -8,13 +8,14 @@
 #include "hcube/core/bits.hpp"
 #include "hcube/core/error.hpp"
 #include "hcube/host/geometry.hpp"
+#include "hcube/host/parse.hpp"
 
 namespace hcube {
 
 FftOrder parse_fft_order(const std::string& s) {
   if (s == "natural") return FftOrder::natural;
   if (s == "bit-reversed" || s == "bit_reversed" || s == "bitreversed") return FftOrder::bit_reversed;
-  throw Error(fmt::format("FFT order '{}' unknown: allowed natural, bit-reversed", s));
+  throw Error(fmt::format("FFT order '{}' unknown: allowed natural, bit-reversed", printable_input(s)));
 }
 
 std::string to_string(FftOrder o) { return o == FftOrder::natural ? "natural" : "bit-reversed"; }

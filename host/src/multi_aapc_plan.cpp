@@ -24,7 +24,7 @@ std::string check_algorithm(const std::string& text) {
     throw Error(
         "algorithm '2' not offered by multi-aapc: its span is K/2, so pipelining gains nothing; allowed 1, 3, 4, 5");
   if (text != "1" && text != "3" && text != "4" && text != "5")
-    throw Error(fmt::format("algorithm '{}' unknown: allowed 1, 3, 4, 5", text));
+    throw Error(fmt::format("algorithm '{}' unknown: allowed 1, 3, 4, 5", printable_input(text)));
   return text;
 }
 

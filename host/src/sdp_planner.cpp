@@ -10,6 +10,7 @@
 #include "hcube/core/bits.hpp"
 #include "hcube/core/error.hpp"
 #include "hcube/host/geometry.hpp"
+#include "hcube/host/parse.hpp"
 
 namespace hcube {
 
@@ -34,7 +35,7 @@ std::string join(const std::vector<unsigned>& v, const char* sep) {
 SdpAlgorithm parse_sdp_algorithm(const std::string& s) {
   for (const Named& n : kNames)
     if (s == n.name) return n.a;
-  throw Error(fmt::format("--algorithm '{}' unknown: allowed {}", s, sdp_algorithm_names()));
+  throw Error(fmt::format("--algorithm '{}' unknown: allowed {}", printable_input(s), sdp_algorithm_names()));
 }
 
 std::string to_string(SdpAlgorithm a) {
@@ -52,7 +53,7 @@ std::string sdp_algorithm_names() {
 PortModelChoice parse_ports(const std::string& s) {
   if (s == "one") return PortModelChoice::one;
   if (s == "all") return PortModelChoice::all;
-  throw Error(fmt::format("--ports '{}' unknown: allowed one, all", s));
+  throw Error(fmt::format("--ports '{}' unknown: allowed one, all", printable_input(s)));
 }
 
 std::string to_string(PortModelChoice p) { return p == PortModelChoice::all ? "all" : "one"; }

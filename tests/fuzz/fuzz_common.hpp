@@ -22,8 +22,11 @@ namespace hcube::fuzz {
   std::abort();
 }
 
+// HCUBE_FUZZ_VERBOSE=1 prints every rejection (to see what a corpus reaches).
 inline void check_message(const Error& e) {
   const std::string m = e.what();
+  static const bool verbose = std::getenv("HCUBE_FUZZ_VERBOSE") != nullptr;
+  if (verbose) std::fprintf(stderr, "rejected: %s\n", m.c_str());
   if (m.empty()) finding("hcube::Error with an empty message");
   if (m.find('\n') != std::string::npos || m.find('\r') != std::string::npos)
     finding("hcube::Error message spans more than one line: " + m);

@@ -1,12 +1,14 @@
-// --message (parse_message) and the router step check (check_router_step).
+// --message (parse_message) and the router step check (check_router_step); a
+// step that passes runs as `hcube route` runs it (fuzz_run.hpp).
 // Input: byte 0 and byte 1 give n and m (each byte % 32: 'A' is 1, 'D' is 4),
 // byte 2 the limits (--max-message byte % 32; --contention reject when it is
 // a lowercase letter, i.e. bit 0x20 set, else report), then the --message
 // values separated by spaces (one per --message flag).
 #include <vector>
 
-#include "fuzz_common.hpp"
+#include "fuzz_run.hpp"
 #include "hcube/host/geometry.hpp"
+#include "hcube/host/reference.hpp"
 #include "hcube/host/router_step.hpp"
 
 using namespace hcube;
@@ -34,5 +36,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (const Message& msg : step) words += msg.length;
   HCUBE_FUZZ_EXPECT(rep.words == words && rep.max_message <= limits.max_message && rep.contention < step.size() + 1,
                     "check_router_step's counts do not add up");
+
+  if (geo.n + geo.m > kMaxRunBits) return 0;
+  run_verified_or_rejected([&] {
+    Session s = open_session(small_machine(geo, size));
+    const std::size_t wb = s.machine->word_bytes();
+    RouterStepReport got;
+    run_step(
+        s, "router step", [&](const std::vector<unsigned char>& in) { return reference_route(in, wb, geo, step); },
+        [&](Machine& mach) { got = mach.route(step, limits); });
+    HCUBE_FUZZ_EXPECT(got.words == rep.words && got.contention == rep.contention && got.max_message == rep.max_message,
+                      "the machine's router step counts differ from check_router_step's");
+  });
   return 0;
 }

@@ -1,7 +1,10 @@
 // The schedule reader: the whole input is a schedule file's text, parsed as
 // load_schedule parses it (parse_schedule), then checked (check_schedule). A
-// schedule accepted by both must survive to_json and parse_schedule unchanged.
-#include "fuzz_common.hpp"
+// schedule accepted by both must survive to_json and parse_schedule unchanged,
+// and on a small machine it runs as `hcube run --schedule` runs it: verified
+// against the composition of its steps.
+#include "fuzz_run.hpp"
+#include "hcube/host/affine_map.hpp"
 #include "hcube/host/schedule.hpp"
 
 namespace {
@@ -26,8 +29,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   const std::string saved = to_json(s).dump();
   Schedule again;
-  if (!accepted([&] { again = parse_schedule(saved, "saved"); })) finding("to_json wrote a schedule parse_schedule rejects: " + saved);
+  if (!accepted([&] { again = parse_schedule(saved, "saved"); }))
+    finding("to_json wrote a schedule parse_schedule rejects: " + saved);
   HCUBE_FUZZ_EXPECT(to_json(again).dump() == saved, "to_json then parse_schedule changes the schedule: " + saved);
   if (!accepted([&] { check_schedule(again); })) finding("the saved schedule no longer checks: " + saved);
+
+  if (s.n + s.m > kMaxRunBits) return 0;
+  run_verified_or_rejected([&] {
+    const AffineMap id(s.geometry());
+    const Job job{s, st, id, id, composed_destination(s, id, id), "as-scheduled", "", {}, {}, 0, {}};
+    Session session = open_session(small_machine(s.geometry(), size));
+    RunOptions options;
+    options.trace = size % 2 == 1;  // step by step, each step verified, or the whole run at once
+    run_job(session, job, options);
+  });
   return 0;
 }
