@@ -259,9 +259,9 @@ TEST(ScheduleFile, StringsFromTheFileAreQuotedOnOneLine) {
                 .rfind("f.json: unknown field 'd\\n' (a typo?)", 0),
             0u);
   EXPECT_EQ(error_of([] { parse_schedule(R"({"format": "hcube-schedule/1", "d": 2, "pre": "none\u0000", "cycles": []})", "f.json"); }),
-            "alignment 'none\\x00' unknown: allowed xor-align, concurrent, none");
+            "f.json: 'pre': alignment 'none\\x00' unknown: allowed xor-align, concurrent, none");
   EXPECT_EQ(error_of([] { parse_schedule(R"({"format": "hcube-schedule/1", "d": 2, "port_model": "\u00e9", "cycles": []})", "f.json"); }),
-            "port model '\\xc3\\xa9' unknown: allowed all, one");
+            "f.json: 'port_model': port model '\\xc3\\xa9' unknown: allowed all, one");
 }
 
 TEST(ScheduleChecker, CatchesWrongDimensionsAndRepeats) {
