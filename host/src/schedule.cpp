@@ -355,10 +355,9 @@ Schedule schedule_from_json(const nlohmann::json& j, const std::string& what) {
 }
 
 Schedule parse_schedule(const std::string& text, const std::string& what) {
-  std::istringstream in(text);
   nlohmann::json j;
   try {
-    in >> j;
+    j = nlohmann::json::parse(text);  // the whole text: nothing but spaces may follow the object
   } catch (const nlohmann::json::parse_error& e) {
     throw Error(fmt::format("{}: not valid JSON at byte {}", what, e.byte));
   } catch (const nlohmann::json::exception& e) {
