@@ -250,6 +250,17 @@ TEST(ScheduleFile, ANumberTooLargeForADoubleIsAnError) {
             "f.json: not valid JSON at byte 40");
 }
 
+// A file is one JSON object: text after it (a second schedule appended, a
+// corrupted tail) is an error, where the stream reader used to ignore it.
+TEST(ScheduleFile, TextAfterTheObjectIsAnError) {
+  const std::string good = to_json(make(AapcAlgorithm::alg4, 2)).dump();
+  EXPECT_NO_THROW(parse_schedule(good + "\n  \n", "f.json"));
+  EXPECT_EQ(error_of([&] { parse_schedule(good + "\ngarbage", "f.json"); }),
+            fmt::format("f.json: not valid JSON at byte {}", good.size() + 2));
+  EXPECT_EQ(error_of([&] { parse_schedule(good + good, "f.json"); }),
+            fmt::format("f.json: not valid JSON at byte {}", good.size() + 1));
+}
+
 // Found by tests/fuzz (schedule): strings from the file were quoted as they
 // were, so a "\n" in one split the one-line error message.
 TEST(ScheduleFile, StringsFromTheFileAreQuotedOnOneLine) {
@@ -259,9 +270,9 @@ TEST(ScheduleFile, StringsFromTheFileAreQuotedOnOneLine) {
                 .rfind("f.json: unknown field 'd\\n' (a typo?)", 0),
             0u);
   EXPECT_EQ(error_of([] { parse_schedule(R"({"format": "hcube-schedule/1", "d": 2, "pre": "none\u0000", "cycles": []})", "f.json"); }),
-            "alignment 'none\\x00' unknown: allowed xor-align, concurrent, none");
+            "f.json: 'pre': alignment 'none\\x00' unknown: allowed xor-align, concurrent, none");
   EXPECT_EQ(error_of([] { parse_schedule(R"({"format": "hcube-schedule/1", "d": 2, "port_model": "\u00e9", "cycles": []})", "f.json"); }),
-            "port model '\\xc3\\xa9' unknown: allowed all, one");
+            "f.json: 'port_model': port model '\\xc3\\xa9' unknown: allowed all, one");
 }
 
 TEST(ScheduleChecker, CatchesWrongDimensionsAndRepeats) {

@@ -470,6 +470,7 @@ TEST_F(CliAapc, RejectsBadScheduleFiles) {
   // A number too large for a double (found by tests/fuzz: it aborted the program).
   expect_error({"run", "--schedule", write("huge.json", "{\"format\": \"hcube-schedule/1\", \"d\": 1e999}")},
                {"huge.json", "not valid JSON: number overflow parsing '1e999'"});
+  expect_error({"run", "--schedule", write("tail.json", s.dump() + "\ngarbage")}, {"tail.json", "not valid JSON at byte"});
   expect_error({"run", "--schedule", edited("format.json", [](json& j) { j["format"] = "hcube-schedule/9"; })},
                {"format.json", "hcube-schedule/9"});
   expect_error({"run", "--schedule", edited("entry.json", [](json& j) { j["cycles"][2][1].erase("addr"); })},

@@ -306,9 +306,18 @@ Schedule schedule_from_json(const nlohmann::json& j, const std::string& what) {
   if (b < 1 || b > std::numeric_limits<unsigned>::max())
     throw Error(fmt::format("{}: 'channel_width' = {} out of range: allowed at least 1", what, b));
   s.rules.channel_width = static_cast<unsigned>(b);
-  s.rules.model = parse_port_model(get_string(j, "port_model", what, "all"));
-  s.pre = parse_alignment_kind(get_string(j, "pre", what, "xor-align"));
-  s.post = parse_alignment_kind(get_string(j, "post", what, "xor-align"));
+  // The named values' errors name the file and the field, as the others do.
+  const auto named = [&](const char* key, const char* fallback, auto parse) {
+    const std::string value = get_string(j, key, what, fallback);
+    try {
+      return parse(value);
+    } catch (const Error& e) {
+      throw Error(fmt::format("{}: '{}': {}", what, key, e.what()));
+    }
+  };
+  s.rules.model = named("port_model", "all", parse_port_model);
+  s.pre = named("pre", "xor-align", parse_alignment_kind);
+  s.post = named("post", "xor-align", parse_alignment_kind);
   if (j.contains("blocked")) {
     if (!j["blocked"].is_boolean()) throw Error(fmt::format("{}: 'blocked' must be true or false", what));
     s.blocked = j["blocked"].get<bool>();
@@ -370,10 +379,9 @@ Schedule schedule_from_json(const nlohmann::json& j, const std::string& what) {
 }
 
 Schedule parse_schedule(const std::string& text, const std::string& what) {
-  std::istringstream in(text);
   nlohmann::json j;
   try {
-    in >> j;
+    j = nlohmann::json::parse(text);  // the whole text: nothing but spaces may follow the object
   } catch (const nlohmann::json::parse_error& e) {
     throw Error(fmt::format("{}: not valid JSON at byte {}", what, e.byte));
   } catch (const nlohmann::json::exception& e) {
