@@ -14,7 +14,8 @@
 #
 # usage: scripts/fuzz.sh [seconds per target (default 60)] [target ...]
 #   targets: npy schedule cycle perm message (default all)
-#   replay a saved crash: build-fuzz/fuzz/hcube_fuzz_<target> <crash file>
+#   replay a saved crash: build-fuzz/fuzz/hcube_fuzz_<target> <crash file>, or with
+#   the ordinary build's build/tests/fuzz/hcube_fuzz_<target>_replay <crash file>
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
@@ -41,6 +42,8 @@ build=${FUZZ_BUILD:-build-fuzz}
 out=${FUZZ_OUT:-$build/runs}
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+# Warnings are not errors here: clang warns where gcc does not, and the gcc
+# builds (scripts/test.sh, .ci/run) are the warnings gate.
 CC=$cc CXX=$cxx cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHCUBE_FUZZ=ON \
   -DHCUBE_SANITIZE=address,undefined -DHCUBE_ENABLE_CUDA=OFF -DHCUBE_WARNINGS_AS_ERRORS=OFF \
   -DHCUBE_BUILD_TESTS=OFF -DHCUBE_BUILD_BENCH=OFF "${launcher[@]}" >/dev/null
