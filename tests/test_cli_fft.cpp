@@ -4,6 +4,7 @@
 #include <cmath>
 #include <complex>
 
+#include <limits>
 #include "cli_harness.hpp"
 
 namespace {
@@ -80,11 +81,15 @@ std::size_t reverse(std::size_t x, unsigned bits) {
   return r;
 }
 
+// NaN anywhere gives NaN (every comparison with it fails), which std::max would drop.
 double max_rel(const cvec& a, const cvec& b) {
+  if (a.size() != b.size()) return std::numeric_limits<double>::quiet_NaN();
   double d = 0, s = 0;
   for (std::size_t i = 0; i < a.size(); ++i) {
-    d = std::max(d, std::abs(a[i] - b[i]));
-    s = std::max(s, std::abs(b[i]));
+    const double di = std::abs(a[i] - b[i]), si = std::abs(b[i]);
+    if (std::isnan(di) || std::isnan(si)) return std::numeric_limits<double>::quiet_NaN();
+    d = std::max(d, di);
+    s = std::max(s, si);
   }
   return d / s;
 }

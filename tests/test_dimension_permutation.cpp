@@ -486,6 +486,7 @@ TEST_P(SdpRun, A5WhenGammaDividesEveryOrder) {
   }
   // Random separable permutations: A5 with the best common divisor.
   std::mt19937 rng(23);
+  int ran = 0, refused = 0;
   for (int trial = 0; trial < 30; ++trial) {
     const unsigned n = 2 + static_cast<unsigned>(rng() % 4), m = 3 + static_cast<unsigned>(rng() % 3);
     DimensionPermutation p;
@@ -499,13 +500,45 @@ TEST_P(SdpRun, A5WhenGammaDividesEveryOrder) {
     std::shuffle(img.begin(), img.end(), rng);
     for (unsigned i = 0; i < n; ++i) p.to[proc[i]] = img[i];
     SCOPED_TRACE(testing::Message() << "perm " << fmt::format("{}", fmt::join(p.to, ",")));
+    // Predicted from the cycles of p.to alone: gamma = gcd of the cycle orders,
+    // mu = (bits in cycles) / gamma pivots, which must fit the m storage bits (sec. 4.3).
+    unsigned moved = 0, gamma = 0;
+    std::vector<bool> seen(n + m, false);
+    for (unsigned b = m; b < n + m; ++b) {
+      unsigned order = 0;
+      for (unsigned x = b; !seen[x]; x = p.to[x], ++order) seen[x] = true;
+      if (order < 2) continue;
+      moved += order;
+      gamma = std::gcd(gamma, order);
+    }
+    const bool fits = moved == 0 || moved / gamma <= m;
     try {
       const SdpPlan plan = plan_a5(p);
+      EXPECT_TRUE(fits) << "A5 planned " << moved / gamma << " pivots with m = " << m;
       check_schedule(plan.schedule);
       expect_runs(p, plan);
+      ++ran;
     } catch (const Error& e) {
+      EXPECT_FALSE(fits) << e.what();
       EXPECT_NE(std::string(e.what()).find("pivot storage dimensions"), std::string::npos) << e.what();
+      ++refused;
     }
+  }
+  // The draws run far more often than not: the loop checks runs, not only refusals.
+  EXPECT_GE(ran, 20);
+  EXPECT_EQ(ran + refused, 30);
+  // Orders 2 and 3 on 5 node bits: gamma = 1, so mu = 5 pivots, more than m = 3 storage bits.
+  DimensionPermutation q;
+  q.n = 5;
+  q.m = 3;
+  q.to = {0, 1, 2, 4, 3, 6, 7, 5};
+  try {
+    plan_a5(q);
+    ADD_FAILURE() << "A5 planned 5 pivots on m = 3";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("mu = sigma_p / gamma = 5 pivot storage dimensions: m = 3"),
+              std::string::npos)
+        << e.what();
   }
 }
 
