@@ -1,7 +1,15 @@
 // Tests for the .npy reader/writer. The fixtures in tests/data were written by
 // NumPy (see tests/data/make_fixtures.py); the tests themselves need no NumPy.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <thread>
 
 #include <complex>
 #include <cstdint>
@@ -13,6 +21,7 @@
 #include <vector>
 
 #include "hcube/emulator/npy.hpp"
+#include "hcube/host/output_file.hpp"
 #include "hcube/core/error.hpp"
 
 namespace {
@@ -390,7 +399,7 @@ TEST_F(NpyFiles, WriteIntoMissingDirectoryLeavesNothing) {
   const std::string path = (dir_ / "missing" / "out.npy").string();
   const std::uint32_t value = 1;
   expect_contains(error_of([&] { hcube::write_npy(path, ElementType::u32, {1}, &value, 4); }),
-                  {path, "cannot create", "No such file or directory"});
+                  {path, "directory", "missing", "does not exist"});
   EXPECT_TRUE(entries().empty());
 }
 
@@ -407,15 +416,132 @@ TEST_F(NpyFiles, FailedWriteLeavesExistingFileUntouched) {
   EXPECT_EQ(entries(), std::vector<std::string>{"out.npy"});
 }
 
-TEST_F(NpyFiles, FailedRenameRemovesTemporary) {
-  // A directory in the way makes the final rename fail after the data was written.
+TEST_F(NpyFiles, DirectoryInTheWayIsRefusedBeforeWriting) {
   const fs::path path = dir_ / "out.npy";
   fs::create_directory(path);
   const Bytes data = pattern(16);
   expect_contains(error_of([&] { hcube::write_npy(path.string(), ElementType::f32, {4}, data.data(), data.size()); }),
-                  {path.string(), "cannot rename", ".tmp-"});
+                  {path.string(), "is a directory"});
   EXPECT_TRUE(fs::is_directory(path));
   EXPECT_EQ(entries(), std::vector<std::string>{"out.npy"});
+}
+
+// A FIFO is written into, never replaced by a regular file; with no reader
+// the write fails at once instead of hanging.
+TEST_F(NpyFiles, FifoIsWrittenIntoAndNeverReplaced) {
+  const std::string fifo = (dir_ / "pipe.npy").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0) << std::strerror(errno);
+  const std::uint32_t value = 7;
+  expect_contains(error_of([&] { hcube::write_npy(fifo, ElementType::u32, {1}, &value, 4); }),
+                  {fifo, "nothing reads the FIFO"});
+  struct stat st {};
+  ASSERT_EQ(::stat(fifo.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode));
+
+  Bytes got;
+  std::thread reader([&] {
+    std::ifstream in(fifo, std::ios::binary);  // blocks until the writer opens it
+    got.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  });
+  // The reader may not have opened the FIFO yet: retry until it has.
+  std::string error = "not tried";
+  for (int tries = 0; tries < 500 && !error.empty(); ++tries) {
+    try {
+      hcube::write_npy(fifo, ElementType::u32, {1}, &value, 4);
+      error.clear();
+    } catch (const hcube::Error& e) {
+      error = e.what();
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+  EXPECT_EQ(error, "");
+  if (!error.empty()) {  // let the reader go
+    std::ofstream(fifo) << "";
+  }
+  reader.join();
+  EXPECT_EQ(got, hcube::encode_npy(ElementType::u32, {1}, &value, 4));
+  ASSERT_EQ(::stat(fifo.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode));
+  EXPECT_EQ(entries(), std::vector<std::string>{"pipe.npy"});
+}
+
+// A character device (here a null device made in the test's own directory) is written into.
+TEST_F(NpyFiles, CharacterDeviceIsWrittenIntoAndNeverReplaced) {
+  const std::string node = (dir_ / "null.npy").string();
+  if (::mknod(node.c_str(), S_IFCHR | 0666, makedev(1, 3)) != 0)
+    GTEST_SKIP() << "cannot make a device node here (" << std::strerror(errno) << "); the FIFO test covers in-place writes";
+  const std::uint32_t value = 7;
+  EXPECT_NO_THROW(hcube::write_npy(node, ElementType::u32, {1}, &value, 4));
+  struct stat st {};
+  ASSERT_EQ(::stat(node.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode));
+  EXPECT_EQ(entries(), std::vector<std::string>{"null.npy"});
+}
+
+TEST_F(NpyFiles, SymlinkIsFollowedToItsTarget) {
+  const fs::path target = dir_ / "target.npy", link = dir_ / "link.npy", dangling = dir_ / "dangling.npy";
+  std::ofstream(target) << "old";
+  fs::create_symlink("target.npy", link);  // relative, as ln -s makes it
+  fs::create_symlink("made.npy", dangling);
+  const std::uint64_t value = 42;
+  hcube::write_npy(link.string(), ElementType::u64, {}, &value, 8);
+  hcube::write_npy(dangling.string(), ElementType::u64, {}, &value, 8);
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_TRUE(fs::is_symlink(dangling));
+  EXPECT_EQ(hcube::read_npy(target.string()).data, as_bytes(std::vector<std::uint64_t>{42}));
+  EXPECT_EQ(hcube::read_npy((dir_ / "made.npy").string()).data, as_bytes(std::vector<std::uint64_t>{42}));
+  EXPECT_EQ(entries().size(), 4u);  // no temporaries
+}
+
+TEST_F(NpyFiles, ReadOnlyFileIsRefusedAndKept) {
+  const std::string path = (dir_ / "keep.npy").string();
+  std::ofstream(path) << "precious";
+  fs::permissions(path, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+  const std::uint32_t value = 1;
+  // Refused even as root, who could write it.
+  expect_contains(error_of([&] { hcube::write_npy(path, ElementType::u32, {1}, &value, 4); }), {path, "read-only"});
+  std::ifstream in(path);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()), "precious");
+  EXPECT_EQ(entries(), std::vector<std::string>{"keep.npy"});
+}
+
+TEST_F(NpyFiles, NameOfNameMaxBytesWorks) {
+  const long name_max = ::pathconf(dir_.c_str(), _PC_NAME_MAX);
+  ASSERT_GT(name_max, 4);
+  const std::string name = std::string(static_cast<std::size_t>(name_max) - 4, 'n') + ".npy";
+  const std::uint32_t value = 3;
+  hcube::write_npy((dir_ / name).string(), ElementType::u32, {1}, &value, 4);
+  EXPECT_EQ(entries(), std::vector<std::string>{name});
+}
+
+TEST_F(NpyFiles, ReplacedFileKeepsItsPermissions) {
+  const std::string path = (dir_ / "out.npy").string();
+  const std::uint32_t value = 1;
+  hcube::write_npy(path, ElementType::u32, {1}, &value, 4);
+  fs::permissions(path, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+  hcube::write_npy(path, ElementType::u32, {1}, &value, 4);
+  EXPECT_EQ(fs::status(path).permissions(), fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+}
+
+// SIGTERM in the middle of a write removes the temporary: a child process
+// writes half a file and is killed before it commits.
+TEST_F(NpyFiles, SignalRemovesTheTemporary) {
+  for (int sig : {SIGTERM, SIGINT}) {
+    const std::string path = (dir_ / "out.npy").string();
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      hcube::remove_temporaries_on_signals();
+      hcube::OutputFile out(path, "test");
+      out.write("half", 4);
+      ::kill(::getpid(), sig);
+      ::_exit(3);  // not reached: the handler re-raises the signal
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig) << "status " << status;
+    EXPECT_TRUE(entries().empty()) << entries().front();
+  }
 }
 
 TEST_F(NpyFiles, ReadErrorsNameThePath) {

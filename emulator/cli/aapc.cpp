@@ -220,7 +220,7 @@ void add_schedule(CLI::App& app) {
       ->capture_default_str();
   cmd->add_flag("--json", f->json, "the same as --format json");
   cmd->add_flag("--all", f->all, fmt::format("print every cycle of a table longer than {}", kTableAll));
-  cmd->add_option("-o,--output", f->output, "write the schedule file (hcube-schedule/1, docs/schedule-format.md)");
+  output_flag(cmd->add_option("-o,--output", f->output, "write the schedule file (hcube-schedule/1, docs/schedule-format.md)"));
   cmd->callback([f] {
     const std::string format = f->json ? "json" : f->format;
     if (format != "table" && format != "json")
@@ -305,12 +305,12 @@ void add_run(CLI::App& app) {
   add_io_flags(*cmd, f->io);
   cmd->callback([f] {
     const IoFlags& io = f->io;
-    Schedule sch = load_schedule(f->schedule);  // checked: nothing runs on a bad file
+    ScheduleStats stats;
+    Schedule sch = load_schedule(f->schedule, &stats);  // checked: nothing runs on a bad file
     if (f->d != kUnset && f->d != static_cast<long long>(sch.d))
       throw Error(fmt::format("schedule file {} is for d = {}, --dims asks for {}", f->schedule, sch.d, f->d));
     check_trace_size(io, sch.n, sch.m);
     const Geometry geo = sch.geometry();
-    ScheduleStats stats = check_schedule(sch);
     // The result is checked against what the header names (the transpose, the
     // generalized shuffle), written from its formula; a file that names
     // nothing runs unverified and says so.

@@ -15,7 +15,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "hcube/core/error.hpp"
-#include "hcube/host/text_file.hpp"
+#include "hcube/host/output_file.hpp"
 
 namespace hcube::cli {
 namespace {
@@ -80,6 +80,7 @@ void run_animate(std::vector<std::string> args) {
   if (page.empty() && !asks_help) throw Error("hcube animate writes a page: give --output page.html");
   if (!asks_help && (page.size() < 5 || page.substr(page.size() - 5) != ".html"))
     throw Error(fmt::format("--output {}: the page must end in .html", page));
+  if (!asks_help) check_output(page, "--output");  // before the command runs
 
   // The command runs here with --trace --json and hands its result over as data.
   nlohmann::json run;

@@ -1,4 +1,5 @@
 #include "commands.hpp"
+#include "common.hpp"
 
 namespace hcube::cli {
 
@@ -19,6 +20,7 @@ void add_commands(CLI::App& app, const ResultSink& sink) {
   add_sweep(app);
   add_redistribute(app, sink);
   add_animate(app);
+  check_numbers(app);
 }
 
 }  // namespace hcube::cli

@@ -27,6 +27,7 @@
 #include "hcube/emulator/schedule_run.hpp"
 #include "hcube/emulator/units.hpp"
 #include "hcube/host/aapc.hpp"
+#include "hcube/host/output_file.hpp"
 #include "hcube/host/aapc_permutation.hpp"
 #include "hcube/host/edelman.hpp"
 #include "hcube/host/reference.hpp"
@@ -123,11 +124,24 @@ void check_plot_target(const std::string& path) {
                 "plot the --csv file yourself)");
 }
 
-void write_text_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  out.close();
-  if (!out) throw Error(fmt::format("cannot write {}", path));
+// A private directory for gnuplot's files: $TMPDIR when it is usable, else /tmp.
+std::string make_scratch_dir() {
+  for (const char* base : {static_cast<const char*>(std::getenv("TMPDIR")), "/tmp"}) {
+    if (base == nullptr || *base == '\0') continue;
+    // The script quotes these paths: a base with a quote in it is not used.
+    if (std::string(base).find_first_of("'\"\\\n") != std::string::npos) continue;
+    std::string dir = std::string(base) + "/hcube-sweep-XXXXXX";
+    if (::mkdtemp(dir.data()) != nullptr) return dir;
+  }
+  throw Error(fmt::format("--plot needs a temporary directory for gnuplot: neither $TMPDIR ({}) nor /tmp is writable",
+                          std::getenv("TMPDIR") != nullptr ? std::getenv("TMPDIR") : "unset"));
+}
+
+void write_text_file(const std::string& path, const std::string& text) { write_text_atomically(path, text, path); }
+
+std::string read_text_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
 // The ratio to memcpy (so that no algorithm is squashed under the memcpy
@@ -136,10 +150,7 @@ void write_text_file(const std::string& path, const std::string& text) {
 // directory, copied to `path` afterwards: the user's path never enters the script.
 void plot_sweep(const std::string& path, const SweepResult& sweep) {
   const std::vector<std::string>& algorithms = sweep.request.algorithms;
-  std::filesystem::path tmp = std::filesystem::temp_directory_path();
-  if (tmp.string().find_first_of("'\"\\\n") != std::string::npos) tmp = "/tmp";
-  const std::filesystem::path dir = tmp / fmt::format("hcube-sweep-{}", static_cast<long long>(::getpid()));
-  std::filesystem::create_directories(dir);
+  const std::filesystem::path dir = make_scratch_dir();
   const std::string ext = std::filesystem::path(path).extension().string();
   const std::string data = (dir / "sweep.dat").string(), script = (dir / "sweep.gp").string(),
                     drawn = (dir / ("plot" + ext)).string();
@@ -173,14 +184,15 @@ unset multiplot
                                       sweep.request.repeat, ratio, cycles));
   const std::string errors = (dir / "gnuplot.err").string();
   const int rc = std::system(fmt::format("gnuplot '{}' 2>'{}'", script, errors).c_str());
-  std::ifstream err(errors);
-  const std::string message((std::istreambuf_iterator<char>(err)), std::istreambuf_iterator<char>());
-  std::error_code copied;
-  if (rc == 0 && std::filesystem::exists(drawn) && std::filesystem::file_size(drawn) > 0)
-    std::filesystem::copy_file(drawn, path, std::filesystem::copy_options::overwrite_existing, copied);
-  std::filesystem::remove_all(dir);
-  if (rc != 0 || copied || !std::filesystem::exists(path) || std::filesystem::file_size(path) == 0)
-    throw Error(fmt::format("gnuplot could not draw {}: {}", path, copied ? copied.message() : message));
+  const std::string message = read_text_file(errors), picture = read_text_file(drawn);
+  std::error_code ignored;
+  std::filesystem::remove_all(dir, ignored);
+  if (rc != 0 || picture.empty()) {
+    std::string line = message;
+    std::replace(line.begin(), line.end(), '\n', ' ');
+    throw Error(fmt::format("gnuplot could not draw {}: {}", path, line));
+  }
+  write_text_atomically(path, picture, "--plot " + path);
 }
 
 std::vector<std::string> sweep_algorithms(const SweepFlags& f) {
@@ -204,8 +216,9 @@ void add_sweep_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("-r,--repeat", f->repeat, "timed runs per point, each followed by a roofline copy; the medians")
       ->capture_default_str();
-  cmd->add_option("--csv", f->csv, "write the rows as CSV to this file (- for standard output)");
-  cmd->add_option("--plot", f->plot, "draw the ratio to memcpy and the cycles vs d into this .svg or .png (needs gnuplot)");
+  output_flag(cmd->add_option("--csv", f->csv, "write the rows as CSV to this file (- for standard output)"), true);
+  output_flag(
+      cmd->add_option("--plot", f->plot, "draw the ratio to memcpy and the cycles vs d into this .svg or .png (needs gnuplot)"));
   add_backend_flags(*cmd, f->machine);
   cmd->add_flag("--json", f->json, "print one JSON object instead of the table");
   cmd->callback([f] {

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -16,6 +17,7 @@
 #include "hcube/emulator/schedule_run.hpp"
 #include "hcube/emulator/units.hpp"
 #include "hcube/core/error.hpp"
+#include "hcube/host/output_file.hpp"
 
 namespace hcube::cli {
 
@@ -24,6 +26,45 @@ CLI::Option* choices(CLI::Option* opt, const std::vector<std::string>& values) {
   for (const std::string& v : values) list += (list.empty() ? "" : ",") + v;
   // Accepts everything: the library's parse names the bad value and the allowed ones.
   return opt->check(CLI::Validator([](const std::string&) { return std::string(); }, "{" + list + "}", "choices"));
+}
+
+CLI::Option* output_flag(CLI::Option* opt, bool dash) {
+  const std::string name = opt->get_name();
+  return opt->check(CLI::Validator(
+      [name, dash](const std::string& path) {
+        if (dash && path == "-") return std::string();
+        try {
+          check_output(path, name);
+        } catch (const Error& e) {
+          // CLI11 puts the flag's name in front itself.
+          const std::string text = e.what();
+          return text.rfind(name + ": ", 0) == 0 ? text.substr(name.size() + 2) : text;
+        }
+        return std::string();
+      },
+      "FILE", "output file"));
+}
+
+void check_numbers(CLI::App& app) {
+  for (CLI::App* cmd : app.get_subcommands([](const CLI::App*) { return true; })) check_numbers(*cmd);
+  for (CLI::Option* opt : app.get_options()) {
+    const std::string type = opt->get_type_name();
+    if (type != "INT" && type != "UINT" && type != "FLOAT") continue;
+    // Before CLI11's conversion, which reads "" as 0 and accepts nan and inf.
+    const bool is_unsigned = type == "UINT";
+    opt->check(CLI::Validator(
+        [is_unsigned](const std::string& text) {
+          if (text.empty()) return std::string("empty value: allowed a number");
+          char* end = nullptr;
+          const double v = std::strtod(text.c_str(), &end);
+          if (end != text.c_str() + text.size()) return std::string();  // CLI11 names the bad text itself
+          if (!std::isfinite(v)) return fmt::format("{} out of range: allowed a finite number", text);
+          // CLI11 would wrap -1 to 2^64 - 1.
+          if (is_unsigned && v < 0) return fmt::format("{} out of range: allowed a number >= 0", text);
+          return std::string();  // a negative value reaches the command, whose check names its range
+        },
+        "", "a finite number"));
+  }
 }
 
 std::vector<std::string> split_names(const std::string& list) {
@@ -196,6 +237,11 @@ void resolve_machine(MachineFlags& mf, const std::string& input, long long data_
   if (mf.m == kUnsetDims) mf.m = kDefaultDims;
 }
 
+void check_machine_size(const MachineFlags& mf) {
+  const ElementType type = mf.type.empty() ? ElementType::u32 : parse_element_type(mf.type);
+  check_machine_fits(make_geometry(mf.n, mf.m), type, *make_backend(parse_backend_choice(mf.backend)));
+}
+
 void add_backend_flags(CLI::App& cmd, MachineFlags& f) {
   choices(cmd.add_option("-t,--type", f.type, "element type (default uint32, or --input's)"),
           split_names(element_type_names()));
@@ -210,7 +256,7 @@ void add_io_flags(CLI::App& cmd, IoFlags& f, bool input_gives_dims) {
                  input_gives_dims ? "initial state, .npy of shape (2^n, 2^m) or (2^(n+m),), which gives n and m when "
                                     "-n, -m are left out; default: address labels"
                                   : "initial state, .npy of shape (2^n, 2^m) or (2^(n+m),); default: address labels");
-  cmd.add_option("-o,--output", f.output, "write the final state as .npy of shape (2^n, 2^m)");
+  output_flag(cmd.add_option("-o,--output", f.output, "write the final state as .npy of shape (2^n, 2^m)"));
   cmd.add_flag("--json", f.json, "print one JSON object instead of prose");
   cmd.add_flag("--trace", f.trace, "print the machine state after every step");
 }

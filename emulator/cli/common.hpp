@@ -47,6 +47,13 @@ struct IoFlags {
 // Declares a flag's allowed values, which --help shows as {a,b,c}. Any other
 // value still reaches the command, whose own parse rejects it in one line.
 CLI::Option* choices(CLI::Option* opt, const std::vector<std::string>& values);
+// Checks an output flag's path as the flags are parsed, so that a path that
+// cannot be written fails before any work (hcube::check_output). `dash`: "-"
+// means standard output and is not checked.
+CLI::Option* output_flag(CLI::Option* opt, bool dash = false);
+// Refuses, on every numeric flag of `app` and its commands, an empty value,
+// NaN, infinity and a negative number: no flag of hcube takes one.
+void check_numbers(CLI::App& app);
 // "a, b, c" (the library's *_names() lists) as {"a", "b", "c"}.
 std::vector<std::string> split_names(const std::string& list);
 // --backend's values.
@@ -67,6 +74,10 @@ void add_machine_flags(CLI::App& cmd, MachineFlags& f, const char* dims_help = "
 // `data_dims` >= 0: the input holds 2^data_dims nodes' data inside a larger
 // cube (permute --subcube-dims), so its shape gives m but not n.
 void resolve_machine(MachineFlags& mf, const std::string& input, long long data_dims = -1);
+
+// Refuses, before any planning or allocation, a machine of -n, -m and --type
+// larger than its backend holds (check_machine_fits).
+void check_machine_size(const MachineFlags& mf);
 
 // The machine flags other than the geometry: --type, --backend, --tile-dims
 // (for commands that take n and m from elsewhere).

@@ -134,9 +134,9 @@ void add_fft(CLI::App& app) {
   cmd->add_option("--tile-dims", f->tile_dims,
                   "nodes per storage tile = 2^t, 0..n (default min(n, " + std::to_string(kDefaultTileDims) + "))");
   cmd->add_option("-i,--input", f->input, "the points: a flat .npy of 2^P complex64 or complex128 values, in index order");
-  cmd->add_option("-o,--output", f->output,
-                  "write the transform, a flat .npy of 2^P values in index order: natural X[k] at k, bit-reversed "
-                  "X[rev k] at k");
+  output_flag(cmd->add_option("-o,--output", f->output,
+                              "write the transform, a flat .npy of 2^P values in index order: natural X[k] at k, "
+                              "bit-reversed X[rev k] at k"));
   cmd->add_option("--seed", f->seed, "seed of the random points when there is no --input")->capture_default_str();
   cmd->add_flag("--plan", f->plan, "print the plan: every AAPC's bits and the stages between them");
   cmd->add_flag("--json", f->json, "print one JSON object instead of prose");

@@ -9,6 +9,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "hcube/core/error.hpp"
+#include "hcube/host/output_file.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"hcube: emulator of a Connection-Machine-2-style SIMD binary n-cube.\n"
@@ -16,6 +17,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("hcube ") + HCUBE_VERSION);
   app.require_subcommand(1);
   hcube::cli::add_commands(app);
+  // An interrupted write leaves no temporary beside the user's file.
+  hcube::remove_temporaries_on_signals();
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
@@ -30,6 +33,16 @@ int main(int argc, char** argv) {
     return 1;
   } catch (const std::bad_alloc&) {
     std::cerr << "hcube: error: out of host memory\n";
+    return 1;
+  } catch (const std::exception& e) {
+    // Anything the library let through (a stream or filesystem failure) still ends in one line.
+    std::string text = e.what();
+    for (char& c : text)
+      if (c == '\n') c = ' ';
+    std::cerr << "hcube: error: " << text << "\n";
+    return 1;
+  } catch (...) {
+    std::cerr << "hcube: error: unexpected failure (unknown exception)\n";
     return 1;
   }
   return 0;

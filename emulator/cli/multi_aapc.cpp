@@ -93,9 +93,9 @@ void add_multi_aapc(CLI::App& app, const ResultSink& sink) {
                   "Algorithm 5: rows of 2^d complement pairs that start on later axes (default: the count with the "
                   "fewest cycles)");
   cmd->add_flag("--figure", f->figure, "Algorithm 5: print the plan as Figure 4's table (a column = d cycles)");
-  cmd->add_option("--save-schedule", f->save,
-                  "also write the schedule file (hcube-schedule/1 with its offset maps, axis orders and alignments), "
-                  "which `hcube run --schedule` runs again");
+  output_flag(cmd->add_option("--save-schedule", f->save,
+                              "also write the schedule file (hcube-schedule/1 with its offset maps, axis orders and "
+                              "alignments), which `hcube run --schedule` runs again"));
   add_backend_flags(*cmd, f->machine);
   add_io_flags(*cmd, f->io);
   cmd->callback([f] {

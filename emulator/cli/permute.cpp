@@ -166,6 +166,7 @@ void add_permute(CLI::App& app, const ResultSink& sink) {
     const SdpProblem r = analyse(f->perm, f->machine, f->cost);  // every flag is checked before anything runs
     const SdpAlgorithm algorithm = parse_sdp_algorithm(f->algorithm);
     check_trace_size(io, r.perm.n, r.perm.m);
+    check_machine_size(data_flags(r, f->machine));  // before planning, whose work grows with the machine
     if (f->fused) {
       if (algorithm != SdpAlgorithm::automatic) throw Error("--fused runs no routing algorithm: drop --algorithm");
       Session s = open_session(data_flags(r, f->machine), io);
@@ -239,6 +240,7 @@ void add_compare(CLI::App& app) {
   cmd->callback([f] {
     resolve_machine(f->machine, "");
     const SdpProblem r = analyse(f->perm, f->machine, f->cost);
+    check_machine_size(data_flags(r, f->machine));
     std::vector<SdpCandidate> all = sdp_candidates(r);
     nlohmann::json rows = nlohmann::json::array();
     std::string table = fmt::format("{:<7} {:<5} {:>7} {:>10} {:>9} {:>5} {:>7} {:>12} {:>12} {:>10}  {}\n", "alg",

@@ -16,6 +16,7 @@
 #include "hcube/core/bits.hpp"
 #include "hcube/core/error.hpp"
 #include "hcube/host/block_cyclic.hpp"
+#include "hcube/host/host_memory.hpp"
 #include "hcube/plans.hpp"
 
 namespace hcube::cli {
@@ -75,6 +76,10 @@ void run_redistribute(const RedistributeFlags& f) {
                             r.N, info(type).name));
   }
   const std::size_t wb = info(type).bytes;
+  // The machine first: it checks its own size before the host copies below are made.
+  Machine mach(MachineOptions{pl.n, pl.m, type, parse_backend_choice(f.machine.backend), f.machine.tile_dims});
+  check_host_memory((input ? 0 : r.N * wb) + mach.bytes() + r.N * wb,
+                    fmt::format("redistributing N = {} elements of {}", r.N, info(type).name));
   std::vector<unsigned char> data;
   if (input) {
     data = std::move(input->data);
@@ -82,8 +87,6 @@ void run_redistribute(const RedistributeFlags& f) {
     data.resize(r.N * wb);
     for (std::uint64_t g = 0; g < r.N; ++g) write_label(type, g, &data[g * wb]);
   }
-
-  Machine mach(MachineOptions{pl.n, pl.m, type, parse_backend_choice(f.machine.backend), f.machine.tile_dims});
   {
     const std::vector<unsigned char> image = source_image(pl, data.data(), wb);
     mach.load(image.data(), image.size());
@@ -112,12 +115,16 @@ void run_redistribute(const RedistributeFlags& f) {
 
   const RedistributionParams p = redistribution_params(r);
   const RedistStats& st = rep.stats;
-  nlohmann::json trace = nlohmann::json::array();
-  for (std::size_t t = 0; t < sch.steps.size(); ++t) {
-    nlohmann::json msgs = nlohmann::json::array();
-    for (const RedistMessage& m : sch.steps[t]) msgs.push_back({{"src", m.src}, {"dst", m.dst}, {"blocks", m.blocks}});
-    trace.push_back({{"step", t}, {"messages", msgs}});
-  }
+  // Every block of every message: made only when --trace --json asks for it.
+  const auto trace = [&] {
+    nlohmann::json steps = nlohmann::json::array();
+    for (std::size_t t = 0; t < sch.steps.size(); ++t) {
+      nlohmann::json msgs = nlohmann::json::array();
+      for (const RedistMessage& m : sch.steps[t]) msgs.push_back({{"src", m.src}, {"dst", m.dst}, {"blocks", m.blocks}});
+      steps.push_back({{"step", t}, {"messages", msgs}});
+    }
+    return steps;
+  };
   const nlohmann::json j = {{"command", "redistribute"},
                             {"P", r.P},
                             {"Q", r.Q},
@@ -151,7 +158,7 @@ void run_redistribute(const RedistributeFlags& f) {
                             {"seconds", rep.seconds}};
   if (f.io.json || f.io.sink) {
     nlohmann::json out = j;
-    if (f.io.trace) out["trace"] = trace;
+    if (f.io.trace) out["trace"] = trace();
     if (record) out["states"] = states;
     emit(f.io, out, {});
     return;
@@ -202,7 +209,7 @@ void add_redistribute(CLI::App& app, const ResultSink& sink) {
   f->tau_option = cmd->add_option("--tau", f->tau, "the old spelling of --tc (time an element)");
   add_backend_flags(*cmd, f->machine);
   cmd->add_option("-i,--input", f->io.input, "the array, a one-dimensional .npy of N elements in global order");
-  cmd->add_option("-o,--output", f->io.output, "write the destinations' memories as .npy of shape (Q, N/Q)");
+  output_flag(cmd->add_option("-o,--output", f->io.output, "write the destinations' memories as .npy of shape (Q, N/Q)"));
   cmd->add_flag("--json", f->io.json, "print one JSON object instead of prose");
   cmd->add_flag("--trace", f->io.trace, "print every step's messages and the blocks they carry");
   cmd->callback([f] { run_redistribute(*f); });

@@ -52,6 +52,17 @@ std::string format_bytes(std::uint64_t bytes) {
   return u == 0 ? fmt::format("{} B", bytes) : fmt::format("{:.1f} {}", v, units[u]);
 }
 
+void check_machine_fits(const Geometry& geo, ElementType type, const Backend& backend) {
+  const std::size_t wb = info(type).bytes;
+  const std::uint64_t need = geo.total_words() * wb;
+  const std::uint64_t avail = backend.available_bytes();
+  if (need > avail)
+    throw Error(fmt::format(
+        "n + m = {} + {} needs 2^{} words of {} = {}: the {} backend has {} available, allowed n + m <= {} for {}",
+        geo.n, geo.m, geo.address_bits(), info(type).name, format_bytes(need), to_string(backend.kind()),
+        format_bytes(avail), largest_fitting_bits(avail, wb), info(type).name));
+}
+
 unsigned largest_fitting_bits(std::uint64_t bytes, std::size_t word_bytes) {
   unsigned q = 0;
   while (q < kMaxAddressBits && (bit(q + 1) <= bytes / word_bytes)) ++q;
@@ -65,14 +76,8 @@ Machine::Machine(const MachineOptions& options, std::unique_ptr<Backend> backend
       type_(options.type),
       backend_(std::move(backend)) {
   const Geometry& geo = layout_.geo;
-  const std::uint64_t need = bytes();
-  const std::uint64_t avail = backend_->available_bytes();
-  if (need > avail)
-    throw Error(fmt::format(
-        "n + m = {} + {} needs 2^{} words of {} = {}: the {} backend has {} available, allowed n + m <= {} for {}",
-        geo.n, geo.m, geo.address_bits(), info(type_).name, format_bytes(need), to_string(backend_->kind()),
-        format_bytes(avail), largest_fitting_bits(avail, word_bytes()), info(type_).name));
-  storage_ = backend_->allocate(need);
+  check_machine_fits(geo, type_, *backend_);
+  storage_ = backend_->allocate(bytes());
   counters_.links_total = std::uint64_t{geo.n} * geo.nodes();
 }
 

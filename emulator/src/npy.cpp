@@ -5,6 +5,7 @@
 #include "hcube/emulator/npy.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -17,6 +18,8 @@
 #include <map>
 
 #include "hcube/core/error.hpp"
+#include "hcube/host/host_memory.hpp"
+#include "hcube/host/output_file.hpp"
 
 // Array bytes are copied as they are, so '<' and '=' dtypes mean host order.
 #if defined(__BYTE_ORDER__)
@@ -239,7 +242,11 @@ struct Header {
   ElementType type;
   std::vector<std::uint64_t> shape;
   std::size_t data_offset;
+  std::uint64_t data_bytes;
 };
+
+// parse_header's `total` for a stream whose length is not known yet: the data's length is not checked.
+constexpr std::uint64_t kUnknownTotal = std::numeric_limits<std::uint64_t>::max();
 
 // Validates everything but copies nothing: the preamble, the header dict, and
 // that exactly the array's bytes follow the header. `bytes` holds the first
@@ -291,8 +298,10 @@ Header parse_header(const unsigned char* bytes, std::size_t size, const std::str
   if (shape.kind != HeaderValue::Tuple)
     fail(what, "'shape' is " + printable(shape.raw) + ", expected a tuple of integers such as (16, 8)");
 
-  Header h{parse_descr(descr.text, what), shape.dims, static_cast<std::size_t>(data_offset)};
+  Header h{parse_descr(descr.text, what), shape.dims, static_cast<std::size_t>(data_offset), 0};
   const std::uint64_t needed = array_bytes(h.type, h.shape, what);
+  h.data_bytes = needed;
+  if (total == kUnknownTotal) return h;
   const std::uint64_t held = total - data_offset;
   if (held != needed)
     fail(what, std::string(held < needed ? "truncated data" : "trailing data") + ": file holds " +
@@ -333,15 +342,6 @@ std::vector<unsigned char> encode_header(ElementType type, const std::vector<std
 
 std::string errno_text() { return std::strerror(errno); }
 
-// A failed write_npy removes its temporary (closing `fd` unless it is -1);
-// `path` itself was never touched.
-[[noreturn]] void abandon(int fd, const std::string& tmp, const std::string& path, const std::string& step) {
-  const std::string reason = errno_text();
-  if (fd >= 0) ::close(fd);
-  ::unlink(tmp.c_str());
-  fail(path, "cannot " + step + ": " + reason);
-}
-
 }  // namespace
 
 std::uint64_t NpyArray::elements() const {
@@ -355,74 +355,126 @@ NpyArray parse_npy(const unsigned char* bytes, std::size_t size, const std::stri
   return NpyArray{h.type, h.shape, std::vector<unsigned char>(bytes + h.data_offset, bytes + size)};
 }
 
-NpyArray read_npy(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) fail(path, "cannot open: " + errno_text());
-  struct stat st {};
-  // One spare byte so that reading a regular file to its end never regrows the buffer.
-  std::vector<unsigned char> buf(::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? static_cast<std::size_t>(st.st_size) + 1
-                                                                              : std::size_t{1} << 16);
-  std::size_t used = 0;
-  for (;;) {
-    if (used == buf.size()) buf.resize(2 * buf.size());
-    const ssize_t got = ::read(fd, buf.data() + used, buf.size() - used);
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0) {
-      const std::string reason = errno_text();
-      ::close(fd);
-      fail(path, "cannot read: " + reason);
-    }
-    if (got == 0) break;
-    used += static_cast<std::size_t>(got);
-  }
-  ::close(fd);
+namespace {
 
-  // Drops the header in place rather than copying the data.
-  const Header h = parse_header(buf.data(), used, path, used);
-  buf.resize(used);
-  buf.erase(buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(h.data_offset));
-  return NpyArray{h.type, h.shape, std::move(buf)};
+// A file opened for reading a .npy: a regular file's length is known before
+// anything is read; a pipe, FIFO or device is read only as far as the header
+// says, each wait for data bounded, so /dev/zero or a silent FIFO cannot hang
+// or grow a run.
+class NpySource {
+ public:
+  explicit NpySource(const std::string& path) : path_(path) {
+    // O_NONBLOCK: opening a FIFO does not wait for a writer; reads poll instead.
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd_ < 0) fail(path, "cannot open: " + errno_text());
+    struct stat st {};
+    if (::fstat(fd_, &st) != 0) fail(path, "cannot read: " + errno_text());
+    if (S_ISDIR(st.st_mode)) fail(path, "cannot read: Is a directory");
+    regular_ = S_ISREG(st.st_mode);
+    fifo_ = S_ISFIFO(st.st_mode);
+    if (regular_) total_ = static_cast<std::uint64_t>(st.st_size);
+  }
+  ~NpySource() { ::close(fd_); }
+  NpySource(const NpySource&) = delete;
+  NpySource& operator=(const NpySource&) = delete;
+
+  // Reads the preamble and the header (the first bytes of the file into buf_)
+  // and checks them; for a regular file also that the data has the right length.
+  Header header() {
+    fill(kPreambleLen + 4);
+    if (buf_.size() >= kPreambleLen) {
+      const std::size_t length_bytes = buf_[kMagicLen] == 1 ? 2 : 4;
+      if (buf_.size() >= kPreambleLen + length_bytes) {
+        std::uint64_t header_len = 0;
+        for (std::size_t i = length_bytes; i-- > 0;) header_len = header_len << 8 | buf_[kPreambleLen + i];
+        fill(kPreambleLen + length_bytes + header_len);
+      }
+    }
+    // At the end of a stream its length is known, and messages say it.
+    return parse_header(buf_.data(), buf_.size(), path_, eof_ ? buf_.size() : total_);
+  }
+
+  // The data after the header `h`: exactly h.data_bytes, and nothing after them.
+  std::vector<unsigned char> data(const Header& h) {
+    // The header's size is allocated only once it is known to fit (a stream's header is not checked against a length).
+    check_host_memory(h.data_bytes, path_ + ": the .npy data");
+    std::vector<unsigned char> out(buf_.begin() + static_cast<std::ptrdiff_t>(std::min(h.data_offset, buf_.size())),
+                                   buf_.end());
+    out.resize(static_cast<std::size_t>(h.data_bytes));
+    std::size_t used = buf_.size() > h.data_offset ? buf_.size() - h.data_offset : 0;
+    used = std::min<std::size_t>(used, out.size());
+    while (used < out.size()) {
+      const std::size_t got = read_some(out.data() + used, out.size() - used);
+      if (got == 0) parse_header(buf_.data(), buf_.size(), path_, h.data_offset + used);  // names the shortfall
+      used += got;
+    }
+    if (!regular_) {
+      unsigned char extra = 0;
+      if (read_some(&extra, 1) != 0)
+        fail(path_, "trailing data: the stream holds more than the " + std::to_string(h.data_bytes) +
+                        " data bytes its shape " + shape_str(h.shape) + " of " + info(h.type).npy_descr + " needs");
+    }
+    return out;
+  }
+
+ private:
+  // Reads until buf_ holds `want` bytes or the file ends.
+  void fill(std::uint64_t want) {
+    if (regular_) want = std::min(want, total_);
+    // A header is at most 4 GiB by its format; a stream claiming more is refused by parse_header.
+    while (buf_.size() < want && !eof_) {
+      const std::size_t old = buf_.size();
+      buf_.resize(static_cast<std::size_t>(std::min<std::uint64_t>(want, old + (std::size_t{1} << 20))));
+      const std::size_t got = read_some(buf_.data() + old, buf_.size() - old);
+      buf_.resize(old + got);
+      if (got == 0) eof_ = true;
+    }
+  }
+
+  // Up to n bytes, 0 at the end of the file; a stream is waited on at most kWaitMs for each read.
+  std::size_t read_some(unsigned char* p, std::size_t n) {
+    constexpr int kWaitMs = 30000;
+    for (int waited = 0;;) {
+      const ssize_t got = ::read(fd_, p, n);
+      // A FIFO reads as ended until its writer opens it: waited for, as a blocking open would, but not forever.
+      if (got == 0 && fifo_ && !started_ && waited < kWaitMs) {
+        ::poll(nullptr, 0, 10);
+        waited += 10;
+        continue;
+      }
+      if (got == 0 && fifo_ && !started_) fail(path_, "nothing wrote to the FIFO for " + std::to_string(kWaitMs / 1000) + " s");
+      if (got > 0) started_ = true;
+      if (got >= 0) return static_cast<std::size_t>(got);
+      if (errno == EINTR) continue;
+      if (errno != EAGAIN && errno != EWOULDBLOCK) fail(path_, "cannot read: " + errno_text());
+      pollfd pfd{fd_, POLLIN, 0};
+      const int ready = ::poll(&pfd, 1, kWaitMs);
+      if (ready == 0) fail(path_, "no data arrived for " + std::to_string(kWaitMs / 1000) + " s: nothing writes it");
+      if (ready < 0 && errno != EINTR) fail(path_, "cannot read: " + errno_text());
+    }
+  }
+
+  std::string path_;
+  int fd_ = -1;
+  bool regular_ = false;
+  bool fifo_ = false;
+  bool started_ = false;  // a byte has arrived
+  bool eof_ = false;
+  std::uint64_t total_ = kUnknownTotal;
+  std::vector<unsigned char> buf_;
+};
+
+}  // namespace
+
+NpyArray read_npy(const std::string& path) {
+  NpySource source(path);
+  const Header h = source.header();
+  return NpyArray{h.type, h.shape, source.data(h)};
 }
 
 NpyHeader read_npy_header(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) fail(path, "cannot open: " + errno_text());
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    // A pipe has no length to check the data against: read all of it.
-    ::close(fd);
-    const NpyArray a = read_npy(path);
-    return NpyHeader{a.type, a.shape};
-  }
-  const auto total = static_cast<std::uint64_t>(st.st_size);
-  std::vector<unsigned char> buf;
-  const auto fill = [&](std::uint64_t want) {  // the file's first min(want, total) bytes
-    want = std::min(want, total);
-    buf.resize(static_cast<std::size_t>(want));
-    std::size_t used = 0;
-    while (used < buf.size()) {
-      const ssize_t got = ::pread(fd, buf.data() + used, buf.size() - used, static_cast<off_t>(used));
-      if (got < 0 && errno == EINTR) continue;
-      if (got <= 0) {
-        const std::string reason = got < 0 ? errno_text() : "the file shrank while it was read";
-        ::close(fd);
-        fail(path, "cannot read: " + reason);
-      }
-      used += static_cast<std::size_t>(got);
-    }
-  };
-  // The preamble says how long the header is; parse_header checks the rest.
-  fill(kPreambleLen + 4);
-  if (buf.size() >= kPreambleLen) {
-    const std::size_t length_bytes = buf[kMagicLen] == 1 ? 2 : 4;
-    if (buf.size() >= kPreambleLen + length_bytes) {
-      std::uint64_t header_len = 0;
-      for (std::size_t i = length_bytes; i-- > 0;) header_len = header_len << 8 | buf[kPreambleLen + i];
-      fill(kPreambleLen + length_bytes + header_len);
-    }
-  }
-  ::close(fd);
-  const Header h = parse_header(buf.data(), buf.size(), path, total);
+  NpySource source(path);
+  const Header h = source.header();
   return NpyHeader{h.type, h.shape};
 }
 
@@ -438,25 +490,10 @@ void write_npy(const std::string& path, ElementType type, const std::vector<std:
                std::size_t bytes) {
   // Validated before anything touches the disk.
   const std::vector<unsigned char> header = encode_header(type, shape, bytes, path);
-  const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-  if (fd < 0) fail(path, "cannot create " + tmp + ": " + errno_text());
-
-  const auto write_all = [&](const unsigned char* p, std::size_t n) {
-    while (n > 0) {
-      const ssize_t done = ::write(fd, p, n);
-      if (done < 0 && errno == EINTR) continue;
-      if (done < 0) abandon(fd, tmp, path, "write " + tmp);
-      p += done;
-      n -= static_cast<std::size_t>(done);
-    }
-  };
-  write_all(header.data(), header.size());
-  write_all(static_cast<const unsigned char*>(data), bytes);
-  // The data must be on disk before the rename makes it visible, or a crash could expose an empty file.
-  if (::fsync(fd) != 0) abandon(fd, tmp, path, "sync " + tmp);
-  if (::close(fd) != 0) abandon(-1, tmp, path, "close " + tmp);
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) abandon(-1, tmp, path, "rename " + tmp + " over it");
+  OutputFile out(path, path);
+  out.write(header.data(), header.size());
+  out.write(data, bytes);
+  out.commit();
 }
 
 void check_machine_array(const NpyArray& a, const std::string& what, unsigned n, unsigned m, ElementType expected) {

@@ -1,5 +1,7 @@
 #include "hcube/plans.hpp"
 
+#include "hcube/host/host_memory.hpp"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -234,6 +236,9 @@ RedistributionPlacement placement_of(const RedistributePlan::Options& o) {
   }
   check_redistribution(r);
   RedistributionPlacement pl = place_redistribution(r, o.overlap);
+  if (o.dims < -1)
+    throw Error(fmt::format("--dims {} out of range: allowed 0..40, or left out for the fewest that hold the processors",
+                            o.dims));
   if (o.dims >= 0) {
     const std::uint64_t nodes = o.overlap ? std::max(r.P, r.Q) : r.P + r.Q;
     if (o.dims > 40 || bit(static_cast<unsigned>(o.dims)) < nodes)
@@ -256,6 +261,11 @@ RedistributePlan::RedistributePlan(const Options& o, RedistributionPlacement pla
   if (std::find(names.begin(), names.end(), o.schedule) == names.end())
     throw Error(
         fmt::format("--schedule '{}' unknown: allowed {}", printable_input(o.schedule), fmt::join(names, ", ")));
+  // The schedule and its router program index every element (about 96 bytes
+  // each, measured: docs/performance.md): refused before they are made.
+  constexpr std::uint64_t kProgramBytesPerElement = 96;
+  check_host_memory(placement_.r.N * kProgramBytesPerElement,
+                    fmt::format("the router program of N = {} elements", placement_.r.N));
   schedule_ = make_redistribution_schedule(placement_.r, o.schedule);
   check_redistribution_schedule(placement_.r, schedule_);
   set_scratch_bytes(data_bytes());  // the pack and unpack gather through scratch

@@ -22,8 +22,8 @@ std::string describe(const Geometry& g) {
 }
 
 Layout make_layout(const Geometry& geo, long long t) {
-  if (t < 0) return Layout{geo, geo.n < kDefaultTileDims ? geo.n : kDefaultTileDims};
-  if (t > static_cast<long long>(geo.n))
+  if (t == -1) return Layout{geo, geo.n < kDefaultTileDims ? geo.n : kDefaultTileDims};
+  if (t < 0 || t > static_cast<long long>(geo.n))
     throw Error(fmt::format("tile dimensions t = {} out of range: allowed 0..{} (n)", t, geo.n));
   return Layout{geo, static_cast<unsigned>(t)};
 }

@@ -3,14 +3,19 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <limits>
 #include <sstream>
 
 #include "hcube/core/error.hpp"
 #include "hcube/host/parse.hpp"
-#include "hcube/host/text_file.hpp"
+#include "hcube/host/output_file.hpp"
+#include "hcube/host/host_memory.hpp"
 
 namespace hcube {
 
@@ -142,6 +147,9 @@ ScheduleStats check_schedule(const Schedule& s) {
   st.exchanges = s.exchanges();
   st.element_hops = st.exchanges * geo.nodes();
   st.exchanges_per_cycle.resize(s.cycles());
+  // A small file may declare a huge m: its per-address records are refused before they are made.
+  check_host_memory(K * (2 * sizeof(std::uint32_t) + (aapc ? 2 : 1) * sizeof(std::uint64_t)),
+                    fmt::format("checking a schedule of m = {} (K = 2^{} words a node)", geo.m, geo.m));
   std::vector<std::uint32_t> first(K, kNever), last(K, 0);
   std::vector<std::uint64_t> crossed(aapc ? K : 0, 0);
   std::vector<std::uint64_t> used(K, ~std::uint64_t{0});  // (cycle << 32 | entry) of the last use
@@ -378,10 +386,29 @@ Schedule schedule_from_json(const nlohmann::json& j, const std::string& what) {
   return s;
 }
 
-Schedule parse_schedule(const std::string& text, const std::string& what) {
-  nlohmann::json j;
+namespace {
+
+// Parses one JSON document, refusing text after it and a key repeated in an
+// object (nlohmann keeps the last silently). `input` is a string or a stream:
+// a stream is read only as far as the parse goes, so garbage fails at once.
+template <class Input>
+nlohmann::json parse_document(Input&& input, const std::string& what) {
+  std::vector<std::vector<std::string>> keys;  // the keys seen in each open object
+  const auto no_duplicates = [&](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    using E = nlohmann::json::parse_event_t;
+    if (event == E::object_start) keys.emplace_back();
+    if (event == E::object_end && !keys.empty()) keys.pop_back();
+    if (event == E::key && !keys.empty()) {
+      std::string key = parsed.get<std::string>();
+      std::vector<std::string>& seen = keys.back();
+      if (std::find(seen.begin(), seen.end(), key) != seen.end())
+        throw Error(fmt::format("{}: duplicate key \"{}\" in one object", what, printable_input(key)));
+      seen.push_back(std::move(key));
+    }
+    return true;
+  };
   try {
-    j = nlohmann::json::parse(text);  // the whole text: nothing but spaces may follow the object
+    return nlohmann::json::parse(std::forward<Input>(input), no_duplicates);  // strict: nothing but spaces may follow
   } catch (const nlohmann::json::parse_error& e) {
     throw Error(fmt::format("{}: not valid JSON at byte {}", what, e.byte));
   } catch (const nlohmann::json::exception& e) {
@@ -393,17 +420,25 @@ Schedule parse_schedule(const std::string& text, const std::string& what) {
     throw Error(fmt::format("{}: not valid JSON: {}", what,
                             why.rfind("[json.exception.", 0) == 0 && end != std::string::npos ? why.substr(end + 2) : why));
   }
-  return schedule_from_json(j, what);
 }
 
-Schedule load_schedule(const std::string& path) {
-  std::ifstream in(path);
+}  // namespace
+
+Schedule parse_schedule(const std::string& text, const std::string& what) {
+  return schedule_from_json(parse_document(text, what), what);
+}
+
+Schedule load_schedule(const std::string& path, ScheduleStats* stats) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0)
+    throw Error(fmt::format("cannot open schedule file {}: {}", path, std::strerror(errno)));
+  if (S_ISDIR(st.st_mode)) throw Error(fmt::format("schedule file {} is a directory", path));
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(fmt::format("cannot open schedule file {}", path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  Schedule s = parse_schedule(text.str(), path);
+  Schedule s = schedule_from_json(parse_document(in, path), path);
   try {
-    check_schedule(s);
+    const ScheduleStats st_ = check_schedule(s);
+    if (stats != nullptr) *stats = st_;
   } catch (const Error& e) {
     throw Error(fmt::format("{}: {}", path, e.what()));
   }

@@ -17,6 +17,7 @@
 #include <tuple>
 
 #include "../backend_impl.hpp"
+#include "hcube/host/host_memory.hpp"
 #include "hcube/kernels/cpu/alignment.hpp"
 #include "hcube/kernels/cpu/exchange.hpp"
 #include "hcube/kernels/cpu/launch.hpp"
@@ -26,18 +27,6 @@ namespace hcube {
 namespace {
 
 using namespace kernels::cpu::tuning;
-
-std::uint64_t mem_available_bytes() {
-  std::ifstream meminfo("/proc/meminfo");
-  std::string key, unit;
-  std::uint64_t kib = 0;
-  while (meminfo >> key >> kib >> unit)
-    if (key == "MemAvailable:") return kib * 1024;
-  // No /proc: fall back to physical pages.
-  const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-  return pages > 0 && page > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page)
-                               : std::numeric_limits<std::uint64_t>::max();
-}
 
 // FFTW's planner and plan destruction may run on one thread at a time in the
 // whole process (only execution is thread-safe): one lock for every CPU backend.
@@ -174,7 +163,7 @@ struct CpuPolicy {
   std::string device_name() const {
     return fmt::format("host CPU, {} hardware threads", std::thread::hardware_concurrency());
   }
-  std::uint64_t available_bytes() const { return mem_available_bytes(); }
+  std::uint64_t available_bytes() const { return host_memory_available(); }
 
   Buffer allocate(std::uint64_t bytes) {
     // Large buffers on transparent huge pages: a routing cycle, an alignment or a

@@ -31,6 +31,10 @@ struct MachineOptions {
 
 // Largest q with 2^q words of word_bytes each in `bytes`.
 unsigned largest_fitting_bits(std::uint64_t bytes, std::size_t word_bytes);
+// Throws hcube::Error, naming n + m and the largest that fits, when a machine
+// of `geo` and `type` exceeds what `backend` has available. Allocates nothing:
+// plans call it before they build anything sized by the machine.
+void check_machine_fits(const Geometry& geo, ElementType type, const Backend& backend);
 
 class Machine {
  public:

@@ -33,8 +33,9 @@ NpyHeader read_npy_header(const std::string& path);
 // Parses a whole .npy file held in memory; `what` names the source in errors.
 NpyArray parse_npy(const unsigned char* bytes, std::size_t size, const std::string& what);
 
-// Writes atomically: to path + ".tmp-<pid>", then renames it over `path`, so a
-// failure never leaves a partial file at `path`. `bytes` must be exactly the
+// Writes through an OutputFile (hcube/host/output_file.hpp): a regular file
+// appears whole or not at all, a device or FIFO is written into, a symlink
+// followed, a read-only file refused. `bytes` must be exactly the
 // size of the array. Writes format 1.0 when the header fits, else 2.0, padded
 // to 64 bytes exactly as NumPy does.
 void write_npy(const std::string& path, ElementType type, const std::vector<std::uint64_t>& shape, const void* data,

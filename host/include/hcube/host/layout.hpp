@@ -6,7 +6,7 @@
 
 namespace hcube {
 
-// Throws hcube::Error when t is outside 0..n; t < 0 asks for the default.
+// Throws hcube::Error when t is outside 0..n; t = -1 asks for the default.
 Layout make_layout(const Geometry& geo, long long t = -1);
 
 }  // namespace hcube

@@ -96,9 +96,12 @@ nlohmann::ordered_json to_json(const Schedule& s);
 // Throws hcube::Error naming `what`, the cycle and the entry of anything malformed.
 Schedule schedule_from_json(const nlohmann::json& j, const std::string& what);
 // The text of a schedule file, parsed (not checked): `what` names it in errors.
+// One JSON object: text after it and a key repeated in an object are errors.
 Schedule parse_schedule(const std::string& text, const std::string& what);
-// Reads, parses and checks a schedule file.
-Schedule load_schedule(const std::string& path);
+// Reads, parses and checks a schedule file, reading no further than the parse
+// goes (a device or a stream of garbage fails at its first bad byte); `stats`,
+// when given, receives check_schedule's counts.
+Schedule load_schedule(const std::string& path, ScheduleStats* stats = nullptr);
 void save_schedule(const std::string& path, const Schedule& s);
 
 }  // namespace hcube

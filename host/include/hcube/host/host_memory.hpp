@@ -1,0 +1,17 @@
+// How much host memory a request may take: checked before any allocation a
+// flag or a file's header sizes, so a small bad input is refused at once.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace hcube {
+
+// MemAvailable from /proc/meminfo, else the free physical pages, else no limit.
+std::uint64_t host_memory_available();
+
+// Throws hcube::Error "<what> needs <bytes> of host memory: <available>
+// available" when `bytes` exceeds host_memory_available().
+void check_host_memory(std::uint64_t bytes, const std::string& what);
+
+}  // namespace hcube
