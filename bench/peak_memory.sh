@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Peak resident memory of an AAPC and of a fused permutation beside the size of
-# their data, measured with GNU time (/usr/bin/time -v): issue 6 asks for at
-# most 1.1x for `hcube aapc` (it runs in place: alignments are involutions
-# swapped in place, cycles are swaps) and 2.1x for the fused pass (one scratch
-# copy). The program's own code and libraries are measured on a tiny cube and
-# shown apart.
+# Peak resident memory of each data command beside the size of its data,
+# measured with GNU time (/usr/bin/time -v). Targets: `hcube aapc` 1.1x (it
+# runs in place: alignments are involutions swapped in place, cycles are
+# swaps), the fused pass 2.1x (one scratch copy), aapc, permute and cycle with
+# --input and --output 1.2x (the .npy streams through the machine in pieces
+# and stays the reference), fft and redistribute 2x, and `hcube run` of a
+# saved schedule within 1.5x of the command that made it (issue 21). The
+# program's own code and libraries are measured on a tiny cube and shown apart.
 #
 # usage: bench/peak_memory.sh [d (default 13: 2^26 u32 words, 256 MiB)] [hcube binary]
 set -euo pipefail
@@ -40,4 +42,24 @@ report() {  # name, limit, tiny-cube args..., --, full args...
 report "hcube aapc --dims $d" 1.1 aapc --dims 4 -- aapc --dims "$d"
 report "hcube permute bit-reversal --fused" 2.1 permute --perm bit-reversal -n 2 -m 2 --fused -- \
   permute --perm bit-reversal -n "$d" -m "$d" --fused
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+"$hcube" aapc --dims "$d" --backend cpu -o "$tmp/in.npy" >/dev/null
+report "hcube aapc -i -o" 1.2 aapc --dims 4 -- aapc --dims "$d" -i "$tmp/in.npy" -o "$tmp/out.npy"
+report "hcube permute bit-reversal -i -o" 1.2 permute --perm bit-reversal -n 2 -m 2 -- \
+  permute --perm bit-reversal -i "$tmp/in.npy" -o "$tmp/out.npy"
+report "hcube cycle -i -o" 1.2 cycle -n 2 -m 2 --cycle 0:1 -- cycle -n "$d" -m "$d" --cycle 0:1 -i "$tmp/in.npy" \
+  -o "$tmp/out.npy"
+# The same data size: 2^(2d - 2) complex128 points, 2^(2d) uint32 elements.
+report "hcube fft (complex128)" 2 fft -P 4 -n 2 -- fft -P $((2 * d - 2)) -n $((d - 1))
+report "hcube redistribute P=2 Q=2 x=1" 2 redistribute --P 2 --Q 2 --K 1 --x 1 --N 16 -- \
+  redistribute --P 2 --Q 2 --K 1 --x 1 --N $((1 << (2 * d)))
+# hcube run of a saved schedule against the command that made it: memory and wall time.
+maker=(multi-aapc -s 2 -d $((d / 2)) -m "$d" -a 5 --backend cpu)
+"$hcube" "${maker[@]}" --save-schedule "$tmp/s.json" >/dev/null
+report "hcube multi-aapc -s 2 -a 5 (the maker)" 1.2 aapc --dims 4 -- "${maker[@]}"
+report "hcube run of its saved schedule" 1.2 aapc --dims 4 -- run --schedule "$tmp/s.json" --backend cpu
+seconds() { /usr/bin/time -f '%e' "$hcube" "$@" 2>&1 >/dev/null | tail -1; }
+awk -v a="$(seconds "${maker[@]}")" -v r="$(seconds run --schedule "$tmp/s.json" --backend cpu)" \
+  'BEGIN { printf "hcube run / its maker, wall time: %.2f (target <= 1.5)\n", r / a }'
 echo "ratio = (peak - tiny-cube peak) / data size: the memory the data costs"

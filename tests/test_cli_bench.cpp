@@ -2,6 +2,8 @@
 // bytes_moved, seconds, memcpy_seconds, ratio_to_memcpy, backend), the bytes
 // each operation must move, and bad input. No time is asserted: only that the
 // figures are consistent with one another.
+#include <chrono>
+
 #include "cli_harness.hpp"
 #include "require.hpp"
 #include "hcube/emulator/backend.hpp"
@@ -186,6 +188,53 @@ TEST_F(CliMemory, AapcRunsInPlaceAndTheFusedPassNeedsOneScratchCopy) {
   // And the data is really there: the runs are not measured on an empty machine.
   EXPECT_GE(static_cast<double>(aapc - base), 0.9 * data_kib);
   EXPECT_GE(static_cast<double>(fused - fused_base), 1.9 * data_kib);
+}
+
+// --input and --output stream through the machine in pieces, and the input
+// file stays the reference: aapc, permute and cycle stay within 1.2x the data.
+TEST_F(CliMemory, InputAndOutputStreamThroughTheMachine) {
+  if (instrumented()) GTEST_SKIP() << "AddressSanitizer's shadow memory and quarantine make resident sizes meaningless";
+  const double data_kib = static_cast<double>((std::uint64_t{1} << 24) * 4 / 1024);  // 2^24 u32 words
+  const std::string in = path("in.npy").string(), out = path("out.npy").string();
+  ok({"aapc", "--dims", "12", "--backend", "cpu", "-o", in});
+  const long base = peak({"aapc", "--dims", "4", "--backend", "cpu"});
+  for (const Args& args : {Args{"aapc", "--dims", "12"}, Args{"permute", "--perm", "bit-reversal"},
+                           Args{"cycle", "-n", "12", "-m", "12", "--cycle", "0:1,1:2"}}) {
+    Args full = args;
+    for (const char* a : {"--backend", "cpu", "-i", in.c_str(), "-o", out.c_str()}) full.push_back(a);
+    const long p = peak(full);
+    SCOPED_TRACE(::testing::PrintToString(full));
+    EXPECT_LE(static_cast<double>(p - base), 1.2 * data_kib) << "peak " << p << " KiB, baseline " << base;
+    EXPECT_GE(static_cast<double>(p - base), 0.9 * data_kib) << "the machine holds the data";
+    EXPECT_EQ(fs::file_size(out), fs::file_size(in));
+  }
+}
+
+// hcube run of a saved schedule costs what the command that made it costs:
+// within 1.5x of its memory, and of its wall time (with room for a noisy machine).
+TEST_F(CliMemory, RunOfASavedScheduleCostsWhatItsMakerCosts) {
+  if (instrumented()) GTEST_SKIP() << "AddressSanitizer's shadow memory and quarantine make resident sizes meaningless";
+  const std::string saved = path("s.json").string();
+  const Args maker{"multi-aapc", "-s", "2", "-d", "5", "-m", "10", "-a", "5", "--backend", "cpu"};
+  Args save = maker;
+  save.push_back("--save-schedule");
+  save.push_back(saved);
+  ok(save);
+  const auto timed = [&](const Args& args, long& kib) {
+    const auto start = std::chrono::steady_clock::now();
+    kib = peak(args);
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  const long base = peak({"aapc", "--dims", "2", "--backend", "cpu"});
+  long made = 0, ran = 0;
+  double made_s = 1e9, ran_s = 1e9;
+  for (int i = 0; i < 3; ++i) {  // the fastest of three of each, taken alternately
+    made_s = std::min(made_s, timed(maker, made));
+    ran_s = std::min(ran_s, timed({"run", "--schedule", saved, "--backend", "cpu"}, ran));
+  }
+  EXPECT_LE(static_cast<double>(ran - base), 1.5 * static_cast<double>(made - base))
+      << "run " << ran << " KiB, maker " << made << " KiB, baseline " << base;
+  EXPECT_LE(ran_s, 2.0 * made_s) << "run " << ran_s << " s, maker " << made_s << " s";
 }
 
 }  // namespace

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "hcube/emulator/npy.hpp"
+#include "hcube/emulator/verified_run.hpp"
 #include "hcube/host/output_file.hpp"
 #include "hcube/core/error.hpp"
 
@@ -551,6 +552,54 @@ TEST_F(NpyFiles, ReadErrorsNameThePath) {
   const std::string bad = (dir_ / "bad.npy").string();
   std::ofstream(bad) << "not numpy";
   expect_contains(error_of([&] { hcube::read_npy(bad); }), {bad, "not a .npy file"});
+}
+
+}  // namespace
+
+namespace {
+
+// A machine loaded from a .npy file in pieces holds the file's words for every
+// tile width, hands them back in pieces, and verifies against the file: a step
+// that does not do what its destination says is caught.
+TEST_F(NpyFiles, SessionFromAFileLoadsStoresAndVerifiesAgainstIt) {
+  const std::string path = (dir_ / "in.npy").string();
+  for (const long long t : {0LL, 2LL, 5LL, -1LL}) {
+    SCOPED_TRACE(testing::Message() << "tile dims " << t);
+    const unsigned n = 5, m = 7;
+    // Distinct words (pattern() repeats every 256 bytes, which a flip of node bit 0 would not change).
+    std::vector<std::uint64_t> values(std::size_t{1} << (n + m));
+    for (std::size_t g = 0; g < values.size(); ++g) values[g] = g * 0x9E3779B97F4A7C15ull + 7;
+    const Bytes data = as_bytes(values);
+    hcube::write_npy(path, ElementType::u64, {1u << n, 1u << m}, data.data(), data.size());
+    const std::shared_ptr<const hcube::NpyFile> file = hcube::NpyFile::open(path);
+    ASSERT_NE(file, nullptr);
+    hcube::Session s = hcube::open_session(hcube::MachineOptions{n, m, ElementType::u64, hcube::BackendChoice::cpu, t}, file);
+    EXPECT_EQ(s.machine->read(), data);
+    Bytes stored(data.size());
+    s.machine->store_runs([&](std::uint64_t g, std::uint64_t words, const void* src) {
+      std::memcpy(&stored[g * 8], src, words * 8);
+    });
+    EXPECT_EQ(stored, data);
+    EXPECT_NO_THROW(hcube::verify(s, "the load"));
+    // Node bit 0 flipped: the machine's words move, the reference says so too.
+    const hcube::AddressMap flip = [m](std::uint64_t g) { return g ^ (std::uint64_t{1} << m); };
+    const hcube::Cycle all_words = [&] {
+      hcube::Cycle c;
+      for (std::uint64_t a = 0; a < (1u << m); ++a) c.push_back(hcube::Exchange{0, a, a, 0});
+      return c;
+    }();
+    EXPECT_NO_THROW(hcube::run_step(s, "flip", flip, [&](hcube::Machine& mach) {
+      mach.run_cycle(all_words, hcube::PortRules{hcube::PortModel::all_port, 1u << m}, {});
+    }));
+    // A step that moves nothing while the reference says it moved: caught, naming a word.
+    try {
+      hcube::run_step(s, "claimed flip", flip, [](hcube::Machine&) {});
+      ADD_FAILURE() << "a wrong state was verified";
+    } catch (const hcube::Error& e) {
+      EXPECT_NE(std::string(e.what()).find("verification of claimed flip failed"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(hcube::NpyFile::open(dir_.string()), nullptr);  // not a regular file: read whole by read_npy
 }
 
 }  // namespace

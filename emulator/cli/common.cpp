@@ -261,16 +261,30 @@ void add_io_flags(CLI::App& cmd, IoFlags& f, bool input_gives_dims) {
   cmd.add_flag("--trace", f.trace, "print the machine state after every step");
 }
 
-ElementType element_type(const MachineFlags& mf, const NpyArray* input, const std::string& input_path) {
-  if (mf.type.empty()) return input != nullptr ? input->type : ElementType::u32;
+ElementType element_type(const MachineFlags& mf, std::optional<ElementType> input, const std::string& input_path) {
+  if (mf.type.empty()) return input.value_or(ElementType::u32);
   const ElementType type = parse_element_type(mf.type);
-  if (input != nullptr && input->type != type)
+  if (input && *input != type)
     throw Error(fmt::format("{} holds {} but --type asks for {}: drop --type or convert the file", input_path,
-                            info(input->type).name, info(type).name));
+                            info(*input).name, info(type).name));
   return type;
 }
 
+ElementType element_type(const MachineFlags& mf, const NpyArray* input, const std::string& input_path) {
+  return element_type(mf, input != nullptr ? std::optional<ElementType>(input->type) : std::nullopt, input_path);
+}
+
 Session open_session(const MachineFlags& mf, const IoFlags& io) {
+  // A regular file is read in pieces into the machine and stays the reference: no host copy.
+  if (std::shared_ptr<const NpyFile> file = io.input.empty() ? nullptr : NpyFile::open(io.input)) {
+    const ElementType type = element_type(mf, file->type(), io.input);
+    const Geometry geo = make_geometry(mf.n, mf.m);
+    check_machine_shape(file->type(), file->shape(), io.input, geo.n, geo.m, type);
+    Session s;
+    static_cast<hcube::Session&>(s) = hcube::open_session(
+        MachineOptions{mf.n, mf.m, type, parse_backend_choice(mf.backend), mf.tile_dims}, std::move(file));
+    return s;
+  }
   std::optional<NpyArray> input;
   if (!io.input.empty()) input = read_npy(io.input);
   const ElementType type = element_type(mf, input ? &*input : nullptr, io.input);
@@ -356,9 +370,16 @@ std::string format_memory(const Geometry& geo, ElementType type, const std::vect
 
 void write_output(const IoFlags& io, const Machine& machine) {
   if (io.output.empty()) return;
-  const std::vector<unsigned char> data = machine.read();
-  write_npy(io.output, machine.type(), {machine.geometry().nodes(), machine.geometry().words_per_node()}, data.data(),
-            data.size());
+  NpyWriter out(io.output, machine.type(), {machine.geometry().nodes(), machine.geometry().words_per_node()});
+  if (out.seekable()) {
+    // Each run straight to its place in the file: no host copy of the data.
+    const std::size_t wb = machine.word_bytes();
+    machine.store_runs([&](std::uint64_t g, std::uint64_t words, const void* src) { out.write_at(g * wb, src, words * wb); });
+  } else {
+    const std::vector<unsigned char> data = machine.read();  // a FIFO or device takes the words in order
+    out.write(data.data(), data.size());
+  }
+  out.commit();
 }
 
 nlohmann::json machine_json(const Session& s) {

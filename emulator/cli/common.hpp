@@ -88,6 +88,7 @@ void add_io_flags(CLI::App& cmd, IoFlags& f, bool input_gives_dims = false);
 // The element type of a run: --type, which --input's dtype must match, else
 // --input's dtype, else uint32. Throws naming the file when they disagree.
 ElementType element_type(const MachineFlags& mf, const NpyArray* input, const std::string& input_path);
+ElementType element_type(const MachineFlags& mf, std::optional<ElementType> input, const std::string& input_path);
 
 // A verified run (hcube/emulator/verified_run.hpp) and, with --trace --json,
 // the states it recorded.

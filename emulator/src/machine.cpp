@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 #include <chrono>
 
 #include "hcube/emulator/units.hpp"
@@ -135,6 +136,61 @@ void Machine::load(const void* data, std::uint64_t n_bytes) {
   backend_->to_storage(data, storage_, layout_, word_bytes());
   backend_->synchronize();
   counters_.add_phase("copy-in", seconds_since(start));
+}
+
+namespace {
+
+// The storage order inside a tile is word a of its 2^t nodes together (layout.hpp):
+// a tile's columns [a, a + c) are one contiguous run of storage, which
+// for_each_block visits with the matching user runs, row by row.
+template <class F>
+void for_each_block(const Layout& layout, std::uint64_t chunk_words, F&& f) {
+  const Geometry& geo = layout.geo;
+  const std::uint64_t rows = bit(layout.t), K = geo.words_per_node();
+  const std::uint64_t cols = std::min(K, std::max<std::uint64_t>(1, chunk_words / rows));
+  for (std::uint64_t tile = 0; tile < (geo.nodes() >> layout.t); ++tile)
+    for (std::uint64_t a = 0; a < K; a += cols) f(tile * rows, a, rows, std::min(cols, K - a));
+}
+
+}  // namespace
+
+void Machine::load_runs(const UserRunReader& read_run) {
+  const auto start = Clock::now();
+  const std::size_t wb = word_bytes();
+  std::vector<unsigned char> rows_buf, tile_buf;
+  for_each_block(layout_, scan_chunk_words(), [&](std::uint64_t node0, std::uint64_t a, std::uint64_t rows,
+                                                  std::uint64_t cols) {
+    rows_buf.resize(rows * cols * wb);
+    tile_buf.resize(rows * cols * wb);
+    for (std::uint64_t r = 0; r < rows; ++r) read_run(geometry().global(node0 + r, a), cols, &rows_buf[r * cols * wb]);
+    for (std::uint64_t r = 0; r < rows; ++r)
+      for (std::uint64_t c = 0; c < cols; ++c)
+        std::memcpy(&tile_buf[(c * rows + r) * wb], &rows_buf[(r * cols + c) * wb], wb);
+    backend_->write_storage(tile_buf.data(), storage_, layout_.index(node0, a) * wb, tile_buf.size());
+  });
+  backend_->synchronize();
+  counters_.add_phase("copy-in", seconds_since(start));
+}
+
+const unsigned char* Machine::host_storage() const {
+  return backend_->kind() == BackendKind::cpu ? static_cast<const unsigned char*>(storage_.data()) : nullptr;
+}
+
+void Machine::store_runs(const UserRunWriter& write_run) const {
+  const auto start = Clock::now();
+  const std::size_t wb = word_bytes();
+  std::vector<unsigned char> rows_buf, tile_buf;
+  for_each_block(layout_, scan_chunk_words(), [&](std::uint64_t node0, std::uint64_t a, std::uint64_t rows,
+                                                  std::uint64_t cols) {
+    rows_buf.resize(rows * cols * wb);
+    tile_buf.resize(rows * cols * wb);
+    backend_->read_storage(storage_, layout_.index(node0, a) * wb, tile_buf.data(), tile_buf.size());
+    for (std::uint64_t r = 0; r < rows; ++r)
+      for (std::uint64_t c = 0; c < cols; ++c)
+        std::memcpy(&rows_buf[(r * cols + c) * wb], &tile_buf[(c * rows + r) * wb], wb);
+    for (std::uint64_t r = 0; r < rows; ++r) write_run(geometry().global(node0 + r, a), cols, &rows_buf[r * cols * wb]);
+  });
+  counters_.add_phase("copy-out", seconds_since(start));
 }
 
 void Machine::load_labels() {

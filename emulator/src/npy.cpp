@@ -496,22 +496,92 @@ void write_npy(const std::string& path, ElementType type, const std::vector<std:
   out.commit();
 }
 
-void check_machine_array(const NpyArray& a, const std::string& what, unsigned n, unsigned m, ElementType expected) {
+void check_machine_shape(ElementType type, const std::vector<std::uint64_t>& shape, const std::string& what, unsigned n,
+                         unsigned m, ElementType expected) {
   if (n >= 64 || m >= 64 || n + m >= 64)
     fail(what, "a machine of 2^" + std::to_string(n) + " nodes x 2^" + std::to_string(m) +
                    " words is too large; n + m must be below 64");
   const std::uint64_t nodes = std::uint64_t{1} << n, words = std::uint64_t{1} << m;
   const std::vector<std::uint64_t> grid{nodes, words}, flat{nodes * words};
-  if (a.shape != grid && a.shape != flat)
-    fail(what, "shape " + shape_str(a.shape) + " does not fit a machine of 2^" + std::to_string(n) + " nodes x 2^" +
+  if (shape != grid && shape != flat)
+    fail(what, "shape " + shape_str(shape) + " does not fit a machine of 2^" + std::to_string(n) + " nodes x 2^" +
                    std::to_string(m) + " words; expected " + shape_str(grid) + " or " + shape_str(flat));
-  if (a.type != expected)
-    fail(what, "dtype " + dtype_str(a.type) + " does not match the machine's " + dtype_str(expected));
+  if (type != expected) fail(what, "dtype " + dtype_str(type) + " does not match the machine's " + dtype_str(expected));
+}
+
+void check_machine_array(const NpyArray& a, const std::string& what, unsigned n, unsigned m, ElementType expected) {
+  check_machine_shape(a.type, a.shape, what, n, m, expected);
   // An array built by hand, not by parse_npy, may disagree with its shape.
   const std::uint64_t needed = array_bytes(a.type, a.shape, what);
   if (a.data.size() != needed)
     fail(what, "holds " + std::to_string(a.data.size()) + " data bytes, shape " + shape_str(a.shape) + " of " +
                    info(a.type).npy_descr + " needs " + std::to_string(needed));
 }
+
+std::shared_ptr<const NpyFile> NpyFile::open(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return nullptr;
+  NpySource source(path);
+  const Header h = source.header();  // checks the body's length against the file's
+  std::shared_ptr<NpyFile> f(new NpyFile());
+  f->path_ = path;
+  f->type_ = h.type;
+  f->shape_ = h.shape;
+  f->data_offset_ = h.data_offset;
+  f->data_bytes_ = h.data_bytes;
+  f->fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (f->fd_ < 0) fail(path, "cannot open: " + errno_text());
+  return f;
+}
+
+NpyFile::~NpyFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void NpyFile::read(std::uint64_t offset, void* dst, std::uint64_t bytes) const {
+  if (offset > data_bytes_ || bytes > data_bytes_ - offset)
+    fail(path_, "read of " + std::to_string(bytes) + " bytes at " + std::to_string(offset) + " is past the data");
+  auto* p = static_cast<unsigned char*>(dst);
+  while (bytes > 0) {
+    const ssize_t got = ::pread(fd_, p, static_cast<std::size_t>(bytes), static_cast<off_t>(data_offset_ + offset));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) fail(path_, "cannot read: " + (got < 0 ? errno_text() : std::string("the file shrank while it was read")));
+    p += got;
+    offset += static_cast<std::uint64_t>(got);
+    bytes -= static_cast<std::uint64_t>(got);
+  }
+}
+
+struct NpyWriter::Impl {
+  OutputFile out;
+  std::uint64_t header_bytes;
+  std::uint64_t data_bytes;
+  std::uint64_t written = 0;  // in order, for a target that is not seekable
+};
+
+NpyWriter::NpyWriter(const std::string& path, ElementType type, const std::vector<std::uint64_t>& shape) {
+  const std::uint64_t bytes = array_bytes(type, shape, path);
+  const std::vector<unsigned char> header = encode_header(type, shape, static_cast<std::size_t>(bytes), path);
+  impl_.reset(new Impl{OutputFile(path, path), header.size(), bytes, 0});
+  impl_->out.write(header.data(), header.size());
+}
+
+NpyWriter::~NpyWriter() = default;
+
+bool NpyWriter::seekable() const { return impl_->out.seekable(); }
+
+void NpyWriter::write_at(std::uint64_t offset, const void* data, std::uint64_t bytes) {
+  if (offset > impl_->data_bytes || bytes > impl_->data_bytes - offset)
+    throw Error("NpyWriter::write_at: " + std::to_string(bytes) + " bytes at " + std::to_string(offset) +
+                " are past the array's " + std::to_string(impl_->data_bytes));
+  impl_->out.write_at(impl_->header_bytes + offset, data, bytes);
+}
+
+void NpyWriter::write(const void* data, std::uint64_t bytes) {
+  impl_->out.write(data, bytes);
+  impl_->written += bytes;
+}
+
+void NpyWriter::commit() { impl_->out.commit(); }
 
 }  // namespace hcube

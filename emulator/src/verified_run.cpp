@@ -10,7 +10,10 @@
 
 namespace hcube {
 
-Session open_session(const MachineOptions& options, std::vector<unsigned char> data) {
+namespace {
+
+// The machine and how auto chose its backend, with nothing loaded yet.
+Session new_session(const MachineOptions& options) {
   Session s;
   s.machine = std::make_unique<Machine>(options);
   // BackendChoice::automatic says what it chose and why.
@@ -21,6 +24,40 @@ Session open_session(const MachineOptions& options, std::vector<unsigned char> d
   } else if (options.backend == BackendChoice::automatic) {
     s.backend_note = "auto chose cuda: a GPU is present";
   }
+  return s;
+}
+
+// The input words a chunk at a time, in order: f(first global address, words, bytes).
+template <class F>
+void for_each_input_chunk(const Session& s, F&& f) {
+  const Machine& mach = *s.machine;
+  const std::size_t wb = mach.word_bytes();
+  const std::uint64_t total = mach.geometry().total_words(), chunk = std::uint64_t{1} << 18;
+  std::vector<unsigned char> buf(static_cast<std::size_t>(std::min(total, chunk) * wb));
+  for (std::uint64_t g = 0; g < total; g += chunk) {
+    const std::uint64_t words = std::min(chunk, total - g);
+    if (s.source) {
+      s.source->read(g * wb, buf.data(), words * wb);
+    } else {
+      for (std::uint64_t k = 0; k < words; ++k) write_label(mach.type(), g + k, &buf[k * wb]);
+    }
+    f(g, words, buf.data());
+  }
+}
+
+}  // namespace
+
+Session open_session(const MachineOptions& options, std::shared_ptr<const NpyFile> source) {
+  Session s = new_session(options);
+  const std::size_t wb = s.machine->word_bytes();
+  s.machine->load_runs([&](std::uint64_t g, std::uint64_t words, void* dst) { source->read(g * wb, dst, words * wb); });
+  s.source = std::move(source);
+  s.placed = [](std::uint64_t g) { return g; };
+  return s;
+}
+
+Session open_session(const MachineOptions& options, std::vector<unsigned char> data) {
+  Session s = new_session(options);
   if (!data.empty()) {
     s.machine->load(data.data(), data.size());
     s.expected = std::move(data);
@@ -33,12 +70,13 @@ Session open_session(const MachineOptions& options, std::vector<unsigned char> d
 
 const std::vector<unsigned char>& expected_words(Session& s) {
   if (!s.expected.empty() || !s.placed) return s.expected;
-  const Machine& mach = *s.machine;
-  const std::size_t wb = mach.word_bytes();
-  s.expected.resize(mach.bytes());
-  for (std::uint64_t g = 0; g < mach.geometry().total_words(); ++g)
-    write_label(mach.type(), g, &s.expected[s.placed(g) * wb]);
+  const std::size_t wb = s.machine->word_bytes();
+  s.expected.resize(s.machine->bytes());
+  for_each_input_chunk(s, [&](std::uint64_t g, std::uint64_t words, const unsigned char* bytes) {
+    for (std::uint64_t k = 0; k < words; ++k) std::memcpy(&s.expected[s.placed(g + k) * wb], bytes + k * wb, wb);
+  });
   s.placed = nullptr;
+  s.source = nullptr;
   return s.expected;
 }
 
@@ -58,6 +96,30 @@ void verify(Session& s, const std::string& what) {
   const std::size_t wb = machine.word_bytes();
   const std::uint64_t total = geo.total_words();
   const bool by_label = s.expected.empty() && s.placed;
+  if (by_label && s.source) {
+    // The file's words, read again in order, each against the machine's word
+    // at its place: the machine's storage read where it is host memory, else copied once.
+    std::vector<unsigned char> copy;
+    const unsigned char* storage = machine.host_storage();
+    if (storage == nullptr) {
+      copy.resize(machine.bytes());
+      machine.scan_storage([&](std::uint64_t first, std::uint64_t words, const unsigned char* data) {
+        std::memcpy(&copy[first * wb], data, words * wb);
+      });
+      storage = copy.data();
+    }
+    for_each_input_chunk(s, [&](std::uint64_t g0, std::uint64_t words, const unsigned char* bytes) {
+      for (std::uint64_t k = 0; k < words; ++k) {
+        const std::uint64_t h = s.placed(g0 + k);
+        const unsigned char* got = storage + layout.index(geo.node_of(h), geo.local_of(h)) * wb;
+        if (!std::equal(got, got + wb, bytes + k * wb))
+          throw Error(fmt::format("verification of {} failed: word {} of node {} holds {}, the reference has {}", what,
+                                  geo.local_of(h), geo.node_of(h), format_element(machine.type(), got),
+                                  format_element(machine.type(), bytes + k * wb)));
+      }
+    });
+    return;
+  }
   machine.scan_storage([&](std::uint64_t first, std::uint64_t words, const unsigned char* data) {
     for (std::uint64_t k = 0; k < words; ++k) {
       const std::uint64_t g = geo.global(layout.node_at(first + k), layout.local_at(first + k));

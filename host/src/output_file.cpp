@@ -168,6 +168,20 @@ void OutputFile::write(const void* data, std::size_t bytes) {
   }
 }
 
+void OutputFile::write_at(std::uint64_t offset, const void* data, std::size_t bytes) {
+  if (fd_ < 0) throw Error(fmt::format("{}: {} is already closed", what_, target_.path));
+  if (!seekable()) throw Error(fmt::format("{}: {} is written in order, not at offsets", what_, target_.path));
+  const auto* p = static_cast<const unsigned char*>(data);
+  while (bytes > 0) {
+    const ssize_t done = ::pwrite(fd_, p, bytes, static_cast<off_t>(offset));
+    if (done < 0 && errno == EINTR) continue;
+    if (done < 0) fail("write");
+    p += done;
+    offset += static_cast<std::uint64_t>(done);
+    bytes -= static_cast<std::size_t>(done);
+  }
+}
+
 void OutputFile::commit() {
   if (fd_ < 0) throw Error(fmt::format("{}: {} is already closed", what_, target_.path));
   if (target_.in_place) {

@@ -72,6 +72,17 @@ class Machine {
   std::vector<unsigned char> read() const;
   void read(void* dst, std::uint64_t bytes) const;
 
+  // Copy-in and copy-out through a small buffer, for data that is not in host
+  // memory as a whole (a .npy file read and written in place): the machine
+  // asks for or hands over runs of `words` user-order words starting at global
+  // address g, each run within one node's row. At most about 2 MiB is held.
+  using UserRunReader = std::function<void(std::uint64_t g, std::uint64_t words, void* dst)>;
+  using UserRunWriter = std::function<void(std::uint64_t g, std::uint64_t words, const void* src)>;
+  void load_runs(const UserRunReader& read_run);
+  // The storage itself where it is host memory (the CPU backend), else nullptr.
+  const unsigned char* host_storage() const;
+  void store_runs(const UserRunWriter& write_run) const;
+
   // Primitive 1: checks the cycle against the port rules, then one launch.
   void run_cycle(const Cycle& cycle, const PortRules& rules = {}, const OffsetMaps& maps = {});
   // The same for a cycle that has passed check_cycle (and maps check_offset_maps) already.

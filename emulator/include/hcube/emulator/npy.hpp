@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -43,8 +44,54 @@ void write_npy(const std::string& path, ElementType type, const std::vector<std:
 std::vector<unsigned char> encode_npy(ElementType type, const std::vector<std::uint64_t>& shape, const void* data,
                                       std::size_t bytes);
 
+// A regular .npy file opened for reading in pieces: its header read and
+// checked, the body's length checked against the file's, the body read at any
+// offset. For inputs larger than memory would comfortably hold twice.
+class NpyFile {
+ public:
+  // nullptr when `path` is not a regular file (a pipe or FIFO: read_npy reads those whole).
+  static std::shared_ptr<const NpyFile> open(const std::string& path);
+  ~NpyFile();
+  NpyFile(const NpyFile&) = delete;
+  NpyFile& operator=(const NpyFile&) = delete;
+
+  const std::string& path() const { return path_; }
+  ElementType type() const { return type_; }
+  const std::vector<std::uint64_t>& shape() const { return shape_; }
+  std::uint64_t data_bytes() const { return data_bytes_; }
+  // `bytes` of the body from byte `offset` of it.
+  void read(std::uint64_t offset, void* dst, std::uint64_t bytes) const;
+
+ private:
+  NpyFile() = default;
+  std::string path_;
+  int fd_ = -1;
+  ElementType type_ = ElementType::u32;
+  std::vector<std::uint64_t> shape_;
+  std::uint64_t data_offset_ = 0, data_bytes_ = 0;
+};
+
+// A .npy file written in pieces through an OutputFile: the header first, then
+// the body at any offset when the target is a regular file (seekable()), else
+// in order. commit() makes it visible; destroying it uncommitted removes it.
+class NpyWriter {
+ public:
+  NpyWriter(const std::string& path, ElementType type, const std::vector<std::uint64_t>& shape);
+  ~NpyWriter();
+  bool seekable() const;
+  void write_at(std::uint64_t offset, const void* data, std::uint64_t bytes);  // offset within the body
+  void write(const void* data, std::uint64_t bytes);
+  void commit();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
 // Checks that an array fits a machine of 2^n nodes x 2^m words: shape
 // (2^n, 2^m) or flat (2^(n+m),), and dtype `expected`.
 void check_machine_array(const NpyArray& a, const std::string& what, unsigned n, unsigned m, ElementType expected);
+void check_machine_shape(ElementType type, const std::vector<std::uint64_t>& shape, const std::string& what, unsigned n,
+                         unsigned m, ElementType expected);
 
 }  // namespace hcube

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "hcube/emulator/machine.hpp"
+#include "hcube/emulator/npy.hpp"
 #include "hcube/host/affine_map.hpp"
 #include "hcube/host/reference.hpp"
 #include "hcube/host/schedule.hpp"
@@ -25,12 +26,17 @@ namespace hcube {
 struct Session {
   std::unique_ptr<Machine> machine;
   std::vector<unsigned char> expected;  // the reference state, when held as words
-  AddressMap placed;                    // labelled, expected empty: label g belongs at global address placed(g)
+  AddressMap placed;                    // expected empty: input word g belongs at global address placed(g)
+  // Where the input words are, when not held: the input file (else the labels g).
+  std::shared_ptr<const NpyFile> source;
   std::string backend_note;             // how BackendChoice::automatic chose
 };
 
 // `data` in the user's order (2^n x K words; empty: the address labels).
 Session open_session(const MachineOptions& options, std::vector<unsigned char> data = {});
+// The machine loaded from a .npy file in pieces; the file stays the reference,
+// read again to verify, so no host copy of the data is made.
+Session open_session(const MachineOptions& options, std::shared_ptr<const NpyFile> source);
 
 // The reference state as words (made from the labels' places on first use).
 const std::vector<unsigned char>& expected_words(Session& s);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace hcube {
@@ -33,6 +34,10 @@ class OutputFile {
   OutputFile& operator=(const OutputFile&) = delete;
 
   void write(const void* data, std::size_t bytes);
+  // At a byte offset of the file (pwrite), for a target that is seekable():
+  // a regular file, not a device or FIFO written in place.
+  void write_at(std::uint64_t offset, const void* data, std::size_t bytes);
+  bool seekable() const { return !target_.in_place; }
   // Flushes to disk, then makes the file visible at its path (regular files).
   void commit();
 
