@@ -210,6 +210,23 @@ TEST_F(CliMemory, InputAndOutputStreamThroughTheMachine) {
   }
 }
 
+// hcube fft holds the machine and its scratch while it runs, then the machine
+// and FFTW's reference, made in place over the points read again: 2x the data.
+TEST_F(CliMemory, FftHoldsTwoCopiesOfItsPoints) {
+  if (instrumented()) GTEST_SKIP() << "AddressSanitizer's shadow memory and quarantine make resident sizes meaningless";
+  const double data_kib = static_cast<double>((std::uint64_t{1} << 22) * 16 / 1024);  // 2^22 complex128 points
+  const std::string out = path("x.npy").string();
+  const long base = peak({"fft", "-P", "4", "-n", "2", "--backend", "cpu"});
+  for (const Args& args : {Args{"fft", "-P", "22", "-n", "11", "--backend", "cpu", "-o", out},
+                           Args{"fft", "-P", "22", "-n", "11", "--backend", "cpu", "-i", out, "--inverse"}}) {
+    const long p = peak(args);
+    SCOPED_TRACE(::testing::PrintToString(args));
+    // 2x and FFTW's plans; the scratch and the points never meet.
+    EXPECT_LE(static_cast<double>(p - base), 2.1 * data_kib) << "peak " << p << " KiB, baseline " << base;
+    EXPECT_GE(static_cast<double>(p - base), 1.9 * data_kib);
+  }
+}
+
 // hcube run of a saved schedule costs what the command that made it costs:
 // within 1.5x of its memory, and of its wall time (with room for a noisy machine).
 TEST_F(CliMemory, RunOfASavedScheduleCostsWhatItsMakerCosts) {

@@ -520,5 +520,39 @@ TEST(FftCheck, NanNeverVerifies) {
   EXPECT_LT(verify_fft(x, y, FftOptions{}, ElementType::c128).error, 1e-15);
 }
 
+// The check made in place over the points: it passes the machine's transform,
+// leaves the result in order where the points were, and fails a machine that
+// was not transformed or holds one NaN.
+TEST(FftCheck, InPlaceCheckAgainstTheMachine) {
+  for (FftOrder order : {FftOrder::natural, FftOrder::bit_reversed})
+    for (ElementType type : {ElementType::c128, ElementType::c64}) {
+      SCOPED_TRACE(testing::Message() << to_string(order) << " " << info(type).name);
+      const unsigned n = 3, m = 4;
+      const cvec x = random_points(std::uint64_t{1} << (n + m), 5);
+      Machine mach(MachineOptions{n, m, type, BackendChoice::cpu, -1});
+      FftOptions o;
+      o.order = order;
+      load_cyclic(mach, x);
+      cvec untouched = x;
+      EXPECT_THROW(verify_fft_in_place(mach, untouched, o), Error);  // not transformed yet
+      distributed_fft(mach, o);
+      cvec points = x;
+      EXPECT_LT(verify_fft_in_place(mach, points, o).error, fft_tolerance(type));
+      EXPECT_EQ(points, read_result(mach, order));
+      std::vector<unsigned char> words = mach.read();
+      const double nan = std::numeric_limits<double>::quiet_NaN();
+      if (type == ElementType::c128) {
+        const std::complex<double> v(nan, 0.0);
+        std::memcpy(&words[5 * 16], &v, 16);
+      } else {
+        const std::complex<float> v(static_cast<float>(nan), 0.0f);
+        std::memcpy(&words[5 * 8], &v, 8);
+      }
+      mach.load(words.data(), words.size());
+      points = x;
+      EXPECT_THROW(verify_fft_in_place(mach, points, o), Error);
+    }
+}
+
 }  // namespace
 }  // namespace hcube

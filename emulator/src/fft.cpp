@@ -434,16 +434,20 @@ void load_cyclic(Machine& machine, const std::vector<std::complex<double>>& x) {
   check_fft_machine(machine);
   const Geometry& geo = machine.geometry();
   check_points(x.size(), geo);
-  std::vector<unsigned char> bytes(machine.bytes());
-  if (machine.type() == ElementType::c128) {
-    auto* out = reinterpret_cast<std::complex<double>*>(bytes.data());
-    for (std::uint64_t t = 0; t < x.size(); ++t) out[cyclic_address(t, geo.n, geo.m)] = x[t];
-  } else {
-    auto* out = reinterpret_cast<std::complex<float>*>(bytes.data());
-    for (std::uint64_t t = 0; t < x.size(); ++t)
-      out[cyclic_address(t, geo.n, geo.m)] = std::complex<float>(static_cast<float>(x[t].real()), static_cast<float>(x[t].imag()));
-  }
-  machine.load(bytes.data(), bytes.size());
+  // Straight from x, run by run: global address h holds point cyclic_address(h, m, n), the inverse map.
+  const bool wide = machine.type() == ElementType::c128;
+  machine.load_runs([&](std::uint64_t g, std::uint64_t words, void* dst) {
+    auto* out = static_cast<unsigned char*>(dst);
+    for (std::uint64_t k = 0; k < words; ++k) {
+      const std::complex<double>& v = x[cyclic_address(g + k, geo.m, geo.n)];
+      if (wide) {
+        std::memcpy(out + k * 16, &v, 16);
+      } else {
+        const std::complex<float> f(static_cast<float>(v.real()), static_cast<float>(v.imag()));
+        std::memcpy(out + k * 8, &f, 8);
+      }
+    }
+  });
 }
 
 std::vector<std::complex<double>> read_result(const Machine& machine, FftOrder order) {
@@ -504,53 +508,119 @@ std::vector<std::complex<float>> hcube_fft(const std::vector<std::complex<float>
 
 // --- the reference ----------------------------------------------------------------------
 
-std::vector<std::complex<double>> fftw_dft(const std::vector<std::complex<double>>& x, bool inverse) {
+namespace {
+
+// FFTW's transform of n points from `in` to `out` (the same array: in place).
+void fftw_transform(std::complex<double>* in, std::complex<double>* out, std::size_t n, bool inverse) {
   constexpr std::size_t kMax = std::size_t{1} << 30;
-  if (x.empty() || x.size() > kMax)
-    throw Error(fmt::format("FFTW reference of {} points out of range: allowed 1..2^30", x.size()));
-  std::vector<std::complex<double>> in = x, out(x.size());
+  if (n == 0 || n > kMax) throw Error(fmt::format("FFTW reference of {} points out of range: allowed 1..2^30", n));
   // fftw_complex is double[2], laid out as std::complex<double>.
-  fftw_plan p = fftw_plan_dft_1d(static_cast<int>(x.size()), reinterpret_cast<fftw_complex*>(in.data()),
-                                 reinterpret_cast<fftw_complex*>(out.data()), inverse ? FFTW_BACKWARD : FFTW_FORWARD,
+  fftw_plan p = fftw_plan_dft_1d(static_cast<int>(n), reinterpret_cast<fftw_complex*>(in),
+                                 reinterpret_cast<fftw_complex*>(out), inverse ? FFTW_BACKWARD : FFTW_FORWARD,
                                  FFTW_ESTIMATE);
   if (p == nullptr) throw Error("FFTW could not plan the reference transform");
   fftw_execute(p);
   fftw_destroy_plan(p);
+}
+
+// FFTW's transform of x in place, in options.order: X[rev k] at k for bit-reversed.
+void reference_in_place(std::vector<std::complex<double>>& x, const FftOptions& options) {
+  fftw_transform(x.data(), x.data(), x.size(), options.inverse);
+  if (options.order != FftOrder::bit_reversed) return;
+  const unsigned q = static_cast<unsigned>(__builtin_ctzll(x.size()));
+  for (std::uint64_t t = 0; t < x.size(); ++t) {
+    const std::uint64_t r = reverse_bits(t, q);
+    if (t < r) std::swap(x[t], x[r]);  // an involution: each pair swapped once
+  }
+}
+
+// max |x - ref| / max |ref|, a pair at a time; NaN once either holds a NaN.
+class RelativeError {
+ public:
+  void add(std::complex<double> x, std::complex<double> ref) {
+    const double d = std::abs(x - ref), r = std::abs(ref);
+    // std::max drops a NaN in its second argument: a NaN anywhere makes the error NaN.
+    if (std::isnan(d) || std::isnan(r)) nan_ = true;
+    diff_ = std::max(diff_, d);
+    scale_ = std::max(scale_, r);
+  }
+  double value() const {
+    if (nan_) return std::numeric_limits<double>::quiet_NaN();
+    return scale_ == 0 ? diff_ : diff_ / scale_;
+  }
+
+ private:
+  double diff_ = 0, scale_ = 0;
+  bool nan_ = false;
+};
+
+FftCheck checked(double error, ElementType type) {
+  FftCheck c{error, fft_tolerance(type)};
+  // Written so that a NaN error fails.
+  if (!(c.error < c.tolerance))
+    throw Error(fmt::format("verification against FFTW failed: max relative error {:.3g} exceeds {:.0e} for {}",
+                            c.error, c.tolerance, info(type).name));
+  return c;
+}
+
+}  // namespace
+
+std::vector<std::complex<double>> fftw_dft(const std::vector<std::complex<double>>& x, bool inverse) {
+  std::vector<std::complex<double>> in = x, out(x.size());
+  fftw_transform(in.data(), out.data(), x.size(), inverse);
   return out;
 }
 
 double max_relative_error(const std::vector<std::complex<double>>& x, const std::vector<std::complex<double>>& ref) {
   if (x.size() != ref.size())
     throw Error(fmt::format("compared vectors differ in length: {} and {}", x.size(), ref.size()));
-  double diff = 0, scale = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    const double d = std::abs(x[i] - ref[i]), r = std::abs(ref[i]);
-    // std::max drops a NaN in its second argument: a NaN anywhere makes the error NaN.
-    if (std::isnan(d) || std::isnan(r)) return std::numeric_limits<double>::quiet_NaN();
-    diff = std::max(diff, d);
-    scale = std::max(scale, r);
-  }
-  return scale == 0 ? diff : diff / scale;
+  RelativeError e;
+  for (std::size_t i = 0; i < x.size(); ++i) e.add(x[i], ref[i]);
+  return e.value();
 }
 
 double fft_tolerance(ElementType type) { return type == ElementType::c128 ? 1e-12 : 1e-4; }
 
 FftCheck verify_fft(const std::vector<std::complex<double>>& x, const std::vector<std::complex<double>>& y,
                     const FftOptions& options, ElementType type) {
-  // FFTW's transform of the whole vector, in the same order.
-  std::vector<std::complex<double>> ref = fftw_dft(x, options.inverse);
-  if (options.order == FftOrder::bit_reversed) {
-    const unsigned q = static_cast<unsigned>(__builtin_ctzll(ref.size()));
-    std::vector<std::complex<double>> r(ref.size());
-    for (std::uint64_t t = 0; t < r.size(); ++t) r[t] = ref[reverse_bits(t, q)];
-    ref = std::move(r);
+  std::vector<std::complex<double>> ref = x;
+  reference_in_place(ref, options);
+  return checked(max_relative_error(y, ref), type);
+}
+
+FftCheck verify_fft_in_place(const Machine& machine, std::vector<std::complex<double>>& points,
+                             const FftOptions& options) {
+  check_fft_machine(machine);
+  const Geometry& geo = machine.geometry();
+  check_points(points.size(), geo);
+  reference_in_place(points, options);
+  // The machine's words where they are host memory, else one host copy of them (its data is on the device).
+  std::vector<unsigned char> copy;
+  const unsigned char* storage = machine.host_storage();
+  if (storage == nullptr) {
+    copy.resize(machine.bytes());
+    machine.scan_storage([&](std::uint64_t first, std::uint64_t words, const unsigned char* data) {
+      std::memcpy(&copy[first * machine.word_bytes()], data, words * machine.word_bytes());
+    });
+    storage = copy.data();
   }
-  FftCheck c{max_relative_error(y, ref), fft_tolerance(type)};
-  // Written so that a NaN error fails.
-  if (!(c.error < c.tolerance))
-    throw Error(fmt::format("verification against FFTW failed: max relative error {:.3g} exceeds {:.0e} for {}",
-                            c.error, c.tolerance, info(type).name));
-  return c;
+  const Layout& layout = machine.layout();
+  RelativeError e;
+  for (std::uint64_t i = 0; i < points.size(); ++i) {
+    const std::uint64_t a = fft_result_address(i, geo.n, geo.m, options.order);
+    const unsigned char* word = storage + layout.index(geo.node_of(a), geo.local_of(a)) * machine.word_bytes();
+    std::complex<double> y;
+    if (machine.type() == ElementType::c128) {
+      std::memcpy(&y, word, 16);
+    } else {
+      std::complex<float> v;
+      std::memcpy(&v, word, 8);
+      y = std::complex<double>(v.real(), v.imag());
+    }
+    e.add(y, points[i]);
+    points[i] = y;
+  }
+  return checked(e.value(), machine.type());
 }
 
 }  // namespace hcube

@@ -94,7 +94,10 @@ Machine::Machine(const MachineOptions& options, std::shared_ptr<Backend> backend
   storage_ = Buffer(data, n_bytes, [](void*) {});
   home_ = data;
   settle_each_step_ = true;
-  if (scratch != nullptr) scratch_ = Buffer(scratch, n_bytes, [](void*) {});
+  if (scratch != nullptr) {
+    scratch_ = Buffer(scratch, n_bytes, [](void*) {});
+    own_scratch_ = false;
+  }
   counters_.links_total = std::uint64_t{geometry().n} * geometry().nodes();
 }
 
@@ -170,6 +173,10 @@ void Machine::load_runs(const UserRunReader& read_run) {
   });
   backend_->synchronize();
   counters_.add_phase("copy-in", seconds_since(start));
+}
+
+void Machine::release_scratch() {
+  if (own_scratch_) scratch_ = Buffer();
 }
 
 const unsigned char* Machine::host_storage() const {

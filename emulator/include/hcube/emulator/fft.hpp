@@ -131,5 +131,11 @@ struct FftCheck {
 };
 FftCheck verify_fft(const std::vector<std::complex<double>>& x, const std::vector<std::complex<double>>& y,
                     const FftOptions& options, ElementType type);
+// The same check without a host copy of the result: `points`, the input in
+// index order, becomes FFTW's transform in place and is compared with the
+// machine's result word by word; on return it holds the machine's result in
+// options.order (as read_result would give it). Peak: the machine and `points`.
+FftCheck verify_fft_in_place(const Machine& machine, std::vector<std::complex<double>>& points,
+                             const FftOptions& options);
 
 }  // namespace hcube

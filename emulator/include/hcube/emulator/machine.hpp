@@ -79,6 +79,9 @@ class Machine {
   using UserRunReader = std::function<void(std::uint64_t g, std::uint64_t words, void* dst)>;
   using UserRunWriter = std::function<void(std::uint64_t g, std::uint64_t words, const void* src)>;
   void load_runs(const UserRunReader& read_run);
+  // Frees the scratch buffer the machine allocated for itself (a caller's is
+  // kept); the next step that needs one allocates it again.
+  void release_scratch();
   // The storage itself where it is host memory (the CPU backend), else nullptr.
   const unsigned char* host_storage() const;
   void store_runs(const UserRunWriter& write_run) const;
@@ -165,6 +168,7 @@ class Machine {
   ElementType type_;
   std::shared_ptr<Backend> backend_;
   Buffer storage_;
+  bool own_scratch_ = true;  // false: scratch_ is the caller's
   const void* home_ = nullptr;  // the caller's buffer, for settle()
   bool settle_each_step_ = false;
   Buffer scratch_;  // for alignments that are not involutions, made on first use
