@@ -376,8 +376,8 @@ void write_output(const IoFlags& io, const Machine& machine) {
     const std::size_t wb = machine.word_bytes();
     machine.store_runs([&](std::uint64_t g, std::uint64_t words, const void* src) { out.write_at(g * wb, src, words * wb); });
   } else {
-    const std::vector<unsigned char> data = machine.read();  // a FIFO or device takes the words in order
-    out.write(data.data(), data.size());
+    // A FIFO or device takes the words in order: a tile at a time, not a host copy of the data.
+    machine.store_in_order([&](std::uint64_t, std::uint64_t words, const void* src) { out.write(src, words * machine.word_bytes()); });
   }
   out.commit();
 }
