@@ -32,7 +32,8 @@ template <class F>
 void for_each_input_chunk(const Session& s, F&& f) {
   const Machine& mach = *s.machine;
   const std::size_t wb = mach.word_bytes();
-  const std::uint64_t total = mach.geometry().total_words(), chunk = std::uint64_t{1} << 18;
+  // 2^16 words: with the places and the gathered words, about 1.5 MiB held (u32).
+  const std::uint64_t total = mach.geometry().total_words(), chunk = std::uint64_t{1} << 16;
   std::vector<unsigned char> buf(static_cast<std::size_t>(std::min(total, chunk) * wb));
   for (std::uint64_t g = 0; g < total; g += chunk) {
     const std::uint64_t words = std::min(chunk, total - g);
