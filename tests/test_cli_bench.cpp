@@ -243,7 +243,8 @@ TEST_F(CliMemory, FifoOutputStreamsInOrder) {
     while (used < expected) {
       pollfd p{fd, POLLIN, 0};
       if (::poll(&p, 1, 60000) <= 0) return;  // hcube failed or stalled: the checks below say so
-      const ssize_t n = ::read(fd, got.data(), static_cast<std::size_t>(std::min<std::uint64_t>(got.size(), expected - used)));
+      const auto ask = static_cast<std::size_t>(std::min<std::uint64_t>(got.size(), expected - used));
+      const ssize_t n = ::read(fd, got.data(), ask);
       if (n <= 0) return;
       want.read(ref.data(), n);
       same = same && std::equal(got.begin(), got.begin() + n, ref.begin());

@@ -116,7 +116,8 @@ class BackendImpl final : public Backend {
     void* dst = policy_.writable(host, count * wb);
     kernels::dispatch_word(wb, [&](auto w) {
       using W = decltype(w);
-      policy_.launch(count, kernels::GatherWordsBody<W>{static_cast<const W*>(storage.data()), idx, static_cast<W*>(dst)});
+      const kernels::GatherWordsBody<W> body{static_cast<const W*>(storage.data()), idx, static_cast<W*>(dst)};
+      policy_.launch(count, body);
     });
     policy_.publish(host, dst, count * wb);
   }

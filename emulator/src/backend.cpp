@@ -19,7 +19,8 @@ BackendChoice parse_backend_choice(const std::string& s) {
 void Backend::gather_words(const Buffer& storage, const std::uint64_t* index, std::uint64_t count,
                            std::size_t word_bytes, void* host) {
   auto* out = static_cast<unsigned char*>(host);
-  for (std::uint64_t i = 0; i < count; ++i) read_storage(storage, index[i] * word_bytes, out + i * word_bytes, word_bytes);
+  for (std::uint64_t i = 0; i < count; ++i)
+    read_storage(storage, index[i] * word_bytes, out + i * word_bytes, word_bytes);
 }
 
 std::unique_ptr<Backend> make_backend(BackendChoice choice) {
