@@ -50,6 +50,14 @@ report "hcube permute bit-reversal -i -o" 1.2 permute --perm bit-reversal -n 2 -
   permute --perm bit-reversal -i "$tmp/in.npy" -o "$tmp/out.npy"
 report "hcube cycle -i -o" 1.2 cycle -n 2 -m 2 --cycle 0:1 -- cycle -n "$d" -m "$d" --cycle 0:1 -i "$tmp/in.npy" \
   -o "$tmp/out.npy"
+# A FIFO output takes the words in order: streamed a tile at a time, not copied whole.
+mkfifo "$tmp/out.fifo"
+cat "$tmp/out.fifo" >/dev/null &
+reader=$!
+report "hcube cycle -i -o FIFO" 1.2 cycle -n 2 -m 2 --cycle 0:1 -- cycle -n "$d" -m "$d" --cycle 0:1 -i "$tmp/in.npy" \
+  -o "$tmp/out.fifo"
+wait "$reader"
+# fft, redistribute and run: their streaming is other work (issue 21, item 5); the rows show where they stand.
 # The same data size: 2^(2d - 2) complex128 points, 2^(2d) uint32 elements.
 report "hcube fft (complex128)" 2 fft -P 4 -n 2 -- fft -P $((2 * d - 2)) -n $((d - 1))
 report "hcube redistribute P=2 Q=2 x=1" 2 redistribute --P 2 --Q 2 --K 1 --x 1 --N 16 -- \

@@ -41,7 +41,10 @@ using Words = std::vector<std::uint64_t>;
 struct Result {
   int code = -1;  // exit status, or -signal when killed
   std::string out, err;
-  long peak_kib = 0;  // the child's peak resident memory (getrusage's ru_maxrss)
+  // The child's peak resident memory (ru_maxrss). posix_spawn shares this
+  // process's memory until exec, so it is at least this process's own peak:
+  // a test measuring a child must not hold large buffers itself.
+  long peak_kib = 0;
   bool started = true;  // false: the program could not be started (err says why)
 };
 

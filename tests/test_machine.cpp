@@ -6,6 +6,7 @@
 
 #include "backend_test.hpp"
 
+#include <algorithm>
 #include <numeric>
 #include <random>
 
@@ -72,6 +73,54 @@ TEST_P(MachineTest, CopyInAndOutRoundTripForEveryTileWidthAndType) {
           for (std::uint64_t g = 0; g < mach->geometry().total_words(); ++g)
             ASSERT_EQ(read_label(e.type, &out[g * e.bytes]), g) << e.name << " n=" << n << " m=" << m << " t=" << t;
         }
+}
+
+// gather reads the words at any global addresses, in the order asked, for
+// every tile width and word size (the verification of a file-backed run reads
+// the machine this way); an address outside the machine is refused.
+TEST_P(MachineTest, GatherReadsTheWordsAtGivenGlobalAddresses) {
+  for (const ElementType type : {ElementType::u32, ElementType::u64, ElementType::c128})
+    for (unsigned t : {0u, 2u, 4u}) {
+      auto mach = make(4, 3, type, t);
+      const std::size_t wb = mach->word_bytes();
+      std::vector<std::uint64_t> where(mach->geometry().total_words());
+      std::iota(where.begin(), where.end(), 0u);
+      std::shuffle(where.begin(), where.end(), rng_);
+      where.push_back(where.front());  // an address twice is read twice
+      std::vector<unsigned char> got(where.size() * wb);
+      mach->gather(where.data(), where.size(), got.data());
+      for (std::size_t i = 0; i < where.size(); ++i)
+        ASSERT_EQ(read_label(type, &got[i * wb]), where[i]) << info(type).name << " t=" << t << " i=" << i;
+    }
+  auto mach = make(2, 2);
+  const std::uint64_t outside[] = {3, 16};
+  std::vector<unsigned char> got(2 * 4, 0xab);
+  try {
+    mach->gather(outside, 2, got.data());
+    ADD_FAILURE() << "an address outside the machine was read";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("global address 16 is outside the machine's 16 words"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(got, std::vector<unsigned char>(2 * 4, 0xab));  // nothing read
+}
+
+// store_in_order hands the data over in the user's order, each run where the
+// last ended, a whole tile at a time: what a FIFO or device output needs.
+TEST_P(MachineTest, StoreInOrderIsTheUsersOrderATileAtATime) {
+  for (unsigned t : {0u, 1u, 3u, 5u}) {
+    auto mach = make(5, 4, ElementType::u64, t);
+    std::vector<unsigned char> all;
+    std::uint64_t next = 0;
+    mach->store_in_order([&](std::uint64_t g, std::uint64_t words, const void* src) {
+      ASSERT_EQ(g, next) << "t = " << t;
+      ASSERT_EQ(words, mach->geometry().words_per_node() << t);
+      const auto* p = static_cast<const unsigned char*>(src);
+      all.insert(all.end(), p, p + words * 8);
+      next += words;
+    });
+    EXPECT_EQ(all, mach->read()) << "t = " << t;
+  }
 }
 
 TEST(CpuBackend, ChunkedCopyInAndOutRoundTrip) {

@@ -48,6 +48,7 @@
 #include "hcube/kernels/copy.hpp"
 #include "hcube/kernels/exchange.hpp"
 #include "hcube/kernels/fft.hpp"
+#include "hcube/kernels/gather_words.hpp"
 #include "hcube/kernels/local_gather.hpp"
 #include "hcube/kernels/permute.hpp"
 #include "hcube/kernels/relayout.hpp"
@@ -106,6 +107,19 @@ class BackendImpl final : public Backend {
   void write_storage(const void* host, Buffer& storage, std::uint64_t first, std::uint64_t bytes) override {
     check_range(storage, first, bytes);
     policy_.copy_from_host(static_cast<char*>(storage.data()) + first, host, bytes);
+  }
+
+  void gather_words(const Buffer& storage, const std::uint64_t* index, std::uint64_t count, std::size_t wb,
+                    void* host) override {
+    if (count == 0) return;
+    const auto* idx = static_cast<const std::uint64_t*>(policy_.stage(0, index, count * sizeof(std::uint64_t)));
+    void* dst = policy_.writable(host, count * wb);
+    kernels::dispatch_word(wb, [&](auto w) {
+      using W = decltype(w);
+      const kernels::GatherWordsBody<W> body{static_cast<const W*>(storage.data()), idx, static_cast<W*>(dst)};
+      policy_.launch(count, body);
+    });
+    policy_.publish(host, dst, count * wb);
   }
 
   void exchange(Buffer& storage, const Layout& layout, std::size_t wb, const Exchange* exchanges,

@@ -371,13 +371,13 @@ std::string format_memory(const Geometry& geo, ElementType type, const std::vect
 void write_output(const IoFlags& io, const Machine& machine) {
   if (io.output.empty()) return;
   NpyWriter out(io.output, machine.type(), {machine.geometry().nodes(), machine.geometry().words_per_node()});
+  const std::size_t wb = machine.word_bytes();
   if (out.seekable()) {
     // Each run straight to its place in the file: no host copy of the data.
-    const std::size_t wb = machine.word_bytes();
     machine.store_runs([&](std::uint64_t g, std::uint64_t words, const void* src) { out.write_at(g * wb, src, words * wb); });
   } else {
-    const std::vector<unsigned char> data = machine.read();  // a FIFO or device takes the words in order
-    out.write(data.data(), data.size());
+    // A FIFO or device takes the words in order: a tile at a time, not a host copy of the data.
+    machine.store_in_order([&](std::uint64_t, std::uint64_t words, const void* src) { out.write(src, words * wb); });
   }
   out.commit();
 }

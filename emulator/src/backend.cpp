@@ -16,6 +16,13 @@ BackendChoice parse_backend_choice(const std::string& s) {
   throw Error(fmt::format("backend '{}' unknown: allowed auto, cpu, cuda", printable_input(s)));
 }
 
+void Backend::gather_words(const Buffer& storage, const std::uint64_t* index, std::uint64_t count,
+                           std::size_t word_bytes, void* host) {
+  auto* out = static_cast<unsigned char*>(host);
+  for (std::uint64_t i = 0; i < count; ++i)
+    read_storage(storage, index[i] * word_bytes, out + i * word_bytes, word_bytes);
+}
+
 std::unique_ptr<Backend> make_backend(BackendChoice choice) {
   if (choice == BackendChoice::cpu) return make_cpu_backend();
   std::string why;

@@ -594,31 +594,31 @@ FftCheck verify_fft_in_place(const Machine& machine, std::vector<std::complex<do
   const Geometry& geo = machine.geometry();
   check_points(points.size(), geo);
   reference_in_place(points, options);
-  // The machine's words where they are host memory, else one host copy of them (its data is on the device).
-  std::vector<unsigned char> copy;
-  const unsigned char* storage = machine.host_storage();
-  if (storage == nullptr) {
-    copy.resize(machine.bytes());
-    machine.scan_storage([&](std::uint64_t first, std::uint64_t words, const unsigned char* data) {
-      std::memcpy(&copy[first * machine.word_bytes()], data, words * machine.word_bytes());
-    });
-    storage = copy.data();
-  }
-  const Layout& layout = machine.layout();
+  // The machine's words at the places the result formula gives, gathered a
+  // chunk at a time on its backend: no host copy of the storage on a device.
+  const std::size_t wb = machine.word_bytes();
+  constexpr std::uint64_t chunk = std::uint64_t{1} << 16;
+  std::vector<std::uint64_t> places;
+  std::vector<unsigned char> got;
   RelativeError e;
-  for (std::uint64_t i = 0; i < points.size(); ++i) {
-    const std::uint64_t a = fft_result_address(i, geo.n, geo.m, options.order);
-    const unsigned char* word = storage + layout.index(geo.node_of(a), geo.local_of(a)) * machine.word_bytes();
-    std::complex<double> y;
-    if (machine.type() == ElementType::c128) {
-      std::memcpy(&y, word, 16);
-    } else {
-      std::complex<float> v;
-      std::memcpy(&v, word, 8);
-      y = std::complex<double>(v.real(), v.imag());
+  for (std::uint64_t i0 = 0; i0 < points.size(); i0 += chunk) {
+    const std::uint64_t words = std::min<std::uint64_t>(chunk, points.size() - i0);
+    places.resize(words);
+    got.resize(words * wb);
+    for (std::uint64_t k = 0; k < words; ++k) places[k] = fft_result_address(i0 + k, geo.n, geo.m, options.order);
+    machine.gather(places.data(), words, got.data());
+    for (std::uint64_t k = 0; k < words; ++k) {
+      std::complex<double> y;
+      if (machine.type() == ElementType::c128) {
+        std::memcpy(&y, &got[k * wb], 16);
+      } else {
+        std::complex<float> v;
+        std::memcpy(&v, &got[k * wb], 8);
+        y = std::complex<double>(v.real(), v.imag());
+      }
+      e.add(y, points[i0 + k]);
+      points[i0 + k] = y;
     }
-    e.add(y, points[i]);
-    points[i] = y;
   }
   return checked(e.value(), machine.type());
 }

@@ -179,10 +179,6 @@ void Machine::release_scratch() {
   if (own_scratch_) scratch_ = Buffer();
 }
 
-const unsigned char* Machine::host_storage() const {
-  return backend_->kind() == BackendKind::cpu ? static_cast<const unsigned char*>(storage_.data()) : nullptr;
-}
-
 void Machine::store_runs(const UserRunWriter& write_run) const {
   const auto start = Clock::now();
   const std::size_t wb = word_bytes();
@@ -197,6 +193,36 @@ void Machine::store_runs(const UserRunWriter& write_run) const {
         std::memcpy(&rows_buf[(r * cols + c) * wb], &tile_buf[(c * rows + r) * wb], wb);
     for (std::uint64_t r = 0; r < rows; ++r) write_run(geometry().global(node0 + r, a), cols, &rows_buf[r * cols * wb]);
   });
+  counters_.add_phase("copy-out", seconds_since(start));
+}
+
+void Machine::store_in_order(const UserRunWriter& write_run) const {
+  const std::size_t wb = word_bytes();
+  const std::uint64_t tile_words = geometry().words_per_node() << layout_.t;
+  std::vector<unsigned char> tile(tile_words * wb);
+  std::uint64_t base = 0;  // the global address of the tile being gathered
+  store_runs([&](std::uint64_t g, std::uint64_t words, const void* src) {
+    if (g >= base + tile_words) {
+      write_run(base, tile_words, tile.data());
+      base += tile_words;
+    }
+    if (g < base || g + words > base + tile_words) throw Error("internal: store_runs left its tile");
+    std::memcpy(&tile[(g - base) * wb], src, words * wb);
+  });
+  write_run(base, tile_words, tile.data());
+}
+
+void Machine::gather(const std::uint64_t* global, std::uint64_t count, void* dst) const {
+  const Geometry& geo = geometry();
+  std::vector<std::uint64_t> index(count);
+  for (std::uint64_t i = 0; i < count; ++i) {
+    if (global[i] >= geo.total_words())
+      throw Error(fmt::format("gather: global address {} is outside the machine's {} words", global[i],
+                              geo.total_words()));
+    index[i] = layout_.index(geo.node_of(global[i]), geo.local_of(global[i]));
+  }
+  const auto start = Clock::now();
+  backend_->gather_words(storage_, index.data(), count, word_bytes(), dst);
   counters_.add_phase("copy-out", seconds_since(start));
 }
 

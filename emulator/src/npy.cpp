@@ -374,7 +374,16 @@ class NpySource {
     fifo_ = S_ISFIFO(st.st_mode);
     if (regular_) total_ = static_cast<std::uint64_t>(st.st_size);
   }
-  ~NpySource() { ::close(fd_); }
+  ~NpySource() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  bool regular() const { return regular_; }
+  // Hands the open file over (to NpyFile, which reads it again at offsets).
+  int release() {
+    const int fd = fd_;
+    fd_ = -1;
+    return fd;
+  }
   NpySource(const NpySource&) = delete;
   NpySource& operator=(const NpySource&) = delete;
 
@@ -522,6 +531,8 @@ std::shared_ptr<const NpyFile> NpyFile::open(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return nullptr;
   NpySource source(path);
+  // The file checked is the file read later: the one descriptor, not the path again.
+  if (!source.regular()) fail(path, "cannot read: it stopped being a regular file while it was opened");
   const Header h = source.header();  // checks the body's length against the file's
   std::shared_ptr<NpyFile> f(new NpyFile());
   f->path_ = path;
@@ -529,8 +540,7 @@ std::shared_ptr<const NpyFile> NpyFile::open(const std::string& path) {
   f->shape_ = h.shape;
   f->data_offset_ = h.data_offset;
   f->data_bytes_ = h.data_bytes;
-  f->fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (f->fd_ < 0) fail(path, "cannot open: " + errno_text());
+  f->fd_ = source.release();
   return f;
 }
 

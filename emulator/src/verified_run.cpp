@@ -32,7 +32,8 @@ template <class F>
 void for_each_input_chunk(const Session& s, F&& f) {
   const Machine& mach = *s.machine;
   const std::size_t wb = mach.word_bytes();
-  const std::uint64_t total = mach.geometry().total_words(), chunk = std::uint64_t{1} << 18;
+  // 2^16 words: with the places and the gathered words, about 1.5 MiB held (u32).
+  const std::uint64_t total = mach.geometry().total_words(), chunk = std::uint64_t{1} << 16;
   std::vector<unsigned char> buf(static_cast<std::size_t>(std::min(total, chunk) * wb));
   for (std::uint64_t g = 0; g < total; g += chunk) {
     const std::uint64_t words = std::min(chunk, total - g);
@@ -98,23 +99,19 @@ void verify(Session& s, const std::string& what) {
   const bool by_label = s.expected.empty() && s.placed;
   if (by_label && s.source) {
     // The file's words, read again in order, each against the machine's word
-    // at its place: the machine's storage read where it is host memory, else copied once.
-    std::vector<unsigned char> copy;
-    const unsigned char* storage = machine.host_storage();
-    if (storage == nullptr) {
-      copy.resize(machine.bytes());
-      machine.scan_storage([&](std::uint64_t first, std::uint64_t words, const unsigned char* data) {
-        std::memcpy(&copy[first * wb], data, words * wb);
-      });
-      storage = copy.data();
-    }
+    // at the place the reference gives it, gathered a chunk at a time.
+    std::vector<std::uint64_t> places;
+    std::vector<unsigned char> got;
     for_each_input_chunk(s, [&](std::uint64_t g0, std::uint64_t words, const unsigned char* bytes) {
+      places.resize(words);
+      got.resize(words * wb);
+      for (std::uint64_t k = 0; k < words; ++k) places[k] = s.placed(g0 + k);
+      machine.gather(places.data(), words, got.data());
       for (std::uint64_t k = 0; k < words; ++k) {
-        const std::uint64_t h = s.placed(g0 + k);
-        const unsigned char* got = storage + layout.index(geo.node_of(h), geo.local_of(h)) * wb;
-        if (!std::equal(got, got + wb, bytes + k * wb))
+        const unsigned char* word = &got[k * wb];
+        if (!std::equal(word, word + wb, bytes + k * wb))
           throw Error(fmt::format("verification of {} failed: word {} of node {} holds {}, the reference has {}", what,
-                                  geo.local_of(h), geo.node_of(h), format_element(machine.type(), got),
+                                  geo.local_of(places[k]), geo.node_of(places[k]), format_element(machine.type(), word),
                                   format_element(machine.type(), bytes + k * wb)));
       }
     });

@@ -52,17 +52,21 @@ mode_t new_file_mode() {
 }
 
 // Temporaries the signal handler removes: fixed storage, as a handler may
-// neither allocate nor lock.
+// neither allocate nor lock. A slot is claimed (g_used), its path copied, and
+// only then marked ready: a signal in between must not unlink half a path.
 constexpr int kSlots = 16;
 char g_tmp[kSlots][PATH_MAX];
 std::atomic<bool> g_used[kSlots];
+std::atomic<bool> g_ready[kSlots];
+static_assert(std::atomic<bool>::is_always_lock_free, "the signal handler reads these flags");
 
 int remember(const std::string& tmp) {
   if (tmp.size() >= PATH_MAX) return -1;
   for (int i = 0; i < kSlots; ++i) {
     bool expected = false;
-    if (g_used[i].load() || !g_used[i].compare_exchange_strong(expected, true)) continue;
+    if (!g_used[i].compare_exchange_strong(expected, true)) continue;
     std::memcpy(g_tmp[i], tmp.c_str(), tmp.size() + 1);
+    g_ready[i].store(true);
     return i;
   }
   return -1;  // more than kSlots at once: still removed by the destructor, not on a signal
@@ -70,13 +74,13 @@ int remember(const std::string& tmp) {
 
 void forget(int slot) {
   if (slot < 0) return;
-  g_tmp[slot][0] = '\0';
+  g_ready[slot].store(false);
   g_used[slot].store(false);
 }
 
 extern "C" void remove_temporaries(int sig) {
   for (int i = 0; i < kSlots; ++i)
-    if (g_used[i].load() && g_tmp[i][0] != '\0') ::unlink(g_tmp[i]);
+    if (g_ready[i].load()) ::unlink(g_tmp[i]);
   std::signal(sig, SIG_DFL);
   std::raise(sig);
 }

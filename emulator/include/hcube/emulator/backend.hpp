@@ -56,6 +56,12 @@ class Backend {
   // caller that walks the data chunk by chunk needs no second copy of it.
   virtual void read_storage(const Buffer& storage, std::uint64_t first, void* host, std::uint64_t bytes) = 0;
   virtual void write_storage(const void* host, Buffer& storage, std::uint64_t first, std::uint64_t bytes) = 0;
+  // The words at storage indices index[0 .. count) (each in range: the caller
+  // checks) packed into host memory: a check reads the words a reference
+  // formula names a chunk at a time, with no host copy of the whole storage.
+  // The default copies word by word; the built-in backends gather in one launch.
+  virtual void gather_words(const Buffer& storage, const std::uint64_t* index, std::uint64_t count,
+                            std::size_t word_bytes, void* host);
 
   // One launch each.
   // offset_tables: byte tables of the cycle's offset maps (empty when no exchange uses one).

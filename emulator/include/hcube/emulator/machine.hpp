@@ -82,9 +82,17 @@ class Machine {
   // Frees the scratch buffer the machine allocated for itself (a caller's is
   // kept); the next step that needs one allocates it again.
   void release_scratch();
-  // The storage itself where it is host memory (the CPU backend), else nullptr.
-  const unsigned char* host_storage() const;
+  // store_runs hands over the runs of one tile (2^t nodes) before the next tile's.
   void store_runs(const UserRunWriter& write_run) const;
+  // The same in the user's order, each run starting where the last ended, for
+  // a target that cannot seek (a FIFO, a device): runs of a whole tile's 2^t
+  // rows, gathered in a buffer of one tile (2^(t+m) words).
+  void store_in_order(const UserRunWriter& write_run) const;
+  // The words at global addresses global[0 .. count) packed into dst (count
+  // words): one gather on the backend, so a check can read the places a
+  // reference names chunk by chunk on any backend. Throws hcube::Error, before
+  // reading anything, for an address outside the machine.
+  void gather(const std::uint64_t* global, std::uint64_t count, void* dst) const;
 
   // Primitive 1: checks the cycle against the port rules, then one launch.
   void run_cycle(const Cycle& cycle, const PortRules& rules = {}, const OffsetMaps& maps = {});
