@@ -6,7 +6,9 @@
 #include <fmt/ranges.h>
 
 #include <chrono>
+#include <cstring>
 #include <iostream>
+#include <memory>
 #include <optional>
 
 #include "commands.hpp"
@@ -16,7 +18,6 @@
 #include "hcube/core/bits.hpp"
 #include "hcube/core/error.hpp"
 #include "hcube/host/block_cyclic.hpp"
-#include "hcube/host/host_memory.hpp"
 #include "hcube/plans.hpp"
 
 namespace hcube::cli {
@@ -40,6 +41,35 @@ std::uint64_t positive(long long v, const char* name) {
   return static_cast<std::uint64_t>(v);
 }
 
+// Elements of a one-dimensional .npy file read by index through a small
+// direct-mapped cache of windows: the machine asks for them strided by the
+// block-cyclic layouts, a window at a time from the file, never the whole array.
+class ElementReader {
+ public:
+  ElementReader(std::shared_ptr<const NpyFile> file, std::size_t word_bytes)
+      : file_(std::move(file)), wb_(word_bytes) {
+    // Left uninitialized: only the windows read become resident.
+    if (file_) buf_.reset(new unsigned char[kSlots * kWindow * wb_]);
+  }
+  void read(std::uint64_t g, unsigned char* out) {
+    const std::uint64_t window = g / kWindow, slot = window % kSlots;
+    unsigned char* base = buf_.get() + slot * kWindow * wb_;
+    if (tag_[slot] != window) {
+      const std::uint64_t first = window * kWindow * wb_;
+      file_->read(first, base, std::min<std::uint64_t>(kWindow * wb_, file_->data_bytes() - first));
+      tag_[slot] = window;
+    }
+    std::memcpy(out, base + (g % kWindow) * wb_, wb_);
+  }
+
+ private:
+  static constexpr std::uint64_t kWindow = 1 << 14, kSlots = 64;  // 2^20 elements: 8 MiB of uint64 at most
+  std::shared_ptr<const NpyFile> file_;
+  std::size_t wb_;
+  std::unique_ptr<unsigned char[]> buf_;
+  std::vector<std::uint64_t> tag_ = std::vector<std::uint64_t>(kSlots, ~std::uint64_t{0});
+};
+
 // The time an element, from --tc or its old spelling --tau.
 double element_time(const RedistributeFlags& f) { return f.tau_option->count() > 0 ? f.tau : f.tc; }
 
@@ -50,19 +80,27 @@ void run_redistribute(const RedistributeFlags& f) {
   const double tc = element_time(f);
   // Every flag is checked before anything is allocated or written.
   Redistribution r{positive(f.P, "P"), positive(f.K, "K"), positive(f.Q, "Q"), positive(f.x, "x"), 0};
+  // A regular input file is read where the machine needs it (ElementReader);
+  // a pipe or FIFO is read whole.
+  std::shared_ptr<const NpyFile> file = f.io.input.empty() ? nullptr : NpyFile::open(f.io.input);
   std::optional<NpyArray> input;
-  if (!f.io.input.empty()) {
-    input = read_npy(f.io.input);
-    if (input->shape.size() != 1)
+  if (!f.io.input.empty() && !file) input = read_npy(f.io.input);
+  const std::vector<std::uint64_t>* in_shape = file ? &file->shape() : input ? &input->shape : nullptr;
+  std::uint64_t in_elements = 0;
+  if (in_shape != nullptr) {
+    if (in_shape->size() != 1)
       throw Error(fmt::format("{} has shape ({}): the array must be one-dimensional, N elements in global order",
-                              f.io.input, fmt::join(input->shape, ", ")));
-    if (f.N != 0 && input->elements() != static_cast<std::uint64_t>(f.N))
+                              f.io.input, fmt::join(*in_shape, ", ")));
+    in_elements = in_shape->front();
+    if (f.N != 0 && in_elements != static_cast<std::uint64_t>(f.N))
       throw Error(fmt::format("{} holds {} elements but --N is {}: drop --N or give the file N elements", f.io.input,
-                              input->elements(), f.N));
+                              in_elements, f.N));
   }
   if (f.N < 0) throw Error(fmt::format("--N {} out of range: allowed a positive multiple of x = {}", f.N, r.x));
-  r.N = input ? input->elements() : static_cast<std::uint64_t>(f.N);  // 0: one superblock
-  const ElementType type = element_type(f.machine, input ? &*input : nullptr, f.io.input);
+  r.N = in_shape != nullptr ? in_elements : static_cast<std::uint64_t>(f.N);  // 0: one superblock
+  const ElementType type =
+      element_type(f.machine, file ? std::optional<ElementType>(file->type()) : input ? std::optional(input->type) : std::nullopt,
+                   f.io.input);
   const auto t0 = std::chrono::steady_clock::now();
   RedistributePlan plan(RedistributePlan::Options{r, f.schedule, f.overlap, f.dims,
                                                   PlanTarget{type, parse_backend_choice(f.machine.backend)}});
@@ -70,7 +108,7 @@ void run_redistribute(const RedistributeFlags& f) {
   const RedistributionPlacement& pl = plan.placement();
   const RedistSchedule& sch = plan.schedule();
   r = pl.r;
-  if (!input && r.N > 1 && 64 - static_cast<unsigned>(__builtin_clzll(r.N - 1)) > info(type).label_bits) {
+  if (in_shape == nullptr && r.N > 1 && 64 - static_cast<unsigned>(__builtin_clzll(r.N - 1)) > info(type).label_bits) {
     throw Error(fmt::format("the generated array labels element g with g < N = {}, which {} cannot hold: use "
                             "--type uint64 (or --input)",
                             r.N, info(type).name));
@@ -78,19 +116,19 @@ void run_redistribute(const RedistributeFlags& f) {
   const std::size_t wb = info(type).bytes;
   // The machine first: it checks its own size before the host copies below are made.
   Machine mach(MachineOptions{pl.n, pl.m, type, parse_backend_choice(f.machine.backend), f.machine.tile_dims});
-  check_host_memory((input ? 0 : r.N * wb) + mach.bytes() + r.N * wb,
-                    fmt::format("redistributing N = {} elements of {}", r.N, info(type).name));
-  std::vector<unsigned char> data;
-  if (input) {
-    data = std::move(input->data);
-  } else {
-    data.resize(r.N * wb);
-    for (std::uint64_t g = 0; g < r.N; ++g) write_label(type, g, &data[g * wb]);
-  }
-  {
-    const std::vector<unsigned char> image = source_image(pl, data.data(), wb);
-    mach.load(image.data(), image.size());
-  }
+  // Element g of the array: the file's (read through a small cache), or its
+  // label. The machine is loaded and checked from this, so no copy of the
+  // array or image of the machine is held beside it.
+  ElementReader from_file(file, wb);
+  const RedistElement element = [&](std::uint64_t g, unsigned char* out) {
+    if (file)
+      from_file.read(g, out);
+    else if (input)
+      std::memcpy(out, &input->data[g * wb], wb);
+    else
+      write_label(type, g, out);
+  };
+  load_sources(mach, pl, element);
   // --trace --json on a small machine: every state, for hcube animate (the
   // reads then fall inside rep.seconds).
   nlohmann::json states = nlohmann::json::array();
@@ -108,10 +146,16 @@ void run_redistribute(const RedistributeFlags& f) {
   };
   if (record) snapshot("initial", nullptr);
   const RedistributionReport rep = plan.execute_traced(mach, record ? RedistStepDone(snapshot) : nullptr);
-  const std::vector<unsigned char> rows = destination_rows(pl, mach.read(), wb);
-  verify_redistribution(pl, rows, data.data(), type);
+  mach.release_scratch();  // the unpack's: a check after the run needs no scratch
+  verify_redistribution(mach, pl, element);
   const std::uint64_t D = pl.dest_words;
-  if (!f.io.output.empty()) write_npy(f.io.output, type, {r.Q, D}, rows.data(), rows.size());
+  if (!f.io.output.empty()) {
+    NpyWriter out(f.io.output, type, {r.Q, D});
+    store_destinations(mach, pl, [&](std::uint64_t, std::uint64_t words, const unsigned char* src) {
+      out.write(src, words * wb);
+    });
+    out.commit();
+  }
 
   const RedistributionParams p = redistribution_params(r);
   const RedistStats& st = rep.stats;

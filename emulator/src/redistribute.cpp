@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <optional>
 
 #include "hcube/core/bits.hpp"
 #include "hcube/core/error.hpp"
@@ -82,29 +83,131 @@ std::vector<unsigned char> destination_rows(const RedistributionPlacement& pl, c
   return rows;
 }
 
+namespace {
+
+// The check of verify_redistribution, one destination word w = q D + o at a
+// time in any order. The closed form read backwards: o = (b div Q) Kx + g mod Kx
+// on destination q = b mod Q gives big block b = (o div Kx) Q + q and element
+// g = b Kx + o mod Kx; g >= N is a hole. Each w names a different g, so
+// counting the elements met proves that every element was checked.
+class DestinationCheck {
+ public:
+  DestinationCheck(const RedistributionPlacement& pl, ElementType type, const RedistElement& element)
+      : pl_(pl), type_(type), element_(element), want_(info(type).bytes) {}
+
+  void word(std::uint64_t w, const unsigned char* got) {
+    const Redistribution& r = pl_.r;
+    const std::uint64_t D = pl_.dest_words, big = r.K * r.x, q = w / D, o = w % D;
+    const std::uint64_t g = ((o / big) * r.Q + q) * big + o % big;
+    const std::size_t wb = want_.size();
+    if (g < r.N) {
+      ++elements_;
+      element_(g, want_.data());
+      if (!std::equal(got, got + wb, want_.data())) fail(w, got, format_element(type_, want_.data()));
+    } else if (std::any_of(got, got + wb, [](unsigned char c) { return c != 0; })) {
+      fail(w, got, "a hole (zero)");
+    }
+  }
+
+  void finish() const {
+    if (elements_ != pl_.r.N)
+      throw Error(fmt::format("verification failed: {} x {} destination words hold {} of the N = {} elements of "
+                              "cyclic(Kx): the rows are too short",
+                              pl_.r.Q, pl_.dest_words, elements_, pl_.r.N));
+  }
+
+ private:
+  [[noreturn]] void fail(std::uint64_t w, const unsigned char* got, const std::string& want) const {
+    throw Error(fmt::format("verification failed: destination {} word {} holds {}, the layout cyclic(Kx) has {}",
+                            w / pl_.dest_words, w % pl_.dest_words, format_element(type_, got), want));
+  }
+
+  const RedistributionPlacement& pl_;
+  ElementType type_;
+  const RedistElement& element_;
+  std::vector<unsigned char> want_;
+  std::uint64_t elements_ = 0;
+};
+
+// Destination word w = q D + o held at (node, local), or none outside the destination regions.
+std::optional<std::uint64_t> destination_word(const RedistributionPlacement& pl, std::uint64_t node,
+                                              std::uint64_t local) {
+  const std::uint64_t first = pl.destination_node(0);
+  if (node < first || node - first >= pl.r.Q || local < pl.source_words || local - pl.source_words >= pl.dest_words)
+    return std::nullopt;
+  return (node - first) * pl.dest_words + (local - pl.source_words);
+}
+
+}  // namespace
+
 void verify_redistribution(const RedistributionPlacement& pl, const std::vector<unsigned char>& rows, const void* data,
                            ElementType type) {
   const Redistribution& r = pl.r;
   const std::size_t wb = info(type).bytes;
-  const std::uint64_t D = pl.dest_words, big = r.K * r.x;
-  if (rows.size() != r.Q * D * wb)
+  if (rows.size() != r.Q * pl.dest_words * wb)
     throw Error(fmt::format("verification failed: {} bytes of destination rows, expected {} x {} words", rows.size(),
-                            r.Q, D));
+                            r.Q, pl.dest_words));
   const auto* in = static_cast<const unsigned char*>(data);
-  std::vector<bool> filled(r.Q * D, false);
-  const auto fail = [&](std::uint64_t w, const std::string& want) {
-    throw Error(fmt::format("verification failed: destination {} word {} holds {}, the layout cyclic(Kx) has {}", w / D,
-                            w % D, format_element(type, &rows[w * wb]), want));
-  };
-  for (std::uint64_t g = 0; g < r.N; ++g) {
-    const std::uint64_t b = g / big, w = (b % r.Q) * D + (b / r.Q) * big + g % big;
-    if (w >= r.Q * D) fail(r.Q * D - 1, fmt::format("element {} past the row's end", g));
-    filled[w] = true;
-    if (!std::equal(&rows[w * wb], &rows[w * wb] + wb, in + g * wb)) fail(w, format_element(type, in + g * wb));
-  }
-  for (std::uint64_t w = 0; w < r.Q * D; ++w)
-    if (!filled[w] && std::any_of(&rows[w * wb], &rows[w * wb] + wb, [](unsigned char c) { return c != 0; }))
-      fail(w, "a hole (zero)");
+  const RedistElement element = [&](std::uint64_t g, unsigned char* out) { std::memcpy(out, in + g * wb, wb); };
+  DestinationCheck check(pl, type, element);
+  for (std::uint64_t w = 0; w < r.Q * pl.dest_words; ++w) check.word(w, &rows[w * wb]);
+  check.finish();
+}
+
+void verify_redistribution(const Machine& mach, const RedistributionPlacement& pl, const RedistElement& element) {
+  const Layout& layout = mach.layout();
+  const std::size_t wb = mach.word_bytes();
+  DestinationCheck check(pl, mach.type(), element);
+  mach.scan_storage([&](std::uint64_t first, std::uint64_t words, const unsigned char* data) {
+    for (std::uint64_t s = first; s < first + words; ++s)
+      if (const auto w = destination_word(pl, layout.node_at(s), layout.local_at(s)))
+        check.word(*w, data + (s - first) * wb);
+  });
+  check.finish();
+}
+
+void store_destinations(const Machine& mach, const RedistributionPlacement& pl, const DestinationRunWriter& write) {
+  const Geometry& geo = mach.geometry();
+  const std::size_t wb = mach.word_bytes();
+  const std::uint64_t K = geo.words_per_node(), S = pl.source_words, D = pl.dest_words, first = pl.destination_node(0);
+  // In the user's order, so the destination words come in order w = 0, 1, ...: a FIFO output needs no seek.
+  mach.store_in_order([&](std::uint64_t g0, std::uint64_t words, const void* src) {
+    for (std::uint64_t g = g0; g < g0 + words;) {
+      const std::uint64_t node = geo.node_of(g), local = geo.local_of(g), end = std::min(g0 + words, g - local + K);
+      // The words of this row in the destination region [S, S + D).
+      const std::uint64_t lo = std::max(local, S), hi = std::min(local + (end - g), S + D);
+      if (node >= first && node - first < pl.r.Q && lo < hi)
+        write((node - first) * D + (lo - S), hi - lo, static_cast<const unsigned char*>(src) + (g - g0 + lo - local) * wb);
+      g = end;
+    }
+  });
+}
+
+std::vector<unsigned char> destination_rows(const Machine& mach, const RedistributionPlacement& pl) {
+  const std::size_t wb = mach.word_bytes();
+  std::vector<unsigned char> rows(pl.r.Q * pl.dest_words * wb);
+  store_destinations(mach, pl, [&](std::uint64_t w, std::uint64_t words, const unsigned char* src) {
+    std::memcpy(&rows[w * wb], src, words * wb);
+  });
+  return rows;
+}
+
+void load_sources(Machine& mach, const RedistributionPlacement& pl, const RedistElement& element) {
+  const Redistribution& r = pl.r;
+  const Geometry& geo = mach.geometry();
+  const std::size_t wb = mach.word_bytes();
+  mach.load_runs([&](std::uint64_t g0, std::uint64_t words, void* dst) {
+    auto* out = static_cast<unsigned char*>(dst);
+    std::memset(out, 0, words * wb);
+    const std::uint64_t node = geo.node_of(g0), local0 = geo.local_of(g0);
+    if (node < pl.source_node(0) || node - pl.source_node(0) >= r.P) return;
+    const std::uint64_t j = node - pl.source_node(0);
+    for (std::uint64_t local = local0; local < std::min(local0 + words, pl.source_words); ++local) {
+      // cyclic(x): local block f of source j holds block i = f P + j (source_place read backwards).
+      const std::uint64_t g = ((local / r.x) * r.P + j) * r.x + local % r.x;
+      if (g < r.N) element(g, out + (local - local0) * wb);
+    }
+  });
 }
 
 RedistributionReport run_redistribution(Machine& mach, const RedistributionPlacement& pl, const RedistSchedule& s,
@@ -157,6 +260,9 @@ RedistributionReport run_redistribution(Machine& mach, const RedistributionPlace
     if (after_step) after_step(name, step);
   };
   mach.permute_local(pack, Machine::LocalRegion{pl.source_node(0), r.P, 0, x});
+  // The pack touched the scratch's source half; the unpack needs only the
+  // destination half: a fresh scratch keeps the two from being resident together.
+  mach.release_scratch();
   done("pack", nullptr);
   for (std::size_t t = 0; t < steps.size(); ++t) {
     mach.route(steps[t], limits);

@@ -57,6 +57,22 @@ std::vector<unsigned char> destination_rows(const RedistributionPlacement& pl, c
 void verify_redistribution(const RedistributionPlacement& pl, const std::vector<unsigned char>& rows, const void* data,
                            ElementType type);
 
+// The same checks and data paths on the machine itself, chunk by chunk of its
+// storage, so that a run holds no image of the machine: `element(g, out)`
+// writes element g (< N) of the array in the machine's type.
+using RedistElement = std::function<void(std::uint64_t g, unsigned char* out)>;
+// The sources' regions hold the array in cyclic(x) (source_image), every other word zero.
+void load_sources(Machine& mach, const RedistributionPlacement& pl, const RedistElement& element);
+// verify_redistribution of the machine's destination regions.
+void verify_redistribution(const Machine& mach, const RedistributionPlacement& pl, const RedistElement& element);
+// The destination rows as the machine holds them, handed over in runs:
+// destination words [w, w + words) of the Q x D rows, for an output written
+// at its offsets without a copy of the rows.
+using DestinationRunWriter = std::function<void(std::uint64_t w, std::uint64_t words, const unsigned char* src)>;
+void store_destinations(const Machine& mach, const RedistributionPlacement& pl, const DestinationRunWriter& write);
+// destination_rows read from the machine (store_destinations into one vector).
+std::vector<unsigned char> destination_rows(const Machine& mach, const RedistributionPlacement& pl);
+
 struct RedistributionReport {
   RedistStats stats;            // of the schedule: steps, message sizes, contention
   std::uint64_t launches = 0;   // pack (2) + router steps + unpack (2)
