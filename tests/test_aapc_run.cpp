@@ -46,7 +46,9 @@ TEST_P(AapcRun, EveryAlgorithmTransposesForEveryDimensionAndType) {
       if (d >= 9 && (dn || dm)) continue;  // the largest cubes once
       for (int alg = 1; alg <= 4; ++alg) {
         const Schedule s = make_aapc_schedule(AapcOptions{static_cast<AapcAlgorithm>(alg), d, d + dn, d + dm,
-                                                          k % 2 ? LineDrawing::greedy : LineDrawing::diagonal});
+                                                          k % 3 == 1   ? LineDrawing::greedy
+                                                          : k % 3 == 2 ? LineDrawing::type1
+                                                                       : LineDrawing::diagonal});
         run_and_verify(s, types[k++ % types.size()].type);
       }
     }

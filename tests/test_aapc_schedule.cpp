@@ -111,10 +111,10 @@ TEST(PaperTables, Table6CyclesAndSpans) {
 }
 
 // Theorem 1: Algorithm 4 takes K/2 cycles with maximum span exactly d, and
-// every channel of every node is busy in every cycle; both line drawings.
+// every channel of every node is busy in every cycle; every line drawing.
 TEST(Theorem1, Algorithm4IsOptimalInCyclesSpanAndChannelUse) {
   for (unsigned d = 1; d <= 16; ++d)
-    for (LineDrawing lines : {LineDrawing::diagonal, LineDrawing::greedy}) {
+    for (LineDrawing lines : {LineDrawing::diagonal, LineDrawing::greedy, LineDrawing::type1}) {
       const Schedule s = make(AapcAlgorithm::alg4, d, d, d, lines);
       const ScheduleStats st = check_schedule(s);  // also proves it realises the AAPC
       SCOPED_TRACE(testing::Message() << "d = " << d << ", lines " << to_string(lines));
@@ -340,8 +340,9 @@ TEST(PaperTables, Table7TypeTwoSchedule) {
         if (s.cycle_begin(t)[e].addr == addr) got = std::to_string(s.cycle_begin(t)[e].dim);
       EXPECT_EQ(got, std::string(1, dims[t])) << fmt::format("address {:05b}, time step {}", addr, t);
     }
-  // The diagonal ("type 1") drawing of the same block, derived from sec. 3.5.3's
-  // closed form (the paper prints only the type-2 table): member rotl(01111, r)
+  // hcube's diagonal drawing of the same block, derived from sec. 3.5.3's
+  // closed form (the paper's own type-1 table, Table 7's left half, is another
+  // drawing: PaperTables.Table7TypeOneSchedule): member rotl(01111, r)
   // makes its e-th exchange in cycle r + e - o_e, the pair crosses t + 4 in cycle t.
   const std::vector<std::string> diagonal = {
       "0:11101 1:10111 2:11110 3:11011 4:11111", "0:11111 1:11011 2:01111 3:11101 4:10111",
@@ -349,6 +350,33 @@ TEST(PaperTables, Table7TypeTwoSchedule) {
       "0:11011 1:01111 2:11101 3:11111 4:11110",
   };
   EXPECT_EQ(rows_of(make(AapcAlgorithm::alg4, 5), 0, 5), diagonal);
+}
+
+// Table 7's left half (type 1), verbatim from the seed: line i in row i of the
+// generating table, so member j crosses dimension (2i + j) mod 5 in step
+// (i + j) mod 5. Its members are rotations of 10111, not hcube's 01111 order,
+// and the rows are listed in the paper's order (member j = 10111 rotated by j).
+// Every row crosses its own 1-bits once and every column holds each dimension
+// once, which checks the transcription.
+TEST(PaperTables, Table7TypeOneSchedule) {
+  const std::vector<std::pair<std::uint64_t, std::string>> table7 = {
+      {0b10111, "0241-"}, {0b01111, "-1302"}, {0b11110, "3-241"},
+      {0b11101, "24-30"}, {0b11011, "130-4"}, {0b11111, "40123"},
+  };
+  const Schedule s = make(AapcAlgorithm::alg4, 5, 5, 5, LineDrawing::type1);
+  for (const auto& [addr, dims] : table7)
+    for (std::size_t t = 0; t < 5; ++t) {
+      std::string got = "-";
+      for (std::size_t e = 0; e < s.cycle_size(t); ++e)
+        if (s.cycle_begin(t)[e].addr == addr) got = std::to_string(s.cycle_begin(t)[e].dim);
+      EXPECT_EQ(got, std::string(1, dims[t])) << fmt::format("address {:05b}, time step {}", addr, t);
+    }
+  EXPECT_EQ(alg4_mixed_seed(5, 1, LineDrawing::type1), 0b10111u);
+  // Where the paper's lines would give a member one dimension twice (d even,
+  // q > d/2), its necklace is hcube's and the diagonal is drawn.
+  EXPECT_EQ(alg4_mixed_seed(6, 1, LineDrawing::type1), low_mask(5));
+  EXPECT_EQ(alg4_mixed_seed(6, 3, LineDrawing::type1), low_mask(3));  // 010101 repeats after two rotations
+  EXPECT_EQ(alg4_mixed_seed(6, 4, LineDrawing::type1), 0b000101u);
 }
 
 // The necklace (by its smallest rotation) of each address a cycle moves.
@@ -409,7 +437,7 @@ namespace {
 TEST(Algorithm4, MixedBlockIsLegalForEveryDAndC) {
   for (unsigned d = 5; d <= 40; ++d)
     for (unsigned c = 1; c < d; ++c)
-      for (LineDrawing lines : {LineDrawing::diagonal, LineDrawing::greedy}) {
+      for (LineDrawing lines : {LineDrawing::diagonal, LineDrawing::greedy, LineDrawing::type1}) {
         std::vector<std::uint64_t> pairs;  // two runs of ones: never a rotation of 0^c 1^q or its complement
         for (unsigned u = 0; u < c; ++u) pairs.push_back(rotate_left(0b101, u, d));
         const auto grid = alg4_mixed_block(pairs, d, lines);
@@ -417,9 +445,12 @@ TEST(Algorithm4, MixedBlockIsLegalForEveryDAndC) {
         for (unsigned t = 0; t < d; ++t)
           for (unsigned k = 0; k < d; ++k) ++crossings[{grid[t][k], k}];
         std::map<std::pair<std::uint64_t, unsigned>, int> expected;
-        const unsigned q = d - c;
         for (unsigned r = 0; r < d; ++r)
-          for (unsigned e = 0; e < q; ++e) ++expected[{rotate_left(low_mask(q), r, d), (r + e) % d}];
+          for (unsigned e = 0; e < d; ++e) {
+            // Each member crosses its own q one-bits: the necklace's, whichever it is.
+            const std::uint64_t member = rotate_left(alg4_mixed_seed(d, c, lines), r, d);
+            if (test_bit(member, e)) ++expected[{member, e}];
+          }
         for (std::uint64_t x : pairs)
           for (unsigned k = 0; k < d; ++k) ++expected[{test_bit(x, k) ? x : x ^ low_mask(d), k}];
         ASSERT_EQ(crossings, expected) << "d = " << d << ", c = " << c << ", " << to_string(lines);

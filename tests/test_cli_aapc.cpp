@@ -227,6 +227,25 @@ TEST_F(CliAapc, LargerMachinesAndGreedyLines) {
     EXPECT_EQ(j["cycles"], std::uint64_t{1} << (d - 1));
     EXPECT_EQ(j["max_span"], d);
   }
+  for (unsigned d : {3u, 5u, 6u, 7u, 8u}) {
+    SCOPED_TRACE(d);
+    const json j = ok_json({"aapc", "-d", std::to_string(d), "--lines", "type1"});
+    EXPECT_EQ(j["verified"], true);
+    EXPECT_EQ(j["lines"], "type1");
+    EXPECT_EQ(j["cycles"], std::uint64_t{1} << (d - 1));
+    EXPECT_EQ(j["max_span"], d);
+  }
+  // Table 7, both halves, verbatim in the schedule table.
+  const std::string type1 = ok({"schedule", "--algorithm", "4", "--dims", "5", "--lines", "type1", "--format", "table"});
+  for (const char* row : {"10111         |  0  2  4  1  -", "01111         |  -  1  3  0  2",
+                          "11110         |  3  -  2  4  1", "11101         |  2  4  -  3  0",
+                          "11011         |  1  3  0  -  4", "(00000,11111) |  4  0  1  2  3"})
+    EXPECT_TRUE(contains(type1, row)) << row << "\n" << type1;
+  const std::string type2 = ok({"schedule", "--algorithm", "4", "--dims", "5", "--lines", "greedy", "--format", "table"});
+  for (const char* row : {"01111         |  0  1  2  3  -", "11110         |  1  2  3  -  4",
+                          "11101         |  2  3  -  4  0", "11011         |  3  -  4  0  1",
+                          "10111         |  -  4  0  1  2", "(00000,11111) |  4  0  1  2  3"})
+    EXPECT_TRUE(contains(type2, row)) << row << "\n" << type2;
 }
 
 TEST_F(CliAapc, PermutationsMatchTheirFormulas) {
@@ -316,6 +335,13 @@ TEST_F(CliAapc, StandardAndDirectExchange) {
   EXPECT_EQ(dex["rounds"], 7);
   EXPECT_EQ(dex["cycles"], 12);
   EXPECT_EQ(dex["model"], json({{"startups", 7}, {"element_units", 7}, {"hop_units", 12}}));
+  // 12 is hcube's count from the notes' 7 rounds, not a number the notes print: never "paper".
+  EXPECT_EQ(dex["bound_from_paper"], false);
+  const std::string prose = ok({"aapc", "--algorithm", "dex", "--dims", "3"});
+  EXPECT_TRUE(contains(prose, "12 routing cycles (bound: 12, notes: 2^d - 1 rounds")) << prose;
+  EXPECT_FALSE(contains(prose, "paper")) << prose;
+  EXPECT_TRUE(contains(ok({"schedule", "--algorithm", "dex", "-d", "3"}), "bound: 12 (notes:"));
+  EXPECT_EQ(ok_json({"aapc", "--dims", "3"})["bound_from_paper"], true);
   expect_error({"aapc", "--algorithm", "sex", "--dims", "3", "--blocked"}, {"--blocked", "sex"});
 }
 

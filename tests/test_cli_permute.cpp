@@ -105,6 +105,10 @@ TEST_F(CliPermute, OutputIsThePermutationForEveryAlgorithm) {
     }
     EXPECT_EQ(read_u64(path("out.npy"), c), permuted(in, to));
   }
+  // The summary names the cube the routing ran on, not only the data's subcube.
+  const std::string prose = ok({"permute", "--perm", "0,1,2,4,5,3", "-n", "5", "-m", "3", "--subcube-dims", "3"});
+  EXPECT_TRUE(contains(prose, "routed on the 5-cube: 32 nodes x 8 words (n = 5, m = 3), the data on its subcube of n = 3"))
+      << prose;
   // The fused path: the same result in one launch, no routing.
   const json fused = ok_json({"permute", "--perm", perm, "-n", "4", "-m", "4", "--fused", "-i", path("in.npy").string(),
                               "-o", path("out.npy").string()});

@@ -19,8 +19,10 @@
 #include "hcube/host/aapc.hpp"
 #include "hcube/host/aapc_build.hpp"
 #include "hcube/host/multi_aapc_plan.hpp"
+#include "hcube/host/necklace.hpp"
 #include "hcube/host/aapc_permutation.hpp"
 #include "hcube/host/edelman.hpp"
+#include "hcube/core/bits.hpp"
 #include "hcube/core/error.hpp"
 #include "hcube/host/exchange_baselines.hpp"
 #include "hcube/host/parse.hpp"
@@ -66,7 +68,10 @@ void add_schedule_flags(CLI::App& cmd, ScheduleFlags& f) {
       ->capture_default_str();
   cmd.add_flag("--blocked", f.blocked,
                "group the cycles into block transfers (sec. 5): one cycle each, as wide as its largest block");
-  choices(cmd.add_option("--lines", f.lines, "Algorithm 4's line drawing: diagonal or greedy"), {"diagonal", "greedy"})
+  choices(cmd.add_option("--lines", f.lines,
+                         "Algorithm 4's line drawing: diagonal (hcube's closed form), type1 (the paper's, Table 7 "
+                         "left) or greedy (type2, Table 7 right)"),
+          {"diagonal", "type1", "greedy"})
       ->capture_default_str();
 }
 
@@ -97,6 +102,50 @@ AapcRequest aapc_request(const ScheduleFlags& f) {
 // Addresses in binary (m bits, the low d the relative address) while that stays short.
 std::string format_address(std::uint64_t a, unsigned m) {
   return m <= 12 ? fmt::format("{:0{}b}", a, std::max(1u, m)) : fmt::format("{}", a);
+}
+
+// Algorithm 4's mixed block in the layout of the paper's Table 7: a row per
+// necklace member (member j the seed rotated by j) and one for the pairs, the
+// dimension each crosses in the block's time steps ('-': idle).
+std::string mixed_block_table(const Schedule& s) {
+  const std::optional<Alg4MixedBlock> mb =
+      alg4_mixed_block_of(s.d, s.lines.empty() ? LineDrawing::diagonal : parse_line_drawing(s.lines));
+  if (!mb) return {};
+  const unsigned d = s.d;
+  const auto step_of = [&](std::uint64_t addr, unsigned t) {
+    for (std::size_t e = 0; e < s.cycle_size(mb->first_cycle + t); ++e)
+      if (s.cycle_begin(mb->first_cycle + t)[e].addr == addr) return std::to_string(s.cycle_begin(mb->first_cycle + t)[e].dim);
+    return std::string("-");
+  };
+  std::vector<std::pair<std::string, std::vector<std::string>>> rows;
+  for (unsigned j = 0; j < d; ++j) {
+    const std::uint64_t member = rotate_left(mb->seed, j, d);
+    std::vector<std::string> cells;
+    for (unsigned t = 0; t < d; ++t) cells.push_back(step_of(member, t));
+    rows.emplace_back(format_address(member, s.m), std::move(cells));
+  }
+  for (const std::uint64_t low : mb->pair_lows) {
+    const std::uint64_t high = low ^ low_mask(d);
+    std::vector<std::string> cells;
+    for (unsigned t = 0; t < d; ++t) {
+      const std::string a = step_of(low, t);
+      cells.push_back(a != "-" ? a : step_of(high, t));
+    }
+    rows.emplace_back(fmt::format("({},{})", format_address(low, s.m), format_address(high, s.m)), std::move(cells));
+  }
+  std::size_t w = 7;
+  for (const auto& row : rows) w = std::max(w, row.first.size());
+  std::string out = fmt::format("\nmixed block (cycles {}..{}, {} lines), by address as in the paper's Table 7:\n",
+                                mb->first_cycle, mb->first_cycle + d - 1, s.lines.empty() ? "diagonal" : s.lines);
+  out += fmt::format("{:<{}} | time step\n{:<{}} |", "address", w, "", w);
+  for (unsigned t = 0; t < d; ++t) out += fmt::format(" {:>2}", t);
+  out += "\n";
+  for (const auto& [name, cells] : rows) {
+    out += fmt::format("{:<{}} |", name, w);
+    for (const std::string& c : cells) out += fmt::format(" {:>2}", c);
+    out += "\n";
+  }
+  return out;
 }
 
 // The paper's Table 5 layout: a row per cycle, the address each dimension carries.
@@ -154,12 +203,15 @@ std::string schedule_table(const Schedule& s, const ScheduleStats& st, bool all)
   const std::optional<CycleBound> bound = cycle_bound(s);
   const std::optional<AapcMethod> method = aapc_method_of(s);
   const bool plain = bound && !s.blocked && s.rules.channel_width == 1 && method && paper_algorithm(*method);
-  const auto line = [](const char* what, const std::string& value, const std::string& paper) {
-    return fmt::format("{:<16} {:>10}{}\n", what, value, paper.empty() ? "" : "   paper: " + paper);
+  if (plain && method == AapcMethod::alg4) out += mixed_block_table(s);
+  const auto line = [](const char* what, const std::string& value, const std::string& paper,
+                        const char* label = "paper") {
+    return fmt::format("{:<16} {:>10}{}\n", what, value, paper.empty() ? "" : fmt::format("   {}: {}", label, paper));
   };
   out += "\n";
   out += line("cycles", std::to_string(st.cycles),
-              bound ? fmt::format("{} ({})", bound->cycles, bound->source) : std::string());
+              bound ? fmt::format("{} ({})", bound->cycles, bound->source) : std::string(),
+              bound && !bound->from_paper ? "bound" : "paper");
   out += line("exchanges", std::to_string(st.exchanges), "");
   out += line("max span", std::to_string(st.max_span),
               plain ? fmt::format("{} (Table 6, Theorem 1)", bound->paper.max_span) : std::string());
@@ -178,6 +230,7 @@ nlohmann::json aapc_json(const std::string& command, const Job& job, const Machi
   const std::optional<CycleBound> bound = cycle_bound(job.schedule);
   j["bound"] = bound ? nlohmann::json(bound->cycles) : nlohmann::json(nullptr);
   j["bound_source"] = bound ? nlohmann::json(bound->source) : nlohmann::json(nullptr);
+  j["bound_from_paper"] = bound ? nlohmann::json(bound->from_paper) : nlohmann::json(nullptr);
   const std::optional<AapcMethod> method = aapc_method_of(job.schedule);
   if (method && is_baseline(*method)) {
     // The notes' cost: t = startups t_s + element_units mu t_m + hop_units t_d.
@@ -196,7 +249,9 @@ std::string job_summary(const Job& job, const Machine& mach, double seconds) {
       "{}{}\n{}: {}\n{} routing cycles{}, max span {}, channel use min {:.3f} mean {:.3f}, + {} alignment{} in {:.6f} "
       "s",
       bound ? "AAPC, " : "", describe_schedule(sch), job.permutation, job.formula, job.stats.cycles,
-      bound ? fmt::format(" (paper: {})", bound->cycles) : std::string(), job.stats.max_span, job.stats.min_channel_use,
+      !bound                ? std::string()
+      : bound->from_paper ? fmt::format(" (paper: {})", bound->cycles)
+                          : fmt::format(" (bound: {}, {})", bound->cycles, bound->source), job.stats.max_span, job.stats.min_channel_use,
       job.stats.mean_channel_use, aligns, aligns == 1 ? "" : "s", seconds);
 }
 

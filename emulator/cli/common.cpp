@@ -409,7 +409,8 @@ void emit(const IoFlags& io, const nlohmann::json& j, const std::function<void()
     prose();
 }
 
-void finish_run(Session& s, const IoFlags& io, nlohmann::json j, const std::string& summary, bool verified) {
+void finish_run(Session& s, const IoFlags& io, nlohmann::json j, const std::string& summary, bool verified,
+                const std::optional<Geometry>& routed_on) {
   write_output(io, *s.machine);
   const Machine& mach = *s.machine;
   j.update(machine_json(s));
@@ -417,7 +418,9 @@ void finish_run(Session& s, const IoFlags& io, nlohmann::json j, const std::stri
   if (io.trace) j["trace"] = s.trace;
   emit(io, j, [&] {
     fmt::print("{} on {} backend ({}), {}\n", summary, to_string(mach.backend().kind()), mach.backend().device_name(),
-               describe(mach.geometry()));
+               routed_on ? fmt::format("routed on the {}, the data on its subcube of n = {}", describe(*routed_on),
+                                       mach.geometry().n)
+                         : describe(mach.geometry()));
     fmt::print("verified against the reference: {}\n{}",
                verified ? "yes" : "no (the schedule names no permutation to check it against)",
                mach.counters().to_text());

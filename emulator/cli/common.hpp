@@ -131,7 +131,10 @@ void emit(const IoFlags& io, const nlohmann::json& j, const std::function<void()
 // "verified" and the trace added (--json), or `summary`, the backend, the
 // verification and the counters (prose).
 // verified = false: a run nothing could check (hcube run of a file that names no permutation).
-void finish_run(Session& s, const IoFlags& io, nlohmann::json j, const std::string& summary, bool verified = true);
+// `routed_on`: the cube the routing ran on when it is not the data's machine
+// (the extended cube of permute --subcube-dims).
+void finish_run(Session& s, const IoFlags& io, nlohmann::json j, const std::string& summary, bool verified = true,
+                const std::optional<Geometry>& routed_on = std::nullopt);
 
 // A one-line progress bar on a terminal's stderr, cleared when the run ends
 // (or fails, before the error is printed).

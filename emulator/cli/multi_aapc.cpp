@@ -63,8 +63,9 @@ void add_multi_aapc(CLI::App& app, const ResultSink& sink) {
   auto* cmd = app.add_subcommand(
       "multi-aapc",
       "run s AAPCs in sequence (Johnsson & Ho, sec. 2.3, 4): the generalized shuffle (a_s,...,a_1|a_0) -> "
-      "(a_(s-1),...,a_0|a_s) between one pre- and one post-alignment (Lemma 1), pipelined (Corollary 2), one after "
-      "another, on axes of different orders (sec. 4.1), or concurrently (Algorithm 5, Theorem 2), verified");
+      "(a_(s-1),...,a_0|a_s) between one pre- and one post-alignment (Lemma 1; Algorithm 5's rotated sets add one on "
+      "each side), pipelined (Corollary 2), one after another, on axes of different orders (sec. 4.1), or concurrently "
+      "(Algorithm 5, Theorem 2), verified");
   cmd->add_option("-s,--axes", f->axes, "number of AAPCs s: processor axes a_1..a_s of d bits each, n = s d");
   cmd->add_option("-d,--dims", f->dims,
                   "dimensions d of each axis (and of the memory axis a_0); or each axis' order, non-increasing, "
@@ -81,8 +82,8 @@ void add_multi_aapc(CLI::App& app, const ResultSink& sink) {
   cmd->add_option("--order", f->order,
                   "the axes in the order they exchange with the memory axis, a permutation of 0..s-1 "
                   "(axis u = node bits u d .. u d + d - 1, a_(u+1)); default 0,1,...,s-1");
-  choices(cmd->add_option("--lines", f->lines, "Algorithm 4's line drawing: diagonal or greedy"),
-          {"diagonal", "greedy"})
+  choices(cmd->add_option("--lines", f->lines, "Algorithm 4's line drawing: diagonal, type1 (the paper's) or greedy"),
+          {"diagonal", "type1", "greedy"})
       ->capture_default_str();
   choices(cmd->add_option("--layout", f->layout,
                           "Algorithm 5: where data sets start on later axes: compact (one per axis, R+1 columns) or "
@@ -160,6 +161,7 @@ void add_multi_aapc(CLI::App& app, const ResultSink& sink) {
     j["alignments"] = mach.counters().alignments;
     j["bound"] = p.bound;
     j["bound_source"] = p.bound_source;
+    j["bound_from_paper"] = p.bound_from_paper;
     j["note"] = note.empty() ? nlohmann::json(nullptr) : nlohmann::json(note);
     if (p.kind == MultiAapcKind::concurrent) {
       std::uint64_t rotated = 0;
@@ -194,9 +196,9 @@ void add_multi_aapc(CLI::App& app, const ResultSink& sink) {
     const std::uint64_t busy_min = per_cycle.empty() ? 0 : *std::min_element(per_cycle.begin(), per_cycle.end());
     const double busy_mean = cycles == 0 ? 0.0 : static_cast<double>(job.stats.exchanges) / static_cast<double>(cycles);
     summary += fmt::format(
-        "{} routing cycles (paper: {}, {}), max span {}, dimensions busy per cycle min {} mean {:.2f} of n = {}, + {} "
+        "{} routing cycles ({}: {}, {}), max span {}, dimensions busy per cycle min {} mean {:.2f} of n = {}, + {} "
         "alignment{} in {:.6f} s",
-        cycles, p.bound, p.bound_source, job.stats.max_span, busy_min, busy_mean, p.n, aligns, aligns == 1 ? "" : "s",
+        cycles, p.bound_from_paper ? "paper" : "derived", p.bound, p.bound_source, job.stats.max_span, busy_min, busy_mean, p.n, aligns, aligns == 1 ? "" : "s",
         seconds);
     finish_run(s, io, std::move(j), summary);
   });

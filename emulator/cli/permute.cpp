@@ -225,7 +225,8 @@ void add_permute(CLI::App& app, const ResultSink& sink) {
         perm_text(r.perm), r.perm.n, r.perm.m, bit(r.perm.m), subcube_text(r), f->cost.ports, cycles_text(r.analysis),
         to_string(chosen.algorithm), to_string(chosen.ports), why, job.stats.cycles, chosen.model.element_transfers, chosen.model.startups,
         chosen.model.time, r.bound.time(), r.machine_n > r.perm.n ? "Corollary 4" : "Theorem 1", seconds);
-    finish_run(s, io, std::move(j), summary);
+    finish_run(s, io, std::move(j), summary, true,
+               r.machine_n > r.perm.n ? std::optional(chosen.plan->schedule.geometry()) : std::nullopt);
   });
 }
 

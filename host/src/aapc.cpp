@@ -21,12 +21,21 @@ AapcAlgorithm parse_aapc_algorithm(const std::string& s) {
 }
 
 LineDrawing parse_line_drawing(const std::string& s) {
-  if (s == "diagonal" || s == "type1" || s == "1") return LineDrawing::diagonal;
+  if (s == "diagonal" || s == "1") return LineDrawing::diagonal;
+  if (s == "type1") return LineDrawing::type1;
   if (s == "greedy" || s == "type2" || s == "2") return LineDrawing::greedy;
-  throw Error(fmt::format("line drawing '{}' unknown: allowed diagonal (type1), greedy (type2)", printable_input(s)));
+  throw Error(fmt::format("line drawing '{}' unknown: allowed diagonal, type1 (the paper's), greedy (type2)",
+                          printable_input(s)));
 }
 
-std::string to_string(LineDrawing l) { return l == LineDrawing::diagonal ? "diagonal" : "greedy"; }
+std::string to_string(LineDrawing l) {
+  switch (l) {
+    case LineDrawing::diagonal: return "diagonal";
+    case LineDrawing::type1: return "type1";
+    case LineDrawing::greedy: break;
+  }
+  return "greedy";
+}
 
 namespace {
 
@@ -107,6 +116,30 @@ Grid mixed_block_diagonal(const std::vector<std::uint64_t>& pairs, unsigned d) {
       grid[t][k] = pair_member(pairs[u], k, d);
     }
   }
+  return grid;
+}
+
+// The paper's lines give each member distinct dimensions 2i + j (i < q) when
+// d is odd or q <= d/2 (sec. 3.5.3); at q = d/2 the members {0, 2, ...} repeat
+// after two rotations, not a full necklace, so the block needs q < d/2 there.
+bool type1_lines_distinct(unsigned d, unsigned q) { return d % 2 == 1 || 2 * q < d; }
+
+// The paper's type 1 (sec. 3.5.3, Figure 3 left, Table 7 left): line i lies in
+// row i of the generating table (entry (row + column) mod d) from its diagonal
+// to the right, so member j's entry on line i is dimension (2i + j) mod d in
+// column (time step) (i + j) mod d; pair u keeps row q + u, crossing dimension
+// (q + u + t) mod d in step t. In step t the members use t .. t + q - 1.
+Grid mixed_block_type1(const std::vector<std::uint64_t>& pairs, unsigned d) {
+  const unsigned c = static_cast<unsigned>(pairs.size()), q = d - c;
+  const std::uint64_t seed = alg4_mixed_seed(d, c, LineDrawing::type1);
+  Grid grid(d, std::vector<std::uint64_t>(d));
+  for (unsigned j = 0; j < d; ++j)
+    for (unsigned i = 0; i < q; ++i) grid[(i + j) % d][(2 * i + j) % d] = rotate_left(seed, j, d);
+  for (unsigned t = 0; t < d; ++t)
+    for (unsigned u = 0; u < c; ++u) {
+      const unsigned k = (q + u + t) % d;
+      grid[t][k] = pair_member(pairs[u], k, d);
+    }
   return grid;
 }
 
@@ -215,7 +248,10 @@ void add_alg4(Schedule& s, unsigned d, LineDrawing lines) {
       for (unsigned k = 0; k < d; ++k) s.add(direct_exchange(k, grid[t][k]));
       s.end_cycle();
     }
-    mixed_seed = low_mask(d - static_cast<unsigned>(c));
+    // The necklace by its smallest rotation, as necklaces() names it.
+    const std::uint64_t seed = alg4_mixed_seed(d, static_cast<unsigned>(c), lines);
+    mixed_seed = seed;
+    for (unsigned r = 1; r < d; ++r) mixed_seed = std::min(mixed_seed, rotate_left(seed, r, d));
   }
   // The other full necklaces, each followed by its complement necklace (the
   // two are d complement pairs: a group of Table 8), then the ones whose
@@ -262,7 +298,31 @@ std::vector<std::vector<std::uint64_t>> alg4_mixed_block(const std::vector<std::
                                                          LineDrawing lines) {
   if (pair_lows.empty() || pair_lows.size() >= d)
     throw Error(fmt::format("mixed block needs 1..{} pairs, got {}", d - 1, pair_lows.size()));
-  return lines == LineDrawing::diagonal ? mixed_block_diagonal(pair_lows, d) : mixed_block_greedy(pair_lows, d);
+  switch (lines) {
+    case LineDrawing::diagonal: return mixed_block_diagonal(pair_lows, d);
+    case LineDrawing::type1:
+      // Where the paper's lines collide (d even, q > d/2) it leaves the skew open: hcube's diagonal is drawn.
+      return type1_lines_distinct(d, d - static_cast<unsigned>(pair_lows.size())) ? mixed_block_type1(pair_lows, d)
+                                                                                 : mixed_block_diagonal(pair_lows, d);
+    case LineDrawing::greedy: break;
+  }
+  return mixed_block_greedy(pair_lows, d);
+}
+
+std::uint64_t alg4_mixed_seed(unsigned d, unsigned c, LineDrawing lines) {
+  const unsigned q = d - c;
+  if (lines != LineDrawing::type1 || !type1_lines_distinct(d, q)) return low_mask(q);
+  std::uint64_t seed = 0;
+  for (unsigned i = 0; i < q; ++i) seed |= std::uint64_t{1} << ((2 * i) % d);
+  return seed;
+}
+
+std::optional<Alg4MixedBlock> alg4_mixed_block_of(unsigned d, LineDrawing lines) {
+  const std::vector<std::uint64_t> lows = cyclic_pair_lows(d);
+  const std::size_t p = lows.size(), c = p % d;
+  if (c == 0) return std::nullopt;
+  return Alg4MixedBlock{(p - c) / d * d, std::vector<std::uint64_t>(lows.end() - static_cast<std::ptrdiff_t>(c), lows.end()),
+                        alg4_mixed_seed(d, static_cast<unsigned>(c), lines)};
 }
 
 void check_aapc_dimensions(long long d, long long n, long long m) {

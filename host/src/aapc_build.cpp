@@ -120,7 +120,7 @@ std::optional<CycleBound> cycle_bound(const Schedule& s) {
     const BaselineCost c = baseline_cost(baseline_of(*method), s.d);
     return CycleBound{c.cycles,
                       *method == AapcMethod::sex ? "notes: d rounds" : "notes: 2^d - 1 rounds of popcount(i) hops",
-                      AapcBounds{c.cycles, 0, 0, 0}};
+                      AapcBounds{c.cycles, 0, 0, 0}, false};
   }
   if (!plain_aapc(s)) return std::nullopt;
   const AapcBounds paper = paper_bounds(*paper_algorithm(*method), s.d, s.m);

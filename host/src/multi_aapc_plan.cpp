@@ -113,6 +113,7 @@ MultiAapcDesign plan_multi_aapc(const MultiAapcRequest& f) {
     o.dims = p.dims;
     p.kind = MultiAapcKind::unequal;
     p.bound_source = o.pipelined ? "sec. 4.1: lags d_(i-1) + d_i - gcd(d_(i-1), d_i)" : "sequential";
+    p.bound_from_paper = false;
     return p;
   }
   if (!alg5) {

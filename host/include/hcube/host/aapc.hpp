@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,10 +20,13 @@ AapcAlgorithm parse_aapc_algorithm(const std::string& s);  // "1".."4"; throws n
 
 // Algorithm 4's schedule for the c leftover cyclic pairs and their (d-c)-necklace.
 enum class LineDrawing {
-  diagonal,  // "type 1": closed form, each necklace member along a diagonal of the generating table
+  diagonal,  // hcube's closed form, each necklace member along a diagonal of the generating table
   greedy,    // "type 2": cycle by cycle, greedy with alternating-path repair
+  type1,     // the paper's type 1 (Figure 3 left, Table 7 left): line i in row i, on its own necklace
 };
-LineDrawing parse_line_drawing(const std::string& s);  // "diagonal" | "type1" | "greedy" | "type2"
+// "diagonal" | "1" | "type1" | "greedy" | "type2" | "2". "type1" named the diagonal
+// drawing before the paper's own was built; "1" still does.
+LineDrawing parse_line_drawing(const std::string& s);
 std::string to_string(LineDrawing l);
 
 struct AapcOptions {
@@ -34,10 +38,25 @@ struct AapcOptions {
 };
 
 // Alg. 4's mixed block (sec. 3.5.2): the c complement pairs with low members
-// `pair_lows` together with the full (d-c)-necklace of 0^c 1^(d-c), in d
-// cycles; grid[t][k] is the address crossing dimension k in cycle t.
+// `pair_lows` together with a full (d-c)-necklace, in d cycles; grid[t][k] is
+// the address crossing dimension k in cycle t. The necklace is that of
+// alg4_mixed_seed: 0^c 1^(d-c), or the paper's own for type 1.
 std::vector<std::vector<std::uint64_t>> alg4_mixed_block(const std::vector<std::uint64_t>& pair_lows, unsigned d,
                                                          LineDrawing lines);
+// The necklace member the mixed block's members are rotations of (member j =
+// rotate_left(seed, j)): the paper's type 1 takes {2i mod d : i < q} (sec.
+// 3.5.3: "entry j of line i is (2i + j) mod d"), where those are distinct (d
+// odd, or q <= d/2); otherwise, and for the other drawings, 0^c 1^q.
+std::uint64_t alg4_mixed_seed(unsigned d, unsigned c, LineDrawing lines);
+// Where Algorithm 4 on d dimensions puts its mixed block: cycles
+// [first_cycle, first_cycle + d), with these leftover pairs; none when the
+// cyclic pairs fill whole blocks.
+struct Alg4MixedBlock {
+  std::size_t first_cycle = 0;
+  std::vector<std::uint64_t> pair_lows;
+  std::uint64_t seed = 0;
+};
+std::optional<Alg4MixedBlock> alg4_mixed_block_of(unsigned d, LineDrawing lines);
 
 // Throws hcube::Error unless 1 <= d <= 32, d <= n, d <= m and n + m fits the
 // address model; signed so that values from a command line are checked as given.

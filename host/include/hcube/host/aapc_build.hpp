@@ -61,6 +61,9 @@ struct CycleBound {
   std::uint64_t cycles = 0;
   std::string source;
   AapcBounds paper;
+  // The number is the paper's own (not hcube's count from the notes' rounds):
+  // only such a number is printed as "paper".
+  bool from_paper = true;
 };
 std::optional<CycleBound> cycle_bound(const Schedule& s);
 

@@ -46,6 +46,7 @@ struct MultiAapcDesign {
   unsigned n = 0, m = 0;
   std::uint64_t bound = 0;
   std::string bound_source;
+  bool bound_from_paper = true;  // false: hcube's derivation (unequal orders), not a number the paper prints
   std::string note;  // why Algorithm 5 pipelines instead, when it does
 };
 
