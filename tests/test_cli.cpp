@@ -39,7 +39,7 @@ TEST_F(Cli, HelpListsTheValuesOfChoiceFlags) {
         "--port-model TEXT:{all,one}"}},
       {{"route"}, {"--contention TEXT:{report,reject}"}},
       {{"info"}, {"--type TEXT:{uint32,int32,uint64,float,double,complex64,complex128}"}},
-      {{"schedule"}, {"--algorithm TEXT:{1,2,3,4,edelman,sex,dex}", "--lines TEXT:{diagonal,greedy}",
+      {{"schedule"}, {"--algorithm TEXT:{1,2,3,4,edelman,sex,dex}", "--lines TEXT:{diagonal,type1,greedy}",
                       "--format TEXT:{table,json}"}},
       {{"aapc"}, {"--permutation TEXT:{transpose,consecutive-to-cyclic,cyclic-to-consecutive,bit-reversal,"
                   "vector-reversal,gray}"}},
