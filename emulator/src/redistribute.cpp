@@ -224,53 +224,65 @@ RedistributionReport run_redistribution(Machine& mach, const RedistributionPlace
   // Send order: each source's messages step by step; the router step's messages.
   // Pack and unpack permute blocks of x words: the source region's SB blocks on
   // the P sources, the destination region's DB slots on the Q destinations.
+  // Each table is built just before its launch and freed after it, so that at
+  // most one of them (8 bytes a block) is held beside the schedule.
   const std::uint64_t SB = S / x, DB = pl.dest_words / x;
-  std::vector<std::uint64_t> pack(r.P * SB), unpack(r.Q * DB);
-  for (std::uint64_t j = 0; j < r.P; ++j)
-    for (std::uint64_t f = 0; f < SB; ++f) pack[j * SB + f] = f;
-  std::vector<std::uint64_t> sent(r.P, 0), received(r.Q, 0);  // blocks so far
-  std::vector<std::uint64_t> slot_from(r.Q * DB, ~std::uint64_t{0});  // receive position per slot
   std::vector<RouterStep> steps(s.steps.size());
   std::uint64_t longest = 1;
-  for (std::size_t t = 0; t < s.steps.size(); ++t)
-    for (const RedistMessage& msg : s.steps[t]) {
-      const std::uint64_t src = pl.source_node(msg.src), dst = pl.destination_node(msg.dst);
-      const std::uint64_t len = msg.blocks.size() * x;
-      steps[t].push_back(Message{src, sent[msg.src] * x, dst, S + received[msg.dst] * x, len});
-      longest = std::max(longest, len);
-      for (const std::uint64_t b : msg.blocks) {
+  std::vector<std::uint64_t> pack(r.P * SB);
+  {
+    for (std::uint64_t j = 0; j < r.P; ++j)
+      for (std::uint64_t f = 0; f < SB; ++f) pack[j * SB + f] = f;
+    std::vector<std::uint64_t> sent(r.P, 0), received(r.Q, 0);  // blocks so far
+    for (std::size_t t = 0; t < s.steps.size(); ++t)
+      for (const RedistMessage& msg : s.steps[t]) {
+        const std::uint64_t len = msg.blocks.size() * x;
+        steps[t].push_back(Message{pl.source_node(msg.src), sent[msg.src] * x, pl.destination_node(msg.dst),
+                                   S + received[msg.dst] * x, len});
+        longest = std::max(longest, len);
+        received[msg.dst] += msg.blocks.size();
         // A source sends all its blocks, so positions past its count keep their own.
-        pack[msg.src * SB + sent[msg.src]++] = source_place(r, b).local_block;
-        slot_from[msg.dst * DB + destination_place(r, b).local_block] = received[msg.dst]++;
+        for (const std::uint64_t b : msg.blocks) pack[msg.src * SB + sent[msg.src]++] = source_place(r, b).local_block;
       }
-    }
-  // Unpack: slot f takes the block received at slot_from; slots no block fills
-  // (a partial superblock's holes) take the receive positions nothing reached.
-  for (std::uint64_t q = 0; q < r.Q; ++q) {
-    std::uint64_t spare = received[q];
-    for (std::uint64_t f = 0; f < DB; ++f) {
-      const std::uint64_t from = slot_from[q * DB + f];
-      unpack[q * DB + f] = from == ~std::uint64_t{0} ? spare++ : from;
-    }
   }
   const RouterLimits limits{longest, ContentionPolicy::reject};
   const std::uint64_t before = mach.counters().kernel_launches;
-  const auto start = std::chrono::steady_clock::now();
+  double seconds = 0;  // the machine's work only, not the tables' making
+  const auto timed = [&](const auto& f) {
+    const auto start = std::chrono::steady_clock::now();
+    f();
+    seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
   const auto done = [&](const std::string& name, const RedistStep* step) {
     if (after_step) after_step(name, step);
   };
-  mach.permute_local(pack, Machine::LocalRegion{pl.source_node(0), r.P, 0, x});
+  timed([&] { mach.permute_local(pack, Machine::LocalRegion{pl.source_node(0), r.P, 0, x}); });
+  std::vector<std::uint64_t>().swap(pack);
   // The pack touched the scratch's source half; the unpack needs only the
   // destination half: a fresh scratch keeps the two from being resident together.
   mach.release_scratch();
   done("pack", nullptr);
   for (std::size_t t = 0; t < steps.size(); ++t) {
-    mach.route(steps[t], limits);
+    timed([&] { mach.route(steps[t], limits); });
     done(fmt::format("communication step {}", t), &s.steps[t]);
   }
-  mach.permute_local(unpack, Machine::LocalRegion{pl.destination_node(0), r.Q, S, x});
+  // Unpack: slot f takes the block received into it; slots no block fills (a
+  // partial superblock's holes) take the receive positions nothing reached.
+  std::vector<std::uint64_t> unpack(r.Q * DB, ~std::uint64_t{0});
+  {
+    std::vector<std::uint64_t> received(r.Q, 0);
+    for (const RedistStep& step : s.steps)
+      for (const RedistMessage& msg : step)
+        for (const std::uint64_t b : msg.blocks) unpack[msg.dst * DB + destination_place(r, b).local_block] = received[msg.dst]++;
+    for (std::uint64_t q = 0; q < r.Q; ++q) {
+      std::uint64_t spare = received[q];
+      for (std::uint64_t f = 0; f < DB; ++f)
+        if (unpack[q * DB + f] == ~std::uint64_t{0}) unpack[q * DB + f] = spare++;
+    }
+  }
+  timed([&] { mach.permute_local(unpack, Machine::LocalRegion{pl.destination_node(0), r.Q, S, x}); });
   done("unpack", nullptr);
-  rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  rep.seconds = seconds;
   rep.launches = mach.counters().kernel_launches - before;
   return rep;
 }
