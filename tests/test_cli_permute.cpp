@@ -1,6 +1,8 @@
 // Tests of hcube permute and hcube compare as a user runs them: the JSON
 // contract, the output file against the permutation written here from its
 // definition (source bit i to bit p_i), the planner's choice, and bad input.
+#include <map>
+
 #include "cli_harness.hpp"
 
 namespace {
@@ -105,10 +107,6 @@ TEST_F(CliPermute, OutputIsThePermutationForEveryAlgorithm) {
     }
     EXPECT_EQ(read_u64(path("out.npy"), c), permuted(in, to));
   }
-  // The summary names the cube the routing ran on, not only the data's subcube.
-  const std::string prose = ok({"permute", "--perm", "0,1,2,4,5,3", "-n", "5", "-m", "3", "--subcube-dims", "3"});
-  EXPECT_TRUE(contains(prose, "routed on the 5-cube: 32 nodes x 8 words (n = 5, m = 3), the data on its subcube of n = 3"))
-      << prose;
   // The fused path: the same result in one launch, no routing.
   const json fused = ok_json({"permute", "--perm", perm, "-n", "4", "-m", "4", "--fused", "-i", path("in.npy").string(),
                               "-o", path("out.npy").string()});
@@ -222,6 +220,10 @@ TEST_F(CliPermute, ExtendedCube) {
     EXPECT_EQ(j["n"], 3);
     EXPECT_EQ(read_u64(path("out.npy"), c), permuted(in, to));
   }
+  // The summary names the cube the routing ran on, not only the data's subcube.
+  const std::string prose = ok({"permute", "--perm", "0,1,2,4,5,3", "-n", "5", "-m", "3", "--subcube-dims", "3"});
+  EXPECT_TRUE(contains(prose, "routed on the 5-cube: 32 nodes x 8 words (n = 5, m = 3), the data on its subcube of n = 3"))
+      << prose;
   const json cmp = ok_json({"compare", "--perm", "0,1,2,4,5,3", "-n", "5", "-m", "3", "--subcube-dims", "3", "--ports",
                             "all"});
   int applied = 0;
@@ -232,6 +234,35 @@ TEST_F(CliPermute, ExtendedCube) {
   expect_error({"permute", "--perm", "0,1,2,4,5,3", "-n", "3", "-m", "3", "--subcube-dims", "3"},
                {"--subcube-dims 3 out of range", "0 <= k < n = 3"});
   expect_error({"permute", "--perm", "0,1,2,4,5,3", "-n", "5", "-m", "3", "--subcube-dims", "2"}, {"lists 6 bits"});
+}
+
+// A5's piece order (sec. 4.3): --gamma picks it among the divisors of every
+// real cycle's order; each gamma gives the permutation, with (gamma + 1) mu
+// start-ups for mu = sigma_p / gamma pivots; a gamma that divides no order is refused.
+TEST_F(CliPermute, A5Gamma) {
+  const Cube c{6, 6};
+  const Words in = random_words(c.total());
+  write_u64(path("in.npy"), c.shape(), in);
+  // Real cycles 6 -> 7 -> 8 -> 9 -> 6 (order 4) and 10 <-> 11 (order 2): sigma_p = 6.
+  const std::vector<unsigned> to = {0, 1, 2, 3, 4, 5, 7, 8, 9, 6, 11, 10};
+  const std::string perm = "0,1,2,3,4,5,7,8,9,6,11,10";
+  std::map<unsigned, std::uint64_t> cycles;
+  for (const char* gamma : {"0", "1", "2"}) {
+    SCOPED_TRACE(gamma);
+    const json j = ok_json({"permute", "--perm", perm, "-n", "6", "-m", "6", "--ports", "all", "--algorithm", "A5",
+                            "--gamma", gamma, "-i", path("in.npy").string(), "-o", path("out.npy").string()});
+    EXPECT_EQ(j["verified"], true);
+    EXPECT_EQ(read_u64(path("out.npy"), c), permuted(in, to));
+    const unsigned g = j["gamma"].get<unsigned>();
+    EXPECT_EQ(g, std::string(gamma) == "0" ? 2u : static_cast<unsigned>(std::stoul(gamma)));  // default: the largest
+    EXPECT_EQ(j["startups"], (g + 1) * (6 / g)) << j;
+    cycles[g] = j["cycles"].get<std::uint64_t>();
+  }
+  EXPECT_LT(cycles[2], cycles[1]);
+  expect_error({"permute", "--perm", perm, "-n", "6", "-m", "6", "--ports", "all", "--algorithm", "A5", "--gamma", "4"},
+               {"gamma = 4", "divide every real cycle order"});
+  expect_error({"permute", "--perm", perm, "-n", "6", "-m", "6", "--gamma", "65"}, {"--gamma 65 out of range"});
+  expect_error({"permute", "--perm", perm, "-n", "6", "-m", "6", "--gamma", "-1"}, {"-1"});
 }
 
 TEST_F(CliPermute, BadInput) {

@@ -32,6 +32,7 @@ struct CostFlags {
   CLI::Option* tau_option = nullptr;  // given: --tau sets t_s
   long long packet = -1;  // unset: K (whole blocks)
   long long subcube = -1;  // unset: the data fills the machine's n processor dimensions
+  long long gamma = 0;     // A5's piece order; 0: chosen
 };
 
 struct Flags {
@@ -52,6 +53,9 @@ void add_cost_flags(CLI::App& cmd, CostFlags& c) {
   // --tau meant t_s here but t_c in hcube redistribute; --ts is the one spelling now.
   c.tau_option = cmd.add_option("--tau", c.tau, "the old spelling of --ts (start-up time per packet)");
   cmd.add_option("--packet", c.packet, "packet size B in words (default K: no packet limit)");
+  cmd.add_option("--gamma", c.gamma,
+                 "A5's piece order gamma (sec. 4.3), dividing every real cycle's order (default: the largest such, "
+                 "the fewest start-ups)");
   cmd.add_option("--subcube-dims", c.subcube,
                  "the extended cube (sec. 4): the data occupies the subcube of the machine's first k < n processor "
                  "dimensions (input shape 2^k x 2^m) and --perm lists k + m bits; every algorithm then spreads it "
@@ -73,7 +77,7 @@ SdpCost cost_of(const CostFlags& c) {
       throw Error(fmt::format("--tau {} out of range: allowed a finite tau >= 0 (the start-up time t_s)", ts));
     throw Error(fmt::format("--ts {} out of range: allowed a finite t_s >= 0", ts));
   }
-  return SdpCost{parse_ports(c.ports), c.tc, ts, c.packet};
+  return SdpCost{parse_ports(c.ports), c.tc, ts, c.packet, c.gamma};
 }
 
 // The cost model's flags in JSON: "ts" and "tc" (canonical) and "tau", the old name of "ts".
@@ -218,6 +222,7 @@ void add_permute(CLI::App& app, const ResultSink& sink) {
     j["reason"] = why;
     j["analysis"] = analysis_json(r);
     j["machine_n"] = r.machine_n;  // n of the cube; > n in the extended cube (--subcube-dims)
+    if (chosen.algorithm == SdpAlgorithm::a5) j["gamma"] = chosen.plan->gamma;
     add_cost_json(j, f->cost);
     const std::string summary = fmt::format(
         "permute: {} on n = {}, m = {} (K = {}){}, {}-port\ncycles: {}\n{} ({}-port, {}): {} routing cycles, {} element "

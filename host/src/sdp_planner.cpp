@@ -64,6 +64,9 @@ void check_sdp_cost(const SdpCost& c) {
   if (!std::isfinite(c.tau) || c.tau < 0)
     throw Error(fmt::format("--tau {} out of range: allowed a finite tau >= 0", c.tau));
   if (c.packet != -1 && c.packet < 1) throw Error(fmt::format("--packet {} out of range: allowed B >= 1", c.packet));
+  if (c.gamma < 0 || c.gamma > static_cast<long long>(kMaxAddressBits))
+    throw Error(fmt::format("--gamma {} out of range: allowed 1..{} (A5's piece order), or 0 for the best divisor",
+                            c.gamma, kMaxAddressBits));
 }
 
 std::uint64_t packet_words(const SdpCost& c, unsigned m) {
@@ -118,7 +121,8 @@ std::vector<SdpCandidate> sdp_candidates(const SdpProblem& p) {
     attempt(SdpAlgorithm::a1, P::all, plan_a1_all_port);
     attempt(SdpAlgorithm::a1_prime, P::all, [](const DimensionPermutation& q) { return plan_a1_prime(q, true); });
     attempt(SdpAlgorithm::a4, P::all, plan_a4);
-    attempt(SdpAlgorithm::a5, P::all, [](const DimensionPermutation& q) { return plan_a5(q); });
+    const auto gamma = static_cast<unsigned>(p.cost.gamma);
+    attempt(SdpAlgorithm::a5, P::all, [gamma](const DimensionPermutation& q) { return plan_a5(q, gamma); });
     attempt(SdpAlgorithm::a6, P::all, plan_a6);
     attempt(SdpAlgorithm::edelman, P::all, plan_edelman_bit_reversal);
   }

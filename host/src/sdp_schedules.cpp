@@ -400,6 +400,7 @@ SdpPlan plan_extended_cube(const DimensionPermutation& p, unsigned n,
 
   SdpPlan plan;
   plan.algorithm = in.algorithm;
+  plan.gamma = in.gamma;
   plan.schedule = plan_header(p, in.algorithm.c_str(), in.schedule.rules.model);
   Schedule& s = plan.schedule;
   s.n = n;
@@ -826,6 +827,7 @@ SdpPlan plan_a5(const DimensionPermutation& p, unsigned gamma) {
     throw Error(fmt::format("A5 needs mu = sigma_p / gamma = {} pivot storage dimensions: m = {}", mu, p.m));
   SdpPlan plan;
   plan.algorithm = "A5";
+  plan.gamma = gamma;
   plan.schedule = plan_header(p, "A5", PortModel::all_port);
   plan.local_after = virtual_moves(p, a);
   if (seqs.empty()) return plan;

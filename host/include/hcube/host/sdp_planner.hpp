@@ -31,8 +31,10 @@ struct SdpCost {
   double t_c = 1.0;
   double tau = 0.0;
   long long packet = -1;  // B; -1: K
+  long long gamma = 0;    // A5's piece order (sec. 4.3); 0: the largest divisor of every real cycle order
 };
-// Throws naming the value unless t_c, tau are finite and >= 0 and B >= 1 (or -1).
+// Throws naming the value unless t_c, tau are finite and >= 0, B >= 1 (or -1)
+// and 0 <= gamma <= 64.
 void check_sdp_cost(const SdpCost& c);
 std::uint64_t packet_words(const SdpCost& c, unsigned m);
 

@@ -32,6 +32,7 @@ struct SdpPlan {
   // data address bit i at machine address bit embed[i] and every other machine
   // bit 0. Empty: the data fills the schedule's machine.
   std::vector<unsigned> embed;
+  unsigned gamma = 0;  // A5's piece order (sec. 4.3); 0 for the other algorithms
 };
 
 // Algorithm A1, one-port (sec. 3.1): the cycles one after another.
