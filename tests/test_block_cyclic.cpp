@@ -196,6 +196,14 @@ TEST(BlockCyclic, RandomizedSchedulesAreCorrectAndMinimal) {
       if (name == "caterpillar") {
         EXPECT_EQ(st.steps, std::max(P, Q));
       }
+      // The reverse problem (cyclic(Kx) on Q back to cyclic(x) on P): as many steps, contention-free.
+      Redistribution back = r;
+      back.reverse = true;
+      RedistStats rs;
+      ASSERT_NO_THROW(rs = check_redistribution_schedule(back, make_redistribution_schedule(back, name)));
+      EXPECT_EQ(rs.steps, st.steps);
+      EXPECT_EQ(rs.contention, 0u);
+      EXPECT_EQ(rs.partners, st.partners);
     }
   }
   // The draw covers the cases that matter: P > Q (the paper's gap) and P = Q.

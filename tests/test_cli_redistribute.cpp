@@ -1,6 +1,8 @@
 // hcube redistribute as a user runs it: the JSON contract of issue 7, the
 // paper's step counts, the output file against the layouts written here from
 // their definitions (not with the emulator's code), input files, and bad input.
+#include <algorithm>
+
 #include "cli_harness.hpp"
 
 namespace {
@@ -130,6 +132,36 @@ TEST_F(CliRedistribute, LargeInputFileReadWhereTheMachineNeedsIt) {
     const std::uint64_t width = j["output_shape"][1].get<std::uint64_t>();
     EXPECT_EQ(read_rows(path("out.npy"), 7, width), expected(data, 3, 7, 1, width));
   }
+}
+
+// --reverse: cyclic(Kx) on Q back to cyclic(x) on P, the output (P, width)
+// against cyclic(x)'s definition, in as many steps as the forward problem.
+TEST_F(CliRedistribute, ReverseGoesBackToCyclicX) {
+  for (const bool overlap : {false, true}) {
+    SCOPED_TRACE(overlap ? "overlap" : "disjoint");
+    Args args = {"redistribute", "--P", "6", "--K", "2", "--Q", "4", "--x", "3", "--N", "150", "--reverse",
+                 "-o", path("back.npy").string()};
+    if (overlap) args.push_back("--overlap");
+    const json j = ok_json(args);
+    EXPECT_EQ(j["reverse"], true);
+    EXPECT_EQ(j["verified"], true);
+    EXPECT_EQ(j["contention"], 0);
+    const std::uint64_t width = j["output_shape"][1].get<std::uint64_t>();
+    EXPECT_EQ(j["output_shape"][0], 6);
+    Words data(150), rows(6 * width, 0);
+    for (std::uint64_t g = 0; g < data.size(); ++g) {
+      data[g] = g;
+      const std::uint64_t i = g / 3;
+      rows[(i % 6) * width + (i / 6) * 3 + g % 3] = g;
+    }
+    EXPECT_EQ(read_rows(path("back.npy"), 6, width), rows);
+    // The same schedule's step count both ways.
+    Args fwd(args.begin(), args.end());
+    fwd.erase(std::find(fwd.begin(), fwd.end(), std::string("--reverse")));
+    EXPECT_EQ(ok_json(fwd)["steps"], j["steps"]);
+  }
+  EXPECT_TRUE(contains(ok({"redistribute", "--P", "6", "--K", "2", "--Q", "4", "--x", "3", "--reverse"}),
+                       "cyclic(6) on 4 sources -> cyclic(3) on 6 destinations"));
 }
 
 TEST_F(CliRedistribute, BadInput) {

@@ -33,10 +33,12 @@ TEST_P(RedistributeRun, EveryScheduleDeliversTheCyclicKxLayout) {
   std::mt19937_64 rng(7);
   for (const Case& c : cases)
     for (const bool overlap : {false, true})
+      for (const bool reverse : {false, true})
       for (const std::string& name : redistribution_schedule_names()) {
         SCOPED_TRACE(::testing::Message() << "R_" << c.x << "(" << c.P << ", " << c.K << ", " << c.Q << "), N = "
-                                          << c.N << (overlap ? ", overlap, " : ", disjoint, ") << name);
-        const Redistribution r{c.P, c.K, c.Q, c.x, c.N};
+                                          << c.N << (overlap ? ", overlap, " : ", disjoint, ") << name
+                                          << (reverse ? ", reverse" : ""));
+        const Redistribution r{c.P, c.K, c.Q, c.x, c.N, reverse};
         const RedistributionPlacement pl = place_redistribution(r, overlap);
         std::vector<std::uint64_t> data(c.N);
         for (auto& v : data) v = rng();
@@ -50,6 +52,20 @@ TEST_P(RedistributeRun, EveryScheduleDeliversTheCyclicKxLayout) {
         const RedistElement element = [&](std::uint64_t g, unsigned char* out) { std::memcpy(out, &data[g], 8); };
         EXPECT_NO_THROW(verify_redistribution(mach, pl, element));
         EXPECT_EQ(destination_rows(mach, pl), expected_destinations(pl, data.data(), 8));
+        if (reverse) {
+          // Back to cyclic(x) on P, by its definition: element g in block i = g div x on
+          // processor i mod P at local word (i div P) x + g mod x.
+          std::vector<std::uint64_t> rows(c.P * (pl.dest_words), 0);
+          for (std::uint64_t g = 0; g < c.N; ++g) {
+            const std::uint64_t i = g / c.x;
+            rows[(i % c.P) * pl.dest_words + (i / c.P) * c.x + g % c.x] = data[g];
+          }
+          std::vector<unsigned char> bytes(rows.size() * 8);
+          std::memcpy(bytes.data(), rows.data(), bytes.size());
+          EXPECT_EQ(destination_rows(mach, pl), bytes);
+          // The same pairs exchange the same blocks: the forward schedule's steps, turned around.
+          EXPECT_EQ(s.steps.size(), make_redistribution_schedule(Redistribution{c.P, c.K, c.Q, c.x, c.N}, name).steps.size());
+        }
         Machine loaded(MachineOptions{pl.n, pl.m, ElementType::u64, choice(), -1});
         load_sources(loaded, pl, element);
         EXPECT_EQ(loaded.read(), image);

@@ -27,6 +27,7 @@ struct RedistributeFlags {
   long long P = 0, Q = 0, K = 0, x = 0, N = 0, dims = -1;
   std::string schedule = "circulant";
   bool overlap = false;
+  bool reverse = false;
   double ts = 1.0;  // start-up time a message
   double tc = 1.0;  // time an element
   double tau = 1.0;  // --tau, the old spelling of --tc
@@ -79,7 +80,7 @@ void run_redistribute(const RedistributeFlags& f) {
                             f.tc, f.tau));
   const double tc = element_time(f);
   // Every flag is checked before anything is allocated or written.
-  Redistribution r{positive(f.P, "P"), positive(f.K, "K"), positive(f.Q, "Q"), positive(f.x, "x"), 0};
+  Redistribution r{positive(f.P, "P"), positive(f.K, "K"), positive(f.Q, "Q"), positive(f.x, "x"), 0, f.reverse};
   // A regular input file is read where the machine needs it (ElementReader);
   // a pipe or FIFO is read whole.
   std::shared_ptr<const NpyFile> file = f.io.input.empty() ? nullptr : NpyFile::open(f.io.input);
@@ -150,7 +151,7 @@ void run_redistribute(const RedistributeFlags& f) {
   verify_redistribution(mach, pl, element);
   const std::uint64_t D = pl.dest_words;
   if (!f.io.output.empty()) {
-    NpyWriter out(f.io.output, type, {r.Q, D});
+    NpyWriter out(f.io.output, type, {receivers(r), D});
     store_destinations(mach, pl, [&](std::uint64_t, std::uint64_t words, const unsigned char* src) {
       out.write(src, words * wb);
     });
@@ -172,6 +173,7 @@ void run_redistribute(const RedistributeFlags& f) {
   const nlohmann::json j = {{"command", "redistribute"},
                             {"P", r.P},
                             {"Q", r.Q},
+                            {"reverse", r.reverse},
                             {"K", r.K},
                             {"x", r.x},
                             {"N", r.N},
@@ -192,7 +194,7 @@ void run_redistribute(const RedistributeFlags& f) {
                             {"launches", rep.launches},
                             {"n", pl.n},
                             {"m", pl.m},
-                            {"output_shape", {r.Q, D}},
+                            {"output_shape", {receivers(r), D}},
                             {"source_words", pl.source_words},
                             {"first_destination_node", pl.destination_node(0)},
                             {"type", info(type).name},
@@ -209,9 +211,10 @@ void run_redistribute(const RedistributeFlags& f) {
   }
   const char* cases[] = {"", "G > K: not all-to-all", "K a multiple of G: all-to-all, equal messages",
                          "G < K, G not dividing K: all-to-all, two message sizes"};
-  fmt::print("redistribute R_{}({}, {}, {}): N = {} elements, cyclic({}) on {} sources -> cyclic({}) on {} "
-             "destinations ({})\n",
-             r.x, r.P, r.K, r.Q, r.N, r.x, r.P, r.K * r.x, r.Q, f.overlap ? "the same nodes" : "disjoint nodes");
+  const std::string small = fmt::format("cyclic({}) on {}", r.x, r.P), big = fmt::format("cyclic({}) on {}", r.K * r.x, r.Q);
+  fmt::print("redistribute R_{}({}, {}, {}){}: N = {} elements, {} sources -> {} destinations ({})\n", r.x, r.P, r.K,
+             r.Q, r.reverse ? " reversed" : "", r.N, r.reverse ? big : small, r.reverse ? small : big,
+             f.overlap ? "the same nodes" : "disjoint nodes");
   fmt::print("case {} ({}), superblock of {} blocks\n", p.lemma_case, cases[p.lemma_case], p.L);
   fmt::print("{} schedule: {} steps (every schedule needs at least {}), largest message {} elements, contention {}\n",
              sch.name, st.steps, st.partners, st.max_message, st.contention);
@@ -225,8 +228,8 @@ void run_redistribute(const RedistributeFlags& f) {
   fmt::print("schedule computed in {:.6f} s; ran in {:.6f} s on the {} backend ({} launches: pack, {} router steps, "
              "unpack), n = {}, m = {}\n",
              schedule_seconds, rep.seconds, to_string(mach.backend().kind()), rep.launches, st.steps, pl.n, pl.m);
-  fmt::print("verified against the cyclic(Kx) layout: yes\n");
-  if (!f.io.output.empty()) fmt::print("wrote {} (shape {} x {})\n", f.io.output, r.Q, D);
+  fmt::print("verified against the {} layout: yes\n", r.reverse ? fmt::format("cyclic(x) on P") : "cyclic(Kx)");
+  if (!f.io.output.empty()) fmt::print("wrote {} (shape {} x {})\n", f.io.output, receivers(r), D);
 }
 
 }  // namespace
@@ -246,6 +249,8 @@ void add_redistribute(CLI::App& app, const ResultSink& sink) {
           redistribution_schedule_names())
       ->capture_default_str();
   cmd->add_flag("--overlap", f->overlap, "sources and destinations on the same nodes (default: disjoint nodes)");
+  cmd->add_flag("--reverse", f->reverse,
+                "the other way: cyclic(Kx) on Q processors to cyclic(x) on P, by the same schedules turned around");
   cmd->add_option("--dims", f->dims, "the cube's processor dimensions (default: the fewest that hold the processors)");
   cmd->add_option("--ts", f->ts, "start-up time a message, for modelled_cost")->capture_default_str();
   f->tc_option = cmd->add_option("--tc", f->tc, "time an element (word), for modelled_cost")->capture_default_str();
@@ -253,7 +258,7 @@ void add_redistribute(CLI::App& app, const ResultSink& sink) {
   f->tau_option = cmd->add_option("--tau", f->tau, "the old spelling of --tc (time an element)");
   add_backend_flags(*cmd, f->machine);
   cmd->add_option("-i,--input", f->io.input, "the array, a one-dimensional .npy of N elements in global order");
-  output_flag(cmd->add_option("-o,--output", f->io.output, "write the destinations' memories as .npy of shape (Q, N/Q)"));
+  output_flag(cmd->add_option("-o,--output", f->io.output, "write the destinations' memories as .npy of shape (Q, N/Q), (P, N/P) with --reverse"));
   cmd->add_flag("--json", f->io.json, "print one JSON object instead of prose");
   cmd->add_flag("--trace", f->io.trace, "print every step's messages and the blocks they carry");
   cmd->callback([f] { run_redistribute(*f); });

@@ -25,6 +25,26 @@ std::uint64_t source_blocks(const Redistribution& r, std::uint64_t j) {
   return r.blocks() > j ? (r.blocks() - j + r.P - 1) / r.P : 0;
 }
 
+// A block-cyclic layout, cyclic(block) on `procs` processors, read backwards
+// from its definition (element g in block b = g div block, on processor
+// b mod procs at local word (b div procs) block + g mod block): the element
+// at a processor's local word. Written apart from source_place and
+// destination_place, so that the checks do not replay the planner.
+struct CyclicLayout {
+  std::uint64_t block = 1, procs = 1;
+  std::uint64_t element(std::uint64_t proc, std::uint64_t local) const {
+    return ((local / block) * procs + proc) * block + local % block;
+  }
+  std::string name() const { return fmt::format("cyclic({}) on {}", block, procs); }
+};
+// cyclic(x) on P, or cyclic(Kx) on Q, as the direction puts them.
+CyclicLayout sender_layout(const Redistribution& r) {
+  return r.reverse ? CyclicLayout{r.K * r.x, r.Q} : CyclicLayout{r.x, r.P};
+}
+CyclicLayout receiver_layout(const Redistribution& r) {
+  return r.reverse ? CyclicLayout{r.x, r.P} : CyclicLayout{r.K * r.x, r.Q};
+}
+
 }  // namespace
 
 RedistributionPlacement place_redistribution(const Redistribution& r, bool overlap) {
@@ -32,13 +52,13 @@ RedistributionPlacement place_redistribution(const Redistribution& r, bool overl
   RedistributionPlacement pl;
   pl.r = r;
   pl.overlap = overlap;
-  pl.source_words = source_blocks(r, 0) * r.x;
-  // The highest destination local block + 1: local blocks grow with i div KQ,
+  // The highest cyclic(Kx) local block + 1: local blocks grow with i div KQ,
   // so the highest lies among the last KQ blocks.
   std::uint64_t slots = 0;
   for (std::uint64_t i = r.blocks() > r.K * r.Q ? r.blocks() - r.K * r.Q : 0; i < r.blocks(); ++i)
     slots = std::max(slots, destination_place(r, i).local_block + 1);
-  pl.dest_words = slots * r.x;
+  pl.source_words = (r.reverse ? slots : source_blocks(r, 0)) * r.x;
+  pl.dest_words = (r.reverse ? source_blocks(r, 0) : slots) * r.x;
   const std::uint64_t nodes = overlap ? std::max(r.P, r.Q) : r.P + r.Q;
   pl.n = ceil_log2(nodes);
   pl.m = ceil_log2(pl.source_words + pl.dest_words);
@@ -54,7 +74,7 @@ std::vector<unsigned char> source_image(const RedistributionPlacement& pl, const
   std::vector<unsigned char> image(bit(pl.n) * K * wb, 0);
   const auto* in = static_cast<const unsigned char*>(data);
   for (std::uint64_t i = 0; i < r.blocks(); ++i) {
-    const BlockPlace s = source_place(r, i);
+    const BlockPlace s = send_place(r, i);
     std::memcpy(&image[(pl.source_node(s.proc) * K + s.local_block * r.x) * wb], in + i * r.x * wb, r.x * wb);
   }
   return image;
@@ -63,10 +83,10 @@ std::vector<unsigned char> source_image(const RedistributionPlacement& pl, const
 std::vector<unsigned char> expected_destinations(const RedistributionPlacement& pl, const void* data,
                                                  std::size_t wb) {
   const Redistribution& r = pl.r;
-  std::vector<unsigned char> rows(r.Q * pl.dest_words * wb, 0);
+  std::vector<unsigned char> rows(receivers(r) * pl.dest_words * wb, 0);
   const auto* in = static_cast<const unsigned char*>(data);
   for (std::uint64_t i = 0; i < r.blocks(); ++i) {
-    const BlockPlace d = destination_place(r, i);
+    const BlockPlace d = receive_place(r, i);
     std::memcpy(&rows[(d.proc * pl.dest_words + d.local_block * r.x) * wb], in + i * r.x * wb, r.x * wb);
   }
   return rows;
@@ -76,8 +96,8 @@ std::vector<unsigned char> destination_rows(const RedistributionPlacement& pl, c
                                             std::size_t wb) {
   const Redistribution& r = pl.r;
   const std::uint64_t K = bit(pl.m);
-  std::vector<unsigned char> rows(r.Q * pl.dest_words * wb);
-  for (std::uint64_t q = 0; q < r.Q; ++q)
+  std::vector<unsigned char> rows(receivers(r) * pl.dest_words * wb);
+  for (std::uint64_t q = 0; q < receivers(r); ++q)
     std::memcpy(&rows[q * pl.dest_words * wb], &image[(pl.destination_node(q) * K + pl.source_words) * wb],
                 pl.dest_words * wb);
   return rows;
@@ -86,21 +106,18 @@ std::vector<unsigned char> destination_rows(const RedistributionPlacement& pl, c
 namespace {
 
 // The check of verify_redistribution, one destination word w = q D + o at a
-// time in any order. The closed form read backwards: o = (b div Q) Kx + g mod Kx
-// on destination q = b mod Q gives big block b = (o div Kx) Q + q and element
-// g = b Kx + o mod Kx; g >= N is a hole. Each w names a different g, so
-// counting the elements met proves that every element was checked.
+// time in any order: the receivers' layout read backwards (CyclicLayout) names
+// the element g that belongs there; g >= N is a hole. Each w names a
+// different g, so counting the elements met proves that every element was checked.
 class DestinationCheck {
  public:
   DestinationCheck(const RedistributionPlacement& pl, ElementType type, const RedistElement& element)
-      : pl_(pl), type_(type), element_(element), want_(info(type).bytes) {}
+      : pl_(pl), layout_(receiver_layout(pl.r)), type_(type), element_(element), want_(info(type).bytes) {}
 
   void word(std::uint64_t w, const unsigned char* got) {
-    const Redistribution& r = pl_.r;
-    const std::uint64_t D = pl_.dest_words, big = r.K * r.x, q = w / D, o = w % D;
-    const std::uint64_t g = ((o / big) * r.Q + q) * big + o % big;
+    const std::uint64_t g = layout_.element(w / pl_.dest_words, w % pl_.dest_words);
     const std::size_t wb = want_.size();
-    if (g < r.N) {
+    if (g < pl_.r.N) {
       ++elements_;
       element_(g, want_.data());
       if (!std::equal(got, got + wb, want_.data())) fail(w, got, format_element(type_, want_.data()));
@@ -112,17 +129,18 @@ class DestinationCheck {
   void finish() const {
     if (elements_ != pl_.r.N)
       throw Error(fmt::format("verification failed: {} x {} destination words hold {} of the N = {} elements of "
-                              "cyclic(Kx): the rows are too short",
-                              pl_.r.Q, pl_.dest_words, elements_, pl_.r.N));
+                              "{}: the rows are too short",
+                              layout_.procs, pl_.dest_words, elements_, pl_.r.N, layout_.name()));
   }
 
  private:
   [[noreturn]] void fail(std::uint64_t w, const unsigned char* got, const std::string& want) const {
-    throw Error(fmt::format("verification failed: destination {} word {} holds {}, the layout cyclic(Kx) has {}",
-                            w / pl_.dest_words, w % pl_.dest_words, format_element(type_, got), want));
+    throw Error(fmt::format("verification failed: destination {} word {} holds {}, the layout {} has {}",
+                            w / pl_.dest_words, w % pl_.dest_words, format_element(type_, got), layout_.name(), want));
   }
 
   const RedistributionPlacement& pl_;
+  CyclicLayout layout_;
   ElementType type_;
   const RedistElement& element_;
   std::vector<unsigned char> want_;
@@ -133,7 +151,7 @@ class DestinationCheck {
 std::optional<std::uint64_t> destination_word(const RedistributionPlacement& pl, std::uint64_t node,
                                               std::uint64_t local) {
   const std::uint64_t first = pl.destination_node(0);
-  if (node < first || node - first >= pl.r.Q || local < pl.source_words || local - pl.source_words >= pl.dest_words)
+  if (node < first || node - first >= receivers(pl.r) || local < pl.source_words || local - pl.source_words >= pl.dest_words)
     return std::nullopt;
   return (node - first) * pl.dest_words + (local - pl.source_words);
 }
@@ -144,13 +162,13 @@ void verify_redistribution(const RedistributionPlacement& pl, const std::vector<
                            ElementType type) {
   const Redistribution& r = pl.r;
   const std::size_t wb = info(type).bytes;
-  if (rows.size() != r.Q * pl.dest_words * wb)
+  if (rows.size() != receivers(r) * pl.dest_words * wb)
     throw Error(fmt::format("verification failed: {} bytes of destination rows, expected {} x {} words", rows.size(),
-                            r.Q, pl.dest_words));
+                            receivers(r), pl.dest_words));
   const auto* in = static_cast<const unsigned char*>(data);
   const RedistElement element = [&](std::uint64_t g, unsigned char* out) { std::memcpy(out, in + g * wb, wb); };
   DestinationCheck check(pl, type, element);
-  for (std::uint64_t w = 0; w < r.Q * pl.dest_words; ++w) check.word(w, &rows[w * wb]);
+  for (std::uint64_t w = 0; w < receivers(r) * pl.dest_words; ++w) check.word(w, &rows[w * wb]);
   check.finish();
 }
 
@@ -176,7 +194,7 @@ void store_destinations(const Machine& mach, const RedistributionPlacement& pl, 
       const std::uint64_t node = geo.node_of(g), local = geo.local_of(g), end = std::min(g0 + words, g - local + K);
       // The words of this row in the destination region [S, S + D).
       const std::uint64_t lo = std::max(local, S), hi = std::min(local + (end - g), S + D);
-      if (node >= first && node - first < pl.r.Q && lo < hi)
+      if (node >= first && node - first < receivers(pl.r) && lo < hi)
         write((node - first) * D + (lo - S), hi - lo, static_cast<const unsigned char*>(src) + (g - g0 + lo - local) * wb);
       g = end;
     }
@@ -185,7 +203,7 @@ void store_destinations(const Machine& mach, const RedistributionPlacement& pl, 
 
 std::vector<unsigned char> destination_rows(const Machine& mach, const RedistributionPlacement& pl) {
   const std::size_t wb = mach.word_bytes();
-  std::vector<unsigned char> rows(pl.r.Q * pl.dest_words * wb);
+  std::vector<unsigned char> rows(receivers(pl.r) * pl.dest_words * wb);
   store_destinations(mach, pl, [&](std::uint64_t w, std::uint64_t words, const unsigned char* src) {
     std::memcpy(&rows[w * wb], src, words * wb);
   });
@@ -200,11 +218,11 @@ void load_sources(Machine& mach, const RedistributionPlacement& pl, const Redist
     auto* out = static_cast<unsigned char*>(dst);
     std::memset(out, 0, words * wb);
     const std::uint64_t node = geo.node_of(g0), local0 = geo.local_of(g0);
-    if (node < pl.source_node(0) || node - pl.source_node(0) >= r.P) return;
+    if (node < pl.source_node(0) || node - pl.source_node(0) >= senders(r)) return;
     const std::uint64_t j = node - pl.source_node(0);
+    const CyclicLayout layout = sender_layout(r);
     for (std::uint64_t local = local0; local < std::min(local0 + words, pl.source_words); ++local) {
-      // cyclic(x): local block f of source j holds block i = f P + j (source_place read backwards).
-      const std::uint64_t g = ((local / r.x) * r.P + j) * r.x + local % r.x;
+      const std::uint64_t g = layout.element(j, local);
       if (g < r.N) element(g, out + (local - local0) * wb);
     }
   });
@@ -229,11 +247,12 @@ RedistributionReport run_redistribution(Machine& mach, const RedistributionPlace
   const std::uint64_t SB = S / x, DB = pl.dest_words / x;
   std::vector<RouterStep> steps(s.steps.size());
   std::uint64_t longest = 1;
-  std::vector<std::uint64_t> pack(r.P * SB);
+  const std::uint64_t P = senders(r), Q = receivers(r);
+  std::vector<std::uint64_t> pack(P * SB);
   {
-    for (std::uint64_t j = 0; j < r.P; ++j)
+    for (std::uint64_t j = 0; j < P; ++j)
       for (std::uint64_t f = 0; f < SB; ++f) pack[j * SB + f] = f;
-    std::vector<std::uint64_t> sent(r.P, 0), received(r.Q, 0);  // blocks so far
+    std::vector<std::uint64_t> sent(P, 0), received(Q, 0);  // blocks so far
     for (std::size_t t = 0; t < s.steps.size(); ++t)
       for (const RedistMessage& msg : s.steps[t]) {
         const std::uint64_t len = msg.blocks.size() * x;
@@ -242,7 +261,7 @@ RedistributionReport run_redistribution(Machine& mach, const RedistributionPlace
         longest = std::max(longest, len);
         received[msg.dst] += msg.blocks.size();
         // A source sends all its blocks, so positions past its count keep their own.
-        for (const std::uint64_t b : msg.blocks) pack[msg.src * SB + sent[msg.src]++] = source_place(r, b).local_block;
+        for (const std::uint64_t b : msg.blocks) pack[msg.src * SB + sent[msg.src]++] = send_place(r, b).local_block;
       }
   }
   const RouterLimits limits{longest, ContentionPolicy::reject};
@@ -256,7 +275,7 @@ RedistributionReport run_redistribution(Machine& mach, const RedistributionPlace
   const auto done = [&](const std::string& name, const RedistStep* step) {
     if (after_step) after_step(name, step);
   };
-  timed([&] { mach.permute_local(pack, Machine::LocalRegion{pl.source_node(0), r.P, 0, x}); });
+  timed([&] { mach.permute_local(pack, Machine::LocalRegion{pl.source_node(0), P, 0, x}); });
   std::vector<std::uint64_t>().swap(pack);
   // The pack touched the scratch's source half; the unpack needs only the
   // destination half: a fresh scratch keeps the two from being resident together.
@@ -268,19 +287,20 @@ RedistributionReport run_redistribution(Machine& mach, const RedistributionPlace
   }
   // Unpack: slot f takes the block received into it; slots no block fills (a
   // partial superblock's holes) take the receive positions nothing reached.
-  std::vector<std::uint64_t> unpack(r.Q * DB, ~std::uint64_t{0});
+  std::vector<std::uint64_t> unpack(Q * DB, ~std::uint64_t{0});
   {
-    std::vector<std::uint64_t> received(r.Q, 0);
+    std::vector<std::uint64_t> received(Q, 0);
     for (const RedistStep& step : s.steps)
       for (const RedistMessage& msg : step)
-        for (const std::uint64_t b : msg.blocks) unpack[msg.dst * DB + destination_place(r, b).local_block] = received[msg.dst]++;
-    for (std::uint64_t q = 0; q < r.Q; ++q) {
+        for (const std::uint64_t b : msg.blocks)
+          unpack[msg.dst * DB + receive_place(r, b).local_block] = received[msg.dst]++;
+    for (std::uint64_t q = 0; q < Q; ++q) {
       std::uint64_t spare = received[q];
       for (std::uint64_t f = 0; f < DB; ++f)
         if (unpack[q * DB + f] == ~std::uint64_t{0}) unpack[q * DB + f] = spare++;
     }
   }
-  timed([&] { mach.permute_local(unpack, Machine::LocalRegion{pl.destination_node(0), r.Q, S, x}); });
+  timed([&] { mach.permute_local(unpack, Machine::LocalRegion{pl.destination_node(0), Q, S, x}); });
   done("unpack", nullptr);
   rep.seconds = seconds;
   rep.launches = mach.counters().kernel_launches - before;

@@ -93,6 +93,31 @@ BlockPlace destination_place(const Redistribution& r, std::uint64_t i) {
   return {big % r.Q, (big / r.Q) * r.K + i % r.K};
 }
 
+std::uint64_t senders(const Redistribution& r) { return r.reverse ? r.Q : r.P; }
+std::uint64_t receivers(const Redistribution& r) { return r.reverse ? r.P : r.Q; }
+BlockPlace send_place(const Redistribution& r, std::uint64_t i) {
+  return r.reverse ? destination_place(r, i) : source_place(r, i);
+}
+BlockPlace receive_place(const Redistribution& r, std::uint64_t i) {
+  return r.reverse ? source_place(r, i) : destination_place(r, i);
+}
+
+namespace {
+
+// A reverse problem's schedule: the forward problem's, every message turned
+// around (each step stays a matching, so contention-free stays so).
+Redistribution forward_of(Redistribution r) {
+  r.reverse = false;
+  return r;
+}
+RedistSchedule turned_around(RedistSchedule s) {
+  for (RedistStep& step : s.steps)
+    for (RedistMessage& msg : step) std::swap(msg.src, msg.dst);
+  return s;
+}
+
+}  // namespace
+
 RedistributionParams redistribution_params(const Redistribution& r) {
   check_redistribution(r);
   RedistributionParams p;
@@ -135,6 +160,7 @@ std::uint64_t circulant_local_block(const RedistributionParams& p, std::uint64_t
 }
 
 RedistSchedule circulant_schedule(const Redistribution& r) {
+  if (r.reverse) return turned_around(circulant_schedule(forward_of(r)));
   if (r.P > r.Q) {
     // The paper's rows repeat for P > Q (a receiver is hit twice); the edge
     // colouring is contention-free in the fewest steps.
@@ -175,6 +201,7 @@ RedistSchedule circulant_schedule(const Redistribution& r) {
 }
 
 RedistSchedule caterpillar_schedule(const Redistribution& r) {
+  if (r.reverse) return turned_around(caterpillar_schedule(forward_of(r)));
   check_redistribution(r);
   const PairBlocks pb = pair_blocks(r);
   const std::uint64_t T = std::max(r.P, r.Q);
@@ -190,6 +217,7 @@ RedistSchedule caterpillar_schedule(const Redistribution& r) {
 }
 
 RedistSchedule bipartite_stepwise_schedule(const Redistribution& r) {
+  if (r.reverse) return turned_around(bipartite_stepwise_schedule(forward_of(r)));
   check_redistribution(r);
   const PairBlocks pb = pair_blocks(r);
   const std::uint64_t nodes = r.P + r.Q, delta = most_partners(r, pb);
@@ -238,6 +266,7 @@ RedistSchedule bipartite_stepwise_schedule(const Redistribution& r) {
 }
 
 RedistSchedule bipartite_greedy_schedule(const Redistribution& r) {
+  if (r.reverse) return turned_around(bipartite_greedy_schedule(forward_of(r)));
   check_redistribution(r);
   const PairBlocks pb = pair_blocks(r);
   // Largest messages first, so that each step's largest message is shared by
@@ -290,13 +319,15 @@ RedistStats check_redistribution_schedule(const Redistribution& r, const RedistS
   RedistStats st;
   st.steps = s.steps.size();
   std::vector<bool> sent(r.blocks(), false);
-  std::vector<std::uint64_t> src_step(r.P, 0), dst_step(r.Q, 0);  // step + 1 last used
+  const std::uint64_t S = senders(r), R = receivers(r);
+  std::vector<std::uint64_t> src_step(S, 0), dst_step(R, 0);  // step + 1 last used
   for (std::uint64_t i = 0; i < s.steps.size(); ++i) {
     std::uint64_t largest = 0;
     for (const RedistMessage& msg : s.steps[i]) {
-      if (msg.src >= r.P || msg.dst >= r.Q)
-        throw Error(fmt::format("{} step {}: message {} -> {} names a processor out of range (P = {}, Q = {})", s.name,
-                                i, msg.src, msg.dst, r.P, r.Q));
+      if (msg.src >= S || msg.dst >= R)
+        throw Error(fmt::format("{} step {}: message {} -> {} names a processor out of range ({} senders, {} "
+                                "receivers)",
+                                s.name, i, msg.src, msg.dst, S, R));
       if (src_step[msg.src] == i + 1)
         throw Error(fmt::format("{} step {}: source {} sends two messages", s.name, i, msg.src));
       src_step[msg.src] = i + 1;
@@ -307,9 +338,9 @@ RedistStats check_redistribution_schedule(const Redistribution& r, const RedistS
           throw Error(fmt::format("{} step {}: block {} out of range: allowed 0..{}", s.name, i, b, r.blocks() - 1));
         if (sent[b]) throw Error(fmt::format("{} step {}: block {} is sent twice", s.name, i, b));
         sent[b] = true;
-        if (source_place(r, b).proc != msg.src || destination_place(r, b).proc != msg.dst)
+        if (send_place(r, b).proc != msg.src || receive_place(r, b).proc != msg.dst)
           throw Error(fmt::format("{} step {}: block {} goes {} -> {}, the message {} -> {}", s.name, i, b,
-                                  source_place(r, b).proc, destination_place(r, b).proc, msg.src, msg.dst));
+                                  send_place(r, b).proc, receive_place(r, b).proc, msg.src, msg.dst));
       }
       largest = std::max<std::uint64_t>(largest, msg.blocks.size() * r.x);
     }

@@ -19,9 +19,10 @@ namespace hcube {
 
 // Where the redistribution sits on the cube. Every node's memory has a source
 // region, words [0, S), and a destination region, words [S, S + D): S holds
-// the largest source share, D the largest destination share (its local blocks
-// up to the last one, holes included). Sources are nodes 0..P-1; destinations
-// P..P+Q-1, or 0..Q-1 with `overlap` (then a node can be both).
+// the largest sender's share, D the largest receiver's (its local blocks up to
+// the last one, holes included). The senders (senders(r): P, or Q in reverse)
+// are nodes 0..; the receivers follow them, or start at node 0 with `overlap`
+// (then a node can be both).
 struct RedistributionPlacement {
   Redistribution r;
   bool overlap = false;
@@ -29,7 +30,7 @@ struct RedistributionPlacement {
   std::uint64_t dest_words = 0;    // D
   unsigned n = 0, m = 0;           // 2^n nodes, K = 2^m >= S + D words a node
   std::uint64_t source_node(std::uint64_t j) const { return j; }
-  std::uint64_t destination_node(std::uint64_t q) const { return overlap ? q : r.P + q; }
+  std::uint64_t destination_node(std::uint64_t q) const { return overlap ? q : senders(r) + q; }
 };
 
 // Checks the problem and that the cube it needs is addressable; the machine

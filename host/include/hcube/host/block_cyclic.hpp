@@ -11,9 +11,13 @@
 
 namespace hcube {
 
-// R_x(P, K, Q) on N elements: the paper writes R_x(P, K, Q).
+// R_x(P, K, Q) on N elements: the paper writes R_x(P, K, Q). `reverse` runs it
+// backwards, cyclic(Kx) on Q to cyclic(x) on P (the paper's redistribution
+// undone): the same pairs exchange the same blocks, so every schedule of the
+// forward problem, each message turned around, is one of the reverse.
 struct Redistribution {
   std::uint64_t P = 0, K = 0, Q = 0, x = 0, N = 0;
+  bool reverse = false;
   std::uint64_t blocks() const { return N / x; }
 };
 
@@ -31,6 +35,13 @@ BlockPlace source_place(const Redistribution& r, std::uint64_t i);
 // cyclic(Kx) on Q: block i in big block i div K, on destination (i div K) mod Q,
 // local block ((i div K) div Q) K + i mod K.
 BlockPlace destination_place(const Redistribution& r, std::uint64_t i);
+// The sides in r's direction: the senders hold the array before (cyclic(x) on
+// P forward, cyclic(Kx) on Q in reverse), the receivers after. A message's
+// src is a sender's index, its dst a receiver's.
+std::uint64_t senders(const Redistribution& r);
+std::uint64_t receivers(const Redistribution& r);
+BlockPlace send_place(const Redistribution& r, std::uint64_t i);
+BlockPlace receive_place(const Redistribution& r, std::uint64_t i);
 
 // Theorem 2's parameters and Lemma 1's case.
 struct RedistributionParams {
@@ -83,8 +94,8 @@ const std::vector<std::string>& redistribution_schedule_names();
 // By name; throws hcube::Error listing the names.
 RedistSchedule make_redistribution_schedule(const Redistribution& r, const std::string& name);
 
-// What a schedule does, checked: every block sent exactly once, from its source
-// to its destination, no processor sends twice in a step. Throws hcube::Error
+// What a schedule does, checked: every block sent exactly once, from its sender
+// to its receiver (send_place, receive_place), no processor sends twice in a step. Throws hcube::Error
 // naming the step and block that break a rule.
 struct RedistStats {
   std::uint64_t steps = 0;
