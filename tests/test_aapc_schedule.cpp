@@ -322,6 +322,18 @@ std::vector<std::string> rows_of(const Schedule& s, std::size_t from, std::size_
   return rows;
 }
 
+// Table 7's layout: for each address, the dimension it crosses in time steps
+// 0..4 of the schedule s ('-': idle), compared row by row.
+void expect_table7(const Schedule& s, const std::vector<std::pair<std::uint64_t, std::string>>& table7) {
+  for (const auto& [addr, dims] : table7)
+    for (std::size_t t = 0; t < 5; ++t) {
+      std::string got = "-";
+      for (std::size_t e = 0; e < s.cycle_size(t); ++e)
+        if (s.cycle_begin(t)[e].addr == addr) got = std::to_string(s.cycle_begin(t)[e].dim);
+      EXPECT_EQ(got, std::string(1, dims[t])) << fmt::format("address {:05b}, time step {}", addr, t);
+    }
+}
+
 // Table 7 (d = 5, q = 4, type-2 scheduling), verbatim: for each address of the
 // mixed block, the dimension it crosses in time steps 0..4 ('-': idle). The
 // pair (00000, 11111) is one row: in aligned addresses 11111 is the member
@@ -333,13 +345,7 @@ TEST(PaperTables, Table7TypeTwoSchedule) {
       {0b11011, "3-401"}, {0b10111, "-4012"}, {0b11111, "40123"},
   };
   const Schedule s = make(AapcAlgorithm::alg4, 5, 5, 5, LineDrawing::greedy);
-  for (const auto& [addr, dims] : table7)
-    for (std::size_t t = 0; t < 5; ++t) {
-      std::string got = "-";
-      for (std::size_t e = 0; e < s.cycle_size(t); ++e)
-        if (s.cycle_begin(t)[e].addr == addr) got = std::to_string(s.cycle_begin(t)[e].dim);
-      EXPECT_EQ(got, std::string(1, dims[t])) << fmt::format("address {:05b}, time step {}", addr, t);
-    }
+  expect_table7(s, table7);
   // hcube's diagonal drawing of the same block, derived from sec. 3.5.3's
   // closed form (the paper's own type-1 table, Table 7's left half, is another
   // drawing: PaperTables.Table7TypeOneSchedule): member rotl(01111, r)
@@ -364,13 +370,7 @@ TEST(PaperTables, Table7TypeOneSchedule) {
       {0b11101, "24-30"}, {0b11011, "130-4"}, {0b11111, "40123"},
   };
   const Schedule s = make(AapcAlgorithm::alg4, 5, 5, 5, LineDrawing::type1);
-  for (const auto& [addr, dims] : table7)
-    for (std::size_t t = 0; t < 5; ++t) {
-      std::string got = "-";
-      for (std::size_t e = 0; e < s.cycle_size(t); ++e)
-        if (s.cycle_begin(t)[e].addr == addr) got = std::to_string(s.cycle_begin(t)[e].dim);
-      EXPECT_EQ(got, std::string(1, dims[t])) << fmt::format("address {:05b}, time step {}", addr, t);
-    }
+  expect_table7(s, table7);
   EXPECT_EQ(alg4_mixed_seed(5, 1, LineDrawing::type1), 0b10111u);
   // Where the paper's lines would give a member one dimension twice (d even,
   // q > d/2), its necklace is hcube's and the diagonal is drawn.
