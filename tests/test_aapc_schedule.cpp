@@ -379,6 +379,35 @@ TEST(PaperTables, Table7TypeOneSchedule) {
   EXPECT_EQ(alg4_mixed_seed(6, 4, LineDrawing::type1), 0b000101u);
 }
 
+// Table 6's local memory addresses in transit. Algorithms 1 and 3 give the
+// paper's figures for every d and K; Algorithm 2 the paper's fewest, 2d, but
+// its most counts the pairs that wrap around the end (pair u crossing
+// dimension r in step (u + r) mod K/2), in transit from the first step to the
+// last: 2 min(K/2, 2d - 1), where the paper's 2d counts the steps circularly.
+TEST(PaperTables, Table6AddressesInTransit) {
+  for (unsigned d = 2; d <= 9; ++d)
+    for (unsigned m : {d, d + 1, d + 3}) {
+      SCOPED_TRACE(::testing::Message() << "d = " << d << ", m = " << m);
+      const std::uint64_t half = bit(m - 1), rem = half % d;
+      for (AapcAlgorithm alg : {AapcAlgorithm::alg1, AapcAlgorithm::alg3}) {
+        const ScheduleStats st = check_schedule(make(alg, d, m));
+        const AapcBounds paper = paper_bounds(alg, d, m);
+        EXPECT_EQ(st.min_in_transit, paper.min_in_transit);
+        EXPECT_EQ(st.max_in_transit, paper.max_in_transit);
+      }
+      // The table's formulas themselves, as printed (Alg. 1's fewest is the short last group's).
+      EXPECT_EQ(paper_bounds(AapcAlgorithm::alg1, d, m).max_in_transit, 2 * d);
+      if (rem != 0) {
+        EXPECT_EQ(paper_bounds(AapcAlgorithm::alg1, d, m).min_in_transit, 2 * rem);
+      }
+      EXPECT_EQ(paper_bounds(AapcAlgorithm::alg3, d, m).max_in_transit, 2 * (d + rem));
+      const ScheduleStats a2 = check_schedule(make(AapcAlgorithm::alg2, d, m));
+      EXPECT_EQ(a2.min_in_transit, 2 * d);
+      EXPECT_EQ(paper_bounds(AapcAlgorithm::alg2, d, m).min_in_transit, 2 * d);
+      EXPECT_EQ(a2.max_in_transit, 2 * std::min<std::uint64_t>(half, 2 * d - 1));
+    }
+}
+
 // The necklace (by its smallest rotation) of each address a cycle moves.
 std::set<std::uint64_t> necklaces_in(const Schedule& s, std::size_t c) {
   std::set<std::uint64_t> out;

@@ -558,6 +558,8 @@ nlohmann::json job_json(const std::string& command, const Job& job, const Machin
       {"mean_channel_use", st.mean_channel_use},
       {"block_transfers", st.block_transfers},
       {"max_block_size", st.max_block_size},
+      {"min_in_transit", st.min_in_transit},
+      {"max_in_transit", st.max_in_transit},
       {"seconds", seconds},
       {"permutation", job.permutation},
       {"formula", job.formula},

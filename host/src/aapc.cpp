@@ -412,10 +412,10 @@ AapcBounds paper_bounds(AapcAlgorithm alg, unsigned d, unsigned m) {
   const auto ceil_div = [](std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; };
   AapcBounds b;
   switch (alg) {
-    case AapcAlgorithm::alg1: b = {d * ceil_div(half, d), d, d, 0}; break;
-    case AapcAlgorithm::alg2: b = {half, half, half, 0}; break;
-    case AapcAlgorithm::alg3: b = {half, d + rem, d + rem, 0}; break;
-    case AapcAlgorithm::alg4: b = {half, d, d, 0}; break;
+    case AapcAlgorithm::alg1: b = {d * ceil_div(half, d), d, d, 0, 2 * (rem == 0 ? d : rem), 2 * d}; break;
+    case AapcAlgorithm::alg2: b = {half, half, half, 0, 2 * d, 2 * d}; break;
+    case AapcAlgorithm::alg3: b = {half, d + rem, d + rem, 0, 2 * d, 2 * (d + rem)}; break;
+    case AapcAlgorithm::alg4: b = {half, d, d, 0, 0, 0}; break;
   }
   b.max_block_size = ceil_div(b.cycles, b.block_transfers);
   return b;

@@ -206,6 +206,30 @@ ScheduleStats check_schedule(const Schedule& s) {
   }
   if (st.max_span == 0) st.min_span = 0;
 
+  // In transit: +w at an interval's first cycle, -w after its last (w = 2 for a pair).
+  std::vector<std::int64_t> delta(s.cycles() + 1, 0);
+  for (std::uint64_t a = 0; a < K; ++a) {
+    const std::uint64_t b = aapc ? a ^ rel_mask : a;
+    if (b < a) continue;
+    std::uint32_t f = kNever, l = 0;
+    for (const std::uint64_t x : {a, b})
+      if (first[x] != kNever) {
+        f = std::min(f, first[x]);
+        l = std::max(l, last[x]);
+      }
+    if (f == kNever) continue;
+    const std::int64_t w = b == a ? 1 : 2;
+    delta[f] += w;
+    delta[l + 1] -= w;
+  }
+  std::int64_t now = 0;
+  st.min_in_transit = s.cycles() == 0 ? 0 : std::numeric_limits<std::uint64_t>::max();
+  for (std::size_t c = 0; c < s.cycles(); ++c) {
+    now += delta[c];
+    st.min_in_transit = std::min(st.min_in_transit, static_cast<std::uint64_t>(now));
+    st.max_in_transit = std::max(st.max_in_transit, static_cast<std::uint64_t>(now));
+  }
+
   const double capacity = static_cast<double>(s.d) * s.rules.channel_width;
   double sum = 0;
   st.min_channel_use = s.cycles() == 0 ? 0 : 1e300;

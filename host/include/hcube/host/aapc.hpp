@@ -78,6 +78,11 @@ struct AapcBounds {
   std::uint64_t max_span = 0;  // Table 6 / Theorem 1 (upper bound; exact for Alg. 1 and 4)
   std::uint64_t block_transfers = 0;  // Lemma 4
   std::uint64_t max_block_size = 0;   // ceil(cycles / block_transfers)
+  // Table 6's local memory addresses in transit, fewest and most (0: the
+  // paper gives none, Algorithm 4). Alg. 1's fewest, 2 (K/2 mod d), is the
+  // short last group's; when d divides K/2 every group is whole: 2d.
+  std::uint64_t min_in_transit = 0;
+  std::uint64_t max_in_transit = 0;
 };
 AapcBounds paper_bounds(AapcAlgorithm alg, unsigned d, unsigned m);
 // Lemma 5: d ceil(K / (2 d b)) cycles for channel width b.
