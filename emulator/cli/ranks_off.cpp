@@ -23,3 +23,18 @@ nlohmann::json mpi_json() { return nullptr; }
 void refuse_if_distributed(const std::string&) {}
 
 }  // namespace hcube::cli
+
+#include "distributed.hpp"
+
+namespace hcube::cli {
+
+void run_job_across_ranks(const MachineFlags&, const IoFlags&, const Job&, const JobFields&, const JobSummary&, bool) {
+  throw Error("internal: a distributed run in a build without MPI");
+}
+
+void run_cycles_across_ranks(const MachineFlags&, const IoFlags&, const std::vector<Cycle>&, const nlohmann::json&,
+                             const std::string&) {
+  throw Error("internal: a distributed run in a build without MPI");
+}
+
+}  // namespace hcube::cli
