@@ -15,6 +15,9 @@
 
 namespace {
 
+// One write, so that the lines of ranks sharing a terminal under mpirun do not interleave.
+void print_error(const std::string& text) { std::cerr << "hcube: error: " + text + "\n" << std::flush; }
+
 // Runs the command; returns its exit code with `error` set to the one-line text of a failure.
 int run(CLI::App& app, int argc, char** argv, std::string& error, bool& collective) {
   try {
@@ -62,7 +65,7 @@ int main(int argc, char** argv) {
   try {
     ranks = std::make_unique<hcube::cli::Ranks>(argc, argv);
   } catch (const hcube::Error& e) {
-    std::cerr << "hcube: error: " << e.what() << "\n";
+    print_error(e.what());
     return 1;
   }
   std::string error;
@@ -72,7 +75,7 @@ int main(int argc, char** argv) {
     ranks->succeeded();
     return code;
   }
-  std::cerr << "hcube: error: " << error << "\n";
+  print_error(error);
   ranks->failed(collective, error);
   return code;
 }
