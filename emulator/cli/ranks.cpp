@@ -2,6 +2,10 @@
 #include "ranks.hpp"
 
 #include <fmt/format.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdlib>
 
 #include "hcube/mpi/world.hpp"
 
@@ -17,6 +21,10 @@ Ranks::Ranks(int& argc, char**& argv) {
   world_ = std::make_unique<mpi::World>(argc, argv);
   world_->check(argc, argv);
   g_world = world_.get();
+  // Ranks on one machine share its cores: each rank's threads default to its
+  // share, so that no rank's threads wait on cores another rank's need.
+  if (std::getenv("OMP_NUM_THREADS") == nullptr)
+    omp_set_num_threads(std::max(1, omp_get_num_procs() / world_->ranks_on_this_host()));
 }
 
 Ranks::~Ranks() { g_world = nullptr; }

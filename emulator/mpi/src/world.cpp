@@ -51,6 +51,15 @@ unsigned World::rank_dims() const {
   return r;
 }
 
+int World::ranks_on_this_host() const {
+  MPI_Comm host;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &host);
+  int size = 1;
+  MPI_Comm_size(host, &size);
+  MPI_Comm_free(&host);
+  return size;
+}
+
 void World::check(int argc, char** argv) const {
   if ((size_ & (size_ - 1)) != 0)
     throw CollectiveError(fmt::format("{} MPI ranks: the ranks hold the top node dimensions of the cube, so their "

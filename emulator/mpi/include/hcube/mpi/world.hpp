@@ -43,6 +43,8 @@ class World {
   int rank() const { return rank_; }
   int size() const { return size_; }
   unsigned rank_dims() const;  // r: size = 2^r
+  // The ranks that share this rank's machine (MPI_COMM_TYPE_SHARED). Collective.
+  int ranks_on_this_host() const;
   MPI_Comm comm() const { return MPI_COMM_WORLD; }
 
   // Collective, at the same point on every rank: when any rank brings a
