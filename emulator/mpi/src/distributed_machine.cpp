@@ -144,7 +144,7 @@ void DistributedMachine::exchange_between_ranks(const Cycle& across, const Offse
                               p.places.size(), p.rank, INT_MAX));
     p.out.resize(p.places.size() * wb);
     p.in.resize(p.out.size());
-    local_->gather(p.places.data(), p.places.size(), p.out.data(), "ranks");
+    local_->gather(p.places.data(), p.places.size(), p.out.data(), "pack");
     partners.push_back(std::move(p));
   }
   MPI_Datatype word;
@@ -165,7 +165,7 @@ void DistributedMachine::exchange_between_ranks(const Cycle& across, const Offse
   waited.add_phase("ranks", std::chrono::duration<double>(Clock::now() - start).count());
   local_->add_counters(waited);
   for (Partner& p : partners) {
-    local_->scatter(p.places.data(), p.places.size(), p.in.data(), "ranks");
+    local_->scatter(p.places.data(), p.places.size(), p.in.data(), "pack");
     traffic_.bytes_sent += p.out.size();
     traffic_.bytes_received += p.in.size();
     ++traffic_.messages_sent;
