@@ -117,7 +117,8 @@ void write_shares(const DistributedSession& s, const IoFlags& io) {
     }
     // On disk before rank 0 renames the file into place.
     const bool synced = ::fsync(fd) == 0;
-    if (::close(fd) != 0 || !synced) throw Error(fmt::format("--output: cannot write {}: {}", path, std::strerror(errno)));
+    if (::close(fd) != 0 || !synced)
+      throw Error(fmt::format("--output: cannot write {}: {}", path, std::strerror(errno)));
   });
   on_every_rank([&] {
     if (out) out->commit();

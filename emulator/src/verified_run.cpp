@@ -117,7 +117,9 @@ void verify_share(const Machine& machine, const Geometry& geo, std::uint64_t bas
       from.clear();
       for (std::uint64_t k = 0; k < words; ++k) {
         const std::uint64_t p = placed(g0 + k);
-        if (p >= total) throw Error(fmt::format("verification of {}: the reference places word {} outside the machine", what, g0 + k));
+        if (p >= total)
+          throw Error(
+              fmt::format("verification of {}: the reference places word {} outside the machine", what, g0 + k));
         if (p < base || p - base >= held) continue;
         places.push_back(p - base);
         from.push_back(k);
@@ -127,7 +129,8 @@ void verify_share(const Machine& machine, const Geometry& geo, std::uint64_t bas
       for (std::size_t i = 0; i < places.size(); ++i) {
         const unsigned char* word = &got[i * wb];
         const unsigned char* want = bytes + from[i] * wb;
-        if (!std::equal(word, word + wb, want)) throw failure(base + places[i], word, format_element(machine.type(), want));
+        if (!std::equal(word, word + wb, want))
+          throw failure(base + places[i], word, format_element(machine.type(), want));
       }
     });
     return;

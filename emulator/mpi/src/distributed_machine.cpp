@@ -59,7 +59,8 @@ void DistributedMachine::load_labels() {
   const std::size_t wb = local_->word_bytes();
   const std::uint64_t base = first_word();
   local_->load_runs([&](std::uint64_t g, std::uint64_t words, void* dst) {
-    for (std::uint64_t k = 0; k < words; ++k) write_label(type, base + g + k, static_cast<unsigned char*>(dst) + k * wb);
+    for (std::uint64_t k = 0; k < words; ++k)
+      write_label(type, base + g + k, static_cast<unsigned char*>(dst) + k * wb);
   });
 }
 
@@ -79,9 +80,11 @@ void DistributedMachine::run_checked_cycle(const Cycle& cycle, const OffsetMaps&
 
 void DistributedMachine::run_checked_cycles(const Schedule& s) {
   if (s.n != geo_.n || s.m != geo_.m)
-    throw Error(fmt::format("schedule is for n = {}, m = {}: the machine has n = {}, m = {}", s.n, s.m, geo_.n, geo_.m));
+    throw Error(fmt::format("schedule is for n = {}, m = {}: the machine has n = {}, m = {}", s.n, s.m, geo_.n,
+                            geo_.m));
   const OffsetMaps local_maps = share_maps(s.offset_maps, geo_.n - r_);
-  for (std::size_t c = 0; c < s.cycles(); ++c) run_on_share(s.cycle_begin(c), s.cycle_size(c), s.offset_maps, local_maps);
+  for (std::size_t c = 0; c < s.cycles(); ++c)
+    run_on_share(s.cycle_begin(c), s.cycle_size(c), s.offset_maps, local_maps);
 }
 
 void DistributedMachine::run_on_share(const Exchange* exchanges, std::size_t count, const OffsetMaps& maps,
@@ -186,7 +189,8 @@ Counters DistributedMachine::counters() const {
   const std::size_t wb = local_->word_bytes();
   if (c.links_used_per_cycle.size() != remote_links_per_cycle_.size())
     throw Error("internal: the local machine ran cycles the distributed machine did not count");
-  for (std::size_t i = 0; i < remote_links_per_cycle_.size(); ++i) c.links_used_per_cycle[i] += remote_links_per_cycle_[i];
+  for (std::size_t i = 0; i < remote_links_per_cycle_.size(); ++i)
+    c.links_used_per_cycle[i] += remote_links_per_cycle_[i];
   c.element_hops += remote_hops_;
   c.bytes_read += remote_hops_ * wb;
   c.bytes_written += remote_hops_ * wb;
