@@ -108,16 +108,20 @@ void DistributedMachine::run_on_share(const Exchange* exchanges, std::size_t cou
     inside.push_back(x);
   }
   // One launch for the exchanges inside the rank (the local machine counts
-  // this cycle), then the words that cross to other ranks.
-  local_->run_checked_cycle(inside, local_maps);
-  exchange_between_ranks(across, maps);
+  // this cycle) while the words that cross to other ranks are in flight: no
+  // word is in two exchanges of a cycle, so the two touch different words.
+  exchange_between_ranks(across, maps, [&] { local_->run_checked_cycle(inside, local_maps); });
   const std::uint64_t nodes = bit(local_n);
   remote_links_per_cycle_.push_back(popcount(across_dims) * nodes);
   remote_hops_ += across.size() * nodes;
 }
 
-void DistributedMachine::exchange_between_ranks(const Cycle& across, const OffsetMaps& maps) {
-  if (across.empty()) return;
+void DistributedMachine::exchange_between_ranks(const Cycle& across, const OffsetMaps& maps,
+                                                const std::function<void()>& meanwhile) {
+  if (across.empty()) {
+    meanwhile();
+    return;
+  }
   const unsigned local_n = geo_.n - r_;
   const std::uint64_t nodes = bit(local_n), K = geo_.words_per_node();
   const std::size_t wb = local_->word_bytes();
@@ -154,7 +158,6 @@ void DistributedMachine::exchange_between_ranks(const Cycle& across, const Offse
   MPI_Type_contiguous(static_cast<int>(wb), MPI_BYTE, &word);
   MPI_Type_commit(&word);
   std::vector<MPI_Request> requests;
-  const auto start = Clock::now();
   for (Partner& p : partners) {
     const int words = static_cast<int>(p.places.size());
     requests.emplace_back();
@@ -162,6 +165,8 @@ void DistributedMachine::exchange_between_ranks(const Cycle& across, const Offse
     requests.emplace_back();
     MPI_Isend(p.out.data(), words, word, p.rank, 0, comm_, &requests.back());
   }
+  meanwhile();
+  const auto start = Clock::now();
   MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
   MPI_Type_free(&word);
   Counters waited;

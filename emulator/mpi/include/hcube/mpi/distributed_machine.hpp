@@ -11,6 +11,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -72,8 +73,9 @@ class DistributedMachine {
  private:
   // One cycle: `maps` the global offset maps, `local_maps` their columns on the share's node bits.
   void run_on_share(const Exchange* exchanges, std::size_t count, const OffsetMaps& maps, const OffsetMaps& local_maps);
-  // The cycle's exchanges along rank dimensions: one message each way per partner rank.
-  void exchange_between_ranks(const Cycle& across, const OffsetMaps& maps);
+  // The cycle's exchanges along rank dimensions: one message each way per
+  // partner rank, `meanwhile` run while they are in flight.
+  void exchange_between_ranks(const Cycle& across, const OffsetMaps& maps, const std::function<void()>& meanwhile);
 
   Geometry geo_;
   unsigned r_ = 0;
