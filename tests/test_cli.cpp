@@ -127,6 +127,15 @@ TEST_F(Cli, InfoJson) {
     EXPECT_FALSE(j["gpu_present"].get<bool>());
   }
   EXPECT_GT(j["largest_cube"]["cpu"]["largest_n_plus_m"]["uint32"].get<unsigned>(), 20u);
+  // The MPI library, read without starting MPI (no mpirun here); null in a build without it.
+  if (HCUBE_HAVE_MPI) {
+    ASSERT_TRUE(j["mpi"].is_object()) << j["mpi"].dump();
+    EXPECT_FALSE(j["mpi"]["library"].get<std::string>().empty());
+    EXPECT_EQ(j["mpi"]["library"].get<std::string>().find('\n'), std::string::npos);
+    EXPECT_TRUE(j["mpi"]["cuda_aware"].is_boolean());
+  } else {
+    EXPECT_TRUE(j["mpi"].is_null());
+  }
 }
 
 // --- demo ------------------------------------------------------------------

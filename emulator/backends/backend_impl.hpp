@@ -122,6 +122,18 @@ class BackendImpl final : public Backend {
     policy_.publish(host, dst, count * wb);
   }
 
+  void scatter_words(Buffer& storage, const std::uint64_t* index, std::uint64_t count, std::size_t wb,
+                     const void* host) override {
+    if (count == 0) return;
+    const auto* idx = static_cast<const std::uint64_t*>(policy_.stage(0, index, count * sizeof(std::uint64_t)));
+    const void* src = policy_.readable(host, count * wb);
+    kernels::dispatch_word(wb, [&](auto w) {
+      using W = decltype(w);
+      const kernels::ScatterWordsBody<W> body{static_cast<W*>(storage.data()), idx, static_cast<const W*>(src)};
+      policy_.launch(count, body);
+    });
+  }
+
   void exchange(Buffer& storage, const Layout& layout, std::size_t wb, const Exchange* exchanges,
                 std::size_t count, const std::vector<std::uint64_t>& offset_tables, unsigned offset_bytes) override {
     if (count == 0) return;

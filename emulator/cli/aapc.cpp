@@ -15,6 +15,7 @@
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "distributed.hpp"
 #include "hcube/emulator/schedule_run.hpp"
 #include "hcube/host/aapc.hpp"
 #include "hcube/host/aapc_build.hpp"
@@ -26,6 +27,7 @@
 #include "hcube/core/error.hpp"
 #include "hcube/host/exchange_baselines.hpp"
 #include "hcube/host/parse.hpp"
+#include "ranks.hpp"
 
 namespace hcube::cli {
 namespace {
@@ -231,8 +233,8 @@ std::string schedule_table(const Schedule& s, const ScheduleStats& st, bool all)
 }
 
 // The fields aapc and run report, before machine_json's: the job's and the paper's count.
-nlohmann::json aapc_json(const std::string& command, const Job& job, const Machine& mach, double seconds) {
-  nlohmann::json j = job_json(command, job, mach, seconds);
+nlohmann::json aapc_json(const std::string& command, const Job& job, const Counters& counters, double seconds) {
+  nlohmann::json j = job_json(command, job, counters, seconds);
   const std::optional<CycleBound> bound = cycle_bound(job.schedule);
   j["bound"] = bound ? nlohmann::json(bound->cycles) : nlohmann::json(nullptr);
   j["bound_source"] = bound ? nlohmann::json(bound->source) : nlohmann::json(nullptr);
@@ -247,10 +249,10 @@ nlohmann::json aapc_json(const std::string& command, const Job& job, const Machi
   return j;
 }
 
-std::string job_summary(const Job& job, const Machine& mach, double seconds) {
+std::string job_summary(const Job& job, const Counters& counters, double seconds) {
   const Schedule& sch = job.schedule;
   const std::optional<CycleBound> bound = cycle_bound(sch);
-  const std::uint64_t aligns = mach.counters().alignments;
+  const std::uint64_t aligns = counters.alignments;
   return fmt::format(
       "{}{}\n{}: {}\n{} routing cycles{}, max span {}, channel use min {:.3f} mean {:.3f}, + {} alignment{} in {:.6f} "
       "s",
@@ -344,9 +346,16 @@ void add_aapc(CLI::App& app, const ResultSink& sink) {
     MachineFlags mf = f->machine;
     mf.n = o.n;
     mf.m = o.m;
+    if (distributed()) {
+      run_job_across_ranks(
+          mf, io, job, [&](const Counters& k, double seconds) { return aapc_json("aapc", job, k, seconds); },
+          [&](const Counters& k, double seconds) { return job_summary(job, k, seconds); });
+      return;
+    }
     Session s = open_session(mf, io);
     const double seconds = run_job(s, io, job);
-    finish_run(s, io, aapc_json("aapc", job, *s.machine, seconds), job_summary(job, *s.machine, seconds));
+    const Counters& k = s.machine->counters();
+    finish_run(s, io, aapc_json("aapc", job, k, seconds), job_summary(job, k, seconds));
   });
 }
 
@@ -387,11 +396,23 @@ void add_run(CLI::App& app) {
     MachineFlags mf = f->machine;
     mf.n = geo.n;
     mf.m = geo.m;
+    if (distributed()) {
+      run_job_across_ranks(
+          mf, io, job,
+          [&](const Counters& k, double seconds) {
+            nlohmann::json j = aapc_json("run", job, k, seconds);
+            j["schedule"] = f->schedule;
+            return j;
+          },
+          [&](const Counters& k, double seconds) { return job_summary(job, k, seconds); }, named.has_value());
+      return;
+    }
     Session s = open_session(mf, io);
     const double seconds = run_job(s, io, job);
-    nlohmann::json j = aapc_json("run", job, *s.machine, seconds);
+    const Counters& k = s.machine->counters();
+    nlohmann::json j = aapc_json("run", job, k, seconds);
     j["schedule"] = f->schedule;
-    finish_run(s, io, std::move(j), job_summary(job, *s.machine, seconds), named.has_value());
+    finish_run(s, io, std::move(j), job_summary(job, k, seconds), named.has_value());
   });
 }
 

@@ -1,5 +1,6 @@
 #include "commands.hpp"
 #include "common.hpp"
+#include "ranks.hpp"
 
 namespace hcube::cli {
 
@@ -21,6 +22,13 @@ void add_commands(CLI::App& app, const ResultSink& sink) {
   add_redistribute(app, sink);
   add_animate(app);
   check_numbers(app);
+  // Under mpirun on more than one rank, the commands that do not run across
+  // ranks yet say so before they parse (docs/distributed.md).
+  for (CLI::App* cmd : app.get_subcommands([](const CLI::App*) { return true; })) {
+    const std::string name = cmd->get_name();
+    if (name == "info" || name == "aapc" || name == "run" || name == "cycle") continue;
+    cmd->preparse_callback([name](std::size_t) { refuse_if_distributed(name); });
+  }
 }
 
 }  // namespace hcube::cli

@@ -382,22 +382,27 @@ void write_output(const IoFlags& io, const Machine& machine) {
   out.commit();
 }
 
-nlohmann::json machine_json(const Session& s) {
-  const Machine& machine = *s.machine;
-  const Geometry& geo = machine.geometry();
+nlohmann::json machine_json(const std::string& backend_note, const Geometry& geo, ElementType type,
+                            const Backend& backend, unsigned tile_dims, const Counters& counters) {
   return {
-      {"backend_note", s.backend_note},
+      {"backend_note", backend_note},
       {"n", geo.n},
       {"m", geo.m},
       {"nodes", geo.nodes()},
       {"K", geo.words_per_node()},
-      {"type", info(machine.type()).name},
-      {"bytes", machine.bytes()},
-      {"backend", to_string(machine.backend().kind())},
-      {"device", machine.backend().device_name()},
-      {"tile_dims", machine.layout().t},
-      {"counters", machine.counters().to_json()},
+      {"type", info(type).name},
+      {"bytes", geo.total_words() * info(type).bytes},
+      {"backend", to_string(backend.kind())},
+      {"device", backend.device_name()},
+      {"tile_dims", tile_dims},
+      {"counters", counters.to_json()},
   };
+}
+
+nlohmann::json machine_json(const Session& s) {
+  const Machine& machine = *s.machine;
+  return machine_json(s.backend_note, machine.geometry(), machine.type(), machine.backend(), machine.layout().t,
+                      machine.counters());
 }
 
 void emit(const IoFlags& io, const nlohmann::json& j, const std::function<void()>& prose) {
@@ -416,14 +421,20 @@ void finish_run(Session& s, const IoFlags& io, nlohmann::json j, const std::stri
   j.update(machine_json(s));
   j["verified"] = verified;
   if (io.trace) j["trace"] = s.trace;
+  report_run(io, j, summary, verified,
+             fmt::format("{} backend ({}), {}", to_string(mach.backend().kind()), mach.backend().device_name(),
+                         routed_on ? fmt::format("routed on the {}, the data on its subcube of n = {}",
+                                                 describe(*routed_on), mach.geometry().n)
+                                   : describe(mach.geometry())),
+             mach.counters());
+}
+
+void report_run(const IoFlags& io, const nlohmann::json& j, const std::string& summary, bool verified,
+                const std::string& machine_text, const Counters& counters) {
   emit(io, j, [&] {
-    fmt::print("{} on {} backend ({}), {}\n", summary, to_string(mach.backend().kind()), mach.backend().device_name(),
-               routed_on ? fmt::format("routed on the {}, the data on its subcube of n = {}", describe(*routed_on),
-                                       mach.geometry().n)
-                         : describe(mach.geometry()));
+    fmt::print("{} on {}\n", summary, machine_text);
     fmt::print("verified against the reference: {}\n{}",
-               verified ? "yes" : "no (the schedule names no permutation to check it against)",
-               mach.counters().to_text());
+               verified ? "yes" : "no (the schedule names no permutation to check it against)", counters.to_text());
     if (!io.output.empty()) fmt::print("wrote {}\n", io.output);
   });
 }
@@ -542,7 +553,7 @@ double run_job(Session& s, const IoFlags& io, const Job& job) {
   return hcube::run_job(s, job, RunOptions{true, observe, {}});
 }
 
-nlohmann::json job_json(const std::string& command, const Job& job, const Machine& mach, double seconds) {
+nlohmann::json job_json(const std::string& command, const Job& job, const Counters& counters, double seconds) {
   const Schedule& sch = job.schedule;
   const ScheduleStats& st = job.stats;
   return {
@@ -550,7 +561,7 @@ nlohmann::json job_json(const std::string& command, const Job& job, const Machin
       {"algorithm", sch.algorithm},
       {"d", sch.d},
       {"cycles", st.cycles},
-      {"launches", mach.counters().kernel_launches},
+      {"launches", counters.kernel_launches},
       {"exchanges", st.exchanges},
       {"element_hops", st.element_hops},
       {"max_span", st.max_span},

@@ -120,6 +120,10 @@ void write_output(const IoFlags& io, const Machine& machine);
 
 // The JSON fields every run reports: geometry, backend, counters.
 nlohmann::json machine_json(const Session& s);
+// The same for any machine: the global geometry, the backend (a rank's, for a
+// distributed machine) and the counters.
+nlohmann::json machine_json(const std::string& backend_note, const Geometry& geo, ElementType type,
+                            const Backend& backend, unsigned tile_dims, const Counters& counters);
 
 // "3, 3, 3" (or with another separator): lists of dimensions in messages.
 std::string join_uints(const std::vector<unsigned>& values, const char* separator = ", ");
@@ -135,6 +139,10 @@ void emit(const IoFlags& io, const nlohmann::json& j, const std::function<void()
 // (the extended cube of permute --subcube-dims).
 void finish_run(Session& s, const IoFlags& io, nlohmann::json j, const std::string& summary, bool verified = true,
                 const std::optional<Geometry>& routed_on = std::nullopt);
+// finish_run's report for any machine: `j` complete (--json), or the summary
+// "on `machine_text`", the verification and the counters.
+void report_run(const IoFlags& io, const nlohmann::json& j, const std::string& summary, bool verified,
+                const std::string& machine_text, const Counters& counters);
 
 // A one-line progress bar on a terminal's stderr, cleared when the run ends
 // (or fails, before the error is printed).
@@ -198,6 +206,6 @@ double run_verified(Session& s, const IoFlags& io, const Job& job,
 
 // The fields aapc, run and multi-aapc report about their job, before
 // machine_json's (the callers add their bound).
-nlohmann::json job_json(const std::string& command, const Job& job, const Machine& mach, double seconds);
+nlohmann::json job_json(const std::string& command, const Job& job, const Counters& counters, double seconds);
 
 }  // namespace hcube::cli

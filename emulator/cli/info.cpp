@@ -6,6 +6,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "hcube/emulator/units.hpp"
+#include "ranks.hpp"
 
 namespace hcube::cli {
 
@@ -20,6 +21,7 @@ void add_info(CLI::App& app) {
           split_names(element_type_names()));
   cmd->add_flag("--json", f->json, "print one JSON object");
   cmd->callback([f] {
+    if (!prints_results()) return;  // under mpirun, rank 0 answers for the job
     std::vector<ElementType> types;
     if (f->type.empty())
       for (const ElementInfo& e : all_element_types()) types.push_back(e.type);
@@ -40,6 +42,7 @@ void add_info(CLI::App& app) {
         {"gpu_status", gpus > 0 ? "ok" : why},
         {"auto_backend", gpus > 0 ? "cuda" : "cpu"},
         {"address_convention", "g = node * K + local (node bits high)"},
+        {"mpi", mpi_json()},
     };
     nlohmann::json largest = nlohmann::json::object();
     for (const auto& b : backends) {
@@ -58,6 +61,10 @@ void add_info(CLI::App& app) {
     fmt::print("backends built: cpu{}\n", cuda_backend_built() ? ", cuda" : "");
     fmt::print("GPU: {}\n", gpus > 0 ? fmt::format("{} device(s)", gpus) : "none (" + why + ")");
     fmt::print("--backend auto runs on: {}\n", gpus > 0 ? "cuda" : "cpu");
+    const nlohmann::json mpi = j["mpi"];
+    fmt::print("MPI: {}\n", mpi.is_null() ? std::string("not built")
+                                         : fmt::format("{}{}", mpi["library"].get<std::string>(),
+                                                       mpi["cuda_aware"].get<bool>() ? " (CUDA-aware)" : ""));
     fmt::print("address convention: g = node * K + local (node bits high, as (j|i) in Johnsson-Ho)\n");
     for (const auto& b : backends) {
       const std::uint64_t avail = b->available_bytes();

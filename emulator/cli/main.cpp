@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,46 @@
 #include "common.hpp"
 #include "hcube/core/error.hpp"
 #include "hcube/host/output_file.hpp"
+#include "ranks.hpp"
+
+namespace {
+
+// One write, so that the lines of ranks sharing a terminal under mpirun do not interleave.
+void print_error(const std::string& text) { std::cerr << "hcube: error: " + text + "\n" << std::flush; }
+
+// Runs the command; returns its exit code with `error` set to the one-line text of a failure.
+int run(CLI::App& app, int argc, char** argv, std::string& error, bool& collective) {
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);  // --help, --help-all, --version: printed as CLI11 does, exit 0
+  } catch (const CLI::ParseError& e) {
+    // One line like every other error, with the nearest spelling of a misspelt command or flag.
+    error = hcube::cli::parse_error_text(app, e, std::vector<std::string>(argv + 1, argv + argc));
+    // Every rank parses the same arguments (Ranks checks them), so all fail alike.
+    collective = true;
+    return e.get_exit_code() != 0 ? e.get_exit_code() : 1;
+  } catch (const hcube::Error& e) {
+    error = e.what();
+    collective = hcube::cli::Ranks::is_collective(e);
+    return 1;
+  } catch (const std::bad_alloc&) {
+    error = "out of host memory";
+    return 1;
+  } catch (const std::exception& e) {
+    // Anything the library let through (a stream or filesystem failure) still ends in one line.
+    error = e.what();
+    for (char& c : error)
+      if (c == '\n') c = ' ';
+    return 1;
+  } catch (...) {
+    error = "unexpected failure (unknown exception)";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"hcube: emulator of a Connection-Machine-2-style SIMD binary n-cube.\n"
@@ -19,31 +60,22 @@ int main(int argc, char** argv) {
   hcube::cli::add_commands(app);
   // An interrupted write leaves no temporary beside the user's file.
   hcube::remove_temporaries_on_signals();
+  // Under mpirun: one rank of the job (docs/distributed.md).
+  std::unique_ptr<hcube::cli::Ranks> ranks;
   try {
-    app.parse(argc, argv);
-  } catch (const CLI::Success& e) {
-    return app.exit(e);  // --help, --help-all, --version: printed as CLI11 does, exit 0
-  } catch (const CLI::ParseError& e) {
-    // One line like every other error, with the nearest spelling of a misspelt command or flag.
-    std::cerr << "hcube: error: "
-              << hcube::cli::parse_error_text(app, e, std::vector<std::string>(argv + 1, argv + argc)) << "\n";
-    return e.get_exit_code() != 0 ? e.get_exit_code() : 1;
+    ranks = std::make_unique<hcube::cli::Ranks>(argc, argv);
   } catch (const hcube::Error& e) {
-    std::cerr << "hcube: error: " << e.what() << "\n";
-    return 1;
-  } catch (const std::bad_alloc&) {
-    std::cerr << "hcube: error: out of host memory\n";
-    return 1;
-  } catch (const std::exception& e) {
-    // Anything the library let through (a stream or filesystem failure) still ends in one line.
-    std::string text = e.what();
-    for (char& c : text)
-      if (c == '\n') c = ' ';
-    std::cerr << "hcube: error: " << text << "\n";
-    return 1;
-  } catch (...) {
-    std::cerr << "hcube: error: unexpected failure (unknown exception)\n";
+    print_error(e.what());
     return 1;
   }
-  return 0;
+  std::string error;
+  bool collective = false;
+  const int code = run(app, argc, argv, error, collective);
+  if (code == 0 || error.empty()) {
+    ranks->succeeded();
+    return code;
+  }
+  print_error(error);
+  ranks->failed(collective, error);
+  return code;
 }

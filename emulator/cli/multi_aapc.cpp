@@ -151,7 +151,7 @@ void add_multi_aapc(CLI::App& app, const ResultSink& sink) {
     const std::string note = multi_aapc_note(p, cycles);
     const std::string schedule_kind = p.kind == MultiAapcKind::concurrent ? "concurrent" : o.pipelined ? "pipelined" : "sequential";
 
-    nlohmann::json j = job_json("multi-aapc", job, mach, seconds);
+    nlohmann::json j = job_json("multi-aapc", job, mach.counters(), seconds);
     j["algorithm"] = p.algorithm;
     j["axes"] = s_axes;
     j["axis_dims"] = p.dims;

@@ -208,7 +208,7 @@ void add_permute(CLI::App& app, const ResultSink& sink) {
     const Job job = job_for(r, *chosen.plan);
     Session s = open_session(data_flags(r, f->machine), io);
     const double seconds = run_plan(s, io, job, *chosen.plan);
-    nlohmann::json j = job_json("permute", job, *s.machine, seconds);
+    nlohmann::json j = job_json("permute", job, s.machine->counters(), seconds);
     j["memory_words"] = memory_words(*chosen.plan);
     j["perm"] = r.perm.to;
     j["algorithm"] = to_string(chosen.algorithm);

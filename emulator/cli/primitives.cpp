@@ -6,6 +6,8 @@
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "distributed.hpp"
+#include "ranks.hpp"
 #include "hcube/core/error.hpp"
 #include "hcube/host/parse.hpp"
 
@@ -48,18 +50,23 @@ void add_cycle(CLI::App& app) {
       cycles.push_back(parse_cycle(f->cycles[c]));
       check_cycle(geo, cycles.back(), rules, c);  // every cycle is checked before anything runs
     }
+    nlohmann::json list = nlohmann::json::array();
+    for (const Cycle& c : cycles) list.push_back(cycle_json(c));
+    const nlohmann::json fields = {{"command", "cycle"},
+                                   {"port_model", to_string(rules.model)},
+                                   {"channel_width", rules.channel_width},
+                                   {"cycles", list}};
+    const std::string summary = fmt::format("{} routing cycle(s)", cycles.size());
+    if (distributed()) {
+      run_cycles_across_ranks(f->machine, f->io, cycles, fields, summary);
+      return;
+    }
     Session s = open_session(f->machine, f->io);
     begin_trace(s, f->io);
-    nlohmann::json list = nlohmann::json::array();
-    for (std::size_t c = 0; c < cycles.size(); ++c) {
+    for (std::size_t c = 0; c < cycles.size(); ++c)
       run_step(s, f->io, fmt::format("routing cycle {}", c), cycle_destination(geo, cycles[c]),
                [&](Machine& mach) { mach.run_cycle(cycles[c], rules); });
-      list.push_back(cycle_json(cycles[c]));
-    }
-    finish_run(s, f->io,
-           {{"command", "cycle"}, {"port_model", to_string(rules.model)}, {"channel_width", rules.channel_width},
-            {"cycles", list}},
-           fmt::format("{} routing cycle(s)", cycles.size()));
+    finish_run(s, f->io, fields, summary);
   });
 }
 

@@ -23,6 +23,13 @@ void Backend::gather_words(const Buffer& storage, const std::uint64_t* index, st
     read_storage(storage, index[i] * word_bytes, out + i * word_bytes, word_bytes);
 }
 
+void Backend::scatter_words(Buffer& storage, const std::uint64_t* index, std::uint64_t count,
+                            std::size_t word_bytes, const void* host) {
+  const auto* in = static_cast<const unsigned char*>(host);
+  for (std::uint64_t i = 0; i < count; ++i)
+    write_storage(in + i * word_bytes, storage, index[i] * word_bytes, word_bytes);
+}
+
 std::unique_ptr<Backend> make_backend(BackendChoice choice) {
   if (choice == BackendChoice::cpu) return make_cpu_backend();
   std::string why;

@@ -212,26 +212,45 @@ void Machine::store_in_order(const UserRunWriter& write_run) const {
   write_run(base, tile_words, tile.data());
 }
 
-void Machine::gather(const std::uint64_t* global, std::uint64_t count, void* dst) const {
+std::vector<std::uint64_t> Machine::storage_indices(const std::uint64_t* global, std::uint64_t count,
+                                                    const char* what) const {
   const Geometry& geo = geometry();
   std::vector<std::uint64_t> index(count);
   for (std::uint64_t i = 0; i < count; ++i) {
     if (global[i] >= geo.total_words())
-      throw Error(fmt::format("gather: global address {} is outside the machine's {} words", global[i],
+      throw Error(fmt::format("{}: global address {} is outside the machine's {} words", what, global[i],
                               geo.total_words()));
     index[i] = layout_.index(geo.node_of(global[i]), geo.local_of(global[i]));
   }
+  return index;
+}
+
+void Machine::gather(const std::uint64_t* global, std::uint64_t count, void* dst, const char* phase) const {
+  const std::vector<std::uint64_t> index = storage_indices(global, count, "gather");
   const auto start = Clock::now();
   backend_->gather_words(storage_, index.data(), count, word_bytes(), dst);
-  counters_.add_phase("copy-out", seconds_since(start));
+  counters_.add_phase(phase, seconds_since(start));
+}
+
+void Machine::scatter(const std::uint64_t* global, std::uint64_t count, const void* src, const char* phase) {
+  const std::vector<std::uint64_t> index = storage_indices(global, count, "scatter");
+  const auto start = Clock::now();
+  backend_->scatter_words(storage_, index.data(), count, word_bytes(), src);
+  backend_->synchronize();
+  counters_.add_phase(phase, seconds_since(start));
+}
+
+void check_labels_fit(const Geometry& geo, ElementType type) {
+  const ElementInfo& ti = info(type);
+  if (geo.address_bits() > ti.label_bits)
+    throw Error(fmt::format("labels need {} address bits but {} holds distinct integers up to 2^{}: allowed n + m <= {} "
+                            "for labelled data of this type",
+                            geo.address_bits(), ti.name, ti.label_bits, ti.label_bits));
 }
 
 void Machine::load_labels() {
   const ElementInfo& ti = info(type_);
-  if (geometry().address_bits() > ti.label_bits)
-    throw Error(fmt::format("labels need {} address bits but {} holds distinct integers up to 2^{}: allowed n + m <= {} "
-                            "for labelled data of this type",
-                            geometry().address_bits(), ti.name, ti.label_bits, ti.label_bits));
+  check_labels_fit(geometry(), type_);
   const auto start = Clock::now();
   const std::uint64_t chunk = scan_chunk_words();
   std::vector<unsigned char> host(chunk * ti.bytes);

@@ -594,4 +594,8 @@ void NpyWriter::write(const void* data, std::uint64_t bytes) {
 
 void NpyWriter::commit() { impl_->out.commit(); }
 
+const std::string& NpyWriter::body_path() const { return impl_->out.written_path(); }
+
+std::uint64_t NpyWriter::body_offset() const { return impl_->header_bytes; }
+
 }  // namespace hcube

@@ -10,40 +10,46 @@
 
 namespace hcube {
 
+std::string backend_note(BackendChoice choice, const Backend& backend) {
+  if (choice != BackendChoice::automatic) return {};
+  if (backend.kind() == BackendKind::cuda) return "auto chose cuda: a GPU is present";
+  std::string why;
+  cuda_device_count(&why);
+  return "auto chose cpu: " + why;
+}
+
 namespace {
 
 // The machine and how auto chose its backend, with nothing loaded yet.
 Session new_session(const MachineOptions& options) {
   Session s;
   s.machine = std::make_unique<Machine>(options);
-  // BackendChoice::automatic says what it chose and why.
-  if (options.backend == BackendChoice::automatic && s.machine->backend().kind() == BackendKind::cpu) {
-    std::string why;
-    cuda_device_count(&why);
-    s.backend_note = "auto chose cpu: " + why;
-  } else if (options.backend == BackendChoice::automatic) {
-    s.backend_note = "auto chose cuda: a GPU is present";
-  }
+  s.backend_note = backend_note(options.backend, s.machine->backend());
   return s;
 }
 
-// The input words a chunk at a time, in order: f(first global address, words, bytes).
+// The input words of a cube of `total` words of `type` a chunk at a time, in
+// order: f(first global address, words, bytes), from `source` or the labels g.
 template <class F>
-void for_each_input_chunk(const Session& s, F&& f) {
-  const Machine& mach = *s.machine;
-  const std::size_t wb = mach.word_bytes();
+void for_each_input_chunk(ElementType type, std::uint64_t total, const NpyFile* source, F&& f) {
+  const std::size_t wb = info(type).bytes;
   // 2^16 words: with the places and the gathered words, about 1.5 MiB held (u32).
-  const std::uint64_t total = mach.geometry().total_words(), chunk = std::uint64_t{1} << 16;
+  const std::uint64_t chunk = std::uint64_t{1} << 16;
   std::vector<unsigned char> buf(static_cast<std::size_t>(std::min(total, chunk) * wb));
   for (std::uint64_t g = 0; g < total; g += chunk) {
     const std::uint64_t words = std::min(chunk, total - g);
-    if (s.source) {
-      s.source->read(g * wb, buf.data(), words * wb);
+    if (source != nullptr) {
+      source->read(g * wb, buf.data(), words * wb);
     } else {
-      for (std::uint64_t k = 0; k < words; ++k) write_label(mach.type(), g + k, &buf[k * wb]);
+      for (std::uint64_t k = 0; k < words; ++k) write_label(type, g + k, &buf[k * wb]);
     }
     f(g, words, buf.data());
   }
+}
+
+template <class F>
+void for_each_input_chunk(const Session& s, F&& f) {
+  for_each_input_chunk(s.machine->type(), s.machine->geometry().total_words(), s.source.get(), f);
 }
 
 }  // namespace
@@ -90,57 +96,83 @@ void advance_reference(Session& s, const AddressMap& dest) {
   s.expected = reference_permute(s.expected, mach.word_bytes(), mach.geometry().total_words(), dest);
 }
 
+void verify_share(const Machine& machine, const Geometry& geo, std::uint64_t base, const AddressMap& placed,
+                  const NpyFile* source, const std::string& what) {
+  const Layout& layout = machine.layout();
+  const std::size_t wb = machine.word_bytes();
+  const std::uint64_t total = geo.total_words(), held = machine.geometry().total_words();
+  const auto failure = [&](std::uint64_t g, const unsigned char* got, const std::string& reference) {
+    return Error(fmt::format("verification of {} failed: word {} of node {} holds {}, the reference has {}", what,
+                             geo.local_of(g), geo.node_of(g), format_element(machine.type(), got), reference));
+  };
+  if (source != nullptr) {
+    // The file's words, read again in order, each against the machine's word
+    // at the place the reference gives it (when that place is here), gathered
+    // a chunk at a time.
+    std::vector<std::uint64_t> places, from;
+    std::vector<unsigned char> got;
+    for_each_input_chunk(machine.type(), total, source, [&](std::uint64_t g0, std::uint64_t words,
+                                                            const unsigned char* bytes) {
+      places.clear();
+      from.clear();
+      for (std::uint64_t k = 0; k < words; ++k) {
+        const std::uint64_t p = placed(g0 + k);
+        if (p >= total)
+          throw Error(
+              fmt::format("verification of {}: the reference places word {} outside the machine", what, g0 + k));
+        if (p < base || p - base >= held) continue;
+        places.push_back(p - base);
+        from.push_back(k);
+      }
+      got.resize(places.size() * wb);
+      machine.gather(places.data(), places.size(), got.data());
+      for (std::size_t i = 0; i < places.size(); ++i) {
+        const unsigned char* word = &got[i * wb];
+        const unsigned char* want = bytes + from[i] * wb;
+        if (!std::equal(word, word + wb, want))
+          throw failure(base + places[i], word, format_element(machine.type(), want));
+      }
+    });
+    return;
+  }
+  // Labelled data: the word here must be the one label whose place is here.
+  machine.scan_storage([&](std::uint64_t first, std::uint64_t words, const unsigned char* data) {
+    for (std::uint64_t k = 0; k < words; ++k) {
+      const std::uint64_t g = base + machine.geometry().global(layout.node_at(first + k), layout.local_at(first + k));
+      const unsigned char* got = data + k * wb;
+      std::uint64_t label = 0;
+      try {
+        label = read_label(machine.type(), got);
+      } catch (const Error&) {
+        throw failure(g, got, "a label");
+      }
+      if (label >= total) throw failure(g, got, fmt::format("a label below {}", total));
+      const std::uint64_t home = placed(label);
+      if (home != g)
+        throw failure(g, got,
+                      fmt::format("another label ({} belongs at word {} of node {})",
+                                  format_element(machine.type(), got), geo.local_of(home), geo.node_of(home)));
+    }
+  });
+}
+
 void verify(Session& s, const std::string& what) {
   const Machine& machine = *s.machine;
   const Geometry& geo = machine.geometry();
   const Layout& layout = machine.layout();
   const std::size_t wb = machine.word_bytes();
-  const std::uint64_t total = geo.total_words();
-  const bool by_label = s.expected.empty() && s.placed;
-  if (by_label && s.source) {
-    // The file's words, read again in order, each against the machine's word
-    // at the place the reference gives it, gathered a chunk at a time.
-    std::vector<std::uint64_t> places;
-    std::vector<unsigned char> got;
-    for_each_input_chunk(s, [&](std::uint64_t g0, std::uint64_t words, const unsigned char* bytes) {
-      places.resize(words);
-      got.resize(words * wb);
-      for (std::uint64_t k = 0; k < words; ++k) places[k] = s.placed(g0 + k);
-      machine.gather(places.data(), words, got.data());
-      for (std::uint64_t k = 0; k < words; ++k) {
-        const unsigned char* word = &got[k * wb];
-        if (!std::equal(word, word + wb, bytes + k * wb))
-          throw Error(fmt::format("verification of {} failed: word {} of node {} holds {}, the reference has {}", what,
-                                  geo.local_of(places[k]), geo.node_of(places[k]), format_element(machine.type(), word),
-                                  format_element(machine.type(), bytes + k * wb)));
-      }
-    });
+  if (s.expected.empty() && s.placed) {
+    verify_share(machine, geo, 0, s.placed, s.source.get(), what);
     return;
   }
   machine.scan_storage([&](std::uint64_t first, std::uint64_t words, const unsigned char* data) {
     for (std::uint64_t k = 0; k < words; ++k) {
       const std::uint64_t g = geo.global(layout.node_at(first + k), layout.local_at(first + k));
       const unsigned char* got = data + k * wb;
-      const auto fail = [&](const std::string& reference) {
+      if (!std::equal(got, got + wb, &s.expected[g * wb]))
         throw Error(fmt::format("verification of {} failed: word {} of node {} holds {}, the reference has {}", what,
-                                geo.local_of(g), geo.node_of(g), format_element(machine.type(), got), reference));
-      };
-      if (!by_label) {
-        if (!std::equal(got, got + wb, &s.expected[g * wb])) fail(format_element(machine.type(), &s.expected[g * wb]));
-        continue;
-      }
-      // Labelled data: the word here must be the one label whose place is here.
-      std::uint64_t label = 0;
-      try {
-        label = read_label(machine.type(), got);
-      } catch (const Error&) {
-        fail("a label");
-      }
-      if (label >= total) fail(fmt::format("a label below {}", total));
-      const std::uint64_t home = s.placed(label);
-      if (home != g)
-        fail(fmt::format("another label ({} belongs at word {} of node {})", format_element(machine.type(), got),
-                         geo.local_of(home), geo.node_of(home)));
+                                geo.local_of(g), geo.node_of(g), format_element(machine.type(), got),
+                                format_element(machine.type(), &s.expected[g * wb])));
     }
   });
 }

@@ -62,6 +62,10 @@ class Backend {
   // The default copies word by word; the built-in backends gather in one launch.
   virtual void gather_words(const Buffer& storage, const std::uint64_t* index, std::uint64_t count,
                             std::size_t word_bytes, void* host);
+  // The reverse: the packed words put at distinct storage indices index[0 ..
+  // count) (the words a distributed machine received from another rank).
+  virtual void scatter_words(Buffer& storage, const std::uint64_t* index, std::uint64_t count,
+                             std::size_t word_bytes, const void* host);
 
   // One launch each.
   // offset_tables: byte tables of the cycle's offset maps (empty when no exchange uses one).

@@ -36,6 +36,9 @@ unsigned largest_fitting_bits(std::uint64_t bytes, std::size_t word_bytes);
 // plans call it before they build anything sized by the machine.
 void check_machine_fits(const Geometry& geo, ElementType type, const Backend& backend);
 
+// Throws hcube::Error unless `type` holds every address label of a machine of `geo`.
+void check_labels_fit(const Geometry& geo, ElementType type);
+
 class Machine {
  public:
   // Validates the geometry and the memory it needs before allocating.
@@ -91,8 +94,14 @@ class Machine {
   // The words at global addresses global[0 .. count) packed into dst (count
   // words): one gather on the backend, so a check can read the places a
   // reference names chunk by chunk on any backend. Throws hcube::Error, before
-  // reading anything, for an address outside the machine.
-  void gather(const std::uint64_t* global, std::uint64_t count, void* dst) const;
+  // reading anything, for an address outside the machine. The time goes to
+  // counters' `phase`.
+  void gather(const std::uint64_t* global, std::uint64_t count, void* dst, const char* phase = "copy-out") const;
+  // The reverse: the packed words src[0 .. count) put at the distinct global
+  // addresses global[0 .. count), one scatter on the backend (a distributed
+  // machine's words from another rank). Throws hcube::Error, before writing
+  // anything, for an address outside the machine.
+  void scatter(const std::uint64_t* global, std::uint64_t count, const void* src, const char* phase = "copy-in");
 
   // Primitive 1: checks the cycle against the port rules, then one launch.
   void run_cycle(const Cycle& cycle, const PortRules& rules = {}, const OffsetMaps& maps = {});
@@ -171,6 +180,8 @@ class Machine {
   std::uint64_t scan_chunk_words() const;
   void check_complex(const char* what) const;
   void account_cycle(const CycleUse& use);
+  // The storage indices of global addresses, each checked in range (`what` names the caller).
+  std::vector<std::uint64_t> storage_indices(const std::uint64_t* global, std::uint64_t count, const char* what) const;
 
   Layout layout_;
   ElementType type_;

@@ -82,6 +82,10 @@ class NpyWriter {
   void write_at(std::uint64_t offset, const void* data, std::uint64_t bytes);  // offset within the body
   void write(const void* data, std::uint64_t bytes);
   void commit();
+  // Where the body is being written: the file (OutputFile::written_path) and
+  // the body's first byte in it, for other processes that write parts of it.
+  const std::string& body_path() const;
+  std::uint64_t body_offset() const;
 
  private:
   struct Impl;

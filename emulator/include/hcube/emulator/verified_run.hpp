@@ -32,6 +32,9 @@ struct Session {
   std::string backend_note;             // how BackendChoice::automatic chose
 };
 
+// How BackendChoice::automatic chose `backend`, in words (empty for an explicit choice).
+std::string backend_note(BackendChoice choice, const Backend& backend);
+
 // `data` in the user's order (2^n x K words; empty: the address labels).
 Session open_session(const MachineOptions& options, std::vector<unsigned char> data = {});
 // The machine loaded from a .npy file in pieces; the file stays the reference,
@@ -45,6 +48,12 @@ void advance_reference(Session& s, const AddressMap& dest);
 // Compares the machine with the reference, chunk by chunk; throws hcube::Error
 // naming the first word that differs.
 void verify(Session& s, const std::string& what);
+// The same check of labelled or file data (the input word g belongs at global
+// address placed(g); `source` null: the labels g) on a machine that holds the
+// words [base, base + its words) of a cube of geometry `geo`: base 0 and the
+// machine's own geometry for a whole machine, a rank's share of a distributed one.
+void verify_share(const Machine& machine, const Geometry& geo, std::uint64_t base, const AddressMap& placed,
+                  const NpyFile* source, const std::string& what);
 
 using ReferenceStep = std::function<std::vector<unsigned char>(const std::vector<unsigned char>&)>;
 // Runs one step on the machine, advances the reference by the same step and

@@ -38,6 +38,9 @@ class OutputFile {
   // a regular file, not a device or FIFO written in place.
   void write_at(std::uint64_t offset, const void* data, std::size_t bytes);
   bool seekable() const { return !target_.in_place; }
+  // The file being written: the temporary until commit() (other processes
+  // may write their parts into it at offsets: MPI ranks' rows), else the target.
+  const std::string& written_path() const { return tmp_.empty() ? target_.path : tmp_; }
   // Flushes to disk, then makes the file visible at its path (regular files).
   void commit();
 

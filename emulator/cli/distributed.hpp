@@ -1,0 +1,30 @@
+// The commands that run across MPI ranks (docs/distributed.md): the same
+// flags and the same results as one process, each rank holding the share of
+// the cube its rank names. distributed.cpp with MPI; without it, ranks_off.cpp
+// (nothing calls them: distributed() is false).
+#pragma once
+
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "common.hpp"
+
+namespace hcube::cli {
+
+// The job's own fields (aapc_json and the like) and its prose summary, from
+// the global counters and the slowest rank's seconds.
+using JobFields = std::function<nlohmann::json(const Counters&, double seconds)>;
+using JobSummary = std::function<std::string(const Counters&, double seconds)>;
+
+// aapc, run: every rank loads its share of --input (or the labels), runs the
+// job and checks its words; --output is written by every rank at its rows'
+// offsets; rank 0 reports, adding "ranks", "rank_dims" and the traffic between ranks.
+void run_job_across_ranks(const MachineFlags& mf, const IoFlags& io, const Job& job, const JobFields& fields,
+                          const JobSummary& summary, bool verified = true);
+// cycle: the checked cycles one after another, each verified.
+void run_cycles_across_ranks(const MachineFlags& mf, const IoFlags& io, const std::vector<Cycle>& cycles,
+                             const nlohmann::json& fields, const std::string& summary);
+
+}  // namespace hcube::cli

@@ -1,0 +1,40 @@
+// A build without MPI: hcube is always one process.
+#include "ranks.hpp"
+
+#include "hcube/core/error.hpp"
+
+namespace hcube::mpi {
+// Never made without MPI; complete, so that Ranks can destroy its empty pointer.
+class World {};
+}  // namespace hcube::mpi
+
+namespace hcube::cli {
+
+Ranks::Ranks(int&, char**&) {}
+Ranks::~Ranks() = default;
+void Ranks::failed(bool, const std::string&) {}
+void Ranks::succeeded() {}
+bool Ranks::is_collective(const std::exception&) { return false; }
+
+bool distributed() { return false; }
+mpi::World& world() { throw Error("internal: world() without MPI"); }
+bool prints_results() { return true; }
+nlohmann::json mpi_json() { return nullptr; }
+void refuse_if_distributed(const std::string&) {}
+
+}  // namespace hcube::cli
+
+#include "distributed.hpp"
+
+namespace hcube::cli {
+
+void run_job_across_ranks(const MachineFlags&, const IoFlags&, const Job&, const JobFields&, const JobSummary&, bool) {
+  throw Error("internal: a distributed run in a build without MPI");
+}
+
+void run_cycles_across_ranks(const MachineFlags&, const IoFlags&, const std::vector<Cycle>&, const nlohmann::json&,
+                             const std::string&) {
+  throw Error("internal: a distributed run in a build without MPI");
+}
+
+}  // namespace hcube::cli

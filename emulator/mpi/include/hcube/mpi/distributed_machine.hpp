@@ -1,0 +1,97 @@
+// The machine of machine.hpp spread over 2^r MPI ranks (docs/distributed.md):
+// rank R holds the nodes whose top r bits are R, 2^(n-r) nodes x K words, in
+// an ordinary local Machine on its own backend. The primitives take the global
+// machine's steps (cycles, schedules, alignments), checked on every rank as the
+// single machine checks them, and run them on the local share: an exchange
+// along a node dimension below n - r and every alignment stay inside the rank;
+// an exchange along a rank dimension sends exactly the words that cross it,
+// one message per partner rank per cycle.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "hcube/emulator/counters.hpp"
+#include "hcube/emulator/machine.hpp"
+#include "hcube/host/affine_map.hpp"
+#include "hcube/host/cycle.hpp"
+#include "hcube/host/schedule.hpp"
+
+namespace hcube::mpi {
+
+// What crossed between ranks, per rank.
+struct RankTraffic {
+  std::uint64_t bytes_sent = 0;
+  std::uint64_t bytes_received = 0;
+  std::uint64_t messages_sent = 0;
+};
+
+class DistributedMachine {
+ public:
+  // `options` describe the global machine; comm's size must be 2^r with r <= n
+  // (throws hcube::Error, alike on every rank, otherwise). Collective.
+  DistributedMachine(const MachineOptions& options, MPI_Comm comm);
+
+  const Geometry& geometry() const { return geo_; }  // the global machine's
+  Machine& local() { return *local_; }
+  const Machine& local() const { return *local_; }
+  int rank() const { return rank_; }
+  int ranks() const { return 1 << r_; }
+  unsigned rank_dims() const { return r_; }
+  // The global address of this rank's first word: its words are [first_word, first_word + local words).
+  std::uint64_t first_word() const { return std::uint64_t(rank_) << (geo_.n - r_ + geo_.m); }
+  std::uint64_t first_node() const { return std::uint64_t(rank_) << (geo_.n - r_); }
+
+  // Copy-in of this rank's share, by global address (Machine::load_runs):
+  // the labels g, or runs that `read_run` reads from the caller's source.
+  void load_labels();
+  void load_runs(const Machine::UserRunReader& read_run);
+  // Copy-out of this rank's share, runs by global address.
+  void store_runs(const Machine::UserRunWriter& write_run) const;
+
+  // One routing cycle that passed check_cycle on the global geometry (and
+  // maps check_offset_maps). Collective.
+  void run_checked_cycle(const Cycle& cycle, const OffsetMaps& maps = {});
+  // Every cycle of a schedule that passed check_schedule, in order. Collective.
+  void run_checked_cycles(const Schedule& schedule);
+  // A global alignment step (checked as Machine::align checks it), run on
+  // this rank's nodes alone: the node bits it reads above the share are constant here.
+  void align(const AlignmentStep& step);
+
+  // The global machine's counters, reduced over the ranks onto every rank:
+  // event counts (cycles, alignments, launches) as one machine counts them,
+  // words and bytes summed, phase times the slowest rank's. Collective.
+  Counters counters() const;
+  // This rank's traffic to other ranks; all_traffic() gathers every rank's (collective).
+  const RankTraffic& traffic() const { return traffic_; }
+  std::vector<RankTraffic> all_traffic() const;
+
+ private:
+  // One cycle: `maps` the global offset maps, `local_maps` their columns on the share's node bits.
+  void run_on_share(const Exchange* exchanges, std::size_t count, const OffsetMaps& maps, const OffsetMaps& local_maps);
+  // The cycle's exchanges along rank dimensions: one message each way per
+  // partner rank, `meanwhile` run while they are in flight.
+  void exchange_between_ranks(const Cycle& across, const OffsetMaps& maps, const std::function<void()>& meanwhile);
+
+  Geometry geo_;
+  unsigned r_ = 0;
+  int rank_ = 0;
+  MPI_Comm comm_;
+  std::unique_ptr<Machine> local_;
+  // Per cycle: the words and links the cross-rank exchanges used on this rank,
+  // added to the local machine's counts of the same cycle by counters().
+  std::vector<std::uint64_t> remote_links_per_cycle_;
+  std::uint64_t remote_hops_ = 0;
+  RankTraffic traffic_;
+};
+
+// The alignment a rank runs on its share: the same map on the low `local_n`
+// node bits, with the node bits above them fixed at `high` folded into its
+// constant (i -> M i xor C_low j_low xor (C_high high xor c)).
+AffineMap restrict_to_share(const AffineMap& map, unsigned local_n, std::uint64_t high);
+
+}  // namespace hcube::mpi

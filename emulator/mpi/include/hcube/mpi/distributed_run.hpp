@@ -1,0 +1,43 @@
+// A verified run on a distributed machine, verified_run.hpp's counterpart:
+// each rank loads its share (the address labels, or its own rows of a .npy
+// file, never the whole array), runs the job and checks its own words against
+// the reference, which needs no words: where each input word belongs.
+#pragma once
+
+#include <mpi.h>
+
+#include <memory>
+#include <string>
+
+#include "hcube/emulator/npy.hpp"
+#include "hcube/emulator/verified_run.hpp"
+#include "hcube/mpi/distributed_machine.hpp"
+
+namespace hcube::mpi {
+
+struct DistributedSession {
+  std::unique_ptr<DistributedMachine> machine;
+  std::shared_ptr<const NpyFile> source;  // the input file; null: the labels g
+  AddressMap placed;                      // input word g belongs at global address placed(g)
+  std::string backend_note;               // how BackendChoice::automatic chose
+};
+
+// Collective (the machine's constructor): each rank reads its rows of `source`, or writes its labels.
+DistributedSession open_distributed_session(const MachineOptions& options, std::shared_ptr<const NpyFile> source,
+                                            MPI_Comm comm);
+// Advances the reference by a permutation: the word at global address g moves to dest(g).
+void advance_reference(DistributedSession& s, const AddressMap& dest);
+// This rank's words against the reference: "" when they agree, else the
+// first difference in one line (the caller makes the ranks agree on it). A
+// file's words are read again a chunk at a time, each rank keeping those that
+// belong in its share: every rank reads the whole file, none holds it.
+std::string check_share(const DistributedSession& s, const std::string& what);
+// The job's schedule as run_schedule runs it on one machine: its checks, the
+// pre-alignment, the cycles, the post-alignment. Collective; returns this
+// rank's seconds of data motion. The reference is not advanced (check_job does).
+double run_job_schedule(DistributedSession& s, const Job& job);
+// After run_job_schedule: advances the reference by job.destination and
+// checks this rank's words (check_share); "" for a job with no destination.
+std::string check_job(DistributedSession& s, const Job& job);
+
+}  // namespace hcube::mpi

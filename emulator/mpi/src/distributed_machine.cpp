@@ -1,0 +1,244 @@
+#include "hcube/mpi/distributed_machine.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <string>
+
+#include "hcube/core/error.hpp"
+#include "hcube/emulator/element_type.hpp"
+
+namespace hcube::mpi {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The maps on the share's node bits alone: the columns of the bits above it
+// are constant on a rank and folded into the exchanges' addresses instead.
+OffsetMaps share_maps(const OffsetMaps& maps, unsigned local_n) {
+  OffsetMaps out;
+  for (const NodeOffsetMap& m : maps) out.emplace_back(m.begin(), m.begin() + std::min<std::size_t>(local_n, m.size()));
+  return out;
+}
+
+}  // namespace
+
+AffineMap restrict_to_share(const AffineMap& map, unsigned local_n, std::uint64_t high) {
+  const Geometry& geo = map.geometry();
+  const std::vector<std::uint64_t>& node = map.node_columns();
+  std::uint64_t constant = map.constant();
+  for (unsigned k = local_n; k < geo.n; ++k)
+    if ((high >> (k - local_n)) & 1) constant ^= node[k];
+  return AffineMap::from_columns(make_geometry(local_n, geo.m), map.mem_columns(),
+                                 std::vector<std::uint64_t>(node.begin(), node.begin() + local_n), constant);
+}
+
+DistributedMachine::DistributedMachine(const MachineOptions& options, MPI_Comm comm)
+    : geo_(make_geometry(options.n, options.m)), comm_(comm) {
+  int size = 1;
+  MPI_Comm_size(comm_, &size);
+  MPI_Comm_rank(comm_, &rank_);
+  if ((size & (size - 1)) != 0)
+    throw Error(fmt::format("{} ranks: a distributed machine needs 2^r of them", size));
+  while ((1 << r_) < size) ++r_;
+  if (r_ > geo_.n)
+    throw Error(fmt::format("{} ranks hold the top {} node dimensions: allowed n >= {}, got n = {}", size, r_, r_,
+                            geo_.n));
+  MachineOptions share = options;
+  share.n = geo_.n - r_;
+  // A tile never spans more nodes than the share holds; the layout changes no result.
+  if (share.tile_dims > share.n) share.tile_dims = share.n;
+  local_ = std::make_unique<Machine>(share);
+}
+
+void DistributedMachine::load_labels() {
+  check_labels_fit(geo_, local_->type());
+  const ElementType type = local_->type();
+  const std::size_t wb = local_->word_bytes();
+  const std::uint64_t base = first_word();
+  local_->load_runs([&](std::uint64_t g, std::uint64_t words, void* dst) {
+    for (std::uint64_t k = 0; k < words; ++k)
+      write_label(type, base + g + k, static_cast<unsigned char*>(dst) + k * wb);
+  });
+}
+
+void DistributedMachine::load_runs(const Machine::UserRunReader& read_run) {
+  const std::uint64_t base = first_word();
+  local_->load_runs([&](std::uint64_t g, std::uint64_t words, void* dst) { read_run(base + g, words, dst); });
+}
+
+void DistributedMachine::store_runs(const Machine::UserRunWriter& write_run) const {
+  const std::uint64_t base = first_word();
+  local_->store_runs([&](std::uint64_t g, std::uint64_t words, const void* src) { write_run(base + g, words, src); });
+}
+
+void DistributedMachine::run_checked_cycle(const Cycle& cycle, const OffsetMaps& maps) {
+  run_on_share(cycle.data(), cycle.size(), maps, share_maps(maps, geo_.n - r_));
+}
+
+void DistributedMachine::run_checked_cycles(const Schedule& s) {
+  if (s.n != geo_.n || s.m != geo_.m)
+    throw Error(fmt::format("schedule is for n = {}, m = {}: the machine has n = {}, m = {}", s.n, s.m, geo_.n,
+                            geo_.m));
+  const OffsetMaps local_maps = share_maps(s.offset_maps, geo_.n - r_);
+  for (std::size_t c = 0; c < s.cycles(); ++c)
+    run_on_share(s.cycle_begin(c), s.cycle_size(c), s.offset_maps, local_maps);
+}
+
+void DistributedMachine::run_on_share(const Exchange* exchanges, std::size_t count, const OffsetMaps& maps,
+                                      const OffsetMaps& local_maps) {
+  const unsigned local_n = geo_.n - r_;
+  Cycle inside, across;
+  std::uint64_t across_dims = 0;
+  for (std::size_t e = 0; e < count; ++e) {
+    Exchange x = exchanges[e];
+    if (x.dim >= local_n) {
+      across.push_back(x);
+      across_dims |= bit(x.dim);
+      continue;
+    }
+    // Both ends are on this rank, where the map's high part is one constant.
+    if (x.offset_map != 0) {
+      const std::uint64_t high = apply_offset(maps[x.offset_map - 1], first_node());
+      x.addr ^= high;
+      x.peer_addr ^= high;
+    }
+    inside.push_back(x);
+  }
+  // One launch for the exchanges inside the rank (the local machine counts
+  // this cycle) while the words that cross to other ranks are in flight: no
+  // word is in two exchanges of a cycle, so the two touch different words.
+  exchange_between_ranks(across, maps, [&] { local_->run_checked_cycle(inside, local_maps); });
+  const std::uint64_t nodes = bit(local_n);
+  remote_links_per_cycle_.push_back(popcount(across_dims) * nodes);
+  remote_hops_ += across.size() * nodes;
+}
+
+void DistributedMachine::exchange_between_ranks(const Cycle& across, const OffsetMaps& maps,
+                                                const std::function<void()>& meanwhile) {
+  if (across.empty()) {
+    meanwhile();
+    return;
+  }
+  const unsigned local_n = geo_.n - r_;
+  const std::uint64_t nodes = bit(local_n), K = geo_.words_per_node();
+  const std::size_t wb = local_->word_bytes();
+  struct Partner {
+    int rank = 0;
+    std::vector<std::uint64_t> places;  // local global addresses of the words that cross, in the partner's order
+    std::vector<unsigned char> out, in;
+  };
+  std::vector<Partner> partners;
+  for (unsigned b = 0; b < r_; ++b) {
+    Partner p;
+    p.rank = rank_ ^ (1 << b);
+    // The rank with the bit clear holds the exchanges' `addr` side. Both ranks
+    // list the words exchange by exchange, node by node: word k of one
+    // message is the partner of word k of the other.
+    const bool upper = ((rank_ >> b) & 1) != 0;
+    for (const Exchange& x : across) {
+      if (x.dim != local_n + b) continue;
+      const NodeOffsetMap* map = x.offset_map != 0 ? &maps[x.offset_map - 1] : nullptr;
+      const std::uint64_t addr = upper ? x.peer_addr : x.addr;
+      for (std::uint64_t j = 0; j < nodes; ++j)
+        p.places.push_back(j * K + (addr ^ (map != nullptr ? apply_offset(*map, first_node() + j) : 0)));
+    }
+    if (p.places.empty()) continue;
+    if (p.places.size() > static_cast<std::uint64_t>(INT_MAX))
+      throw Error(fmt::format("{} words cross to rank {} in one cycle: more than one MPI message holds ({})",
+                              p.places.size(), p.rank, INT_MAX));
+    p.out.resize(p.places.size() * wb);
+    p.in.resize(p.out.size());
+    local_->gather(p.places.data(), p.places.size(), p.out.data(), "pack");
+    partners.push_back(std::move(p));
+  }
+  MPI_Datatype word;
+  MPI_Type_contiguous(static_cast<int>(wb), MPI_BYTE, &word);
+  MPI_Type_commit(&word);
+  std::vector<MPI_Request> requests;
+  for (Partner& p : partners) {
+    const int words = static_cast<int>(p.places.size());
+    requests.emplace_back();
+    MPI_Irecv(p.in.data(), words, word, p.rank, 0, comm_, &requests.back());
+    requests.emplace_back();
+    MPI_Isend(p.out.data(), words, word, p.rank, 0, comm_, &requests.back());
+  }
+  meanwhile();
+  const auto start = Clock::now();
+  MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+  MPI_Type_free(&word);
+  Counters waited;
+  waited.add_phase("ranks", std::chrono::duration<double>(Clock::now() - start).count());
+  local_->add_counters(waited);
+  for (Partner& p : partners) {
+    local_->scatter(p.places.data(), p.places.size(), p.in.data(), "pack");
+    traffic_.bytes_sent += p.out.size();
+    traffic_.bytes_received += p.in.size();
+    ++traffic_.messages_sent;
+  }
+}
+
+void DistributedMachine::align(const AlignmentStep& step) {
+  const Geometry& g = step.map.geometry();
+  if (g.n != geo_.n || g.m != geo_.m)
+    throw Error(fmt::format("alignment is for n = {}, m = {}: the machine has n = {}, m = {}", g.n, g.m, geo_.n,
+                            geo_.m));
+  local_->align(AlignmentStep(restrict_to_share(step.map, geo_.n - r_, static_cast<std::uint64_t>(rank_)), step.lo,
+                              step.hi));
+}
+
+Counters DistributedMachine::counters() const {
+  Counters c = local_->counters();
+  const std::size_t wb = local_->word_bytes();
+  if (c.links_used_per_cycle.size() != remote_links_per_cycle_.size())
+    throw Error("internal: the local machine ran cycles the distributed machine did not count");
+  for (std::size_t i = 0; i < remote_links_per_cycle_.size(); ++i)
+    c.links_used_per_cycle[i] += remote_links_per_cycle_[i];
+  c.element_hops += remote_hops_;
+  c.bytes_read += remote_hops_ * wb;
+  c.bytes_written += remote_hops_ * wb;
+  // Words, bytes and links add up over the shares; events happen once on every rank alike.
+  unsigned long long sums[4] = {c.element_hops, c.bytes_read, c.bytes_written, c.router_contention};
+  MPI_Allreduce(MPI_IN_PLACE, sums, 4, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm_);
+  c.element_hops = sums[0];
+  c.bytes_read = sums[1];
+  c.bytes_written = sums[2];
+  c.router_contention = sums[3];
+  std::vector<unsigned long long> links(c.links_used_per_cycle.begin(), c.links_used_per_cycle.end());
+  MPI_Allreduce(MPI_IN_PLACE, links.data(), static_cast<int>(links.size()), MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm_);
+  c.links_used_per_cycle.assign(links.begin(), links.end());
+  c.links_total = std::uint64_t{geo_.n} * geo_.nodes();
+  // Phase times: the slowest rank's, over rank 0's list of phases.
+  std::string names;
+  for (const PhaseTime& p : c.phases) names += p.name + '\n';
+  unsigned long long length = names.size();
+  MPI_Bcast(&length, 1, MPI_UNSIGNED_LONG_LONG, 0, comm_);
+  names.resize(length);
+  MPI_Bcast(names.data(), static_cast<int>(length), MPI_CHAR, 0, comm_);
+  std::vector<PhaseTime> phases;
+  for (std::size_t start = 0, end; (end = names.find('\n', start)) != std::string::npos; start = end + 1) {
+    PhaseTime p{names.substr(start, end - start), 0, 0};
+    for (const PhaseTime& q : c.phases)
+      if (q.name == p.name) p = q;
+    phases.push_back(p);
+  }
+  std::vector<double> seconds;
+  for (const PhaseTime& p : phases) seconds.push_back(p.seconds);
+  MPI_Allreduce(MPI_IN_PLACE, seconds.data(), static_cast<int>(seconds.size()), MPI_DOUBLE, MPI_MAX, comm_);
+  for (std::size_t i = 0; i < phases.size(); ++i) phases[i].seconds = seconds[i];
+  c.phases = std::move(phases);
+  return c;
+}
+
+std::vector<RankTraffic> DistributedMachine::all_traffic() const {
+  const unsigned long long mine[3] = {traffic_.bytes_sent, traffic_.bytes_received, traffic_.messages_sent};
+  std::vector<unsigned long long> all(3 * static_cast<std::size_t>(ranks()));
+  MPI_Allgather(mine, 3, MPI_UNSIGNED_LONG_LONG, all.data(), 3, MPI_UNSIGNED_LONG_LONG, comm_);
+  std::vector<RankTraffic> out;
+  for (int r = 0; r < ranks(); ++r) out.push_back({all[3 * r], all[3 * r + 1], all[3 * r + 2]});
+  return out;
+}
+
+}  // namespace hcube::mpi

@@ -1,0 +1,64 @@
+#include "hcube/mpi/distributed_run.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+
+#include "hcube/emulator/schedule_run.hpp"
+
+namespace hcube::mpi {
+
+DistributedSession open_distributed_session(const MachineOptions& options, std::shared_ptr<const NpyFile> source,
+                                            MPI_Comm comm) {
+  DistributedSession s;
+  s.machine = std::make_unique<DistributedMachine>(options, comm);
+  s.backend_note = backend_note(options.backend, s.machine->local().backend());
+  if (source) {
+    const std::size_t wb = s.machine->local().word_bytes();
+    s.machine->load_runs(
+        [&](std::uint64_t g, std::uint64_t words, void* dst) { source->read(g * wb, dst, words * wb); });
+  } else {
+    s.machine->load_labels();
+  }
+  s.source = std::move(source);
+  s.placed = [](std::uint64_t g) { return g; };
+  return s;
+}
+
+void advance_reference(DistributedSession& s, const AddressMap& dest) {
+  s.placed = [before = std::move(s.placed), dest](std::uint64_t g) { return dest(before(g)); };
+}
+
+std::string check_share(const DistributedSession& s, const std::string& what) {
+  try {
+    verify_share(s.machine->local(), s.machine->geometry(), s.machine->first_word(), s.placed, s.source.get(), what);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return {};
+}
+
+double run_job_schedule(DistributedSession& s, const Job& job) {
+  const Schedule& sch = job.schedule;
+  const Geometry& geo = s.machine->geometry();
+  if (sch.n != geo.n || sch.m != geo.m)
+    throw Error(fmt::format("schedule is for n = {}, m = {}: the machine has n = {}, m = {}", sch.n, sch.m, geo.n,
+                            geo.m));
+  // Every check before the first word moves, as run_schedule makes them.
+  check_schedule(sch);
+  const std::vector<AlignmentStep> pre = schedule_pre_alignment(sch, job.f);
+  const std::vector<AlignmentStep> post = schedule_post_alignment(sch, job.g);
+  const auto start = std::chrono::steady_clock::now();
+  for (const AlignmentStep& a : pre) s.machine->align(a);
+  s.machine->run_checked_cycles(sch);
+  for (const AlignmentStep& a : post) s.machine->align(a);
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+std::string check_job(DistributedSession& s, const Job& job) {
+  if (!job.destination) return {};
+  advance_reference(s, job.destination);
+  return check_share(s, fmt::format("the {} {}", job.permutation, job.formula));
+}
+
+}  // namespace hcube::mpi

@@ -1,0 +1,109 @@
+#include "hcube/mpi/world.hpp"
+
+#include <fmt/format.h>
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h>
+#endif
+
+#include <cstdint>
+#include <cstdlib>
+#include <string_view>
+
+namespace hcube::mpi {
+
+bool launched() {
+  // Open MPI's mpirun, PMIx launchers (Open MPI 5, srun --mpi=pmix) and MPICH/Hydra's PMI.
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"})
+    if (std::getenv(name) != nullptr) return true;
+  return false;
+}
+
+std::string library_version() {
+  char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int length = 0;
+  MPI_Get_library_version(text, &length);
+  // Open MPI counts the terminating zero in `length`.
+  const std::string_view all(text, std::char_traits<char>::length(text));
+  std::string first(all.substr(0, all.find('\n')));
+  while (!first.empty() && (first.back() == ',' || first.back() == ' ' || first.back() == '\r')) first.pop_back();
+  return first;
+}
+
+bool cuda_aware() {
+#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+  return MPIX_Query_cuda_support() == 1;
+#else
+  return false;
+#endif
+}
+
+World::World(int& argc, char**& argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &size_);
+}
+
+World::~World() { MPI_Finalize(); }
+
+unsigned World::rank_dims() const {
+  unsigned r = 0;
+  while ((1 << r) < size_) ++r;
+  return r;
+}
+
+int World::ranks_on_this_host() const {
+  MPI_Comm host;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &host);
+  int size = 1;
+  MPI_Comm_size(host, &size);
+  MPI_Comm_free(&host);
+  return size;
+}
+
+void World::check(int argc, char** argv) const {
+  if ((size_ & (size_ - 1)) != 0)
+    throw CollectiveError(fmt::format("{} MPI ranks: the ranks hold the top node dimensions of the cube, so their "
+                                      "number must be a power of two (1, 2, 4, 8, ...)",
+                                      size_));
+  // FNV-1a over the arguments, each ended by a zero byte.
+  std::uint64_t hash = 14695981039346656037ull;
+  for (int a = 1; a < argc; ++a)
+    for (const char* c = argv[a];; ++c) {
+      hash = (hash ^ static_cast<unsigned char>(*c)) * 1099511628211ull;
+      if (*c == '\0') break;
+    }
+  unsigned long long low = hash, high = hash;
+  MPI_Allreduce(MPI_IN_PLACE, &low, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, &high, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+  if (low != high)
+    throw CollectiveError("the MPI ranks were given different arguments: every rank must run the same hcube command");
+}
+
+void World::agree(const std::string& error) {
+  agreed_ = true;
+  int lowest = error.empty() ? size_ : rank_;
+  MPI_Allreduce(MPI_IN_PLACE, &lowest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (lowest == size_) return;
+  // The lowest failing rank's text, so that every rank names the same cause.
+  std::string text = error;
+  unsigned long long length = text.size();
+  MPI_Bcast(&length, 1, MPI_UNSIGNED_LONG_LONG, lowest, MPI_COMM_WORLD);
+  text.resize(length);
+  MPI_Bcast(text.data(), static_cast<int>(length), MPI_CHAR, lowest, MPI_COMM_WORLD);
+  throw CollectiveError(lowest == rank_ ? text : fmt::format("rank {}: {}", lowest, text));
+}
+
+void World::fail(const std::string& error) {
+  if (agreed_) MPI_Abort(MPI_COMM_WORLD, 1);
+  try {
+    agree(error.empty() ? "failed" : error);
+  } catch (const CollectiveError&) {
+    // Every rank now ends; this one has printed its own error.
+  }
+}
+
+void World::finish() {
+  if (!agreed_) agree();
+}
+
+}  // namespace hcube::mpi
