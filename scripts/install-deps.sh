@@ -14,6 +14,12 @@ set -euo pipefail
 packages=(cmake g++ make libgtest-dev libcli11-dev nlohmann-json3-dev libfmt-dev libbenchmark-dev libfftw3-dev
   libopenmpi-dev openmpi-bin)
 optional=(gnuplot-nox time chromium clang libclang-rt-dev libomp-dev)
+# .ci/run builds the Python package (pip install . in a virtual environment):
+# Debian's own python3 needs its venv module and headers; another python3
+# (pyenv, conda) brings both.
+if [ "$(command -v python3 || true)" = /usr/bin/python3 ] || ! command -v python3 >/dev/null; then
+  packages+=(python3 python3-venv python3-dev)
+fi
 
 absent() {
   local out=()
