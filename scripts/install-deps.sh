@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages hcube needs to build and test, when missing.
+# python3-dev and python3-venv: pip install . (pyproject.toml) and CI's Python stage.
 # The CUDA toolkit is optional: without nvcc the CUDA backend is left out.
 # gnuplot (hcube sweep --plot; the tests that draw skip without it), GNU time
 # (bench/peak_memory.sh) and chromium (the hcube animate page, loaded headless by
@@ -9,7 +10,8 @@
 # a failure to install them is a warning, not an error.
 set -euo pipefail
 
-packages=(cmake g++ make libgtest-dev libcli11-dev nlohmann-json3-dev libfmt-dev libbenchmark-dev libfftw3-dev)
+packages=(cmake g++ make libgtest-dev libcli11-dev nlohmann-json3-dev libfmt-dev libbenchmark-dev libfftw3-dev
+  python3-dev python3-venv)
 optional=(gnuplot-nox time chromium clang libclang-rt-dev libomp-dev)
 
 absent() {
