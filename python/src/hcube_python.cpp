@@ -243,6 +243,13 @@ std::pair<std::optional<long long>, std::optional<long long>> dims_of(const py::
                                                                       std::optional<long long> m) {
   const ArrayRef r = array_ref(a, "array", false);
   hcube::machine_dims_from_shape(r.shape, "array", n, m);
+  // A flat array with n (or m) outside 0..q leaves the other unset: say so here, not as a bad argument later.
+  if (!n || !m) {
+    const long long q = __builtin_ctzll(r.shape.at(0));
+    throw hcube::Error("array has shape (" + std::to_string(r.shape.at(0)) + ",): " +
+                       (n ? "n = " + std::to_string(*n) : "m = " + std::to_string(*m)) + " out of range: allowed 0.." +
+                       std::to_string(q) + " for its 2^" + std::to_string(q) + " words");
+  }
   return {n, m};
 }
 

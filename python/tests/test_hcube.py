@@ -242,6 +242,10 @@ def test_bad_shape_and_order():
         hcube.permute(np.zeros((3, 4), np.uint32), "transpose")
     with pytest.raises(ValueError, match="a flat array does not say how its 2\\^4 words split"):
         hcube.permute(np.zeros(16, np.uint32), "transpose")
+    with pytest.raises(ValueError, match=r"array has shape \(16,\): n = 7 out of range: allowed 0..4"):
+        hcube.permute(np.zeros(16, np.uint32), "transpose", n=7)
+    with pytest.raises(ValueError, match=r"array: shape \(16,\) does not fit a machine of 2\^1 nodes x 2\^2 words"):
+        hcube.permute(np.zeros(16, np.uint32), "bit-reversal", n=1, m=2)
     with pytest.raises(ValueError, match=r"shape \(8, 4\) does not fit a machine of 2\^2 nodes x 2\^2 words"):
         hcube.Machine(2, 2).load(np.zeros((8, 4), np.uint32))
     with pytest.raises(ValueError, match="np.ascontiguousarray"):
