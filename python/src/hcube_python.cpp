@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -171,6 +172,8 @@ PyPlan permute_plan(const std::string& perm, long long n, long long m, const std
 }
 
 // The machine of hcube.Machine: its own storage, loaded and read by copies.
+// Its steps run without the GIL, one at a time (lock()): a Machine is not
+// safe to use from two threads at once.
 class PyMachine {
  public:
   PyMachine(long long n, long long m, const std::string& descr, const std::string& backend)
@@ -180,14 +183,23 @@ class PyMachine {
   unsigned m() const { return machine_.geometry().m; }
   std::string dtype() const { return descr_of(machine_.type()); }
   std::string backend() const { return hcube::to_string(machine_.backend().kind()); }
-  std::string counters() const { return machine_.counters().to_json().dump(); }
-  void reset_counters() { machine_.reset_counters(); }
+  std::string counters() const {
+    py::gil_scoped_release release;
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return machine_.counters().to_json().dump();
+  }
+  void reset_counters() {
+    py::gil_scoped_release release;
+    const std::lock_guard<std::mutex> lock(mutex_);
+    machine_.reset_counters();
+  }
 
   void load(const py::handle& a) {
     const ArrayRef r = machine_array(a, n(), m(), machine_.type(), false);
     if (r.device)
       throw py::type_error("Machine.load takes a NumPy array; for device arrays use hcube.permute or hcube.aapc");
     py::gil_scoped_release release;
+    const std::lock_guard<std::mutex> lock(mutex_);
     machine_.load(r.data, r.bytes);
   }
 
@@ -198,6 +210,7 @@ class PyMachine {
     const std::uint64_t bytes = machine_.bytes();
     {
       py::gil_scoped_release release;
+      const std::lock_guard<std::mutex> lock(mutex_);
       machine_.read(dst, bytes);
     }
     return out;
@@ -205,6 +218,7 @@ class PyMachine {
 
   void run(PyPlan& plan) {
     py::gil_scoped_release release;
+    const std::lock_guard<std::mutex> lock(mutex_);
     plan.plan().execute(machine_);
   }
 
@@ -223,6 +237,7 @@ class PyMachine {
     const hcube::Cycle c = hcube::parse_cycle(exchanges);
     hcube::check_cycle(machine_.geometry(), c, rules);
     py::gil_scoped_release release;
+    const std::lock_guard<std::mutex> lock(mutex_);
     machine_.run_cycle(c, rules);
   }
 
@@ -230,11 +245,13 @@ class PyMachine {
              const std::string& gray) {
     const hcube::AffineMap map = hcube::alignment_map(machine_.geometry(), xor_proc, xor_mem, mem_perm, gray);
     py::gil_scoped_release release;
+    const std::lock_guard<std::mutex> lock(mutex_);
     machine_.align(map);
   }
 
  private:
   hcube::Machine machine_;
+  mutable std::mutex mutex_;
 };
 
 // n and m from an array's shape (None where the shape does not give them).

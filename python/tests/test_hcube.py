@@ -220,6 +220,21 @@ def test_gil_is_released_while_the_machine_runs():
         t.join()
     for r in results:
         np.testing.assert_array_equal(r, want)
+    # One machine shared by threads runs their steps one at a time: 20 transposes are the identity.
+    sq = labelled((2 ** 5, 2 ** 5), np.uint64)
+    mach = hcube.Machine(5, 5, dtype=np.uint64).load(sq)
+
+    def transposes():
+        for _ in range(5):
+            mach.aapc()
+
+    threads = [threading.Thread(target=transposes) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    np.testing.assert_array_equal(mach.read(), sq)
+    assert mach.counters["routing_cycles"] == 20 * 16
 
 
 # --- bad input: the command line's one-line messages -------------------------
@@ -332,6 +347,35 @@ class DeviceArray:
 
     def __del__(self):
         self._lib.cudaFree(self.ptr)
+
+
+class HostInterface:
+    """__cuda_array_interface__ over host memory: enough to check what is done before any device access."""
+
+    def __init__(self, a, strides=None):
+        self._a, self.shape, self.dtype, self._strides = a, a.shape, a.dtype, strides
+
+    @property
+    def __cuda_array_interface__(self):
+        return {"shape": self.shape, "typestr": self.dtype.str, "data": (self._a.ctypes.data, False),
+                "version": 3, "strides": self._strides}
+
+
+def test_device_arrays_are_checked_like_host_arrays():
+    a = np.zeros((8, 8), np.uint32)
+    with pytest.raises(ValueError, match="a strided device array is not supported; convert it with "
+                                         "np.ascontiguousarray"):
+        hcube.aapc(HostInterface(a, strides=(4, 32)))
+    with pytest.raises(TypeError, match="unsupported dtype '|i1'"):
+        hcube.aapc(HostInterface(np.zeros((8, 8), np.int8)))
+    with pytest.raises(ValueError, match=r"array has shape \(3, 8\)"):
+        hcube.permute(HostInterface(np.zeros((3, 8), np.uint32)), "transpose")
+    with pytest.raises(TypeError, match="Machine.load takes a NumPy array"):
+        hcube.Machine(3, 3).load(HostInterface(a))
+    if not hcube._hcube.cuda_built():
+        # A device array asks for the CUDA backend, which this build lacks: one line saying so.
+        with pytest.raises(ValueError, match="backend cuda requested but unavailable: this build has no CUDA backend"):
+            hcube.aapc(HostInterface(a))
 
 
 def test_device_arrays_in_place_on_the_device():
