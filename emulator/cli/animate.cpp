@@ -119,10 +119,16 @@ Animation animate(std::vector<std::string> args) {
   bool ran = false;
   CLI::App inner{"hcube"};
   inner.require_subcommand(1);
-  add_commands(inner, [&](const nlohmann::json& result) {
+  const ResultSink sink = [&](const nlohmann::json& result) {
     run = result;
     ran = true;
-  });
+  };
+  // Only the commands the page draws: their library (hcube_cli_animate) is all the Python binding compiles.
+  add_aapc(inner, sink);
+  add_multi_aapc(inner, sink);
+  add_permute(inner, sink);
+  add_redistribute(inner, sink);
+  check_numbers(inner);
   std::vector<std::string> argv = args;
   argv.push_back("--trace");
   argv.push_back("--json");
