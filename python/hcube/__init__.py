@@ -33,11 +33,6 @@ def _array(a):
     return a if isinstance(a, _np.ndarray) or _is_device(a) else _np.asarray(a)
 
 
-def _dims(a, n, m):
-    n, m = _hcube.dims_of(a, n, m)
-    return n, m
-
-
 def _run(plan, a):
     # Checked before the copy, so a bad array raises the same message whatever its size.
     plan.check(a)
@@ -127,7 +122,7 @@ def permute(a, perm, algorithm="auto", fused=False, *, ports="one", n=None, m=No
     ``ports``: "one" or "all" (the n-port algorithms A4, A5, A6, Edelman), as ``hcube permute --ports``.
     """
     a = _array(a)
-    n, m = _dims(a, n, m)
+    n, m = _hcube.dims_of(a, n, m)
     plan = _hcube.permute_plan(_perm_text(perm), n, m, str(algorithm), bool(fused), str(ports), _descr(a.dtype),
                                _backend_of(a, backend))
     return _run(plan, a)
@@ -136,7 +131,7 @@ def permute(a, perm, algorithm="auto", fused=False, *, ports="one", n=None, m=No
 def aapc(a, algorithm=4, permutation="transpose", *, d=None, n=None, m=None, backend="auto"):
     """A new array: ``a`` after one AAPC (the transpose of a square (2^d, 2^d) array)."""
     a = _array(a)
-    n, m = _dims(a, n, m)
+    n, m = _hcube.dims_of(a, n, m)
     d = min(n, m) if d is None and n is not None and m is not None else d
     plan = _hcube.aapc_plan(str(algorithm), -1 if d is None else int(d), n, m, str(permutation),
                             _descr(a.dtype), _backend_of(a, backend))
