@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-
 #include "animate_page.hpp"
 #include "commands.hpp"
 #include "common.hpp"
+#include "hcube/cli/animate.hpp"
 #include "hcube/core/error.hpp"
 #include "hcube/host/output_file.hpp"
 
@@ -65,13 +65,18 @@ std::string label(const nlohmann::json& step, std::size_t cycles, std::size_t d)
   return name;
 }
 
-void run_animate(std::vector<std::string> args) {
+// Refuses, before anything else, a missing command or one the page cannot draw.
+void check_animated_command(const std::vector<std::string>& args) {
   if (args.empty())
     throw Error(fmt::format("hcube animate needs a command: {} (then its flags and --output page.html)",
                             fmt::join(kAnimated, ", ")));
+  if (std::find(kAnimated.begin(), kAnimated.end(), args.front()) == kAnimated.end())
+    throw Error(fmt::format("hcube animate {}: allowed commands {}", args.front(), fmt::join(kAnimated, ", ")));
+}
+
+void run_animate(std::vector<std::string> args) {
+  check_animated_command(args);
   const std::string command = args.front();
-  if (std::find(kAnimated.begin(), kAnimated.end(), command) == kAnimated.end())
-    throw Error(fmt::format("hcube animate {}: allowed commands {}", command, fmt::join(kAnimated, ", ")));
   const bool json = std::find(args.begin(), args.end(), "--json") != args.end();
   const std::string page = take_output(args);
   const bool asks_help = std::find_if(args.begin(), args.end(), [](const std::string& a) {
@@ -81,16 +86,49 @@ void run_animate(std::vector<std::string> args) {
   if (!asks_help && (page.size() < 5 || page.substr(page.size() - 5) != ".html"))
     throw Error(fmt::format("--output {}: the page must end in .html", page));
   if (!asks_help) check_output(page, "--output");  // before the command runs
+  const Animation a = animate(args);
+  if (!a.help.empty()) {
+    std::cout << a.help;
+    return;
+  }
+  write_text_atomically(page, a.html, page);
+  if (json) {
+    std::cout << nlohmann::json{{"command", "animate"}, {"animated", command},     {"page", page},
+                                {"steps", a.steps}, {"routing_cycles", a.routing_cycles}, {"nodes", a.nodes},
+                                {"verified", a.verified}}
+                     .dump(2)
+              << "\n";
+    return;
+  }
+  std::cout << fmt::format("wrote {}: {} steps ({} routing cycles) of hcube {} on {} nodes; open it in a browser "
+                           "(Space plays, arrows step)\n",
+                           page, a.steps, a.routing_cycles, command, a.nodes);
+}
 
+}  // namespace
+
+Animation animate(std::vector<std::string> args) {
+  check_animated_command(args);
+  const std::string command = args.front();
+  // The run is traced as JSON whatever the caller's flags say.
+  args.erase(std::remove_if(args.begin(), args.end(),
+                            [](const std::string& a) { return a == "--json" || a == "--trace"; }),
+             args.end());
   // The command runs here with --trace --json and hands its result over as data.
   nlohmann::json run;
   bool ran = false;
   CLI::App inner{"hcube"};
   inner.require_subcommand(1);
-  add_commands(inner, [&](const nlohmann::json& result) {
+  const ResultSink sink = [&](const nlohmann::json& result) {
     run = result;
     ran = true;
-  });
+  };
+  // Only the commands the page draws: their library (hcube_cli_animate) is all the Python binding compiles.
+  add_aapc(inner, sink);
+  add_multi_aapc(inner, sink);
+  add_permute(inner, sink);
+  add_redistribute(inner, sink);
+  check_numbers(inner);
   std::vector<std::string> argv = args;
   argv.push_back("--trace");
   argv.push_back("--json");
@@ -109,11 +147,12 @@ void run_animate(std::vector<std::string> args) {
   }
   if (!help && !ran) throw Error(fmt::format("hcube animate {}: the command gave no result to draw", command));
   if (help) {
-    std::cout << fmt::format("hcube animate {} takes every flag of hcube {}, with --output naming the page "
-                             "(.html):\n\n",
-                             command, command)
-              << inner.get_subcommand(command)->help();
-    return;
+    Animation a;
+    a.command = command;
+    a.help = fmt::format("hcube animate {} takes every flag of hcube {}, with --output naming the page (.html):\n\n",
+                         command, command) +
+             inner.get_subcommand(command)->help();
+    return a;
   }
   // redistribute records its states apart from its message trace, and only for
   // machines of at most kMaxTraceWords words.
@@ -163,21 +202,15 @@ void run_animate(std::vector<std::string> args) {
       run.contains("algorithm") ? ", algorithm " + run["algorithm"].get<std::string>() : std::string(),
       run.contains("formula") ? ", " + run["formula"].get<std::string>() : std::string(),
       run.value("verified", false) ? "yes" : "no");
-  write_text_atomically(page, animation_page(data), page);
-  if (json) {
-    std::cout << nlohmann::json{{"command", "animate"}, {"animated", command},     {"page", page},
-                                {"steps", trace.size()}, {"routing_cycles", cycles}, {"nodes", nodes},
-                                {"verified", run.value("verified", false)}}
-                     .dump(2)
-              << "\n";
-    return;
-  }
-  std::cout << fmt::format("wrote {}: {} steps ({} routing cycles) of hcube {} on {} nodes; open it in a browser "
-                           "(Space plays, arrows step)\n",
-                           page, trace.size(), cycles, command, nodes);
+  Animation a;
+  a.command = command;
+  a.html = animation_page(data);
+  a.steps = trace.size();
+  a.routing_cycles = cycles;
+  a.nodes = nodes;
+  a.verified = run.value("verified", false);
+  return a;
 }
-
-}  // namespace
 
 void add_animate(CLI::App& app) {
   auto* cmd = app.add_subcommand(

@@ -204,34 +204,11 @@ void resolve_machine(MachineFlags& mf, const std::string& input, long long data_
   const bool n_set = mf.n != kUnsetDims, m_set = mf.m != kUnsetDims;
   if (!input.empty() && !(n_set && m_set)) {
     // The header alone: open_session reads the data once the geometry is known.
-    const std::vector<std::uint64_t> shape = read_npy_header(input).shape;
-    std::string text;
-    for (std::uint64_t d : shape) text += (text.empty() ? "" : ", ") + std::to_string(d);
-    text = "(" + text + (shape.size() == 1 ? ",)" : ")");
-    const auto log2_of = [](std::uint64_t v) {
-      return v != 0 && (v & (v - 1)) == 0 ? static_cast<long long>(__builtin_ctzll(v)) : -1LL;
-    };
-    const bool powers = !shape.empty() && shape.size() <= 2 &&
-                        std::all_of(shape.begin(), shape.end(), [&](std::uint64_t d) { return log2_of(d) >= 0; });
-    if (!powers)
-      throw Error(fmt::format("{} has shape {}: a machine's state is (2^n, 2^m) or flat (2^(n+m),), so it gives no "
-                              "n and m",
-                              input, text));
-    if (shape.size() == 2) {
-      if (!n_set && data_dims < 0) mf.n = log2_of(shape[0]);
-      if (!m_set) mf.m = log2_of(shape[1]);
-    } else {
-      // A flat array: the other flag (or --subcube-dims) says where the node bits end.
-      const long long q = log2_of(shape[0]);
-      const long long nodes = data_dims >= 0 ? data_dims : n_set ? mf.n : kUnsetDims;
-      if (!m_set && nodes == kUnsetDims)
-        throw Error(fmt::format("{} has shape {}: a flat array does not say how its 2^{} words split into 2^n nodes "
-                                "of 2^m; give -n (or -m)",
-                                input, text, q));
-      if (!m_set && nodes >= 0 && nodes <= q) mf.m = q - nodes;
-      if (!n_set && data_dims < 0 && m_set && mf.m >= 0 && mf.m <= q) mf.n = q - mf.m;
-      // Otherwise the flags do not fit the file: open_session's check says how.
-    }
+    std::optional<long long> n = n_set ? std::optional<long long>(mf.n) : std::nullopt;
+    std::optional<long long> m = m_set ? std::optional<long long>(mf.m) : std::nullopt;
+    machine_dims_from_shape(read_npy_header(input).shape, input, n, m, data_dims);
+    if (n) mf.n = *n;
+    if (m) mf.m = *m;
   }
   if (mf.n == kUnsetDims) mf.n = kDefaultDims;
   if (mf.m == kUnsetDims) mf.m = kDefaultDims;

@@ -88,11 +88,7 @@ void add_align(CLI::App& app) {
   cmd->callback([f] {
     resolve_machine(f->machine, f->io.input);
     const Geometry geo = make_geometry(f->machine.n, f->machine.m);
-    const std::vector<unsigned> procs = parse_uint_list(f->xor_proc, "--xor-proc");
-    const std::vector<unsigned> mems = parse_uint_list(f->xor_mem, "--xor-mem");
-    AffineMap map = AffineMap::xor_align(geo, procs, mems);
-    if (!f->perm.empty()) map = map.then(AffineMap::permute_bits(geo, parse_uint_list(f->perm, "--mem-perm")));
-    if (!f->gray.empty()) map = map.then(parse_gray(geo, f->gray));
+    const AffineMap map = alignment_map(geo, f->xor_proc, f->xor_mem, f->perm, f->gray);
     Session s = open_session(f->machine, f->io);
     begin_trace(s, f->io);
     run_step(s, f->io, "alignment", alignment_destination(map),

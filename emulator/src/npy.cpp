@@ -294,7 +294,7 @@ Header parse_header(const unsigned char* bytes, std::size_t size, const std::str
   if (fortran.kind != HeaderValue::Bool)
     fail(what, "'fortran_order' is " + printable(fortran.raw) + ", expected True or False");
   if (fortran.flag)
-    fail(what, "fortran_order True (column-major data) is not supported; save np.ascontiguousarray(arr) instead");
+    fail_not_c_order(what, "fortran_order True (column-major data)");
   if (shape.kind != HeaderValue::Tuple)
     fail(what, "'shape' is " + printable(shape.raw) + ", expected a tuple of integers such as (16, 8)");
 
@@ -516,6 +516,38 @@ void check_machine_shape(ElementType type, const std::vector<std::uint64_t>& sha
     fail(what, "shape " + shape_str(shape) + " does not fit a machine of 2^" + std::to_string(n) + " nodes x 2^" +
                    std::to_string(m) + " words; expected " + shape_str(grid) + " or " + shape_str(flat));
   if (type != expected) fail(what, "dtype " + dtype_str(type) + " does not match the machine's " + dtype_str(expected));
+}
+
+void machine_dims_from_shape(const std::vector<std::uint64_t>& shape, const std::string& what,
+                             std::optional<long long>& n, std::optional<long long>& m, long long data_dims) {
+  const auto log2_of = [](std::uint64_t v) {
+    return v != 0 && (v & (v - 1)) == 0 ? static_cast<long long>(__builtin_ctzll(v)) : -1LL;
+  };
+  const bool powers = !shape.empty() && shape.size() <= 2 &&
+                      std::all_of(shape.begin(), shape.end(), [&](std::uint64_t d) { return log2_of(d) >= 0; });
+  if (!powers)
+    throw Error(what + " has shape " + shape_str(shape) +
+                ": a machine's state is (2^n, 2^m) or flat (2^(n+m),), so it gives no n and m");
+  if (shape.size() == 2) {
+    if (!n && data_dims < 0) n = log2_of(shape[0]);
+    if (!m) m = log2_of(shape[1]);
+    return;
+  }
+  // A flat array: the other value (or data_dims) says where the node bits end.
+  const long long q = log2_of(shape[0]);
+  const std::optional<long long> nodes = data_dims >= 0 ? std::optional<long long>(data_dims) : n;
+  if (!m && !nodes)
+    throw Error(what + " has shape " + shape_str(shape) + ": a flat array does not say how its 2^" +
+                std::to_string(q) + " words split into 2^n nodes of 2^m; give -n (or -m)");
+  if (!m && *nodes >= 0 && *nodes <= q) m = q - *nodes;
+  if (!n && data_dims < 0 && m && *m >= 0 && *m <= q) n = q - *m;
+  // Otherwise the values do not fit the shape: check_machine_shape says how.
+}
+
+ElementType parse_npy_descr(const std::string& descr, const std::string& what) { return parse_descr(descr, what); }
+
+void fail_not_c_order(const std::string& what, const std::string& held) {
+  fail(what, held + " is not supported; convert it with np.ascontiguousarray(arr) first");
 }
 
 void check_machine_array(const NpyArray& a, const std::string& what, unsigned n, unsigned m, ElementType expected) {

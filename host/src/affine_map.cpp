@@ -217,6 +217,16 @@ AffineMap parse_gray(const Geometry& geo, const std::string& text) {
   return AffineMap::gray(geo, static_cast<unsigned>(lo), static_cast<unsigned>(width), dir == "encode");
 }
 
+AffineMap alignment_map(const Geometry& geo, const std::string& xor_proc, const std::string& xor_mem,
+                        const std::string& mem_perm, const std::string& gray) {
+  const std::vector<unsigned> procs = parse_uint_list(xor_proc, "--xor-proc");  // checked in the flags' order
+  const std::vector<unsigned> mems = parse_uint_list(xor_mem, "--xor-mem");
+  AffineMap map = AffineMap::xor_align(geo, procs, mems);
+  if (!mem_perm.empty()) map = map.then(AffineMap::permute_bits(geo, parse_uint_list(mem_perm, "--mem-perm")));
+  if (!gray.empty()) map = map.then(parse_gray(geo, gray));
+  return map;
+}
+
 unsigned gf2_rank(std::vector<std::uint64_t> cols) {
   unsigned rank = 0;
   for (unsigned b = 0; b < 64; ++b) {

@@ -1,117 +1,217 @@
-"""hcube from Python: the emulated hypercube's plans on NumPy arrays.
+"""hcube: an emulator of a CM-2-style SIMD hypercube, on NumPy arrays.
 
-    import numpy as np, hcube
-    a = np.arange(64, dtype=np.uint32).reshape(8, 8)   # 2^n nodes x 2^m words
-    assert (hcube.aapc(a) == a.T).all()                   # the AAPC is the transpose
-    m = hcube.Machine(3, 3); m.load(a); m.permute("bit-reversal"); m.counters
-
-Every error is the library's one-line message: hcube.Error (a ValueError) for
-bad values, TypeError for a wrong dtype. docs/python.md lists the API.
+The machine holds 2^n nodes of K = 2^m words; an array of shape (2^n, 2^m)
+(or flat, 2^(n+m) words) holds word i of node j at [j, i]. Every call checks
+its input as the ``hcube`` command line does and raises its one-line message
+(ValueError; TypeError for a wrong dtype). docs/python.md describes the API.
 """
+import html as _html
 import json as _json
+import os as _os
+import shlex as _shlex
 
 import numpy as _np
 
 from . import _hcube
-from ._hcube import Error
 
-__version__ = _hcube.__version__
-__all__ = ["Machine", "Error", "aapc", "permute", "fft", "redistribute", "schedule", "__version__"]
+__version__ = _hcube.version()
+
+__all__ = ["Machine", "permute", "aapc", "fft", "redistribute", "schedule", "animate", "Animation",
+           "__version__"]
 
 
-def _log2(v, what):
-    v = int(v)
-    if v < 1 or v & (v - 1):
-        raise ValueError(f"{what} = {v} is not a power of two")
-    return v.bit_length() - 1
+def _descr(dtype):
+    return _np.dtype(dtype).str
+
+
+def _is_device(a):
+    return not isinstance(a, _np.ndarray) and hasattr(a, "__cuda_array_interface__")
+
+
+def _array(a):
+    # Lists and scalars become arrays here; an ndarray or a device array is passed as it is.
+    return a if isinstance(a, _np.ndarray) or _is_device(a) else _np.asarray(a)
+
+
+def _run(plan, a):
+    # Checked before the copy, so a bad array raises the same message whatever its size.
+    plan.check(a)
+    out = a.copy()
+    plan.execute(out)
+    return out
+
+
+def _perm_text(perm):
+    return perm if isinstance(perm, str) else ",".join(str(int(p)) for p in perm)
+
+
+def _backend_of(a, backend):
+    # A device array runs on the CUDA backend unless the caller says otherwise.
+    return "cuda" if backend == "auto" and _is_device(a) else backend
+
+
+def _exchange(e):
+    if isinstance(e, dict):
+        return (e["dim"], e["addr"], e.get("peer_addr", e["addr"]))
+    return e
 
 
 class Machine:
-    """2^n nodes of 2^m words of one dtype, on the CPU or a GPU ("auto")."""
+    """2^n nodes of 2^m words of ``dtype``, on the CPU or CUDA backend.
+
+    ``load`` and ``read`` copy the data in and out; the primitives and plans
+    run on the machine's own storage, and ``counters`` says what they did
+    (the keys of ``hcube --json``'s counters).
+    """
 
     def __init__(self, n, m, dtype=_np.uint32, backend="auto"):
-        self._m = _hcube.Machine(int(n), int(m), _np.dtype(dtype).name, str(backend))
+        self._m = _hcube.Machine(int(n), int(m), _descr(dtype), str(backend))
+
+    n = property(lambda self: self._m.n)
+    m = property(lambda self: self._m.m)
+    dtype = property(lambda self: _np.dtype(self._m.dtype))
+    backend = property(lambda self: self._m.backend, doc="the backend it runs on: cpu or cuda")
 
     @property
-    def n(self):
-        return self._m.n
+    def counters(self):
+        """What the machine did since it was made (or reset_counters): routing_cycles, element_hops, ..."""
+        return _json.loads(self._m.counters())
 
-    @property
-    def m(self):
-        return self._m.m
-
-    @property
-    def dtype(self):
-        return _np.dtype(self._m.dtype)
-
-    @property
-    def backend(self):
-        return self._m.backend
+    def reset_counters(self):
+        self._m.reset_counters()
 
     def load(self, a):
-        """Copies a (shape (2^n, 2^m) or flat, C-contiguous, the machine's dtype) in."""
-        self._m.load(a)
+        """Loads an array of shape (2^n, 2^m) or (2^(n+m),) of the machine's dtype."""
+        self._m.load(_array(a))
+        return self
 
     def read(self):
         """A new array of shape (2^n, 2^m): word i of node j at [j, i]."""
         return self._m.read()
 
     def aapc(self, algorithm=4, permutation="transpose", d=None):
-        """One AAPC (Johnsson & Ho): algorithm 1-4, "edelman", "sex" or "dex"."""
-        self._m.aapc(str(algorithm), str(permutation), -1 if d is None else int(d))
+        """One all-to-all personalized communication (Johnsson & Ho), as ``hcube aapc``."""
+        self._m.aapc(str(algorithm), min(self.n, self.m) if d is None else int(d), str(permutation))
+        return self
 
-    def permute(self, perm, algorithm="auto", fused=False, ports="all"):
-        """A stable dimension permutation: perm as hcube permute --perm takes it
-        (a list of bit destinations, "transpose", "bit-reversal", "shuffle:k", ...)."""
-        if not isinstance(perm, str):
-            perm = ",".join(str(int(p)) for p in perm)
-        self._m.permute(perm, str(algorithm), bool(fused), str(ports))
+    def permute(self, perm, algorithm="auto", fused=False, ports="one"):
+        """A stable dimension permutation of the address bits, as ``hcube permute --perm``."""
+        self._m.permute(_perm_text(perm), str(algorithm), bool(fused), str(ports))
+        return self
 
-    @property
-    def counters(self):
-        """What the machine counted, as hcube's --json "counters"."""
-        return _json.loads(self._m.counters_json())
+    def cycle(self, exchanges, port_model="all", channel_width=1):
+        """One routing cycle, all its exchanges at once: node j (bit dim clear) swaps word addr with word
+        peer of node j xor 2^dim. The exchanges as ``hcube cycle --cycle``'s "dim:addr[:peer],...", as
+        (dim, addr[, peer]) tuples, or as a schedule document's cycle ({"dim", "addr", "peer_addr"} dicts)."""
+        if not isinstance(exchanges, str):
+            exchanges = ",".join(":".join(str(int(v)) for v in _exchange(e)) for e in exchanges)
+        self._m.cycle(exchanges, str(port_model), int(channel_width))
+        return self
 
-
-def _machine_for(a, n):
-    a = _np.asarray(a)
-    if a.ndim == 2:
-        return Machine(_log2(a.shape[0], "rows"), _log2(a.shape[1], "columns"), a.dtype), a.shape
-    if a.ndim == 1:
-        if n is None:
-            raise ValueError("a flat array needs n=: its processor dimensions")
-        q = _log2(a.shape[0], "length")
-        return Machine(int(n), q - int(n), a.dtype), a.shape
-    raise ValueError(f"the array has {a.ndim} dimensions: allowed 2 (2^n x 2^m) or 1 (with n=)")
+    def align(self, xor_proc=(), xor_mem=(), mem_perm=(), gray=""):
+        """One local alignment i -> gray(perm(i xor j_P)), as ``hcube align``'s flags."""
+        self._m.align(_perm_text(xor_proc), _perm_text(xor_mem), _perm_text(mem_perm), str(gray))
+        return self
 
 
-def permute(a, perm, algorithm="auto", fused=False, n=None, ports="all"):
-    """A new array: a's words with their address bits permuted (source bit i to perm[i])."""
-    mach, shape = _machine_for(a, n)
-    mach.load(a)
-    mach.permute(perm, algorithm, fused, ports)
-    return mach.read().reshape(shape)
+def permute(a, perm, algorithm="auto", fused=False, *, ports="one", n=None, m=None, backend="auto"):
+    """A new array: ``a`` after ``hcube permute --perm perm`` (source address bit i to bit perm[i]).
+
+    n and m come from a 2-D array's shape; a flat array needs ``n=`` (or ``m=``).
+    ``perm`` is a list or the command line's text ("transpose", "bit-reversal", "shuffle:k", "2,0,1").
+    ``ports``: "one" or "all" (the n-port algorithms A4, A5, A6, Edelman), as ``hcube permute --ports``.
+    """
+    a = _array(a)
+    n, m = _hcube.dims_of(a, n, m)
+    plan = _hcube.permute_plan(_perm_text(perm), n, m, str(algorithm), bool(fused), str(ports), _descr(a.dtype),
+                               _backend_of(a, backend))
+    return _run(plan, a)
 
 
-def aapc(a, algorithm=4, permutation="transpose"):
-    """A new array: the AAPC of a (2^n x 2^m, d = n): the transpose (j|i) -> (i|j)."""
-    mach, shape = _machine_for(a, None)
-    mach.load(a)
-    mach.aapc(algorithm, permutation)
-    return mach.read().reshape(shape)
+def aapc(a, algorithm=4, permutation="transpose", *, d=None, n=None, m=None, backend="auto"):
+    """A new array: ``a`` after one AAPC (the transpose of a square (2^d, 2^d) array)."""
+    a = _array(a)
+    n, m = _hcube.dims_of(a, n, m)
+    d = min(n, m) if d is None and n is not None and m is not None else d
+    plan = _hcube.aapc_plan(str(algorithm), -1 if d is None else int(d), n, m, str(permutation),
+                            _descr(a.dtype), _backend_of(a, backend))
+    return _run(plan, a)
 
 
-def fft(x, nodes_log2, order="natural", inverse=False, backend="auto"):
-    """The DFT of 2^q complex points (natural order in and out) on 2^nodes_log2 nodes."""
-    return _hcube.fft(x, int(nodes_log2), str(order), bool(inverse), str(backend))
+def fft(x, nodes_log2, order="natural", backend="auto"):
+    """The distributed radix-2 FFT of a flat complex64/complex128 array on 2^nodes_log2 nodes.
+
+    order="natural": X[k] at k (numpy.fft.fft's order); "bit-reversed": X[rev k] at k.
+    """
+    return _hcube.fft(_array(x), int(nodes_log2), str(order), str(backend))
 
 
-def redistribute(a, P, Q, K, x, schedule="circulant", reverse=False, backend="auto"):
-    """cyclic(x) on P to cyclic(Kx) on Q (Park, Prasanna & Raghavendra): the
-    destinations' local memories, shape (Q, D) as hcube redistribute -o writes."""
-    return _hcube.redistribute(a, int(P), int(Q), int(K), int(x), str(schedule), bool(reverse), str(backend))
+def redistribute(a, P, Q, K, x, schedule="circulant", overlap=False, reverse=False, backend="auto"):
+    """Block-cyclic redistribution of a flat array, cyclic(x) on P processors to cyclic(K x) on Q.
+
+    Returns the destinations' memories, shape (Q, N/Q) as ``hcube redistribute --output`` writes:
+    row q holds, in order, the elements destination q owns under cyclic(K x). reverse=True runs
+    it backwards (``--reverse``): cyclic(K x) on Q to cyclic(x) on P, shape (P, N/P).
+    """
+    out, _ = _hcube.redistribute(_array(a), int(P), int(Q), int(K), int(x), str(schedule), bool(overlap),
+                                 bool(reverse), str(backend))
+    return out
 
 
-def schedule(algorithm, d, m=None, lines="diagonal"):
-    """The hcube-schedule/1 document of an AAPC schedule, as a dict."""
-    return _json.loads(_hcube.schedule_json(str(algorithm), int(d), -1 if m is None else int(m), str(lines)))
+def schedule(algorithm, d, *, n=None, m=None, channel_width=1, blocked=False, lines="diagonal"):
+    """The AAPC schedule as the hcube-schedule/1 document (``hcube schedule --json``), a dict."""
+    return _json.loads(_hcube.schedule(str(algorithm), int(d), -1 if n is None else int(n),
+                                       -1 if m is None else int(m), int(channel_width), bool(blocked), str(lines)))
+
+
+class Animation:
+    """The teaching page of ``hcube animate``: shown inline in Jupyter, written by save()."""
+
+    def __init__(self, result):
+        self.command = result["command"]
+        self.html = result["html"]
+        self.steps = result["steps"]
+        self.routing_cycles = result["routing_cycles"]
+        self.nodes = result["nodes"]
+        self.verified = result["verified"]
+
+    def _repr_html_(self):
+        # srcdoc keeps the page's script and ids apart from the notebook's.
+        return ('<iframe srcdoc="{}" style="width: 100%; height: 720px; border: 1px solid #ccc" '
+                'sandbox="allow-scripts"></iframe>').format(_html.escape(self.html, quote=True))
+
+    def save(self, path):
+        """Writes the page (an .html file)."""
+        with open(_os.fspath(path), "w", encoding="utf-8") as f:
+            f.write(self.html)
+        return path
+
+    def __repr__(self):
+        return "<hcube.Animation of hcube {}: {} steps, {} routing cycles, {} nodes, verified: {}>".format(
+            self.command, self.steps, self.routing_cycles, self.nodes, "yes" if self.verified else "no")
+
+
+def _flags(options):
+    # aapc(dims=3, algorithm=4) -> --dims 3 --algorithm 4; one letter -> -n 2; True -> the flag alone.
+    words = []
+    for key, value in options.items():
+        flag = ("-" if len(key) == 1 else "--") + key.replace("_", "-")
+        if value is True:
+            words.append(flag)
+        elif value is not False and value is not None:
+            words += [flag, _perm_text(value) if isinstance(value, (list, tuple)) else str(value)]
+    return words
+
+
+def animate(command, *flags, **options):
+    """The page ``hcube animate COMMAND FLAGS --output page.html`` writes, as an Animation.
+
+    ``command`` is aapc, multi-aapc, permute or redistribute, alone or with its flags as one
+    string ("aapc -d 3 -a 4"); more flags follow as strings or keywords (dims=3, algorithm=4).
+    """
+    words = _shlex.split(command) + [str(f) for f in flags] + _flags(options)
+    result = _hcube.animate(words)
+    if result["help"]:  # --help: the command's flags, as hcube animate prints them
+        print(result["help"])
+        return None
+    return Animation(result)

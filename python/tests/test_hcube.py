@@ -1,149 +1,418 @@
-"""hcube from Python against NumPy, the oracle: every expected array below is
-written from its definition with NumPy, never with hcube's own code."""
+"""hcube's Python API against NumPy as the oracle, bit for bit (the FFT to 1e-12)."""
+import json
+import math
+import threading
+
 import numpy as np
 import pytest
 
 import hcube
 
-DTYPES = [np.uint32, np.int32, np.uint64, np.float32, np.float64, np.complex64, np.complex128]
+TYPES = [np.uint32, np.int32, np.uint64, np.float32, np.float64, np.complex64, np.complex128]
 
 
-def random_array(shape, dtype, rng):
-    """Distinct-looking words of any dtype (bit patterns, so NaNs cannot hide a miss)."""
-    dtype = np.dtype(dtype)
-    raw = rng.integers(0, 256, size=int(np.prod(shape)) * dtype.itemsize, dtype=np.uint8)
-    return raw.view(dtype).reshape(shape)
+def labelled(shape, dtype, seed=0):
+    """Distinct values of `dtype` (a word's move is visible whatever it is)."""
+    rng = np.random.default_rng(seed)
+    size = int(np.prod(shape))
+    a = rng.permutation(size).astype(np.uint64) + 1
+    if np.dtype(dtype).kind == "c":
+        return (a + 1j * rng.permutation(size)).astype(dtype).reshape(shape)
+    return a.astype(dtype).reshape(shape)
 
 
-def same_bits(a, b):
-    return a.shape == b.shape and a.dtype == b.dtype and a.tobytes() == b.tobytes()
+def perm_of_axes(axes):
+    """hcube's --perm for NumPy's transpose(axes) of the (2,)*q view (docs/api.md): p[q-1-axes[k]] = q-1-k."""
+    q = len(axes)
+    p = [0] * q
+    for k, ax in enumerate(axes):
+        p[q - 1 - ax] = q - 1 - k
+    return p
 
 
 def test_version():
     assert hcube.__version__.count(".") == 2
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
-def test_aapc_is_the_transpose(dtype):
-    rng = np.random.default_rng(1)
-    for d in range(1, 6):
-        a = random_array((2**d, 2**d), dtype, rng)
-        for algorithm in [1, 2, 3, 4, "edelman"]:
-            assert same_bits(hcube.aapc(a, algorithm=algorithm), np.ascontiguousarray(a.T)), (d, algorithm)
+@pytest.mark.parametrize("seed", range(12))
+def test_random_dimension_permutations_equal_numpy_transpose(seed):
+    rng = np.random.default_rng(seed)
+    n, m = int(rng.integers(1, 4)), int(rng.integers(1, 5))
+    q = n + m
+    dtype = TYPES[seed % len(TYPES)]
+    a = labelled((2 ** n, 2 ** m), dtype, seed)
+    axes = list(rng.permutation(q))
+    want = a.reshape((2,) * q).transpose(axes).reshape(2 ** n, 2 ** m)
+    p = perm_of_axes(axes)
+    for fused in (False, True):
+        got = hcube.permute(a, p, fused=fused)
+        assert got.dtype == a.dtype and got.shape == a.shape
+        np.testing.assert_array_equal(got, want)
+    # The same as text, on a flat array with n given.
+    flat = hcube.permute(a.reshape(-1), ",".join(map(str, p)), n=n)
+    np.testing.assert_array_equal(flat, want.reshape(-1))
+    np.testing.assert_array_equal(a, labelled((2 ** n, 2 ** m), dtype, seed))  # the input is untouched
 
 
-def numpy_permute(a, perm):
-    """Address bit i (bit 0 the lowest local bit) of every word goes to bit perm[i]:
-    as 2-sized axes in C order axis k is bit q - 1 - k."""
-    q = len(perm)
-    inv = [0] * q
-    for i, p in enumerate(perm):
-        inv[p] = i
-    axes = [q - 1 - inv[q - 1 - k] for k in range(q)]
-    return np.ascontiguousarray(np.transpose(a.reshape((2,) * q), axes)).reshape(a.shape)
+def axes_of_perm(p):
+    """NumPy's axes for hcube's --perm p (docs/api.md): axes[k] = q-1-pinv[q-1-k]."""
+    q = len(p)
+    pinv = [0] * q
+    for i, t in enumerate(p):
+        pinv[t] = i
+    return [q - 1 - pinv[q - 1 - k] for k in range(q)]
 
 
-def test_random_stable_dimension_permutations_equal_numpy():
-    rng = np.random.default_rng(2)
-    for trial in range(40):
-        n, m = int(rng.integers(1, 5)), int(rng.integers(1, 5))
-        perm = [int(p) for p in rng.permutation(n + m)]
-        dtype = DTYPES[trial % len(DTYPES)]
-        a = random_array((2**n, 2**m), dtype, rng)
-        want = numpy_permute(a, perm)
-        assert same_bits(hcube.permute(a, perm), want), (n, m, perm)
-        assert same_bits(hcube.permute(a, perm, fused=True), want), (n, m, perm)
-        flat = a.reshape(-1)
-        assert same_bits(hcube.permute(flat, perm, n=n), want.reshape(-1)), (n, m, perm)
-    a = random_array((16, 16), np.uint32, rng)
-    assert same_bits(hcube.permute(a, "transpose"), np.ascontiguousarray(a.T))
-    assert same_bits(hcube.permute(a, "bit-reversal"), numpy_permute(a, list(range(7, -1, -1))))
+# Each algorithm on permutations it applies to: A4-A6 need a separable one (no
+# cycle mixing processor and memory bits), Edelman's schedule the bit reversal.
+@pytest.mark.parametrize("algorithm,ports,perm", [
+    ("auto", "one", "transpose"), ("A1", "one", "transpose"), ("A1'", "one", "bit-reversal"),
+    ("A2", "one", "transpose"), ("A1", "all", "shuffle:2"), ("A4", "all", [2, 0, 1, 3, 5, 4]),
+    ("A5", "all", [1, 2, 0, 5, 3, 4]), ("A6", "all", [0, 2, 1, 4, 3, 5]), ("Edelman", "all", "bit-reversal")])
+def test_named_algorithms(algorithm, ports, perm):
+    a = labelled((8, 8), np.uint32)
+    p = {"transpose": [3, 4, 5, 0, 1, 2], "bit-reversal": [5, 4, 3, 2, 1, 0],
+         "shuffle:2": [(i + 2) % 6 for i in range(6)]}.get(perm, perm) if isinstance(perm, str) else perm
+    want = a.reshape((2,) * 6).transpose(axes_of_perm(p)).reshape(8, 8)
+    np.testing.assert_array_equal(hcube.permute(a, perm, algorithm=algorithm, ports=ports), want)
+    np.testing.assert_array_equal(hcube.Machine(3, 3).load(a).permute(perm, algorithm, ports=ports).read(), want)
 
 
-def test_machine_runs_plans_and_counts():
-    rng = np.random.default_rng(3)
-    a = random_array((16, 16), np.uint64, rng)
-    mach = hcube.Machine(4, 4, dtype=np.uint64, backend="cpu")
-    assert (mach.n, mach.m, mach.dtype, mach.backend) == (4, 4, np.dtype(np.uint64), "cpu")
+def test_shuffle():
+    a = labelled((4, 8), np.int32)
+    q = 5
+    # shuffle:1 sends address bit i to bit (i + 1) mod q: axis k of the (2,)*q view to axis k - 1.
+    got = hcube.permute(a, "shuffle:1")
+    p = [(i + 1) % q for i in range(q)]
+    axes = [0] * q
+    for i in range(q):
+        axes[q - 1 - p[i]] = q - 1 - i
+    np.testing.assert_array_equal(got.reshape(-1), a.reshape((2,) * q).transpose(axes).reshape(-1))
+
+
+@pytest.mark.parametrize("algorithm", [1, 2, 3, 4, "edelman", "sex", "dex"])
+@pytest.mark.parametrize("d", [1, 3, 4])
+def test_aapc_is_the_transpose(algorithm, d):
+    a = labelled((2 ** d, 2 ** d), np.float64, d)
+    np.testing.assert_array_equal(hcube.aapc(a, algorithm=algorithm), a.T)
+
+
+@pytest.mark.parametrize("P,n", [(1, 0), (4, 2), (10, 3), (11, 5), (12, 6)])
+def test_fft_equals_numpy(P, n):
+    rng = np.random.default_rng(P)
+    x = rng.standard_normal(2 ** P) + 1j * rng.standard_normal(2 ** P)
+    want = np.fft.fft(x)
+    got = hcube.fft(x, nodes_log2=n)
+    assert got.dtype == np.complex128 and got.shape == x.shape
+    assert np.max(np.abs(got - want)) <= 1e-12 * np.max(np.abs(want))
+    # bit-reversed order: X[rev k] at k.
+    rev = [int(format(k, "0{}b".format(P))[::-1], 2) for k in range(2 ** P)]
+    got_rev = hcube.fft(x, nodes_log2=n, order="bit-reversed")
+    assert np.max(np.abs(got_rev - want[rev])) <= 1e-12 * np.max(np.abs(want))
+
+
+def test_fft_complex64():
+    x = (np.arange(256) % 7 - 3.0 + 1j).astype(np.complex64)
+    got = hcube.fft(x, nodes_log2=3)
+    assert got.dtype == np.complex64
+    want = np.fft.fft(x.astype(np.complex128))
+    assert np.max(np.abs(got - want)) <= 1e-5 * np.max(np.abs(want))
+
+
+@pytest.mark.parametrize("P,Q,K,x,supers", [(2, 2, 1, 1, 1), (4, 2, 2, 1, 3), (3, 5, 2, 2, 1), (6, 4, 3, 1, 2),
+                                              (5, 3, 1, 4, 1)])
+def test_redistribution_places_every_element_by_the_closed_form(P, Q, K, x, supers):
+    # Whole superblocks of L = lcm(P, KQ) blocks of x elements.
+    N = supers * math.lcm(P, K * Q) * x
+    a = labelled((N,), np.uint64, P + Q)
+    out = hcube.redistribute(a, P=P, Q=Q, K=K, x=x)
+    assert out.shape == (Q, N // Q) and out.dtype == a.dtype
+    # cyclic(Kx) on Q: element g is in block b = g // (Kx), owned by destination b mod Q at local
+    # position (b // Q) Kx + g mod Kx.
+    want = np.zeros_like(out)
+    for g in range(N):
+        b = g // (K * x)
+        want[b % Q, (b // Q) * K * x + g % (K * x)] = a[g]
+    np.testing.assert_array_equal(out, want)
+
+
+@pytest.mark.parametrize("P,Q,K,x", [(2, 2, 1, 1), (4, 2, 2, 1), (3, 5, 2, 2)])
+def test_reverse_redistribution_places_every_element_by_cyclic_x(P, Q, K, x):
+    # Backwards: the P receivers hold cyclic(x): block b = g // x at processor b mod P,
+    # local position (b // P) x + g mod x.
+    N = 2 * math.lcm(P, K * Q) * x
+    a = labelled((N,), np.uint32, P * Q)
+    out = hcube.redistribute(a, P=P, Q=Q, K=K, x=x, reverse=True, overlap=True)
+    assert out.shape == (P, N // P)
+    want = np.zeros_like(out)
+    for g in range(N):
+        b = g // x
+        want[b % P, (b // P) * x + g % x] = a[g]
+    np.testing.assert_array_equal(out, want)
+
+
+def test_machine_load_read_and_counters():
+    a = labelled((16, 16), np.uint32)
+    mach = hcube.Machine(4, 4, dtype=np.uint32, backend="cpu")
+    assert (mach.n, mach.m, mach.dtype, mach.backend) == (4, 4, np.dtype(np.uint32), "cpu")
     mach.load(a)
+    np.testing.assert_array_equal(mach.read(), a)
     mach.aapc(algorithm=4)
-    assert same_bits(mach.read(), np.ascontiguousarray(a.T))
+    np.testing.assert_array_equal(mach.read(), a.T)
     c = mach.counters
-    for key in ["routing_cycles", "element_hops", "kernel_launches", "alignments"]:
-        assert key in c, key
-    assert c["routing_cycles"] == 8  # K/2 for Algorithm 4 (Theorem 1)
-    mach.permute([1, 0, 2, 3, 4, 5, 6, 7])  # swap the two lowest local bits
-    assert same_bits(mach.read(), numpy_permute(np.ascontiguousarray(a.T), [1, 0, 2, 3, 4, 5, 6, 7]))
+    for key in ("routing_cycles", "element_hops", "kernel_launches", "alignments", "bytes_read", "bytes_written"):
+        assert key in c
+    assert c["routing_cycles"] == 8  # Algorithm 4: K/2 cycles
+    mach.permute("transpose")
+    np.testing.assert_array_equal(mach.read(), a)
     mach.load(a.reshape(-1))  # flat works too
-    assert same_bits(mach.read(), a)
+    np.testing.assert_array_equal(mach.read(), a)
 
 
-@pytest.mark.parametrize("n", [1, 3, 5])
-def test_fft_equals_numpy(n):
-    rng = np.random.default_rng(4)
-    for q in [n + 1, n + 4, 12]:
-        x = rng.standard_normal(2**q) + 1j * rng.standard_normal(2**q)
-        want = np.fft.fft(x)
-        got = hcube.fft(x, nodes_log2=n)
-        assert np.max(np.abs(got - want)) / np.max(np.abs(want)) < 1e-12
-        back = hcube.fft(got, nodes_log2=n, inverse=True)
-        assert np.max(np.abs(back / 2**q - x)) / np.max(np.abs(x)) < 1e-12
-        got64 = hcube.fft(x.astype(np.complex64), nodes_log2=n)
-        assert got64.dtype == np.complex64
-        assert np.max(np.abs(got64 - want)) / np.max(np.abs(want)) < 1e-4
-    x = np.full(64, np.nan, dtype=np.complex128)
-    assert np.isnan(hcube.fft(x, nodes_log2=2)).all()
+def test_machine_cycle_and_align_against_numpy():
+    n, m = 3, 3
+    a = labelled((8, 8), np.int32)
+    mach = hcube.Machine(n, m, dtype=np.int32).load(a)
+    # Node j with bit `dim` clear swaps its word addr with word peer of node j xor 2^dim.
+    exchanges = [(0, 1, 2), (2, 5)]
+    mach.cycle(exchanges)
+    want = a.copy()
+    for dim, addr, *peer in exchanges:
+        peer = peer[0] if peer else addr
+        for j in range(2 ** n):
+            if not j >> dim & 1:
+                k = j ^ (1 << dim)
+                want[j, addr], want[k, peer] = a[k, peer], a[j, addr]
+    np.testing.assert_array_equal(mach.read(), want)
+    assert mach.counters["routing_cycles"] == 1
+    # Processor bit 0 xored onto memory bit 1: word i of node j goes to i xor (j & 1) << 1.
+    mach.load(a).align(xor_proc=[0], xor_mem=[1])
+    want = np.empty_like(a)
+    for j in range(8):
+        for i in range(8):
+            want[j, i ^ ((j & 1) << 1)] = a[j, i]
+    np.testing.assert_array_equal(mach.read(), want)
 
 
-def cyclic_kx_rows(data, Q, K, x, width):
-    """cyclic(Kx) on Q by definition: element g in block i = g // x, big block
-    b = i // K on destination b % Q at local word (b // Q) K x + g % (K x)."""
-    rows = np.zeros((Q, width), dtype=data.dtype)
-    for g, v in enumerate(data):
-        b = (g // x) // K
-        rows[b % Q, (b // Q) * K * x + g % (K * x)] = v
-    return rows
-
-
-@pytest.mark.parametrize("P,Q,K,x,N", [(6, 4, 2, 3, 150), (3, 6, 2, 2, 24), (28, 36, 14, 2, 4032), (5, 5, 3, 1, 77)])
-def test_redistribution_places_every_element_by_the_closed_form(P, Q, K, x, N):
-    rng = np.random.default_rng(5)
-    data = random_array((N,), np.uint64, rng)
-    for schedule in ["circulant", "caterpillar", "bipartite-stepwise", "bipartite-greedy"]:
-        rows = hcube.redistribute(data, P=P, Q=Q, K=K, x=x, schedule=schedule)
-        assert rows.shape[0] == Q
-        assert same_bits(rows, cyclic_kx_rows(data, Q, K, x, rows.shape[1])), schedule
-
-
-def test_schedule_is_the_file_format():
-    s = hcube.schedule(4, 5)
+def test_schedule_document():
+    s = hcube.schedule(4, 3)
     assert s["format"] == "hcube-schedule/1"
-    assert s["d"] == 5
-    assert len(s["cycles"]) == 16
-    assert hcube.schedule(4, 5, lines="type1")["lines"] == "type1"
+    assert s["d"] == 3 and len(s["cycles"]) == 4  # K/2 cycles
+    assert json.loads(json.dumps(s)) == s
+    assert hcube.schedule("edelman", 2)["format"] == "hcube-schedule/1"
 
 
-def test_bad_input_raises_the_librarys_message():
-    a = np.zeros((8, 8), dtype=np.uint32)
-    mach = hcube.Machine(3, 3)
-    with pytest.raises(TypeError, match="int64"):
-        mach.load(a.astype(np.int64))
-    with pytest.raises(TypeError, match="uint64"):
-        mach.load(a.astype(np.uint64))
-    with pytest.raises(ValueError, match="C-contiguous"):
-        mach.load(np.asfortranarray(np.zeros((8, 8), dtype=np.uint32)).T[:, ::1].T)
-    with pytest.raises(ValueError, match=r"shape \(8, 8\)"):
-        mach.load(np.zeros((4, 8), dtype=np.uint32))
-    with pytest.raises(hcube.Error, match="'zz' unknown"):
-        hcube.permute(a, "zz")
-    with pytest.raises(ValueError, match="n="):
-        hcube.permute(a.reshape(-1), "transpose")
-    with pytest.raises(ValueError, match="power of two"):
-        hcube.aapc(np.zeros((6, 8), dtype=np.uint32))
-    with pytest.raises(ValueError, match="out of range"):
-        hcube.Machine(40, 40)
-    with pytest.raises(TypeError, match="complex"):
-        hcube.fft(np.zeros(8), nodes_log2=1)
-    with pytest.raises(ValueError, match="x = 0"):
-        hcube.redistribute(np.zeros(8, dtype=np.uint32), P=2, Q=2, K=1, x=0)
-    assert issubclass(hcube.Error, ValueError)
+def test_animate_page():
+    page = hcube.animate("aapc", dims=2, algorithm=4)
+    assert isinstance(page, hcube.Animation)
+    assert page.verified and page.nodes == 4 and page.routing_cycles == 2
+    assert 'id="hcube-data"' in page.html
+    html = page._repr_html_()
+    assert html.startswith("<iframe srcdoc=") and "&lt;!DOCTYPE html&gt;" in html
+    same = hcube.animate("aapc -d 2 -a 4")
+    assert same.steps == page.steps
+
+
+def test_animate_save(tmp_path):
+    path = hcube.animate("permute", "-n", "2", "-m", "2", "--perm", "bit-reversal").save(tmp_path / "p.html")
+    assert (tmp_path / "p.html").read_text().startswith("<!DOCTYPE html>")
+    assert str(path).endswith("p.html")
+
+
+def test_gil_is_released_while_the_machine_runs():
+    # Threads running the library at once finish with the right answers.
+    a = labelled((2 ** 6, 2 ** 8), np.uint32)
+    want = a.reshape((2,) * 14).transpose(range(13, -1, -1)).reshape(a.shape)
+    results = [None] * 4
+
+    def work(i):
+        results[i] = hcube.permute(a, "bit-reversal")
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for r in results:
+        np.testing.assert_array_equal(r, want)
+    # One machine shared by threads runs their steps one at a time: 20 transposes are the identity.
+    sq = labelled((2 ** 5, 2 ** 5), np.uint64)
+    mach = hcube.Machine(5, 5, dtype=np.uint64).load(sq)
+
+    def transposes():
+        for _ in range(5):
+            mach.aapc()
+
+    threads = [threading.Thread(target=transposes) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    np.testing.assert_array_equal(mach.read(), sq)
+    assert mach.counters["routing_cycles"] == 20 * 16
+
+
+# --- bad input: the command line's one-line messages -------------------------
+
+def test_bad_dtype():
+    with pytest.raises(TypeError, match="unsupported dtype '|i1'; supported: <u4 \\(uint32\\)"):
+        hcube.permute(np.zeros((4, 4), np.int8), "transpose")
+    with pytest.raises(TypeError, match="unsupported dtype"):
+        hcube.Machine(2, 2, dtype=np.int16)
+    with pytest.raises(TypeError, match="dtype <f8 \\(double\\) does not match the machine's <u4 \\(uint32\\)"):
+        hcube.Machine(2, 2).load(np.zeros((4, 4)))
+    with pytest.raises(TypeError, match="big-endian"):
+        hcube.aapc(np.zeros((4, 4), ">u4"))
+    with pytest.raises(TypeError, match="needs complex64"):
+        hcube.fft(np.zeros(16), nodes_log2=1)
+
+
+def test_bad_shape_and_order():
+    with pytest.raises(ValueError, match=r"array has shape \(3, 4\): a machine's state is \(2\^n, 2\^m\)"):
+        hcube.permute(np.zeros((3, 4), np.uint32), "transpose")
+    with pytest.raises(ValueError, match="a flat array does not say how its 2\\^4 words split"):
+        hcube.permute(np.zeros(16, np.uint32), "transpose")
+    with pytest.raises(ValueError, match=r"array has shape \(16,\): n = 7 out of range: allowed 0..4"):
+        hcube.permute(np.zeros(16, np.uint32), "transpose", n=7)
+    with pytest.raises(ValueError, match=r"array: shape \(16,\) does not fit a machine of 2\^1 nodes x 2\^2 words"):
+        hcube.permute(np.zeros(16, np.uint32), "bit-reversal", n=1, m=2)
+    with pytest.raises(ValueError, match=r"shape \(8, 4\) does not fit a machine of 2\^2 nodes x 2\^2 words"):
+        hcube.Machine(2, 2).load(np.zeros((8, 4), np.uint32))
+    with pytest.raises(ValueError, match="np.ascontiguousarray"):
+        hcube.permute(np.zeros((4, 8), np.uint32, order="F"), "transpose")
+    with pytest.raises(ValueError, match="np.ascontiguousarray"):
+        hcube.aapc(np.zeros((4, 8), np.uint32)[:, ::2])
+
+
+def test_bad_options():
+    a = np.zeros((4, 4), np.uint32)
+    with pytest.raises(ValueError, match="--algorithm 'A9' unknown: allowed"):
+        hcube.permute(a, "transpose", algorithm="A9")
+    with pytest.raises(ValueError, match="--algorithm A4 is an n-port algorithm: it needs --ports all"):
+        hcube.permute(a, "transpose", algorithm="A4")
+    with pytest.raises(ValueError, match="perm"):
+        hcube.permute(a, [0, 0, 1, 2])
+    with pytest.raises(ValueError):
+        hcube.aapc(a, algorithm=7)
+    with pytest.raises(ValueError, match="--nodes-log2"):
+        hcube.fft(np.zeros(16, complex), nodes_log2=4)
+    with pytest.raises(ValueError, match="N = 10 is not a multiple of the block size x = 4"):
+        hcube.redistribute(np.zeros(10, np.uint32), P=2, Q=2, K=1, x=4)
+    with pytest.raises(ValueError):
+        hcube.Machine(2, 2).cycle("5:0")
+    with pytest.raises(ValueError, match="hcube animate fft: allowed commands"):
+        hcube.animate("fft")
+    with pytest.raises(ValueError, match="draws cubes of at most d = 5"):
+        hcube.animate("aapc", dims=6)
+    with pytest.raises(ValueError, match="backend"):
+        hcube.Machine(2, 2, backend="tpu")
+
+
+# --- device arrays -----------------------------------------------------------
+
+def cudart():
+    """The CUDA runtime through ctypes and the number of GPUs, or pytest.skip saying why not."""
+    import ctypes
+    import ctypes.util
+    if not hcube._hcube.cuda_built():
+        pytest.skip("hcube was built without CUDA (pip install . -Ccmake.define.HCUBE_ENABLE_CUDA=ON)")
+    names = [ctypes.util.find_library("cudart"), "libcudart.so", "/usr/local/cuda/lib64/libcudart.so"]
+    for name in filter(None, names):
+        try:
+            lib = ctypes.CDLL(name)
+            break
+        except OSError:
+            continue
+    else:
+        pytest.skip("no CUDA runtime library (libcudart) to allocate device memory with")
+    count = ctypes.c_int(0)
+    if lib.cudaGetDeviceCount(ctypes.byref(count)) != 0 or count.value < 1:
+        pytest.skip("no GPU: the device-array path is not exercised")
+    return lib
+
+
+class DeviceArray:
+    """Device memory behind __cuda_array_interface__ (version 3), as CuPy exposes it, without CuPy."""
+
+    def __init__(self, lib, host=None, like=None):
+        import ctypes
+        self._lib, self._c = lib, ctypes
+        src = host if host is not None else like
+        self.shape, self.dtype, self.nbytes = src.shape, src.dtype, src.nbytes
+        self.ptr = ctypes.c_void_p()
+        assert lib.cudaMalloc(ctypes.byref(self.ptr), ctypes.c_size_t(self.nbytes)) == 0
+        if host is not None:  # cudaMemcpyHostToDevice
+            assert lib.cudaMemcpy(self.ptr, host.ctypes.data_as(ctypes.c_void_p), ctypes.c_size_t(self.nbytes), 1) == 0
+        else:  # cudaMemcpyDeviceToDevice
+            assert lib.cudaMemcpy(self.ptr, like.ptr, ctypes.c_size_t(self.nbytes), 3) == 0
+
+    @property
+    def __cuda_array_interface__(self):
+        return {"shape": self.shape, "typestr": self.dtype.str, "data": (self.ptr.value, False), "version": 3,
+                "strides": None, "stream": 1}
+
+    def copy(self):
+        return DeviceArray(self._lib, like=self)
+
+    def get(self):
+        out = np.empty(self.shape, self.dtype)
+        c = self._c
+        assert self._lib.cudaMemcpy(out.ctypes.data_as(c.c_void_p), self.ptr, c.c_size_t(self.nbytes), 2) == 0
+        return out
+
+    def __del__(self):
+        self._lib.cudaFree(self.ptr)
+
+
+class HostInterface:
+    """__cuda_array_interface__ over host memory: enough to check what is done before any device access."""
+
+    def __init__(self, a, strides=None):
+        self._a, self.shape, self.dtype, self._strides = a, a.shape, a.dtype, strides
+
+    @property
+    def __cuda_array_interface__(self):
+        return {"shape": self.shape, "typestr": self.dtype.str, "data": (self._a.ctypes.data, False),
+                "version": 3, "strides": self._strides}
+
+
+def test_device_arrays_are_checked_like_host_arrays():
+    a = np.zeros((8, 8), np.uint32)
+    with pytest.raises(ValueError, match="a strided device array is not supported; convert it with "
+                                         "np.ascontiguousarray"):
+        hcube.aapc(HostInterface(a, strides=(4, 32)))
+    with pytest.raises(TypeError, match="unsupported dtype '|i1'"):
+        hcube.aapc(HostInterface(np.zeros((8, 8), np.int8)))
+    with pytest.raises(ValueError, match=r"array has shape \(3, 8\)"):
+        hcube.permute(HostInterface(np.zeros((3, 8), np.uint32)), "transpose")
+    with pytest.raises(TypeError, match="Machine.load takes a NumPy array"):
+        hcube.Machine(3, 3).load(HostInterface(a))
+    if not hcube._hcube.cuda_built():
+        # A device array asks for the CUDA backend, which this build lacks: one line saying so.
+        with pytest.raises(ValueError, match="backend cuda requested but unavailable: this build has no CUDA backend"):
+            hcube.aapc(HostInterface(a))
+
+
+def test_device_arrays_in_place_on_the_device():
+    lib = cudart()
+    a = labelled((2 ** 5, 2 ** 5), np.uint32)
+    d = DeviceArray(lib, a)
+    got = hcube.aapc(d)
+    assert isinstance(got, DeviceArray) and got.ptr.value != d.ptr.value
+    np.testing.assert_array_equal(got.get(), a.T)
+    np.testing.assert_array_equal(d.get(), a)  # the input is untouched
+    axes = [3, 0, 7, 1, 9, 2, 4, 8, 5, 6]
+    got = hcube.permute(d, perm_of_axes(axes), fused=True)
+    np.testing.assert_array_equal(got.get(), a.reshape((2,) * 10).transpose(axes).reshape(a.shape))
+
+
+def test_cupy_arrays_in_place_on_the_device():
+    cudart()
+    cupy = pytest.importorskip("cupy", reason="CuPy is not installed: CuPy arrays are not exercised")
+    a = labelled((2 ** 5, 2 ** 5), np.complex128)
+    d = cupy.asarray(a)
+    got = hcube.aapc(d)
+    assert isinstance(got, cupy.ndarray)
+    np.testing.assert_array_equal(cupy.asnumpy(got), a.T)
+    with pytest.raises(ValueError, match="np.ascontiguousarray"):
+        hcube.aapc(cupy.asfortranarray(d))

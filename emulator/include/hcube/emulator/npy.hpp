@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -97,5 +98,21 @@ class NpyWriter {
 void check_machine_array(const NpyArray& a, const std::string& what, unsigned n, unsigned m, ElementType expected);
 void check_machine_shape(ElementType type, const std::vector<std::uint64_t>& shape, const std::string& what, unsigned n,
                          unsigned m, ElementType expected);
+
+// An array's n and m from its shape (a .npy file's, a NumPy array's): (2^n,
+// 2^m) gives both, a flat (2^q,) one from the other. A value given (set) stays
+// and check_machine_shape then checks it; `data_dims` >= 0: the array holds
+// 2^data_dims nodes' data inside a larger cube, so its shape gives m but not
+// n. Throws the one-line error when the shape is not (2^a, 2^b) or (2^q,), or
+// a flat one comes with neither value; leaves unset what the shape cannot give.
+void machine_dims_from_shape(const std::vector<std::uint64_t>& shape, const std::string& what,
+                             std::optional<long long>& n, std::optional<long long>& m, long long data_dims = -1);
+
+// A NumPy dtype's str ("<u4") as a .npy header's descr: the element type, or
+// the one-line error naming `what` and the dtypes supported. For arrays in memory.
+ElementType parse_npy_descr(const std::string& descr, const std::string& what);
+// Data not in C order (a .npy header's fortran_order True, a strided NumPy
+// array): the one-line error, `held` saying what it is.
+[[noreturn]] void fail_not_c_order(const std::string& what, const std::string& held);
 
 }  // namespace hcube

@@ -93,6 +93,12 @@ void check_alignment_step(const AlignmentStep& step);
 
 // Parses "lo:width:encode" or "lo:width:decode" into AffineMap::gray.
 AffineMap parse_gray(const Geometry& geo, const std::string& text);
+// hcube align's map (and the Python binding's Machine.align): the node bits of
+// processor dimensions xor_proc xored onto memory dimensions xor_mem, then the
+// memory bits permuted by mem_perm, then a Gray field; each a flag's text
+// ("0,1", "lo:width:encode"), empty for none.
+AffineMap alignment_map(const Geometry& geo, const std::string& xor_proc, const std::string& xor_mem,
+                        const std::string& mem_perm, const std::string& gray);
 
 // Lookup tables that evaluate the map in a kernel with one load per input byte.
 struct AffineTables {

@@ -1,0 +1,415 @@
+// hcube._hcube: the library's plans and machine on the caller's arrays, for
+// the package python/hcube. Every check is the library's, so a bad input
+// raises the command line's one-line message; the GIL is released while the
+// machine runs.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <complex>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hcube/cli/animate.hpp"
+#include "hcube/hcube.hpp"
+#include "hcube/host/cycle.hpp"
+#include "hcube/host/fft_plan.hpp"
+
+namespace py = pybind11;
+using hcube::ElementType;
+
+namespace {
+
+// The element type of a dtype string ("<u4"); an unsupported one is a TypeError.
+ElementType element_type_of(const std::string& descr, const std::string& what) {
+  try {
+    return hcube::parse_npy_descr(descr, what);
+  } catch (const hcube::Error& e) {
+    throw py::type_error(e.what());
+  }
+}
+
+std::string descr_of(ElementType t) { return hcube::info(t).npy_descr; }
+
+// An array handed in: host memory (a NumPy array) or device memory (an
+// object with __cuda_array_interface__, such as a CuPy array).
+struct ArrayRef {
+  void* data = nullptr;
+  std::uint64_t bytes = 0;
+  ElementType type = ElementType::u32;
+  std::vector<std::uint64_t> shape;
+  bool device = false;
+  hcube::CudaStream stream = nullptr;
+};
+
+bool is_device_array(const py::handle& a) {
+  return !py::isinstance<py::array>(a) && py::hasattr(a, "__cuda_array_interface__");
+}
+
+ArrayRef device_array(const py::handle& a, const std::string& what) {
+  const py::dict cai = a.attr("__cuda_array_interface__");
+  ArrayRef r;
+  r.device = true;
+  r.type = element_type_of(py::str(cai["typestr"]), what);
+  const std::size_t wb = hcube::info(r.type).bytes;
+  for (const py::handle d : py::tuple(cai["shape"])) r.shape.push_back(d.cast<std::uint64_t>());
+  // C order: strides absent (None) or exactly those of a C-contiguous array.
+  if (cai.contains("strides") && !cai["strides"].is_none()) {
+    const py::tuple strides(cai["strides"]);
+    std::uint64_t expect = wb;
+    for (std::size_t k = r.shape.size(); k-- > 0;) {
+      if (r.shape[k] > 1 && strides[k].cast<std::uint64_t>() != expect)
+        hcube::fail_not_c_order(what, "a strided device array");
+      expect *= r.shape[k];
+    }
+  }
+  const py::tuple data(cai["data"]);
+  if (data[1].cast<bool>()) throw py::value_error(what + ": the device array is read-only");
+  r.data = reinterpret_cast<void*>(data[0].cast<std::uintptr_t>());
+  r.bytes = wb;
+  for (std::uint64_t d : r.shape) r.bytes *= d;
+  // The producer's stream (1 and 2: CUDA's legacy and per-thread default streams, valid as handles).
+  if (cai.contains("stream") && !cai["stream"].is_none())
+    r.stream = reinterpret_cast<hcube::CudaStream>(cai["stream"].cast<std::uintptr_t>());
+  return r;
+}
+
+ArrayRef host_array(const py::handle& h, const std::string& what, bool writable) {
+  if (!py::isinstance<py::array>(h))
+    throw py::type_error(what + ": expected a NumPy array (or, on the CUDA backend, an object with "
+                                "__cuda_array_interface__), got " +
+                         std::string(py::str(py::type::of(h).attr("__name__"))));
+  const py::array a = py::reinterpret_borrow<py::array>(h);
+  ArrayRef r;
+  r.type = element_type_of(py::str(a.dtype().attr("str")), what);
+  if (!(a.flags() & py::array::c_style))
+    hcube::fail_not_c_order(what, "a non-C-contiguous array (column-major or strided)");
+  if (writable && !a.writeable()) throw py::value_error(what + ": the array is read-only");
+  for (py::ssize_t k = 0; k < a.ndim(); ++k) r.shape.push_back(static_cast<std::uint64_t>(a.shape(k)));
+  r.data = const_cast<void*>(a.data());
+  r.bytes = static_cast<std::uint64_t>(a.nbytes());
+  return r;
+}
+
+ArrayRef array_ref(const py::handle& a, const std::string& what, bool writable = true) {
+  return is_device_array(a) ? device_array(a, what) : host_array(a, what, writable);
+}
+
+// The array fits a machine of n, m and `type`: the command line's check of an input file.
+ArrayRef machine_array(const py::handle& a, unsigned n, unsigned m, ElementType type, bool writable = true) {
+  ArrayRef r = array_ref(a, "array", writable);
+  hcube::check_machine_shape(type, r.shape, "array", n, m, type);  // the shape: a ValueError
+  try {
+    hcube::check_machine_shape(r.type, r.shape, "array", n, m, type);  // then the dtype: a TypeError
+  } catch (const hcube::Error& e) {
+    throw py::type_error(e.what());
+  }
+  return r;
+}
+
+py::array new_array(ElementType t, const std::vector<py::ssize_t>& shape) {
+  return py::array(py::dtype(descr_of(t)), shape);
+}
+
+// A plan of the library, executed in place on the caller's array.
+class PyPlan {
+ public:
+  explicit PyPlan(std::unique_ptr<hcube::Plan> plan) : plan_(std::move(plan)) {}
+
+  // Checks an array as execute would, before the caller copies it.
+  void check(const py::handle& a) const {
+    const hcube::Geometry& g = plan_->geometry();
+    machine_array(a, g.n, g.m, plan_->type(), false);
+  }
+
+  std::string execute(const py::handle& a) {
+    const hcube::Geometry& g = plan_->geometry();
+    const ArrayRef r = machine_array(a, g.n, g.m, plan_->type());
+    hcube::Counters c;
+    {
+      py::gil_scoped_release release;
+      c = r.device ? plan_->execute_device(r.data, r.bytes, r.stream) : plan_->execute(r.data, r.bytes);
+    }
+    return c.to_json().dump();
+  }
+
+  hcube::Plan& plan() { return *plan_; }
+
+ private:
+  std::unique_ptr<hcube::Plan> plan_;
+};
+
+hcube::BackendChoice backend_choice(const std::string& s) { return hcube::parse_backend_choice(s); }
+
+PyPlan aapc_plan(const std::string& algorithm, long long d, long long n, long long m, const std::string& permutation,
+                 const std::string& descr, const std::string& backend) {
+  hcube::AapcPlan::Options o;
+  o.schedule.method = hcube::parse_aapc_method(algorithm);
+  o.schedule.d = d;
+  o.schedule.n = n;
+  o.schedule.m = m;
+  o.permutation = hcube::parse_aapc_permutation(permutation);
+  o.target = {element_type_of(descr, "dtype"), backend_choice(backend)};
+  return PyPlan(std::make_unique<hcube::AapcPlan>(o));
+}
+
+PyPlan permute_plan(const std::string& perm, long long n, long long m, const std::string& algorithm, bool fused,
+                    const std::string& ports, const std::string& descr, const std::string& backend) {
+  hcube::PermutePlan::Options o;
+  o.perm = perm;
+  o.n = n;
+  o.m = m;
+  o.algorithm = hcube::parse_sdp_algorithm(algorithm);
+  o.fused = fused;
+  o.cost.ports = hcube::parse_ports(ports);
+  o.target = {element_type_of(descr, "dtype"), backend_choice(backend)};
+  return PyPlan(std::make_unique<hcube::PermutePlan>(o));
+}
+
+// The machine of hcube.Machine: its own storage, loaded and read by copies.
+// Its steps run without the GIL, one at a time (lock()): a Machine is not
+// safe to use from two threads at once.
+class PyMachine {
+ public:
+  PyMachine(long long n, long long m, const std::string& descr, const std::string& backend)
+      : machine_(hcube::MachineOptions{n, m, element_type_of(descr, "dtype"), backend_choice(backend)}) {}
+
+  unsigned n() const { return machine_.geometry().n; }
+  unsigned m() const { return machine_.geometry().m; }
+  std::string dtype() const { return descr_of(machine_.type()); }
+  std::string backend() const { return hcube::to_string(machine_.backend().kind()); }
+  std::string counters() const {
+    py::gil_scoped_release release;
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return machine_.counters().to_json().dump();
+  }
+  void reset_counters() {
+    py::gil_scoped_release release;
+    const std::lock_guard<std::mutex> lock(mutex_);
+    machine_.reset_counters();
+  }
+
+  void load(const py::handle& a) {
+    const ArrayRef r = machine_array(a, n(), m(), machine_.type(), false);
+    if (r.device)
+      throw py::type_error("Machine.load takes a NumPy array; for device arrays use hcube.permute or hcube.aapc");
+    py::gil_scoped_release release;
+    const std::lock_guard<std::mutex> lock(mutex_);
+    machine_.load(r.data, r.bytes);
+  }
+
+  py::array read() const {
+    py::array out = new_array(machine_.type(), {static_cast<py::ssize_t>(machine_.geometry().nodes()),
+                                                static_cast<py::ssize_t>(machine_.geometry().words_per_node())});
+    void* dst = out.mutable_data();
+    const std::uint64_t bytes = machine_.bytes();
+    {
+      py::gil_scoped_release release;
+      const std::lock_guard<std::mutex> lock(mutex_);
+      machine_.read(dst, bytes);
+    }
+    return out;
+  }
+
+  void run(PyPlan& plan) {
+    py::gil_scoped_release release;
+    const std::lock_guard<std::mutex> lock(mutex_);
+    plan.plan().execute(machine_);
+  }
+
+  void aapc(const std::string& algorithm, long long d, const std::string& permutation) {
+    PyPlan p = aapc_plan(algorithm, d, n(), m(), permutation, dtype(), backend());
+    run(p);
+  }
+
+  void permute(const std::string& perm, const std::string& algorithm, bool fused, const std::string& ports) {
+    PyPlan p = permute_plan(perm, n(), m(), algorithm, fused, ports, dtype(), backend());
+    run(p);
+  }
+
+  void cycle(const std::string& exchanges, const std::string& port_model, unsigned channel_width) {
+    const hcube::PortRules rules{hcube::parse_port_model(port_model), channel_width};
+    const hcube::Cycle c = hcube::parse_cycle(exchanges);
+    hcube::check_cycle(machine_.geometry(), c, rules);
+    py::gil_scoped_release release;
+    const std::lock_guard<std::mutex> lock(mutex_);
+    machine_.run_cycle(c, rules);
+  }
+
+  void align(const std::string& xor_proc, const std::string& xor_mem, const std::string& mem_perm,
+             const std::string& gray) {
+    const hcube::AffineMap map = hcube::alignment_map(machine_.geometry(), xor_proc, xor_mem, mem_perm, gray);
+    py::gil_scoped_release release;
+    const std::lock_guard<std::mutex> lock(mutex_);
+    machine_.align(map);
+  }
+
+ private:
+  hcube::Machine machine_;
+  mutable std::mutex mutex_;
+};
+
+// n and m from an array's shape (None where the shape does not give them).
+std::pair<std::optional<long long>, std::optional<long long>> dims_of(const py::handle& a,
+                                                                      std::optional<long long> n,
+                                                                      std::optional<long long> m) {
+  const ArrayRef r = array_ref(a, "array", false);
+  hcube::machine_dims_from_shape(r.shape, "array", n, m);
+  // A flat array with n (or m) outside 0..q leaves the other unset: say so here, not as a bad argument later.
+  if (!n || !m) {
+    const long long q = __builtin_ctzll(r.shape.at(0));
+    throw hcube::Error("array has shape (" + std::to_string(r.shape.at(0)) + ",): " +
+                       (n ? "n = " + std::to_string(*n) : "m = " + std::to_string(*m)) + " out of range: allowed 0.." +
+                       std::to_string(q) + " for its 2^" + std::to_string(q) + " words");
+  }
+  return {n, m};
+}
+
+template <typename T>
+py::array fft_of(const ArrayRef& r, unsigned nodes_log2, hcube::FftOrder order, hcube::BackendChoice backend) {
+  const T* in = static_cast<const T*>(r.data);
+  std::vector<T> x(in, in + r.bytes / sizeof(T));
+  std::vector<T> y;
+  {
+    py::gil_scoped_release release;
+    y = hcube::hcube_fft(x, nodes_log2, order, backend);
+  }
+  py::array out = new_array(r.type, {static_cast<py::ssize_t>(y.size())});
+  std::memcpy(out.mutable_data(), y.data(), y.size() * sizeof(T));
+  return out;
+}
+
+py::array fft(const py::handle& a, long long nodes_log2, const std::string& order, const std::string& backend) {
+  const ArrayRef r = host_array(a, "array", false);
+  if (r.type != ElementType::c64 && r.type != ElementType::c128)
+    throw py::type_error("array holds " + std::string(hcube::info(r.type).name) +
+                         ": hcube fft needs complex64 (<c8) or complex128 (<c16) points");
+  if (r.shape.size() != 1)
+    throw py::value_error("array has " + std::to_string(r.shape.size()) +
+                          " dimensions: hcube fft reads a flat array of 2^P points in index order");
+  const std::uint64_t count = r.shape[0];
+  if (count < 2 || (count & (count - 1)) != 0)
+    throw py::value_error("array holds " + std::to_string(count) + " points: not a power of two (2 or more)");
+  hcube::check_fft_sizes(__builtin_ctzll(count), nodes_log2);
+  const auto nodes = static_cast<unsigned>(nodes_log2);
+  const hcube::FftOrder o = hcube::parse_fft_order(order);
+  return r.type == ElementType::c128 ? fft_of<std::complex<double>>(r, nodes, o, backend_choice(backend))
+                                     : fft_of<std::complex<float>>(r, nodes, o, backend_choice(backend));
+}
+
+// The block-cyclic redistribution of a flat array: the destinations' rows, (Q, N/Q) as hcube redistribute writes.
+py::tuple redistribute(const py::handle& a, long long P, long long Q, long long K, long long x,
+                       const std::string& schedule, bool overlap, bool reverse, const std::string& backend) {
+  const ArrayRef r = host_array(a, "array", false);
+  if (r.shape.size() != 1)
+    throw py::value_error("array has " + std::to_string(r.shape.size()) +
+                          " dimensions: the array must be one-dimensional, N elements in global order");
+  for (const auto& [v, name] : {std::pair{P, "P"}, {Q, "Q"}, {K, "K"}, {x, "x"}})
+    if (v < 1)
+      throw py::value_error(std::string(name) + " = " + std::to_string(v) + " out of range: allowed 1 or more");
+  const hcube::Redistribution problem{static_cast<std::uint64_t>(P), static_cast<std::uint64_t>(K),
+                                      static_cast<std::uint64_t>(Q), static_cast<std::uint64_t>(x), r.shape[0],
+                                      reverse};
+  hcube::RedistributePlan plan(
+      hcube::RedistributePlan::Options{problem, schedule, overlap, -1, {r.type, backend_choice(backend)}});
+  const hcube::RedistributionPlacement& pl = plan.placement();
+  const std::size_t wb = hcube::info(r.type).bytes;
+  // The receivers' rows: Q of them, or P when the problem runs backwards.
+  py::array out = new_array(r.type, {static_cast<py::ssize_t>(hcube::receivers(pl.r)),
+                                     static_cast<py::ssize_t>(pl.dest_words)});
+  auto* dst = static_cast<unsigned char*>(out.mutable_data());
+  const auto* src = static_cast<const unsigned char*>(r.data);
+  hcube::Counters c;
+  {
+    py::gil_scoped_release release;
+    hcube::Machine mach(hcube::MachineOptions{pl.n, pl.m, r.type, backend_choice(backend)});
+    const hcube::RedistElement element = [&](std::uint64_t g, unsigned char* e) { std::memcpy(e, src + g * wb, wb); };
+    hcube::load_sources(mach, pl, element);
+    c = plan.execute(mach);
+    hcube::verify_redistribution(mach, pl, element);  // checked as the command line checks it
+    std::uint64_t at = 0;
+    hcube::store_destinations(mach, pl, [&](std::uint64_t, std::uint64_t words, const unsigned char* run) {
+      std::memcpy(dst + at * wb, run, words * wb);
+      at += words;
+    });
+  }
+  return py::make_tuple(out, c.to_json().dump());
+}
+
+std::string schedule(const std::string& algorithm, long long d, long long n, long long m, long long channel_width,
+                     bool blocked, const std::string& lines) {
+  hcube::AapcRequest req;
+  req.method = hcube::parse_aapc_method(algorithm);
+  req.d = d;
+  req.n = n;
+  req.m = m;
+  req.channel_width = channel_width;
+  req.blocked = blocked;
+  req.lines = hcube::parse_line_drawing(lines);
+  return hcube::to_json(hcube::build_aapc_schedule(req).schedule).dump();
+}
+
+py::dict animate(const std::vector<std::string>& args) {
+  hcube::cli::Animation a;
+  {
+    py::gil_scoped_release release;
+    a = hcube::cli::animate(args);
+  }
+  py::dict d;
+  d["command"] = a.command;
+  d["html"] = a.html;
+  d["steps"] = a.steps;
+  d["routing_cycles"] = a.routing_cycles;
+  d["nodes"] = a.nodes;
+  d["verified"] = a.verified;
+  d["help"] = a.help;
+  return d;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_hcube, mod) {
+  mod.doc() = "hcube's library on NumPy (and CUDA) arrays; use the package hcube";
+  // The library's one-line errors as ValueError (a wrong dtype is a TypeError, raised above).
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const hcube::Error& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    }
+  });
+  mod.def("version", [] { return std::string(hcube::version()); });
+  mod.def("cuda_built", &hcube::cuda_backend_built);
+  mod.def("dims_of", &dims_of, py::arg("a"), py::arg("n"), py::arg("m"));
+
+  py::class_<PyPlan>(mod, "Plan")
+      .def("check", &PyPlan::check)
+      .def("execute", &PyPlan::execute);
+  mod.def("aapc_plan", &aapc_plan);
+  mod.def("permute_plan", &permute_plan);
+
+  py::class_<PyMachine>(mod, "Machine")
+      .def(py::init<long long, long long, const std::string&, const std::string&>())
+      .def_property_readonly("n", &PyMachine::n)
+      .def_property_readonly("m", &PyMachine::m)
+      .def_property_readonly("dtype", &PyMachine::dtype)
+      .def_property_readonly("backend", &PyMachine::backend)
+      .def("counters", &PyMachine::counters)
+      .def("reset_counters", &PyMachine::reset_counters)
+      .def("load", &PyMachine::load)
+      .def("read", &PyMachine::read)
+      .def("aapc", &PyMachine::aapc)
+      .def("permute", &PyMachine::permute)
+      .def("cycle", &PyMachine::cycle)
+      .def("align", &PyMachine::align);
+
+  mod.def("fft", &fft);
+  mod.def("redistribute", &redistribute);
+  mod.def("schedule", &schedule);
+  mod.def("animate", &animate);
+}
