@@ -80,12 +80,12 @@ class CliAnimate : public Cli {
     const auto* words = reinterpret_cast<const std::uint32_t*>(result.data.data());
     const json shown = final_memory(page);
     // A redistribution's output is the destinations' regions: Q rows of D words
-    // from word S of the destination nodes; every other command's, the machine.
+    // from word O of the destination nodes; every other command's, the machine.
     std::uint64_t first_node = 0, first_word = 0;
     if (command.front() == "redistribute") {
       const json j = ok_json(command);
       first_node = j["first_destination_node"].get<std::uint64_t>();
-      first_word = j["source_words"].get<std::uint64_t>();
+      first_word = j["first_destination_word"].get<std::uint64_t>();
     }
     ASSERT_GE(shown.size(), first_node + rows);
     for (std::uint64_t q = 0; q < rows; ++q)

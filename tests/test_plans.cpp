@@ -260,11 +260,11 @@ TEST(Plans, RedistributionMatchesTheLayoutFormula) {
   std::memcpy(buf.data(), image.data(), image.size());
   plan.execute(buf.data(), buf.size() * 4);
   // cyclic(Kx) on Q: big block b = g div Kx on destination b mod Q, at local
-  // (b div Q) Kx + g mod Kx of its region, which starts at word S.
+  // (b div Q) Kx + g mod Kx of its region, which starts at word O.
   const std::uint64_t big = r.K * r.x, Kw = bit(pl.m);
   for (std::uint64_t g = 0; g < r.N; ++g) {
     const std::uint64_t b = g / big, q = b % r.Q, local = (b / r.Q) * big + g % big;
-    ASSERT_EQ(buf[pl.destination_node(q) * Kw + pl.source_words + local], data[g]) << g;
+    ASSERT_EQ(buf[pl.destination_node(q) * Kw + pl.dest_offset() + local], data[g]) << g;
   }
 }
 

@@ -132,5 +132,34 @@ TEST_P(RedistributeRun, BlockPermutationsMoveTheRegionOnly) {
 
 HCUBE_ON_EVERY_BACKEND(RedistributeRun);
 
+// Apart, no node is both a source and a destination, so the two regions share
+// the words from 0 and a node needs max(S, D) of them; together, S + D.
+TEST(RedistributionPlacement, DisjointSetsShareTheWordsOverlappingOnesStackThem) {
+  struct Case {
+    Redistribution r;
+    bool overlap;
+    std::uint64_t S, D, O;
+    unsigned n, m;
+  };
+  const Case cases[] = {
+      {{2, 1, 2, 1, 1 << 10}, false, 512, 512, 0, 2, 9},   // 4 nodes of 2^9 words: twice the data, was 4x
+      {{2, 1, 2, 1, 1 << 10}, true, 512, 512, 512, 1, 10},
+      {{4, 1, 8, 4, 1 << 12}, false, 1024, 512, 0, 4, 10},  // 12 nodes on 16
+      {{4, 1, 8, 4, 1 << 12}, true, 1024, 512, 1024, 3, 11},
+      {{3, 2, 5, 1, 60}, false, 20, 12, 0, 3, 5},
+      {{3, 2, 5, 1, 60, true}, false, 12, 20, 0, 3, 5},     // reverse: cyclic(2) on 5 to cyclic(1) on 3
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(::testing::Message() << "R_" << c.r.x << "(" << c.r.P << ", " << c.r.K << ", " << c.r.Q
+                                      << "), N = " << c.r.N << (c.overlap ? ", overlap" : ""));
+    const RedistributionPlacement pl = place_redistribution(c.r, c.overlap);
+    EXPECT_EQ(pl.source_words, c.S);
+    EXPECT_EQ(pl.dest_words, c.D);
+    EXPECT_EQ(pl.dest_offset(), c.O);
+    EXPECT_EQ(pl.n, c.n);
+    EXPECT_EQ(pl.m, c.m);
+  }
+}
+
 }  // namespace
 }  // namespace hcube

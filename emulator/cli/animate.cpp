@@ -174,18 +174,20 @@ Animation animate(std::vector<std::string> args) {
   }
   if (command == "redistribute") {
     // The router copies: the sources keep their data, so a value's home is where
-    // the destinations' regions hold it at the end (words [S, S + D) of nodes
+    // the destinations' regions hold it at the end (words [O, O + D) of nodes
     // first .. first + Q - 1).
     const nlohmann::json& last = trace.back().at("state");
-    const auto first = run["first_destination_node"].get<std::size_t>(), S = run["source_words"].get<std::size_t>();
+    const auto first = run["first_destination_node"].get<std::size_t>(), S = run["source_words"].get<std::size_t>(),
+               O = run["first_destination_word"].get<std::size_t>();
     const auto Q = run["output_shape"][0].get<std::size_t>(), D = run["output_shape"][1].get<std::size_t>();
     nlohmann::json home = nlohmann::json::array();
     for (std::size_t q = 0; q < Q; ++q)
-      for (std::size_t a = S; a < S + D; ++a) home.push_back({last[first + q][a], first + q});
+      for (std::size_t a = O; a < O + D; ++a) home.push_back({last[first + q][a], first + q});
     data["home"] = std::move(home);
     // The words a redistribution uses: the rest is drawn blank.
     data["regions"] = {{"source_nodes", run["P"]}, {"source_words", S},
-                       {"first_destination_node", first}, {"destination_nodes", Q}, {"destination_words", D}};
+                       {"first_destination_node", first}, {"destination_nodes", Q}, {"first_destination_word", O},
+                       {"destination_words", D}};
   }
   std::vector<std::string> shown(args.begin() + 1, args.end());
   data["title"] = fmt::format("hcube {}: {}", command,

@@ -193,13 +193,13 @@ document.getElementById("title").textContent = D.title;
 document.getElementById("subtitle").textContent = D.subtitle;
 
 // A redistribution uses a source region (words [0, S) of the P sources) and a
-// destination region (words [S, S + D) of the Q destinations); the rest is blank.
+// destination region (words [O, O + D) of the Q destinations); the rest is blank.
 function used(j, a) {
   const R = D.regions;
   if (!R) return true;
   if (j < R.source_nodes && a < R.source_words) return true;
   return j >= R.first_destination_node && j < R.first_destination_node + R.destination_nodes &&
-         a >= R.source_words && a < R.source_words + R.destination_words;
+         a >= R.first_destination_word && a < R.first_destination_word + R.destination_words;
 }
 function paint(s) {
   const st = steps[s].state;

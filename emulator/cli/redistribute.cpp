@@ -196,6 +196,7 @@ void run_redistribute(const RedistributeFlags& f) {
                             {"m", pl.m},
                             {"output_shape", {receivers(r), D}},
                             {"source_words", pl.source_words},
+                            {"first_destination_word", pl.dest_offset()},
                             {"first_destination_node", pl.destination_node(0)},
                             {"type", info(type).name},
                             {"backend", to_string(mach.backend().kind())},

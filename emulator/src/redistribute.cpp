@@ -61,7 +61,7 @@ RedistributionPlacement place_redistribution(const Redistribution& r, bool overl
   pl.dest_words = (r.reverse ? source_blocks(r, 0) : slots) * r.x;
   const std::uint64_t nodes = overlap ? std::max(r.P, r.Q) : r.P + r.Q;
   pl.n = ceil_log2(nodes);
-  pl.m = ceil_log2(pl.source_words + pl.dest_words);
+  pl.m = ceil_log2(std::max(pl.source_words, pl.dest_offset() + pl.dest_words));
   if (pl.n + pl.m > kMaxAddressBits)
     throw Error(fmt::format("R_{}({}, {}, {}) on N = {} needs 2^{} nodes of 2^{} words: allowed n + m <= {}", r.x, r.P,
                             r.K, r.Q, r.N, pl.n, pl.m, kMaxAddressBits));
@@ -98,7 +98,7 @@ std::vector<unsigned char> destination_rows(const RedistributionPlacement& pl, c
   const std::uint64_t K = bit(pl.m);
   std::vector<unsigned char> rows(receivers(r) * pl.dest_words * wb);
   for (std::uint64_t q = 0; q < receivers(r); ++q)
-    std::memcpy(&rows[q * pl.dest_words * wb], &image[(pl.destination_node(q) * K + pl.source_words) * wb],
+    std::memcpy(&rows[q * pl.dest_words * wb], &image[(pl.destination_node(q) * K + pl.dest_offset()) * wb],
                 pl.dest_words * wb);
   return rows;
 }
@@ -150,10 +150,9 @@ class DestinationCheck {
 // Destination word w = q D + o held at (node, local), or none outside the destination regions.
 std::optional<std::uint64_t> destination_word(const RedistributionPlacement& pl, std::uint64_t node,
                                               std::uint64_t local) {
-  const std::uint64_t first = pl.destination_node(0);
-  if (node < first || node - first >= receivers(pl.r) || local < pl.source_words || local - pl.source_words >= pl.dest_words)
-    return std::nullopt;
-  return (node - first) * pl.dest_words + (local - pl.source_words);
+  const std::uint64_t first = pl.destination_node(0), O = pl.dest_offset();
+  if (node < first || node - first >= receivers(pl.r) || local < O || local - O >= pl.dest_words) return std::nullopt;
+  return (node - first) * pl.dest_words + (local - O);
 }
 
 }  // namespace
@@ -187,15 +186,15 @@ void verify_redistribution(const Machine& mach, const RedistributionPlacement& p
 void store_destinations(const Machine& mach, const RedistributionPlacement& pl, const DestinationRunWriter& write) {
   const Geometry& geo = mach.geometry();
   const std::size_t wb = mach.word_bytes();
-  const std::uint64_t K = geo.words_per_node(), S = pl.source_words, D = pl.dest_words, first = pl.destination_node(0);
+  const std::uint64_t K = geo.words_per_node(), O = pl.dest_offset(), D = pl.dest_words, first = pl.destination_node(0);
   // In the user's order, so the destination words come in order w = 0, 1, ...: a FIFO output needs no seek.
   mach.store_in_order([&](std::uint64_t g0, std::uint64_t words, const void* src) {
     for (std::uint64_t g = g0; g < g0 + words;) {
       const std::uint64_t node = geo.node_of(g), local = geo.local_of(g), end = std::min(g0 + words, g - local + K);
-      // The words of this row in the destination region [S, S + D).
-      const std::uint64_t lo = std::max(local, S), hi = std::min(local + (end - g), S + D);
+      // The words of this row in the destination region [O, O + D).
+      const std::uint64_t lo = std::max(local, O), hi = std::min(local + (end - g), O + D);
       if (node >= first && node - first < receivers(pl.r) && lo < hi)
-        write((node - first) * D + (lo - S), hi - lo, static_cast<const unsigned char*>(src) + (g - g0 + lo - local) * wb);
+        write((node - first) * D + (lo - O), hi - lo, static_cast<const unsigned char*>(src) + (g - g0 + lo - local) * wb);
       g = end;
     }
   });
@@ -257,7 +256,7 @@ RedistributionReport run_redistribution(Machine& mach, const RedistributionPlace
       for (const RedistMessage& msg : s.steps[t]) {
         const std::uint64_t len = msg.blocks.size() * x;
         steps[t].push_back(Message{pl.source_node(msg.src), sent[msg.src] * x, pl.destination_node(msg.dst),
-                                   S + received[msg.dst] * x, len});
+                                   pl.dest_offset() + received[msg.dst] * x, len});
         longest = std::max(longest, len);
         received[msg.dst] += msg.blocks.size();
         // A source sends all its blocks, so positions past its count keep their own.
@@ -300,7 +299,7 @@ RedistributionReport run_redistribution(Machine& mach, const RedistributionPlace
         if (unpack[q * DB + f] == ~std::uint64_t{0}) unpack[q * DB + f] = spare++;
     }
   }
-  timed([&] { mach.permute_local(unpack, Machine::LocalRegion{pl.destination_node(0), Q, S, x}); });
+  timed([&] { mach.permute_local(unpack, Machine::LocalRegion{pl.destination_node(0), Q, pl.dest_offset(), x}); });
   done("unpack", nullptr);
   rep.seconds = seconds;
   rep.launches = mach.counters().kernel_launches - before;

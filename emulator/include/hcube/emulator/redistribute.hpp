@@ -17,18 +17,20 @@
 
 namespace hcube {
 
-// Where the redistribution sits on the cube. Every node's memory has a source
-// region, words [0, S), and a destination region, words [S, S + D): S holds
-// the largest sender's share, D the largest receiver's (its local blocks up to
-// the last one, holes included). The senders (senders(r): P, or Q in reverse)
-// are nodes 0..; the receivers follow them, or start at node 0 with `overlap`
-// (then a node can be both).
+// Where the redistribution sits on the cube. A sender's source region is words
+// [0, S), a receiver's destination region words [O, O + D): S holds the
+// largest sender's share, D the largest receiver's (its local blocks up to the
+// last one, holes included). The senders (senders(r): P, or Q in reverse) are
+// nodes 0..; the receivers follow them, or start at node 0 with `overlap`
+// (then a node can be both, and O = S); apart, no node is both and the
+// regions share the words from O = 0, so K covers max(S, D) instead of S + D.
 struct RedistributionPlacement {
   Redistribution r;
   bool overlap = false;
   std::uint64_t source_words = 0;  // S
   std::uint64_t dest_words = 0;    // D
-  unsigned n = 0, m = 0;           // 2^n nodes, K = 2^m >= S + D words a node
+  unsigned n = 0, m = 0;           // 2^n nodes, K = 2^m >= O + D and >= S words a node
+  std::uint64_t dest_offset() const { return overlap ? source_words : 0; }  // O
   std::uint64_t source_node(std::uint64_t j) const { return j; }
   std::uint64_t destination_node(std::uint64_t q) const { return overlap ? q : senders(r) + q; }
 };
