@@ -21,6 +21,8 @@
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "distributed.hpp"
+#include "ranks.hpp"
 #include "hcube/emulator/machine.hpp"
 #include "hcube/emulator/measure.hpp"
 #include "hcube/version.hpp"
@@ -44,23 +46,21 @@ struct BenchFlags {
   long long repeat = 5;
   MachineFlags machine;
   bool json = false;
+  bool compare_single = false;
 };
 
 ElementType bench_type(const MachineFlags& f) {
   return f.type.empty() ? ElementType::u32 : parse_element_type(f.type);
 }
 
-void print_bench(const BenchFlags& f) {
-  const BenchResult r = run_bench(BenchRequest{parse_bench_op(f.op), f.log2_words, f.repeat, bench_type(f.machine),
-                                               parse_backend_choice(f.machine.backend), f.machine.tile_dims});
-  const auto q = static_cast<unsigned>(f.log2_words);
+}  // namespace
+
+nlohmann::json bench_json(const BenchResult& r) {
+  const auto q = static_cast<unsigned>(r.request.log2_words);
   const ElementType type = r.request.type;
   const double spec = r.spec_bytes_per_second, throughput = r.throughput();
-  const std::vector<double> run_ratios = r.run_ratios();
-  const auto [low, high] = std::minmax_element(run_ratios.begin(), run_ratios.end());
-  if (f.json) {
-    const nlohmann::json j = {{"command", "bench"},
-                              {"op", f.op},
+  return {{"command", "bench"},
+                              {"op", to_string(r.request.op)},
                               {"words", bit(q)},
                               {"type", info(type).name},
                               {"n", r.n},
@@ -71,8 +71,8 @@ void print_bench(const BenchFlags& f) {
                               {"throughput_bytes_per_second", throughput},
                               {"memcpy_bytes_per_second", r.roofline()},
                               {"ratio_to_memcpy", r.ratio()},
-                              {"ratio_to_memcpy_runs", run_ratios},
-                              {"repeat", f.repeat},
+                              {"ratio_to_memcpy_runs", r.run_ratios()},
+                              {"repeat", r.request.repeat},
                               {"backend", r.backend},
                               {"device", r.device},
                               {"version", version()},
@@ -81,7 +81,30 @@ void print_bench(const BenchFlags& f) {
                               {"ratio_to_spec", spec > 0 ? nlohmann::json(throughput / spec) : nlohmann::json(nullptr)},
                               {"check_seconds", r.check_seconds},
                               {"what", r.what}};
-    std::cout << j.dump(2) << "\n";
+}
+
+namespace {
+
+BenchRequest bench_request(const BenchFlags& f) {
+  return BenchRequest{parse_bench_op(f.op),   f.log2_words, f.repeat, bench_type(f.machine),
+                      parse_backend_choice(f.machine.backend), f.machine.tile_dims};
+}
+
+void print_bench(const BenchFlags& f) {
+  if (distributed()) {
+    run_bench_across_ranks(bench_request(f), f.compare_single, f.json);
+    return;
+  }
+  if (f.compare_single)
+    throw Error("--compare-single compares a run across MPI ranks with one process: run under mpirun -np 2^r");
+  const BenchResult r = run_bench(bench_request(f));
+  const auto q = static_cast<unsigned>(f.log2_words);
+  const ElementType type = r.request.type;
+  const double spec = r.spec_bytes_per_second, throughput = r.throughput();
+  const std::vector<double> run_ratios = r.run_ratios();
+  const auto [low, high] = std::minmax_element(run_ratios.begin(), run_ratios.end());
+  if (f.json) {
+    std::cout << bench_json(r).dump(2) << "\n";
     return;
   }
   fmt::print(
@@ -290,6 +313,9 @@ void add_bench(CLI::App& app) {
       ->capture_default_str();
   add_backend_flags(*cmd, f->machine);
   cmd->add_flag("--json", f->json, "print one JSON object instead of prose");
+  cmd->add_flag("--compare-single", f->compare_single,
+                "under mpirun: also time the same operation on one process holding the whole cube (rank 0, all "
+                "cores, the other ranks idle)");
   cmd->callback([f] { print_bench(*f); });
 }
 

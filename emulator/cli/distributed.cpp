@@ -8,12 +8,19 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <omp.h>
+
 #include <cerrno>
+#include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <iostream>
+#include <thread>
 
 #include "hcube/core/error.hpp"
 #include "hcube/emulator/units.hpp"
 #include "hcube/host/output_file.hpp"
+#include "hcube/mpi/distributed_bench.hpp"
 #include "hcube/mpi/distributed_run.hpp"
 #include "hcube/mpi/world.hpp"
 #include "ranks.hpp"
@@ -186,6 +193,103 @@ void run_cycles_across_ranks(const MachineFlags& mf, const IoFlags& io, const st
   }
   write_shares(s, io);
   report(s, io, fields, summary, true, s.machine->counters());
+}
+
+void run_fused_permutation_across_ranks(const MachineFlags& mf, const IoFlags& io, const std::vector<unsigned>& to,
+                                        const JobFields& fields, const JobSummary& summary) {
+  DistributedSession s = open_share(mf, io);
+  world().agree();
+  const auto start = std::chrono::steady_clock::now();
+  s.machine->permute_address_bits(to);
+  const double seconds =
+      slowest(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  const std::uint64_t q = to.size();
+  mpi::advance_reference(s, [to, q](std::uint64_t g) {
+    std::uint64_t out = 0;
+    for (std::uint64_t i = 0; i < q; ++i) out |= ((g >> i) & 1) << to[i];
+    return out;
+  });
+  world().agree(mpi::check_share(s, "the fused permutation"));
+  write_shares(s, io);
+  const Counters counters = s.machine->counters();
+  report(s, io, fields(counters, seconds), summary(counters, seconds), true, counters);
+}
+
+namespace {
+
+// The other ranks wait for rank 0's run of one process without spinning a core it needs.
+void idle_until_rank0_done() {
+  MPI_Request done;
+  MPI_Ibarrier(world().comm(), &done);
+  int finished = 0;
+  while (MPI_Test(&done, &finished, MPI_STATUS_IGNORE) == MPI_SUCCESS && finished == 0)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+}
+
+}  // namespace
+
+void run_bench_across_ranks(const BenchRequest& request, bool compare_single, bool json) {
+  mpi::DistributedBenchResult d;
+  on_every_rank([&] { mpi::check_distributed_bench(request); });
+  d = mpi::run_distributed_bench(request, world().comm());
+  // One process holding the whole cube, on every core of this machine, while the other ranks sleep.
+  std::optional<BenchResult> single;
+  std::string error;
+  if (compare_single) {
+    if (world().rank() == 0) {
+      const int threads = omp_get_max_threads();
+      if (std::getenv("OMP_NUM_THREADS") == nullptr) omp_set_num_threads(omp_get_num_procs());
+      try {
+        single = run_bench(request);
+      } catch (const Error& e) {
+        error = fmt::format("--compare-single: {}", e.what());
+      }
+      omp_set_num_threads(threads);
+    }
+    idle_until_rank0_done();
+    world().agree(error);
+  }
+  if (!prints_results()) return;
+  const BenchResult& r = d.bench;
+  nlohmann::json j = bench_json(r);
+  std::uint64_t bytes = 0, messages = 0;
+  nlohmann::json per_rank = nlohmann::json::array();
+  for (const mpi::RankTraffic& t : d.traffic) {
+    bytes += t.bytes_sent;
+    messages += t.messages_sent;
+    per_rank.push_back({{"bytes_sent", t.bytes_sent}, {"bytes_received", t.bytes_received},
+                        {"messages_sent", t.messages_sent}});
+  }
+  j["ranks"] = d.ranks;
+  j["rank_dims"] = d.rank_dims;
+  j["bytes_between_ranks"] = bytes;
+  j["messages_between_ranks"] = messages;
+  j["rank_traffic"] = per_rank;
+  j["verified"] = d.verified ? nlohmann::json(*d.verified) : nlohmann::json(nullptr);
+  j["mpi_alltoall_seconds"] = d.alltoall_seconds;
+  j["mpi_alltoall_runs"] = d.alltoall_runs;
+  j["ratio_to_mpi_alltoall"] = r.time.seconds / d.alltoall_seconds;
+  if (single) {
+    j["single_seconds"] = single->time.seconds;
+    j["single_memcpy_seconds"] = single->time.roofline_seconds;
+    j["ratio_to_single"] = r.time.seconds / single->time.seconds;
+  }
+  if (json) {
+    std::cout << j.dump(2) << "\n";
+    return;
+  }
+  fmt::print("bench {} on {} ranks: {}\n2^{} {} words ({}), n = {}, m = {}, {} backend ({})\n", to_string(request.op),
+             d.ranks, r.what, request.log2_words, info(request.type).name, format_bytes(r.data_bytes), r.n, r.m,
+             r.backend, r.device);
+  fmt::print("median of {}, the slowest rank: {:.6f} s; {} sent between ranks in {} messages a run{}\n",
+             request.repeat, r.time.seconds, format_bytes(bytes), messages,
+             d.verified ? ", verified" : " (not verified: the labels do not fit the type)");
+  fmt::print("MPI_Alltoall of the same data: {:.6f} s (hcube / MPI_Alltoall = {:.2f}); every rank's memcpy of its "
+             "share: {:.6f} s (ratio to memcpy {:.1f}%)\n",
+             d.alltoall_seconds, r.time.seconds / d.alltoall_seconds, r.time.roofline_seconds, 100 * r.ratio());
+  if (single)
+    fmt::print("one process, the whole cube: {:.6f} s (ranks / one process = {:.2f})\n", single->time.seconds,
+               r.time.seconds / single->time.seconds);
 }
 
 }  // namespace hcube::cli

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common.hpp"
+#include "hcube/emulator/measure.hpp"
 
 namespace hcube::cli {
 
@@ -26,5 +27,14 @@ void run_job_across_ranks(const MachineFlags& mf, const IoFlags& io, const Job& 
 // cycle: the checked cycles one after another, each verified.
 void run_cycles_across_ranks(const MachineFlags& mf, const IoFlags& io, const std::vector<Cycle>& cycles,
                              const nlohmann::json& fields, const std::string& summary);
+// permute --fused: the address bits `to` permuted in one step, verified.
+void run_fused_permutation_across_ranks(const MachineFlags& mf, const IoFlags& io, const std::vector<unsigned>& to,
+                                        const JobFields& fields, const JobSummary& summary);
+// bench: the operation across the ranks beside MPI_Alltoall of the same data,
+// and with `compare_single` one process's run of it (rank 0, the others idle).
+void run_bench_across_ranks(const BenchRequest& request, bool compare_single, bool json);
+
+// hcube bench's JSON fields of a result (bench.cpp).
+nlohmann::json bench_json(const BenchResult& r);
 
 }  // namespace hcube::cli

@@ -14,6 +14,8 @@
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "distributed.hpp"
+#include "ranks.hpp"
 #include "hcube/emulator/sdp_run.hpp"
 #include "hcube/host/dimension_permutation.hpp"
 #include "hcube/core/error.hpp"
@@ -173,32 +175,46 @@ void add_permute(CLI::App& app, const ResultSink& sink) {
     check_machine_size(data_flags(r, f->machine));  // before planning, whose work grows with the machine
     if (f->fused) {
       if (algorithm != SdpAlgorithm::automatic) throw Error("--fused runs no routing algorithm: drop --algorithm");
+      const DimensionPermutation perm = r.perm;
+      const auto fields = [&](const Counters& counters, double seconds) {
+        nlohmann::json j = {{"command", "permute"},
+                            {"perm", r.perm.to},
+                            {"algorithm", "fused"},
+                            {"ports", f->cost.ports},
+                            {"cycles", 0},
+                            {"element_transfers", 0},
+                            {"startups", 0},
+                            {"lower_bound_cycles", lower_bound_cycles(r)},
+                            {"launches", counters.kernel_launches},
+                            {"seconds", seconds},
+                            {"analysis", analysis_json(r)}};
+        add_cost_json(j, f->cost);
+        return j;
+      };
+      const auto summary = [&](const Counters& counters, double seconds) {
+        return fmt::format("permute: {} on n = {}, m = {} (K = {}), fused: every word straight to its destination "
+                           "in {}, {:.6f} s",
+                           perm_text(r.perm), r.perm.n, r.perm.m, bit(r.perm.m),
+                           counters.kernel_launches == 1 ? std::string("one launch")
+                                                         : fmt::format("{} launches", counters.kernel_launches),
+                           seconds);
+      };
+      if (distributed()) {
+        run_fused_permutation_across_ranks(data_flags(r, f->machine), io, perm.to, fields, summary);
+        return;
+      }
       Session s = open_session(data_flags(r, f->machine), io);
       begin_trace(s, io);
-      const DimensionPermutation perm = r.perm;
       const auto start = std::chrono::steady_clock::now();
       run_step(s, io, "fused permutation",
                AddressMap([perm](std::uint64_t g) { return perm.apply(g); }),
                [&](Machine& m) { m.permute_address_bits(perm.to); });
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      nlohmann::json j = {{"command", "permute"},
-                          {"perm", r.perm.to},
-                          {"algorithm", "fused"},
-                          {"ports", f->cost.ports},
-                          {"cycles", 0},
-                          {"element_transfers", 0},
-                          {"startups", 0},
-                          {"lower_bound_cycles", lower_bound_cycles(r)},
-                          {"launches", s.machine->counters().kernel_launches},
-                          {"seconds", seconds},
-                          {"analysis", analysis_json(r)}};
-      add_cost_json(j, f->cost);
-      finish_run(s, io, std::move(j),
-                 fmt::format("permute: {} on n = {}, m = {} (K = {}), fused: every word straight to its destination "
-                             "in one launch, {:.6f} s",
-                             perm_text(r.perm), r.perm.n, r.perm.m, bit(r.perm.m), seconds));
+      const Counters counters = s.machine->counters();
+      finish_run(s, io, fields(counters, seconds), summary(counters, seconds));
       return;
     }
+    refuse_if_distributed("permute without --fused");
     const std::vector<SdpCandidate> all = sdp_candidates(r);
     const SdpCandidate& chosen = choose_sdp(all, algorithm, r.cost.ports);
     std::string why = algorithm == SdpAlgorithm::automatic ? "lowest modelled time" : "asked for";

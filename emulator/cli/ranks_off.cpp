@@ -37,4 +37,13 @@ void run_cycles_across_ranks(const MachineFlags&, const IoFlags&, const std::vec
   throw Error("internal: a distributed run in a build without MPI");
 }
 
+void run_fused_permutation_across_ranks(const MachineFlags&, const IoFlags&, const std::vector<unsigned>&,
+                                        const JobFields&, const JobSummary&) {
+  throw Error("internal: a distributed run in a build without MPI");
+}
+
+void run_bench_across_ranks(const BenchRequest&, bool, bool) {
+  throw Error("internal: a distributed run in a build without MPI");
+}
+
 }  // namespace hcube::cli

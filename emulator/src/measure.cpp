@@ -151,16 +151,20 @@ void gather_bit_reversal(BenchResult& r, unsigned q, std::size_t wb, const std::
 
 }  // namespace
 
-BenchResult run_bench(const BenchRequest& req) {
+void check_bench(const BenchRequest& req) {
   if (req.log2_words < 2 || req.log2_words > 34)
     throw Error(fmt::format("--log2-words {} out of range: allowed 2..34", req.log2_words));
   if (req.repeat < 1 || req.repeat > 1000) throw Error(fmt::format("--repeat {} out of range: allowed 1..1000", req.repeat));
-  const auto q = static_cast<unsigned>(req.log2_words);
-  const std::size_t wb = info(req.type).bytes;
-  if (req.op == BenchOp::aapc && q % 2 != 0)
-    throw Error(fmt::format("--op aapc runs the transpose on n = m = d: --log2-words {} must be even", q));
+  if (req.op == BenchOp::aapc && req.log2_words % 2 != 0)
+    throw Error(fmt::format("--op aapc runs the transpose on n = m = d: --log2-words {} must be even", req.log2_words));
   if (req.op == BenchOp::gather_bit_reversal && req.backend == BackendChoice::cuda)
     throw Error("--op gather-bit-reversal is the CPU baseline: it runs on host memory (drop --backend cuda)");
+}
+
+BenchResult run_bench(const BenchRequest& req) {
+  check_bench(req);
+  const auto q = static_cast<unsigned>(req.log2_words);
+  const std::size_t wb = info(req.type).bytes;
   BenchResult r;
   r.request = req;
   r.n = q / 2;

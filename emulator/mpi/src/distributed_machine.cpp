@@ -9,6 +9,7 @@
 
 #include "hcube/core/error.hpp"
 #include "hcube/emulator/element_type.hpp"
+#include "hcube/host/bit_permutation_tiling.hpp"
 
 namespace hcube::mpi {
 namespace {
@@ -187,6 +188,91 @@ void DistributedMachine::align(const AlignmentStep& step) {
                             geo_.m));
   local_->align(AlignmentStep(restrict_to_share(step.map, geo_.n - r_, static_cast<std::uint64_t>(rank_)), step.lo,
                               step.hi));
+}
+
+void DistributedMachine::permute_address_bits(const std::vector<unsigned>& to) {
+  const unsigned q = geo_.address_bits(), l = q - r_;  // l local address bits, the rank's r above them
+  if (to.size() != q)
+    throw Error(fmt::format("address bit permutation lists {} bits: expected n + m = {}", to.size(), q));
+  check_bit_permutation(to, "address bit permutation");
+  // Local bits that go to local bits (kept, in the order of their targets),
+  // local bits that name the target rank (A), rank bits that become local (B).
+  std::vector<unsigned> kept, A, B;
+  for (unsigned i = 0; i < q; ++i) {
+    if (i < l && to[i] < l) kept.push_back(i);
+    if (i < l && to[i] >= l) A.push_back(i);
+    if (i >= l && to[i] < l) B.push_back(i);
+  }
+  const auto by_target = [&](unsigned a, unsigned b) { return to[a] < to[b]; };
+  std::sort(kept.begin(), kept.end(), by_target);
+  std::sort(A.begin(), A.end(), by_target);
+  const unsigned s = static_cast<unsigned>(A.size()), low = l - s;  // 2^s chunks of 2^low words
+  // First pass: kept bits to the bottom in their targets' order, A on top, so chunk c goes to one rank.
+  std::vector<unsigned> first(l), second(l);
+  for (unsigned p = 0; p < low; ++p) first[kept[p]] = p;
+  for (unsigned k = 0; k < s; ++k) first[A[k]] = low + k;
+  // Second pass: the kept bits to their targets, the chunk's index (B's bits of the source rank) to theirs.
+  for (unsigned p = 0; p < low; ++p) second[p] = to[kept[p]];
+  for (unsigned k = 0; k < s; ++k) second[low + k] = to[B[k]];
+  const auto identity = [](const std::vector<unsigned>& v) {
+    for (unsigned i = 0; i < v.size(); ++i)
+      if (v[i] != i) return false;
+    return true;
+  };
+  // The rank bits that stay rank bits fix part of every partner's rank.
+  const auto rank = static_cast<std::uint64_t>(rank_);
+  std::uint64_t fixed_target = 0;  // of the ranks this one sends to
+  for (unsigned i = l; i < q; ++i)
+    if (to[i] >= l) fixed_target |= ((rank >> (i - l)) & 1) << (to[i] - l);
+  std::vector<int> send_to(bit(s)), receive_from(bit(s));
+  for (std::uint64_t c = 0; c < bit(s); ++c) {
+    std::uint64_t target = fixed_target, source = 0;
+    for (unsigned k = 0; k < s; ++k) target |= ((c >> k) & 1) << (to[A[k]] - l);
+    // The rank whose chunk lands at index c here: B's bits are c's, the rest fixed by this rank's.
+    for (unsigned k = 0; k < s; ++k) source |= ((c >> k) & 1) << (B[k] - l);
+    for (unsigned i = l; i < q; ++i)
+      if (to[i] >= l) source |= ((rank >> (to[i] - l)) & 1) << (i - l);
+    send_to[c] = static_cast<int>(target);
+    receive_from[c] = static_cast<int>(source);
+  }
+  const std::size_t wb = local_->word_bytes();
+  const std::uint64_t chunk = bit(low);
+  if (chunk > static_cast<std::uint64_t>(INT_MAX))
+    throw Error(fmt::format("{} words go to each partner rank: more than one MPI message holds ({})", chunk, INT_MAX));
+  if (!identity(first)) local_->permute_address_bits(first);
+  const bool alone = s == 0 && send_to[0] == rank_;  // every word stays on this rank
+  if (!alone) {
+    std::vector<unsigned char> out(local_->bytes()), in(local_->bytes());
+    local_->read(out.data(), out.size());
+    MPI_Datatype word, block;
+    MPI_Type_contiguous(static_cast<int>(wb), MPI_BYTE, &word);
+    MPI_Type_contiguous(static_cast<int>(chunk), word, &block);
+    MPI_Type_commit(&block);
+    std::vector<int> send_counts(ranks(), 0), send_at(ranks(), 0), receive_counts(ranks(), 0), receive_at(ranks(), 0);
+    for (std::uint64_t c = 0; c < bit(s); ++c) {
+      send_counts[send_to[c]] = 1;
+      send_at[send_to[c]] = static_cast<int>(c);
+      receive_counts[receive_from[c]] = 1;
+      receive_at[receive_from[c]] = static_cast<int>(c);
+    }
+    const auto start = Clock::now();
+    MPI_Alltoallv(out.data(), send_counts.data(), send_at.data(), block, in.data(), receive_counts.data(),
+                  receive_at.data(), block, comm_);
+    Counters waited;
+    waited.add_phase("ranks", std::chrono::duration<double>(Clock::now() - start).count());
+    local_->add_counters(waited);
+    MPI_Type_free(&block);
+    MPI_Type_free(&word);
+    local_->load(in.data(), in.size());
+    for (std::uint64_t c = 0; c < bit(s); ++c) {
+      if (send_to[c] != rank_) {
+        traffic_.bytes_sent += chunk * wb;
+        ++traffic_.messages_sent;
+      }
+      if (receive_from[c] != rank_) traffic_.bytes_received += chunk * wb;
+    }
+  }
+  if (!identity(second)) local_->permute_address_bits(second);
 }
 
 Counters DistributedMachine::counters() const {

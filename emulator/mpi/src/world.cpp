@@ -90,7 +90,8 @@ void World::agree(const std::string& error) {
   MPI_Bcast(&length, 1, MPI_UNSIGNED_LONG_LONG, lowest, MPI_COMM_WORLD);
   text.resize(length);
   MPI_Bcast(text.data(), static_cast<int>(length), MPI_CHAR, lowest, MPI_COMM_WORLD);
-  throw CollectiveError(lowest == rank_ ? text : fmt::format("rank {}: {}", lowest, text));
+  // A rank that met the same error itself says it as its own.
+  throw CollectiveError(lowest == rank_ || text == error ? text : fmt::format("rank {}: {}", lowest, text));
 }
 
 void World::fail(const std::string& error) {

@@ -69,6 +69,8 @@ struct BenchResult {
   double ratio() const;
   std::vector<double> run_ratios() const;  // each run's ratio to the copy taken right after it
 };
+// Throws hcube::Error naming a bad value and its range: the checks run_bench makes first.
+void check_bench(const BenchRequest& r);
 // Checks the request, then measures. Throws hcube::Error for bad values.
 BenchResult run_bench(const BenchRequest& r);
 

@@ -61,6 +61,13 @@ class DistributedMachine {
   // A global alignment step (checked as Machine::align checks it), run on
   // this rank's nodes alone: the node bits it reads above the share are constant here.
   void align(const AlignmentStep& step);
+  // Machine::permute_address_bits on the global address (bit i of an address
+  // goes to bit to[i]): a local pass that gathers the words bound for each
+  // partner rank into one contiguous chunk, one message per partner
+  // (MPI_Alltoallv: an MPI_Alltoall when every rank bit comes from a local
+  // bit), and a local pass that puts the bits received in their places; a
+  // pass whose bits stay put is skipped. Collective.
+  void permute_address_bits(const std::vector<unsigned>& to);
 
   // The global machine's counters, reduced over the ranks onto every rank:
   // event counts (cycles, alignments, launches) as one machine counts them,
