@@ -692,6 +692,34 @@ TEST_P(SdpRun, FusedPermutationForRandomPermutationsAndTileWidths) {
   EXPECT_THROW(mach->permute_address_bits({0, 1, 1, 3}), Error);
 }
 
+// The distributed machine's chunk exchange: read_permuted is permute_address_bits
+// then read, leaving the machine as it was; load_permuted is load then
+// permute_address_bits. Checked against the reference's own permutation.
+TEST_P(SdpRun, ReadAndLoadThroughAnAddressBitPermutation) {
+  std::mt19937 rng(11);
+  for (unsigned n = 0; n <= 6; n += 3)
+    for (unsigned m = 1; m <= 5; m += 2)
+      for (long long t : {-1LL, 0LL, 1LL}) {
+        const DimensionPermutation p = random_permutation(n, m, rng);
+        SCOPED_TRACE(testing::Message() << "n = " << n << ", m = " << m << ", tile dims " << t);
+        auto mach = make_labelled(n, m, ElementType::u32, t > static_cast<long long>(n) ? -1 : t);
+        const std::vector<unsigned char> before = mach->read();
+        const auto expected = reference_permute(before, mach->word_bytes(), mach->geometry().total_words(),
+                                                [&](std::uint64_t g) { return p.apply(g); });
+        std::vector<unsigned char> got(before.size());
+        mach->read_permuted(p.to, got.data(), got.size());
+        ASSERT_EQ(got, expected);
+        ASSERT_EQ(mach->read(), before);
+        mach->load_permuted(p.to, before.data(), before.size());
+        ASSERT_EQ(mach->read(), expected);
+        EXPECT_EQ(mach->counters().kernel_launches, 2u);
+      }
+  auto mach = make_labelled(2, 2);
+  std::vector<unsigned char> buf(mach->bytes());
+  EXPECT_THROW(mach->read_permuted({0, 1, 1, 3}, buf.data(), buf.size()), Error);
+  EXPECT_THROW(mach->load_permuted({0, 1, 2, 3}, buf.data(), buf.size() - 1), Error);
+}
+
 HCUBE_ON_EVERY_BACKEND(SdpRun);
 
 }  // namespace

@@ -407,6 +407,52 @@ void Machine::permute_address_bits(const std::vector<unsigned>& to) {
   if (settle_each_step_) settle();
 }
 
+void Machine::read_permuted(const std::vector<unsigned>& to, void* dst, std::uint64_t n_bytes) {
+  const unsigned q = geometry().address_bits();
+  if (n_bytes != bytes()) throw Error(fmt::format("output buffer holds {} bytes: expected {}", n_bytes, bytes()));
+  if (to.size() != q)
+    throw Error(fmt::format("address bit permutation lists {} bits: expected n + m = {}", to.size(), q));
+  check_bit_permutation(to, "address bit permutation");
+  // Storage bit storage_bit(g) holds address bit g, which goes to bit to[g] of the user's index.
+  std::vector<unsigned> storage_to(q);
+  for (unsigned g = 0; g < q; ++g) storage_to[layout_.storage_bit(g)] = to[g];
+  scratch();
+  const auto start = Clock::now();
+  backend_->permute_bits(storage_, scratch_, word_bytes(), storage_to);
+  backend_->synchronize();
+  account_launch("permute", seconds_since(start));
+  counters_.bytes_read += bytes();
+  counters_.bytes_written += bytes();
+  const auto out = Clock::now();
+  backend_->read_storage(scratch_, 0, dst, n_bytes);
+  backend_->synchronize();
+  counters_.add_phase("copy-out", seconds_since(out));
+}
+
+void Machine::load_permuted(const std::vector<unsigned>& to, const void* src, std::uint64_t n_bytes) {
+  const unsigned q = geometry().address_bits();
+  if (n_bytes != bytes())
+    throw Error(fmt::format("input holds {} bytes: a machine of {} {} words needs {}", n_bytes,
+                            geometry().total_words(), info(type_).name, bytes()));
+  if (to.size() != q)
+    throw Error(fmt::format("address bit permutation lists {} bits: expected n + m = {}", to.size(), q));
+  check_bit_permutation(to, "address bit permutation");
+  // Bit p of the user's index is address bit p, which goes to address bit to[p], at its storage bit.
+  std::vector<unsigned> storage_to(q);
+  for (unsigned p = 0; p < q; ++p) storage_to[p] = layout_.storage_bit(to[p]);
+  scratch();
+  const auto in = Clock::now();
+  backend_->write_storage(src, scratch_, 0, n_bytes);
+  counters_.add_phase("copy-in", seconds_since(in));
+  const auto start = Clock::now();
+  backend_->permute_bits(scratch_, storage_, word_bytes(), storage_to);
+  backend_->synchronize();
+  account_launch("permute", seconds_since(start));
+  counters_.bytes_read += bytes();
+  counters_.bytes_written += bytes();
+  if (settle_each_step_) settle();
+}
+
 void Machine::permute_local(const std::vector<std::uint64_t>& from, const LocalRegion& region) {
   const Geometry& geo = geometry();
   const std::uint64_t K = geo.words_per_node(), lo = region.lo, block_words = region.block_words;

@@ -14,6 +14,7 @@
 #include "hcube/host/aapc.hpp"
 #include "hcube/host/aapc_permutation.hpp"
 #include "hcube/host/dimension_permutation.hpp"
+#include "hcube/host/schedule.hpp"
 #include "hcube/mpi/distributed_run.hpp"
 #include "hcube/mpi/world.hpp"
 
@@ -91,8 +92,10 @@ DistributedBenchResult run_distributed_bench(const BenchRequest& req, MPI_Comm c
     AapcOptions o;
     o.d = geo.n;
     PermutationPlan plan = plan_aapc_permutation(AapcPermutation::transpose, geo, geo.n);
-    job.emplace(Job{make_aapc_schedule(o), {}, std::move(plan.f), std::move(plan.g), {}, "transpose", plan.formula,
-                    {}, {}, 0, {}});
+    Schedule schedule = make_aapc_schedule(o);
+    ScheduleStats stats = check_schedule(schedule);
+    job.emplace(Job{std::move(schedule), std::move(stats), std::move(plan.f), std::move(plan.g), {}, "transpose",
+                    plan.formula, {}, {}, 0, {}});
     destination = std::move(plan.destination);
     r.what = fmt::format("a full AAPC (the transpose), Algorithm 4, {} cycles and 2 alignments, on {} ranks",
                          job->schedule.cycles(), out.ranks);

@@ -239,11 +239,17 @@ void DistributedMachine::permute_address_bits(const std::vector<unsigned>& to) {
   const std::uint64_t chunk = bit(low);
   if (chunk > static_cast<std::uint64_t>(INT_MAX))
     throw Error(fmt::format("{} words go to each partner rank: more than one MPI message holds ({})", chunk, INT_MAX));
-  if (!identity(first)) local_->permute_address_bits(first);
-  const bool alone = s == 0 && send_to[0] == rank_;  // every word stays on this rank
-  if (!alone) {
-    std::vector<unsigned char> out(local_->bytes()), in(local_->bytes());
-    local_->read(out.data(), out.size());
+  if (s == 0 && send_to[0] == rank_) {  // every word stays on this rank: one local pass
+    const std::vector<unsigned> local_to(to.begin(), to.begin() + l);
+    if (!identity(local_to)) local_->permute_address_bits(local_to);
+    return;
+  }
+  {
+    std::vector<unsigned char>& out = send_buffer_;
+    std::vector<unsigned char>& in = receive_buffer_;
+    out.resize(local_->bytes());
+    in.resize(local_->bytes());
+    local_->read_permuted(first, out.data(), out.size());
     MPI_Datatype word, block;
     MPI_Type_contiguous(static_cast<int>(wb), MPI_BYTE, &word);
     MPI_Type_contiguous(static_cast<int>(chunk), word, &block);
@@ -263,7 +269,7 @@ void DistributedMachine::permute_address_bits(const std::vector<unsigned>& to) {
     local_->add_counters(waited);
     MPI_Type_free(&block);
     MPI_Type_free(&word);
-    local_->load(in.data(), in.size());
+    local_->load_permuted(second, in.data(), in.size());
     for (std::uint64_t c = 0; c < bit(s); ++c) {
       if (send_to[c] != rank_) {
         traffic_.bytes_sent += chunk * wb;
@@ -272,7 +278,6 @@ void DistributedMachine::permute_address_bits(const std::vector<unsigned>& to) {
       if (receive_from[c] != rank_) traffic_.bytes_received += chunk * wb;
     }
   }
-  if (!identity(second)) local_->permute_address_bits(second);
 }
 
 Counters DistributedMachine::counters() const {

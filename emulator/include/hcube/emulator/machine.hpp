@@ -140,6 +140,13 @@ class Machine {
     std::uint64_t block_words = 1;
   };
   void permute_local(const std::vector<std::uint64_t>& from, const LocalRegion& region);
+  // permute_address_bits(to) and read(dst) in one pass (into the scratch, then
+  // a raw copy out), the machine left as it was; and load(src) followed by
+  // permute_address_bits(to), a raw copy in and one pass. A distributed
+  // machine's exchange of chunks between ranks (DistributedMachine) takes
+  // no conversion of the layout this way. One launch each, phase "permute".
+  void read_permuted(const std::vector<unsigned>& to, void* dst, std::uint64_t bytes);
+  void load_permuted(const std::vector<unsigned>& to, const void* src, std::uint64_t bytes);
   void permute_local(const std::vector<std::uint64_t>& from) { permute_local(from, LocalRegion{}); }
   // Primitive 3: checks the step, then one launch; returns its counts.
   RouterStepReport route(const RouterStep& step, const RouterLimits& limits);

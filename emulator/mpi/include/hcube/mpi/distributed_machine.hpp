@@ -65,8 +65,9 @@ class DistributedMachine {
   // goes to bit to[i]): a local pass that gathers the words bound for each
   // partner rank into one contiguous chunk, one message per partner
   // (MPI_Alltoallv: an MPI_Alltoall when every rank bit comes from a local
-  // bit), and a local pass that puts the bits received in their places; a
-  // pass whose bits stay put is skipped. Collective.
+  // bit), and a local pass that puts the bits received in their places
+  // (Machine::read_permuted, load_permuted); one local pass when every word
+  // stays on its rank. Collective.
   void permute_address_bits(const std::vector<unsigned>& to);
 
   // The global machine's counters, reduced over the ranks onto every rank:
@@ -94,6 +95,9 @@ class DistributedMachine {
   std::vector<std::uint64_t> remote_links_per_cycle_;
   std::uint64_t remote_hops_ = 0;
   RankTraffic traffic_;
+  // permute_address_bits' chunks out and in, kept for the next call: fresh
+  // pages cost more than the copy into them.
+  std::vector<unsigned char> send_buffer_, receive_buffer_;
 };
 
 // The alignment a rank runs on its share: the same map on the low `local_n`
