@@ -3,9 +3,11 @@
 // each operation must move, and bad input. No time is asserted: only that the
 // figures are consistent with one another.
 #include <poll.h>
+#include <signal.h>
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <fstream>
 #include <thread>
@@ -73,6 +75,24 @@ TEST_F(CliBench, BadInput) {
   expect_error({"bench", "--op", "cycle", "--repeat", "0"}, {"--repeat 0 out of range"});
   expect_error({"bench", "--op", "aapc", "--log2-words", "11"}, {"must be even"});
   expect_error({"bench", "--op", "gather-bit-reversal", "--backend", "cuda"}, {"CPU baseline"});
+  expect_error({"bench", "--op", "aapc", "--log2-words", "8", "--compare-single"}, {"--compare-single", "mpirun"});
+}
+
+// --busy-neighbour: the idle run, then the same beside a spinning process
+// that hcube started, and ended (reaped: no such process afterwards).
+TEST_F(CliBench, BusyNeighbourIsStartedAndEnded) {
+  const json j = ok_json({"bench", "--op", "cycle", "--log2-words", "14", "--repeat", "2", "--backend", "cpu",
+                          "--busy-neighbour"});
+  EXPECT_EQ(j["busy_neighbour"], true);
+  EXPECT_GT(j["idle_seconds"].get<double>(), 0.0);
+  EXPECT_GT(j["idle_memcpy_seconds"].get<double>(), 0.0);
+  EXPECT_NEAR(j["busy_over_idle"].get<double>(), j["seconds"].get<double>() / j["idle_seconds"].get<double>(),
+              1e-9 * j["busy_over_idle"].get<double>());
+  const int pid = j["neighbour_pid"].get<int>();
+  ASSERT_GT(pid, 0);
+  errno = 0;
+  EXPECT_EQ(::kill(pid, 0), -1) << "the busy neighbour " << pid << " outlived the command";
+  EXPECT_EQ(errno, ESRCH);
 }
 
 // On a GPU the roofline is a device copy kernel timed with CUDA events, and

@@ -47,6 +47,7 @@ struct BenchFlags {
   MachineFlags machine;
   bool json = false;
   bool compare_single = false;
+  bool busy_neighbour = false;
 };
 
 ElementType bench_type(const MachineFlags& f) {
@@ -92,19 +93,39 @@ BenchRequest bench_request(const BenchFlags& f) {
 
 void print_bench(const BenchFlags& f) {
   if (distributed()) {
+    if (f.busy_neighbour)
+      throw Error("--busy-neighbour measures one process beside a busy one: run it without mpirun");
     run_bench_across_ranks(bench_request(f), f.compare_single, f.json);
     return;
   }
   if (f.compare_single)
     throw Error("--compare-single compares a run across MPI ranks with one process: run under mpirun -np 2^r");
+  // With --busy-neighbour: the idle run first, then the same beside a spinning process.
+  std::optional<BenchResult> idle;
+  std::unique_ptr<BusyNeighbour> neighbour;
+  if (f.busy_neighbour) {
+    idle = run_bench(bench_request(f));
+    neighbour = std::make_unique<BusyNeighbour>();
+  }
   const BenchResult r = run_bench(bench_request(f));
+  const int neighbour_pid = neighbour ? neighbour->pid() : 0;
+  neighbour.reset();
   const auto q = static_cast<unsigned>(f.log2_words);
   const ElementType type = r.request.type;
   const double spec = r.spec_bytes_per_second, throughput = r.throughput();
   const std::vector<double> run_ratios = r.run_ratios();
   const auto [low, high] = std::minmax_element(run_ratios.begin(), run_ratios.end());
   if (f.json) {
-    std::cout << bench_json(r).dump(2) << "\n";
+    nlohmann::json j = bench_json(r);
+    if (idle) {
+      j["busy_neighbour"] = true;
+      j["neighbour_pid"] = neighbour_pid;
+      j["idle_seconds"] = idle->time.seconds;
+      j["idle_memcpy_seconds"] = idle->time.roofline_seconds;
+      j["idle_ratio_to_memcpy"] = idle->ratio();
+      j["busy_over_idle"] = r.time.seconds / idle->time.seconds;
+    }
+    std::cout << j.dump(2) << "\n";
     return;
   }
   fmt::print(
@@ -119,6 +140,10 @@ void print_bench(const BenchFlags& f) {
       spec > 0 ? fmt::format(" ({:.1f}% of the stated {:.0f} GB/s)", 100 * throughput / spec, spec / 1e9) : "",
       100 * *low, 100 * *high);
   if (r.check_seconds > 0) fmt::print("host checks, made once before the timed runs: {:.6f} s\n", r.check_seconds);
+  if (idle)
+    fmt::print("beside a busy process (the figures above); idle, the same run just before: {:.6f} s, {:.1f}% of "
+               "memcpy; busy / idle = {:.2f}\n",
+               idle->time.seconds, 100 * idle->ratio(), r.time.seconds / idle->time.seconds);
 }
 
 struct SweepFlags {
@@ -316,6 +341,9 @@ void add_bench(CLI::App& app) {
   cmd->add_flag("--compare-single", f->compare_single,
                 "under mpirun: also time the same operation on one process holding the whole cube (rank 0, all "
                 "cores, the other ranks idle)");
+  cmd->add_flag("--busy-neighbour", f->busy_neighbour,
+                "time the operation idle, then again beside a CPU-bound process that hcube starts and ends itself "
+                "(a shared machine's load, reproduced)");
   cmd->callback([f] { print_bench(*f); });
 }
 

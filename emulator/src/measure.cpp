@@ -5,9 +5,15 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cerrno>
 #include <cstring>
 #include <memory>
 #include <optional>
+
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "hcube/core/error.hpp"
 #include "hcube/emulator/schedule_run.hpp"
@@ -150,6 +156,26 @@ void gather_bit_reversal(BenchResult& r, unsigned q, std::size_t wb, const std::
 }
 
 }  // namespace
+
+BusyNeighbour::BusyNeighbour() {
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) throw Error(fmt::format("--busy-neighbour: cannot start a process: {}", std::strerror(errno)));
+  if (pid == 0) {
+    // The child: async-signal-safe calls only (the parent has threads), then spin.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(0);
+    volatile unsigned long spins = 0;
+    for (;;) spins = spins + 1;
+  }
+  pid_ = pid;
+}
+
+BusyNeighbour::~BusyNeighbour() {
+  ::kill(pid_, SIGKILL);
+  while (::waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
+  }
+}
 
 void check_bench(const BenchRequest& req) {
   if (req.log2_words < 2 || req.log2_words > 34)

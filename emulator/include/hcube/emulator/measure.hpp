@@ -69,6 +69,21 @@ struct BenchResult {
   double ratio() const;
   std::vector<double> run_ratios() const;  // each run's ratio to the copy taken right after it
 };
+// A CPU-bound process beside the measurement (hcube bench --busy-neighbour):
+// a child that spins until this object ends it (SIGKILL, then reaped), or
+// until this process dies. Reproduces a shared machine's load on demand.
+class BusyNeighbour {
+ public:
+  BusyNeighbour();  // throws hcube::Error when fork fails
+  ~BusyNeighbour();
+  BusyNeighbour(const BusyNeighbour&) = delete;
+  BusyNeighbour& operator=(const BusyNeighbour&) = delete;
+  int pid() const { return pid_; }
+
+ private:
+  int pid_ = -1;
+};
+
 // Throws hcube::Error naming a bad value and its range: the checks run_bench makes first.
 void check_bench(const BenchRequest& r);
 // Checks the request, then measures. Throws hcube::Error for bad values.
