@@ -195,21 +195,26 @@ void run_cycles_across_ranks(const MachineFlags& mf, const IoFlags& io, const st
   report(s, io, fields, summary, true, s.machine->counters());
 }
 
-void run_fused_permutation_across_ranks(const MachineFlags& mf, const IoFlags& io, const std::vector<unsigned>& to,
-                                        const JobFields& fields, const JobSummary& summary) {
+DistributedStep fused_permutation_step(const std::vector<unsigned>& to) {
+  return [to](mpi::DistributedMachine& m) { m.permute_address_bits(to); };
+}
+
+// Rank-local: the node bits above a rank's share are constant on it.
+DistributedStep alignment_step(const AffineMap& map) {
+  return [map](mpi::DistributedMachine& m) { m.align(AlignmentStep(map)); };
+}
+
+void run_step_across_ranks(const MachineFlags& mf, const IoFlags& io, const std::string& what,
+                           const AddressMap& destination, const DistributedStep& step, const JobFields& fields,
+                           const JobSummary& summary) {
   DistributedSession s = open_share(mf, io);
   world().agree();
   const auto start = std::chrono::steady_clock::now();
-  s.machine->permute_address_bits(to);
+  step(*s.machine);
   const double seconds =
       slowest(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  const std::uint64_t q = to.size();
-  mpi::advance_reference(s, [to, q](std::uint64_t g) {
-    std::uint64_t out = 0;
-    for (std::uint64_t i = 0; i < q; ++i) out |= ((g >> i) & 1) << to[i];
-    return out;
-  });
-  world().agree(mpi::check_share(s, "the fused permutation"));
+  mpi::advance_reference(s, destination);
+  world().agree(mpi::check_share(s, what));
   write_shares(s, io);
   const Counters counters = s.machine->counters();
   report(s, io, fields(counters, seconds), summary(counters, seconds), true, counters);

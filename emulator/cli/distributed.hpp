@@ -12,6 +12,10 @@
 #include "common.hpp"
 #include "hcube/emulator/measure.hpp"
 
+namespace hcube::mpi {
+class DistributedMachine;
+}
+
 namespace hcube::cli {
 
 // The job's own fields (aapc_json and the like) and its prose summary, from
@@ -27,9 +31,15 @@ void run_job_across_ranks(const MachineFlags& mf, const IoFlags& io, const Job& 
 // cycle: the checked cycles one after another, each verified.
 void run_cycles_across_ranks(const MachineFlags& mf, const IoFlags& io, const std::vector<Cycle>& cycles,
                              const nlohmann::json& fields, const std::string& summary);
-// permute --fused: the address bits `to` permuted in one step, verified.
-void run_fused_permutation_across_ranks(const MachineFlags& mf, const IoFlags& io, const std::vector<unsigned>& to,
-                                        const JobFields& fields, const JobSummary& summary);
+// One step that sends every word to `destination` (permute --fused, align),
+// run by `step` on the distributed machine and verified.
+using DistributedStep = std::function<void(mpi::DistributedMachine&)>;
+// The steps, made where the distributed machine is a complete type.
+DistributedStep fused_permutation_step(const std::vector<unsigned>& to);  // DistributedMachine::permute_address_bits
+DistributedStep alignment_step(const AffineMap& map);                     // DistributedMachine::align
+void run_step_across_ranks(const MachineFlags& mf, const IoFlags& io, const std::string& what,
+                           const AddressMap& destination, const DistributedStep& step, const JobFields& fields,
+                           const JobSummary& summary);
 // bench: the operation across the ranks beside MPI_Alltoall of the same data,
 // and with `compare_single` one process's run of it (rank 0, the others idle).
 void run_bench_across_ranks(const BenchRequest& request, bool compare_single, bool json);

@@ -200,7 +200,10 @@ void add_permute(CLI::App& app, const ResultSink& sink) {
                            seconds);
       };
       if (distributed()) {
-        run_fused_permutation_across_ranks(data_flags(r, f->machine), io, perm.to, fields, summary);
+        run_step_across_ranks(
+            data_flags(r, f->machine), io, "the fused permutation",
+            [perm](std::uint64_t g) { return perm.apply(g); },
+            fused_permutation_step(perm.to), fields, summary);
         return;
       }
       Session s = open_session(data_flags(r, f->machine), io);

@@ -89,13 +89,23 @@ void add_align(CLI::App& app) {
     resolve_machine(f->machine, f->io.input);
     const Geometry geo = make_geometry(f->machine.n, f->machine.m);
     const AffineMap map = alignment_map(geo, f->xor_proc, f->xor_mem, f->perm, f->gray);
+    const nlohmann::json fields = {{"command", "align"}, {"map", map.describe()}, {"in_place", map.is_pure_xor()}};
+    if (distributed()) {
+      run_step_across_ranks(
+          f->machine, f->io, "the alignment", alignment_destination(map), alignment_step(map),
+          [&](const Counters&, double seconds) {
+            nlohmann::json j = fields;
+            j["seconds"] = seconds;
+            return j;
+          },
+          [&](const Counters&, double) { return "1 alignment (" + map.describe() + ")"; });
+      return;
+    }
     Session s = open_session(f->machine, f->io);
     begin_trace(s, f->io);
     run_step(s, f->io, "alignment", alignment_destination(map),
              [&](Machine& mach) { mach.align(map); });
-    finish_run(s, f->io,
-           {{"command", "align"}, {"map", map.describe()}, {"in_place", map.is_pure_xor()}},
-           "1 alignment (" + map.describe() + ")");
+    finish_run(s, f->io, fields, "1 alignment (" + map.describe() + ")");
   });
 }
 

@@ -37,8 +37,14 @@ void run_cycles_across_ranks(const MachineFlags&, const IoFlags&, const std::vec
   throw Error("internal: a distributed run in a build without MPI");
 }
 
-void run_fused_permutation_across_ranks(const MachineFlags&, const IoFlags&, const std::vector<unsigned>&,
-                                        const JobFields&, const JobSummary&) {
+DistributedStep fused_permutation_step(const std::vector<unsigned>&) {
+  throw Error("internal: a distributed run in a build without MPI");
+}
+
+DistributedStep alignment_step(const AffineMap&) { throw Error("internal: a distributed run in a build without MPI"); }
+
+void run_step_across_ranks(const MachineFlags&, const IoFlags&, const std::string&, const AddressMap&,
+                           const DistributedStep&, const JobFields&, const JobSummary&) {
   throw Error("internal: a distributed run in a build without MPI");
 }
 
