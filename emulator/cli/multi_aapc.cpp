@@ -12,6 +12,8 @@
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "distributed.hpp"
+#include "ranks.hpp"
 #include "hcube/host/aapc.hpp"
 #include "hcube/host/aapc_sequence.hpp"
 #include "hcube/host/concurrent_aapc.hpp"
@@ -107,7 +109,7 @@ void add_multi_aapc(CLI::App& app, const ResultSink& sink) {
     check_trace_size(io, p.n, p.m);
     Schedule sch = make_multi_aapc_schedule(p);
     ScheduleStats stats = check_schedule(sch);
-    if (!f->save.empty()) save_schedule(f->save, sch);
+    if (!f->save.empty() && prints_results()) save_schedule(f->save, sch);  // under mpirun, rank 0 writes it
     const Geometry geo = sch.geometry();
 
     const AffineMap id(geo);
@@ -143,64 +145,76 @@ void add_multi_aapc(CLI::App& app, const ResultSink& sink) {
     MachineFlags mf = f->machine;
     mf.n = p.n;
     mf.m = p.m;
-    Session s = open_session(mf, io);
-    const double seconds = run_job(s, io, job);
-    const Machine& mach = *s.machine;
     const std::uint64_t cycles = job.stats.cycles;
 
     const std::string note = multi_aapc_note(p, cycles);
     const std::string schedule_kind = p.kind == MultiAapcKind::concurrent ? "concurrent" : o.pipelined ? "pipelined" : "sequential";
 
-    nlohmann::json j = job_json("multi-aapc", job, mach.counters(), seconds);
-    j["algorithm"] = p.algorithm;
-    j["axes"] = s_axes;
-    j["axis_dims"] = p.dims;
-    j["schedule"] = schedule_kind;
-    j["pipelined"] = o.pipelined && p.kind != MultiAapcKind::concurrent;
-    j["order"] = order;
-    j["alignments"] = mach.counters().alignments;
-    j["bound"] = p.bound;
-    j["bound_source"] = p.bound_source;
-    j["bound_from_paper"] = p.bound_from_paper;
-    j["note"] = note.empty() ? nlohmann::json(nullptr) : nlohmann::json(note);
-    if (p.kind == MultiAapcKind::concurrent) {
-      std::uint64_t rotated = 0;
-      for (const PlanRow& r : p.design.plan.rows) rotated += r.rotated ? 1 : 0;
-      j["layout"] = to_string(p.concurrent.layout);
-      j["rotated_rows"] = p.design.rotated_rows;
-      j["rotated_data_sets"] = rotated;
-      j["data_sets"] = p.design.plan.rows.size();
-      j["columns"] = p.design.plan.columns;
-      if (f->figure) j["figure"] = plan_chart(p.design.plan);
+    // The run's fields and summary from its counters, on one process or across ranks.
+    const auto fields = [&](const Counters& counters, double seconds) {
+      nlohmann::json j = job_json("multi-aapc", job, counters, seconds);
+      j["algorithm"] = p.algorithm;
+      j["axes"] = s_axes;
+      j["axis_dims"] = p.dims;
+      j["schedule"] = schedule_kind;
+      j["pipelined"] = o.pipelined && p.kind != MultiAapcKind::concurrent;
+      j["order"] = order;
+      j["alignments"] = counters.alignments;
+      j["bound"] = p.bound;
+      j["bound_source"] = p.bound_source;
+      j["bound_from_paper"] = p.bound_from_paper;
+      j["note"] = note.empty() ? nlohmann::json(nullptr) : nlohmann::json(note);
+      if (p.kind == MultiAapcKind::concurrent) {
+        std::uint64_t rotated = 0;
+        for (const PlanRow& r : p.design.plan.rows) rotated += r.rotated ? 1 : 0;
+        j["layout"] = to_string(p.concurrent.layout);
+        j["rotated_rows"] = p.design.rotated_rows;
+        j["rotated_data_sets"] = rotated;
+        j["data_sets"] = p.design.plan.rows.size();
+        j["columns"] = p.design.plan.columns;
+        if (f->figure) j["figure"] = plan_chart(p.design.plan);
+      }
+      return j;
+    };
+    const auto summary_of = [&](const Counters& counters, double seconds) {
+      const std::uint64_t aligns = counters.alignments;
+      std::string summary = fmt::format(
+          "multi-aapc: s = {} AAPC{} of d = {}, Algorithm {}{}, {}, axis order {}, on n = {}, m = {} (K = {})\n{}: {}\n",
+          s_axes, s_axes == 1 ? "" : "s", p.kind == MultiAapcKind::unequal ? join_uints(p.dims, ",") : std::to_string(d),
+          p.algorithm, job.schedule.lines.empty() ? "" : " (" + job.schedule.lines + " lines)", schedule_kind,
+          join_uints(order, ","), p.n, p.m, bit(p.m), job.permutation, job.formula);
+      if (p.kind == MultiAapcKind::concurrent) {
+        summary += fmt::format("{} data sets of up to d pairs ({} start on later axes, {} layout, {} rotated row{}), {} "
+                               "columns of d cycles\n",
+                               p.design.plan.rows.size(),
+                               std::count_if(p.design.plan.rows.begin(), p.design.plan.rows.end(),
+                                             [](const PlanRow& r) { return r.rotated; }),
+                               to_string(p.concurrent.layout), p.design.rotated_rows,
+                               p.design.rotated_rows == 1 ? "" : "s", p.design.plan.columns);
+        if (f->figure) summary += plan_chart(p.design.plan);
+      } else if (f->figure) {
+        summary += "(--figure shows Algorithm 5's concurrent plan: this run pipelines)\n";
+      }
+      if (!note.empty()) summary += "note: " + note + "\n";
+      // Pipelined AAPCs overlap: a cycle can use more than one axis' d dimensions.
+      const auto& per_cycle = job.stats.exchanges_per_cycle;
+      const std::uint64_t busy_min = per_cycle.empty() ? 0 : *std::min_element(per_cycle.begin(), per_cycle.end());
+      const double busy_mean = cycles == 0 ? 0.0 : static_cast<double>(job.stats.exchanges) / static_cast<double>(cycles);
+      summary += fmt::format(
+          "{} routing cycles ({}: {}, {}), max span {}, dimensions busy per cycle min {} mean {:.2f} of n = {}, + {} "
+          "alignment{} in {:.6f} s",
+          cycles, p.bound_from_paper ? "paper" : "derived", p.bound, p.bound_source, job.stats.max_span, busy_min, busy_mean, p.n, aligns, aligns == 1 ? "" : "s",
+          seconds);
+      return summary;
+    };
+    if (distributed()) {
+      run_job_across_ranks(mf, io, job, fields, summary_of);
+      return;
     }
-
-    const std::uint64_t aligns = mach.counters().alignments;
-    std::string summary = fmt::format(
-        "multi-aapc: s = {} AAPC{} of d = {}, Algorithm {}{}, {}, axis order {}, on n = {}, m = {} (K = {})\n{}: {}\n",
-        s_axes, s_axes == 1 ? "" : "s", p.kind == MultiAapcKind::unequal ? join_uints(p.dims, ",") : std::to_string(d),
-        p.algorithm, job.schedule.lines.empty() ? "" : " (" + job.schedule.lines + " lines)", schedule_kind,
-        join_uints(order, ","), p.n, p.m, bit(p.m), job.permutation, job.formula);
-    if (p.kind == MultiAapcKind::concurrent) {
-      summary += fmt::format("{} data sets of up to d pairs ({} start on later axes, {} layout, {} rotated row{}), {} "
-                             "columns of d cycles\n",
-                             p.design.plan.rows.size(), j["rotated_data_sets"].get<std::uint64_t>(),
-                             to_string(p.concurrent.layout), p.design.rotated_rows,
-                             p.design.rotated_rows == 1 ? "" : "s", p.design.plan.columns);
-      if (f->figure) summary += plan_chart(p.design.plan);
-    } else if (f->figure) {
-      summary += "(--figure shows Algorithm 5's concurrent plan: this run pipelines)\n";
-    }
-    if (!note.empty()) summary += "note: " + note + "\n";
-    // Pipelined AAPCs overlap: a cycle can use more than one axis' d dimensions.
-    const auto& per_cycle = job.stats.exchanges_per_cycle;
-    const std::uint64_t busy_min = per_cycle.empty() ? 0 : *std::min_element(per_cycle.begin(), per_cycle.end());
-    const double busy_mean = cycles == 0 ? 0.0 : static_cast<double>(job.stats.exchanges) / static_cast<double>(cycles);
-    summary += fmt::format(
-        "{} routing cycles ({}: {}, {}), max span {}, dimensions busy per cycle min {} mean {:.2f} of n = {}, + {} "
-        "alignment{} in {:.6f} s",
-        cycles, p.bound_from_paper ? "paper" : "derived", p.bound, p.bound_source, job.stats.max_span, busy_min, busy_mean, p.n, aligns, aligns == 1 ? "" : "s",
-        seconds);
-    finish_run(s, io, std::move(j), summary);
+    Session s = open_session(mf, io);
+    const double seconds = run_job(s, io, job);
+    const Counters counters = s.machine->counters();
+    finish_run(s, io, fields(counters, seconds), summary_of(counters, seconds));
   });
 }
 
