@@ -217,7 +217,6 @@ void add_permute(CLI::App& app, const ResultSink& sink) {
       finish_run(s, io, fields(counters, seconds), summary(counters, seconds));
       return;
     }
-    refuse_if_distributed("permute without --fused");
     const std::vector<SdpCandidate> all = sdp_candidates(r);
     const SdpCandidate& chosen = choose_sdp(all, algorithm, r.cost.ports);
     std::string why = algorithm == SdpAlgorithm::automatic ? "lowest modelled time" : "asked for";
@@ -225,31 +224,47 @@ void add_permute(CLI::App& app, const ResultSink& sink) {
       if (k.plan && &k != &chosen)
         why += fmt::format("; {} ({}-port) {:.6g}", to_string(k.algorithm), to_string(k.ports), k.model.time);
     const Job job = job_for(r, *chosen.plan);
+    // The run's fields and summary from its counters, on one process or across ranks.
+    const auto fields = [&](const Counters& counters, double seconds) {
+      nlohmann::json j = job_json("permute", job, counters, seconds);
+      j["memory_words"] = memory_words(*chosen.plan);
+      j["perm"] = r.perm.to;
+      j["algorithm"] = to_string(chosen.algorithm);
+      j["ports"] = f->cost.ports;
+      j["schedule_ports"] = to_string(chosen.ports);
+      j["element_transfers"] = chosen.model.element_transfers;
+      j["startups"] = chosen.model.startups;
+      j["lower_bound_cycles"] = lower_bound_cycles(r);
+      j["modelled_time"] = chosen.model.time;
+      j["lower_bound_time"] = r.bound.time();
+      j["reason"] = why;
+      j["analysis"] = analysis_json(r);
+      j["machine_n"] = r.machine_n;  // n of the cube; > n in the extended cube (--subcube-dims)
+      if (chosen.algorithm == SdpAlgorithm::a5) j["gamma"] = chosen.plan->gamma;
+      add_cost_json(j, f->cost);
+      return j;
+    };
+    const auto summary_of = [&](const Counters&, double seconds) {
+      return fmt::format(
+          "permute: {} on n = {}, m = {} (K = {}){}, {}-port\ncycles: {}\n{} ({}-port, {}): {} routing cycles, {} element "
+          "transfers, {} start-ups; modelled {:.6g} (lower bound {:.6g}, {}), measured {:.6f} s",
+          perm_text(r.perm), r.perm.n, r.perm.m, bit(r.perm.m), subcube_text(r), f->cost.ports, cycles_text(r.analysis),
+          to_string(chosen.algorithm), to_string(chosen.ports), why, job.stats.cycles, chosen.model.element_transfers, chosen.model.startups,
+          chosen.model.time, r.bound.time(), r.machine_n > r.perm.n ? "Corollary 4" : "Theorem 1", seconds);
+    };
+    if (distributed()) {
+      // A plan that is one schedule runs as aapc's jobs do; A1' and the extended cube need a machine of their own.
+      if (!runs_as_schedule(*chosen.plan))
+        throw Error(fmt::format("hcube permute --algorithm {} does not run across MPI ranks yet (it needs a machine of "
+                                "its own geometry): run it as one process, or choose another --algorithm",
+                                to_string(chosen.algorithm)));
+      run_job_across_ranks(data_flags(r, f->machine), io, job, fields, summary_of);
+      return;
+    }
     Session s = open_session(data_flags(r, f->machine), io);
     const double seconds = run_plan(s, io, job, *chosen.plan);
-    nlohmann::json j = job_json("permute", job, s.machine->counters(), seconds);
-    j["memory_words"] = memory_words(*chosen.plan);
-    j["perm"] = r.perm.to;
-    j["algorithm"] = to_string(chosen.algorithm);
-    j["ports"] = f->cost.ports;
-    j["schedule_ports"] = to_string(chosen.ports);
-    j["element_transfers"] = chosen.model.element_transfers;
-    j["startups"] = chosen.model.startups;
-    j["lower_bound_cycles"] = lower_bound_cycles(r);
-    j["modelled_time"] = chosen.model.time;
-    j["lower_bound_time"] = r.bound.time();
-    j["reason"] = why;
-    j["analysis"] = analysis_json(r);
-    j["machine_n"] = r.machine_n;  // n of the cube; > n in the extended cube (--subcube-dims)
-    if (chosen.algorithm == SdpAlgorithm::a5) j["gamma"] = chosen.plan->gamma;
-    add_cost_json(j, f->cost);
-    const std::string summary = fmt::format(
-        "permute: {} on n = {}, m = {} (K = {}){}, {}-port\ncycles: {}\n{} ({}-port, {}): {} routing cycles, {} element "
-        "transfers, {} start-ups; modelled {:.6g} (lower bound {:.6g}, {}), measured {:.6f} s",
-        perm_text(r.perm), r.perm.n, r.perm.m, bit(r.perm.m), subcube_text(r), f->cost.ports, cycles_text(r.analysis),
-        to_string(chosen.algorithm), to_string(chosen.ports), why, job.stats.cycles, chosen.model.element_transfers, chosen.model.startups,
-        chosen.model.time, r.bound.time(), r.machine_n > r.perm.n ? "Corollary 4" : "Theorem 1", seconds);
-    finish_run(s, io, std::move(j), summary, true,
+    const Counters counters = s.machine->counters();
+    finish_run(s, io, fields(counters, seconds), summary_of(counters, seconds), true,
                r.machine_n > r.perm.n ? std::optional(chosen.plan->schedule.geometry()) : std::nullopt);
   });
 }
