@@ -5,8 +5,13 @@
 // checked on the CPU.
 #include <gtest/gtest.h>
 
+#include <omp.h>
+
 #include <algorithm>
+#include <chrono>
+#include <cstdlib>
 #include <numeric>
+#include <thread>
 #include <random>
 #include <vector>
 
@@ -17,6 +22,8 @@
 #include "hcube/kernels/cpu/alignment.hpp"
 #include "hcube/kernels/cpu/exchange.hpp"
 #include "hcube/kernels/cpu/launch.hpp"
+#include "hcube/kernels/cpu/team.hpp"
+#include "hcube/emulator/measure.hpp"
 #include "test_words.hpp"
 
 namespace hcube {
@@ -26,6 +33,22 @@ std::vector<std::uint32_t> labels(std::uint64_t words) {
   std::vector<std::uint32_t> v(words);
   std::iota(v.begin(), v.end(), 0u);
   return v;
+}
+
+// Beside a spinning process the kernels' team gives up a core (issue 25): two
+// samples 20 ms apart see it, and the team never drops below one thread.
+TEST(HostLaunchers, TheTeamLeavesACoreToABusyNeighbour) {
+  if (std::getenv("OMP_NUM_THREADS") != nullptr || std::getenv("HCUBE_ADAPTIVE_THREADS") != nullptr)
+    GTEST_SKIP() << "the team size is fixed by OMP_NUM_THREADS or HCUBE_ADAPTIVE_THREADS here";
+  const int most = omp_get_max_threads();
+  BusyNeighbour neighbour;
+  int team = most;
+  for (int k = 0; k < 10 && team == most; ++k) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    team = kernels::cpu::team_size();
+  }
+  EXPECT_GE(team, 1);
+  EXPECT_LE(team, std::max(1, std::min(most, omp_get_num_procs() - 1)));
 }
 
 TEST(HostLaunchers, RowSwapsEqualThePerWordExchangeBody) {

@@ -137,7 +137,7 @@ void run_align_xor(const AlignXorBody<Word>& body) {
   // Dynamic regions (launch.hpp): 2^28 u32 0.82 -> 0.88 of memcpy, 0.54 -> 0.59 beside a
   // busy loop. A routing cycle stays static: an AAPC's many small cycles ran slower so.
   const int per_chunk = dynamic_chunk(static_cast<std::uint64_t>(units), region(cb));
-#pragma omp parallel for schedule(dynamic, per_chunk) if (total >= kParallelThreshold)
+#pragma omp parallel for schedule(dynamic, per_chunk) if (total >= kParallelThreshold) num_threads(team_size())
   for (std::int64_t u = 0; u < units; ++u) {
     const std::uint64_t h = static_cast<std::uint64_t>(u) % chunks, rest = static_cast<std::uint64_t>(u) / chunks;
     const std::uint64_t B = rest % blocks, T = rest / blocks;

@@ -45,7 +45,8 @@ void run_exchanges(const ExchangeBody<Word>& body, std::uint64_t count) {
   const auto items = static_cast<std::int64_t>(tiles * slices);
   Word* mem = body.mem;
   const bool prefetch = L.geo.total_words() * sizeof(Word) >= kStreamingBytes;
-#pragma omp parallel for schedule(static, 1) if (direct.size() * L.geo.nodes() >= kParallelThreshold)
+#pragma omp parallel for schedule(static, 1) if (direct.size() * L.geo.nodes() >= kParallelThreshold) \
+    num_threads(team_size())
   for (std::int64_t w = 0; w < items; ++w) {
     const std::uint64_t T = static_cast<std::uint64_t>(w) / slices, s = static_cast<std::uint64_t>(w) % slices;
     const std::uint64_t first = direct.size() * s / slices, last = direct.size() * (s + 1) / slices;

@@ -8,6 +8,7 @@
 
 #include "hcube/kernels/cpu/lane_transpose.hpp"
 #include "hcube/kernels/cpu/stream.hpp"
+#include "hcube/kernels/cpu/team.hpp"
 
 namespace hcube::kernels::cpu {
 
@@ -19,7 +20,7 @@ inline constexpr std::uint64_t kParallelThreshold = 1 << 16;
 template <class Body>
 void launch(std::uint64_t count, const Body& body) {
   const auto n = static_cast<std::int64_t>(count);
-#pragma omp parallel for schedule(static) if (count >= kParallelThreshold)
+#pragma omp parallel for schedule(static) if (count >= kParallelThreshold) num_threads(team_size())
   for (std::int64_t i = 0; i < n; ++i) body(static_cast<std::uint64_t>(i));
 }
 
@@ -72,7 +73,7 @@ void launch_tiles(const TileBody& body) {
   const unsigned b = v.run_bits;
   const auto slot = [b](std::uint64_t t) { return t + (t >> b) * pad; };
   const int chunk = dynamic_chunk(v.tiles(), v.tile_words() * sizeof(Word));
-#pragma omp parallel if (v.tiles() * v.tile_words() >= kParallelThreshold)
+#pragma omp parallel if (v.tiles() * v.tile_words() >= kParallelThreshold) num_threads(team_size())
   {
     // staged: one destination run (the gather), or L of them (the block transpose).
     std::vector<Word> buffer(runs * row_words), staged(run_words * 8);
