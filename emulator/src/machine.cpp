@@ -386,43 +386,44 @@ void Machine::align(const AlignmentStep& step) {
   counters_.bytes_written += moved * word_bytes();
 }
 
-void Machine::permute_address_bits(const std::vector<unsigned>& to) {
-  const Geometry& geo = geometry();
-  const unsigned q = geo.address_bits();
+void Machine::check_address_permutation(const std::vector<unsigned>& to) const {
+  const unsigned q = geometry().address_bits();
   if (to.size() != q)
     throw Error(fmt::format("address bit permutation lists {} bits: expected n + m = {}", to.size(), q));
   check_bit_permutation(to, "address bit permutation");
-  // The storage index is itself a permutation of the address bits (layout.hpp),
-  // so the fused pass permutes storage index bits.
-  std::vector<unsigned> storage_to(q);
-  for (unsigned g = 0; g < q; ++g) storage_to[layout_.storage_bit(g)] = layout_.storage_bit(to[g]);
-  scratch();
+}
+
+void Machine::permute_pass(const Buffer& src, Buffer& dst, const std::vector<unsigned>& storage_to) {
   const auto start = Clock::now();
-  backend_->permute_bits(storage_, scratch_, word_bytes(), storage_to);
-  std::swap(storage_, scratch_);
+  backend_->permute_bits(src, dst, word_bytes(), storage_to);
   backend_->synchronize();
   account_launch("permute", seconds_since(start));
   counters_.bytes_read += bytes();
   counters_.bytes_written += bytes();
+}
+
+void Machine::permute_address_bits(const std::vector<unsigned>& to) {
+  check_address_permutation(to);
+  // The storage index is itself a permutation of the address bits (layout.hpp),
+  // so the fused pass permutes storage index bits.
+  const unsigned q = geometry().address_bits();
+  std::vector<unsigned> storage_to(q);
+  for (unsigned g = 0; g < q; ++g) storage_to[layout_.storage_bit(g)] = layout_.storage_bit(to[g]);
+  scratch();
+  permute_pass(storage_, scratch_, storage_to);
+  std::swap(storage_, scratch_);
   if (settle_each_step_) settle();
 }
 
 void Machine::read_permuted(const std::vector<unsigned>& to, void* dst, std::uint64_t n_bytes) {
-  const unsigned q = geometry().address_bits();
   if (n_bytes != bytes()) throw Error(fmt::format("output buffer holds {} bytes: expected {}", n_bytes, bytes()));
-  if (to.size() != q)
-    throw Error(fmt::format("address bit permutation lists {} bits: expected n + m = {}", to.size(), q));
-  check_bit_permutation(to, "address bit permutation");
+  check_address_permutation(to);
   // Storage bit storage_bit(g) holds address bit g, which goes to bit to[g] of the user's index.
+  const unsigned q = geometry().address_bits();
   std::vector<unsigned> storage_to(q);
   for (unsigned g = 0; g < q; ++g) storage_to[layout_.storage_bit(g)] = to[g];
   scratch();
-  const auto start = Clock::now();
-  backend_->permute_bits(storage_, scratch_, word_bytes(), storage_to);
-  backend_->synchronize();
-  account_launch("permute", seconds_since(start));
-  counters_.bytes_read += bytes();
-  counters_.bytes_written += bytes();
+  permute_pass(storage_, scratch_, storage_to);
   const auto out = Clock::now();
   backend_->read_storage(scratch_, 0, dst, n_bytes);
   backend_->synchronize();
@@ -430,26 +431,19 @@ void Machine::read_permuted(const std::vector<unsigned>& to, void* dst, std::uin
 }
 
 void Machine::load_permuted(const std::vector<unsigned>& to, const void* src, std::uint64_t n_bytes) {
-  const unsigned q = geometry().address_bits();
   if (n_bytes != bytes())
     throw Error(fmt::format("input holds {} bytes: a machine of {} {} words needs {}", n_bytes,
                             geometry().total_words(), info(type_).name, bytes()));
-  if (to.size() != q)
-    throw Error(fmt::format("address bit permutation lists {} bits: expected n + m = {}", to.size(), q));
-  check_bit_permutation(to, "address bit permutation");
+  check_address_permutation(to);
   // Bit p of the user's index is address bit p, which goes to address bit to[p], at its storage bit.
+  const unsigned q = geometry().address_bits();
   std::vector<unsigned> storage_to(q);
   for (unsigned p = 0; p < q; ++p) storage_to[p] = layout_.storage_bit(to[p]);
   scratch();
   const auto in = Clock::now();
   backend_->write_storage(src, scratch_, 0, n_bytes);
   counters_.add_phase("copy-in", seconds_since(in));
-  const auto start = Clock::now();
-  backend_->permute_bits(scratch_, storage_, word_bytes(), storage_to);
-  backend_->synchronize();
-  account_launch("permute", seconds_since(start));
-  counters_.bytes_read += bytes();
-  counters_.bytes_written += bytes();
+  permute_pass(scratch_, storage_, storage_to);
   if (settle_each_step_) settle();
 }
 

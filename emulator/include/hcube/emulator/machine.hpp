@@ -184,6 +184,10 @@ class Machine {
 
  private:
   void account_launch(const char* phase, double seconds);
+  // Throws unless `to` permutes the n + m address bits.
+  void check_address_permutation(const std::vector<unsigned>& to) const;
+  // One fused pass src -> dst over the storage index bits, counted as permute_address_bits counts it.
+  void permute_pass(const Buffer& src, Buffer& dst, const std::vector<unsigned>& storage_to);
   std::uint64_t scan_chunk_words() const;
   void check_complex(const char* what) const;
   void account_cycle(const CycleUse& use);
