@@ -16,6 +16,7 @@
 #include <cstring>
 #include <iostream>
 #include <thread>
+#include <utility>
 
 #include "hcube/core/error.hpp"
 #include "hcube/emulator/units.hpp"
@@ -133,9 +134,23 @@ void write_shares(const DistributedSession& s, const IoFlags& io) {
 }
 
 // The slowest rank's seconds.
-double slowest(double seconds) {
-  MPI_Allreduce(MPI_IN_PLACE, &seconds, 1, MPI_DOUBLE, MPI_MAX, world().comm());
-  return seconds;
+double slowest(double seconds) { return mpi::slowest(seconds, world().comm()); }
+
+// What crossed between ranks into `j` (bytes_between_ranks,
+// messages_between_ranks, rank_traffic); returns the two totals.
+std::pair<std::uint64_t, std::uint64_t> add_traffic(nlohmann::json& j, const std::vector<mpi::RankTraffic>& traffic) {
+  std::uint64_t bytes = 0, messages = 0;
+  nlohmann::json per_rank = nlohmann::json::array();
+  for (const mpi::RankTraffic& t : traffic) {
+    bytes += t.bytes_sent;
+    messages += t.messages_sent;
+    per_rank.push_back({{"bytes_sent", t.bytes_sent}, {"bytes_received", t.bytes_received},
+                        {"messages_sent", t.messages_sent}});
+  }
+  j["bytes_between_ranks"] = bytes;
+  j["messages_between_ranks"] = messages;
+  j["rank_traffic"] = per_rank;
+  return {bytes, messages};
 }
 
 // Rank 0's report: the job's fields, the machine's (global geometry and
@@ -150,17 +165,7 @@ void report(const DistributedSession& s, const IoFlags& io, nlohmann::json j, co
   j["verified"] = verified;
   j["ranks"] = mach.ranks();
   j["rank_dims"] = mach.rank_dims();
-  std::uint64_t total = 0, messages = 0;
-  nlohmann::json per_rank = nlohmann::json::array();
-  for (const mpi::RankTraffic& t : traffic) {
-    total += t.bytes_sent;
-    messages += t.messages_sent;
-    per_rank.push_back({{"bytes_sent", t.bytes_sent}, {"bytes_received", t.bytes_received},
-                        {"messages_sent", t.messages_sent}});
-  }
-  j["bytes_between_ranks"] = total;
-  j["messages_between_ranks"] = messages;
-  j["rank_traffic"] = per_rank;
+  const auto [total, messages] = add_traffic(j, traffic);
   const std::string text = fmt::format("{} ranks of {} backend ({}), {}; {} sent between ranks in {} messages",
                                        mach.ranks(), to_string(local.backend().kind()), local.backend().device_name(),
                                        describe(mach.geometry()), format_bytes(total), messages);
@@ -257,19 +262,9 @@ void run_bench_across_ranks(const BenchRequest& request, bool compare_single, bo
   if (!prints_results()) return;
   const BenchResult& r = d.bench;
   nlohmann::json j = bench_json(r);
-  std::uint64_t bytes = 0, messages = 0;
-  nlohmann::json per_rank = nlohmann::json::array();
-  for (const mpi::RankTraffic& t : d.traffic) {
-    bytes += t.bytes_sent;
-    messages += t.messages_sent;
-    per_rank.push_back({{"bytes_sent", t.bytes_sent}, {"bytes_received", t.bytes_received},
-                        {"messages_sent", t.messages_sent}});
-  }
   j["ranks"] = d.ranks;
   j["rank_dims"] = d.rank_dims;
-  j["bytes_between_ranks"] = bytes;
-  j["messages_between_ranks"] = messages;
-  j["rank_traffic"] = per_rank;
+  const auto [bytes, messages] = add_traffic(j, d.traffic);
   j["verified"] = d.verified ? nlohmann::json(*d.verified) : nlohmann::json(nullptr);
   j["mpi_alltoall_seconds"] = d.alltoall_seconds;
   j["mpi_alltoall_runs"] = d.alltoall_runs;

@@ -176,6 +176,7 @@ void add_permute(CLI::App& app, const ResultSink& sink) {
     if (f->fused) {
       if (algorithm != SdpAlgorithm::automatic) throw Error("--fused runs no routing algorithm: drop --algorithm");
       const DimensionPermutation perm = r.perm;
+      const AddressMap destination = [perm](std::uint64_t g) { return perm.apply(g); };
       const auto fields = [&](const Counters& counters, double seconds) {
         nlohmann::json j = {{"command", "permute"},
                             {"perm", r.perm.to},
@@ -200,18 +201,14 @@ void add_permute(CLI::App& app, const ResultSink& sink) {
                            seconds);
       };
       if (distributed()) {
-        run_step_across_ranks(
-            data_flags(r, f->machine), io, "the fused permutation",
-            [perm](std::uint64_t g) { return perm.apply(g); },
-            fused_permutation_step(perm.to), fields, summary);
+        run_step_across_ranks(data_flags(r, f->machine), io, "the fused permutation", destination,
+                              fused_permutation_step(perm.to), fields, summary);
         return;
       }
       Session s = open_session(data_flags(r, f->machine), io);
       begin_trace(s, io);
       const auto start = std::chrono::steady_clock::now();
-      run_step(s, io, "fused permutation",
-               AddressMap([perm](std::uint64_t g) { return perm.apply(g); }),
-               [&](Machine& m) { m.permute_address_bits(perm.to); });
+      run_step(s, io, "fused permutation", destination, [&](Machine& m) { m.permute_address_bits(perm.to); });
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       const Counters counters = s.machine->counters();
       finish_run(s, io, fields(counters, seconds), summary(counters, seconds));

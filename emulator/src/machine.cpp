@@ -386,8 +386,8 @@ void Machine::align(const AlignmentStep& step) {
   counters_.bytes_written += moved * word_bytes();
 }
 
-void Machine::check_address_permutation(const std::vector<unsigned>& to) const {
-  const unsigned q = geometry().address_bits();
+void check_address_permutation(const Geometry& geo, const std::vector<unsigned>& to) {
+  const unsigned q = geo.address_bits();
   if (to.size() != q)
     throw Error(fmt::format("address bit permutation lists {} bits: expected n + m = {}", to.size(), q));
   check_bit_permutation(to, "address bit permutation");
@@ -403,7 +403,7 @@ void Machine::permute_pass(const Buffer& src, Buffer& dst, const std::vector<uns
 }
 
 void Machine::permute_address_bits(const std::vector<unsigned>& to) {
-  check_address_permutation(to);
+  check_address_permutation(geometry(), to);
   // The storage index is itself a permutation of the address bits (layout.hpp),
   // so the fused pass permutes storage index bits.
   const unsigned q = geometry().address_bits();
@@ -417,7 +417,7 @@ void Machine::permute_address_bits(const std::vector<unsigned>& to) {
 
 void Machine::read_permuted(const std::vector<unsigned>& to, void* dst, std::uint64_t n_bytes) {
   if (n_bytes != bytes()) throw Error(fmt::format("output buffer holds {} bytes: expected {}", n_bytes, bytes()));
-  check_address_permutation(to);
+  check_address_permutation(geometry(), to);
   // Storage bit storage_bit(g) holds address bit g, which goes to bit to[g] of the user's index.
   const unsigned q = geometry().address_bits();
   std::vector<unsigned> storage_to(q);
@@ -434,7 +434,7 @@ void Machine::load_permuted(const std::vector<unsigned>& to, const void* src, st
   if (n_bytes != bytes())
     throw Error(fmt::format("input holds {} bytes: a machine of {} {} words needs {}", n_bytes,
                             geometry().total_words(), info(type_).name, bytes()));
-  check_address_permutation(to);
+  check_address_permutation(geometry(), to);
   // Bit p of the user's index is address bit p, which goes to address bit to[p], at its storage bit.
   const unsigned q = geometry().address_bits();
   std::vector<unsigned> storage_to(q);

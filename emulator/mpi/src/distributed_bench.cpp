@@ -21,11 +21,6 @@
 namespace hcube::mpi {
 namespace {
 
-double slowest(double seconds, MPI_Comm comm) {
-  MPI_Allreduce(MPI_IN_PLACE, &seconds, 1, MPI_DOUBLE, MPI_MAX, comm);
-  return seconds;
-}
-
 // Every rank starts together and the slowest rank's time counts: a step is done when all are.
 double timed_together(const std::function<double()>& run, MPI_Comm comm) {
   MPI_Barrier(comm);

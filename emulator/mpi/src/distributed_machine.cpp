@@ -9,7 +9,6 @@
 
 #include "hcube/core/error.hpp"
 #include "hcube/emulator/element_type.hpp"
-#include "hcube/host/bit_permutation_tiling.hpp"
 
 namespace hcube::mpi {
 namespace {
@@ -191,10 +190,8 @@ void DistributedMachine::align(const AlignmentStep& step) {
 }
 
 void DistributedMachine::permute_address_bits(const std::vector<unsigned>& to) {
+  check_address_permutation(geo_, to);
   const unsigned q = geo_.address_bits(), l = q - r_;  // l local address bits, the rank's r above them
-  if (to.size() != q)
-    throw Error(fmt::format("address bit permutation lists {} bits: expected n + m = {}", to.size(), q));
-  check_bit_permutation(to, "address bit permutation");
   // Local bits that go to local bits (kept, in the order of their targets),
   // local bits that name the target rank (A), rank bits that become local (B).
   std::vector<unsigned> kept, A, B;
@@ -221,17 +218,18 @@ void DistributedMachine::permute_address_bits(const std::vector<unsigned>& to) {
   };
   // The rank bits that stay rank bits fix part of every partner's rank.
   const auto rank = static_cast<std::uint64_t>(rank_);
-  std::uint64_t fixed_target = 0;  // of the ranks this one sends to
+  std::uint64_t fixed_target = 0, fixed_source = 0;  // of the ranks this one sends to and receives from
   for (unsigned i = l; i < q; ++i)
-    if (to[i] >= l) fixed_target |= ((rank >> (i - l)) & 1) << (to[i] - l);
+    if (to[i] >= l) {
+      fixed_target |= ((rank >> (i - l)) & 1) << (to[i] - l);
+      fixed_source |= ((rank >> (to[i] - l)) & 1) << (i - l);
+    }
   std::vector<int> send_to(bit(s)), receive_from(bit(s));
   for (std::uint64_t c = 0; c < bit(s); ++c) {
-    std::uint64_t target = fixed_target, source = 0;
+    // The rank chunk c goes to; the rank whose chunk lands at index c here (B's bits are c's).
+    std::uint64_t target = fixed_target, source = fixed_source;
     for (unsigned k = 0; k < s; ++k) target |= ((c >> k) & 1) << (to[A[k]] - l);
-    // The rank whose chunk lands at index c here: B's bits are c's, the rest fixed by this rank's.
     for (unsigned k = 0; k < s; ++k) source |= ((c >> k) & 1) << (B[k] - l);
-    for (unsigned i = l; i < q; ++i)
-      if (to[i] >= l) source |= ((rank >> (to[i] - l)) & 1) << (i - l);
     send_to[c] = static_cast<int>(target);
     receive_from[c] = static_cast<int>(source);
   }

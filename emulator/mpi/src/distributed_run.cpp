@@ -55,6 +55,11 @@ double run_job_schedule(DistributedSession& s, const Job& job) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+double slowest(double seconds, MPI_Comm comm) {
+  MPI_Allreduce(MPI_IN_PLACE, &seconds, 1, MPI_DOUBLE, MPI_MAX, comm);
+  return seconds;
+}
+
 std::string check_job(DistributedSession& s, const Job& job) {
   if (!job.destination) return {};
   advance_reference(s, job.destination);

@@ -38,6 +38,9 @@ void check_machine_fits(const Geometry& geo, ElementType type, const Backend& ba
 
 // Throws hcube::Error unless `type` holds every address label of a machine of `geo`.
 void check_labels_fit(const Geometry& geo, ElementType type);
+// Throws hcube::Error unless `to` permutes the n + m address bits of `geo`
+// (Machine::permute_address_bits and the distributed machine's check).
+void check_address_permutation(const Geometry& geo, const std::vector<unsigned>& to);
 
 class Machine {
  public:
@@ -184,8 +187,6 @@ class Machine {
 
  private:
   void account_launch(const char* phase, double seconds);
-  // Throws unless `to` permutes the n + m address bits.
-  void check_address_permutation(const std::vector<unsigned>& to) const;
   // One fused pass src -> dst over the storage index bits, counted as permute_address_bits counts it.
   void permute_pass(const Buffer& src, Buffer& dst, const std::vector<unsigned>& storage_to);
   std::uint64_t scan_chunk_words() const;

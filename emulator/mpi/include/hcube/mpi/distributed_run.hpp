@@ -36,6 +36,8 @@ std::string check_share(const DistributedSession& s, const std::string& what);
 // pre-alignment, the cycles, the post-alignment. Collective; returns this
 // rank's seconds of data motion. The reference is not advanced (check_job does).
 double run_job_schedule(DistributedSession& s, const Job& job);
+// The slowest rank's seconds (MPI_Allreduce max). Collective.
+double slowest(double seconds, MPI_Comm comm);
 // After run_job_schedule: advances the reference by job.destination and
 // checks this rank's words (check_share); "" for a job with no destination.
 std::string check_job(DistributedSession& s, const Job& job);
