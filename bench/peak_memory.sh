@@ -57,10 +57,11 @@ reader=$!
 report "hcube cycle -i -o FIFO" 1.2 cycle -n 2 -m 2 --cycle 0:1 -- cycle -n "$d" -m "$d" --cycle 0:1 -i "$tmp/in.npy" \
   -o "$tmp/out.fifo"
 wait "$reader"
-# fft, redistribute and run: their streaming is other work (issue 21, item 5); the rows show where they stand.
-# The same data size: 2^(2d - 2) complex128 points, 2^(2d) uint32 elements.
+# The same data size: 2^(2d - 2) complex128 points, 2^(2d) uint32 elements. A
+# redistribution's sources and destinations are different memories: its
+# machine holds the array twice (P = Q = 2), so its 2x is of the machine.
 report "hcube fft (complex128)" 2 fft -P 4 -n 2 -- fft -P $((2 * d - 2)) -n $((d - 1))
-report "hcube redistribute P=2 Q=2 x=1" 2 redistribute --P 2 --Q 2 --K 1 --x 1 --N 16 -- \
+report "hcube redistribute P=2 Q=2 x=1" "4 (2x its machine)" redistribute --P 2 --Q 2 --K 1 --x 1 --N 16 -- \
   redistribute --P 2 --Q 2 --K 1 --x 1 --N $((1 << (2 * d)))
 # hcube run of a saved schedule against the command that made it: memory and wall time.
 maker=(multi-aapc -s 2 -d $((d / 2)) -m "$d" -a 5 --backend cpu)

@@ -86,7 +86,7 @@ TEST(BlockCyclic, CirculantScheduleOfTheWorkedExamples) {
   for (std::uint64_t j = 0; j < 3; ++j) {
     EXPECT_EQ(s.steps[0][j].src, j);
     EXPECT_EQ(s.steps[0][j].dst, dst[j]);
-    EXPECT_EQ(s.steps[0][j].blocks, std::vector<std::uint64_t>{block[j]});
+    EXPECT_EQ(s.steps[0][j].blocks.to_vector(), std::vector<std::uint64_t>{block[j]});
   }
   // R_x(4, 3, 6): all-to-all with unequal sizes, 2 blocks in steps 0-2 and 1 in steps 3-5 (x = 1: elements).
   const RedistStats st = check_redistribution_schedule(superblocks(1, 4, 3, 6), circulant_schedule(superblocks(1, 4, 3, 6)));

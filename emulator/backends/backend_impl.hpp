@@ -184,15 +184,17 @@ class BackendImpl final : public Backend {
     });
   }
 
-  void gather_local(const Buffer& src, Buffer& dst, const Layout& layout, std::size_t wb,
-                    const std::vector<std::uint64_t>& from, const kernels::BlockRegion& region) override {
-    const auto* table =
-        from.empty() ? nullptr
-                     : static_cast<const std::uint64_t*>(policy_.stage(0, from.data(), from.size() * sizeof(std::uint64_t)));
+  void local_pass(const Buffer& src, Buffer& dst, const Layout& layout, std::size_t wb, const BlockTable* table,
+                  const kernels::BlockRegion& region, kernels::LocalPass pass) override {
+    kernels::BlockTableView view;
+    if (table != nullptr && !table->words.empty())
+      view = table->view(static_cast<const std::uint64_t*>(
+          policy_.stage(0, table->words.data(), table->words.size() * sizeof(std::uint64_t))));
     kernels::dispatch_word(wb, [&](auto w) {
       using W = decltype(w);
       policy_.launch(region.words(), kernels::LocalGatherBody<W>{static_cast<const W*>(src.data()),
-                                                                 static_cast<W*>(dst.data()), layout, table, region});
+                                                                 static_cast<W*>(dst.data()), layout, view, region,
+                                                                 pass});
     });
   }
 

@@ -165,7 +165,7 @@ void run_redistribute(const RedistributeFlags& f) {
     nlohmann::json steps = nlohmann::json::array();
     for (std::size_t t = 0; t < sch.steps.size(); ++t) {
       nlohmann::json msgs = nlohmann::json::array();
-      for (const RedistMessage& m : sch.steps[t]) msgs.push_back({{"src", m.src}, {"dst", m.dst}, {"blocks", m.blocks}});
+      for (const RedistMessage& m : sch.steps[t]) msgs.push_back({{"src", m.src}, {"dst", m.dst}, {"blocks", m.blocks.to_vector()}});
       steps.push_back({{"step", t}, {"messages", msgs}});
     }
     return steps;

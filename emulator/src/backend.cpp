@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "hcube/core/error.hpp"
 #include "hcube/host/parse.hpp"
 
@@ -14,6 +16,33 @@ BackendChoice parse_backend_choice(const std::string& s) {
   if (s == "cpu") return BackendChoice::cpu;
   if (s == "cuda") return BackendChoice::cuda;
   throw Error(fmt::format("backend '{}' unknown: allowed auto, cpu, cuda", printable_input(s)));
+}
+
+BlockTable BlockTable::explicit_entries(std::vector<std::uint64_t> from, std::uint64_t nodes) {
+  BlockTable t;
+  t.nodes = nodes;
+  t.period = nodes == 0 ? 1 : std::max<std::uint64_t>(from.size() / nodes, 1);
+  t.words = std::move(from);
+  return t;
+}
+
+BlockTable BlockTable::periodic(std::uint64_t nodes, std::uint64_t period, bool has_step, bool has_valid) {
+  BlockTable t;
+  t.nodes = nodes;
+  t.period = std::max<std::uint64_t>(period, 1);
+  t.has_step = has_step;
+  t.has_valid = has_valid;
+  t.words.assign((has_step ? 2 : 1) * nodes * t.period + (has_valid ? nodes : 0), 0);
+  return t;
+}
+
+kernels::BlockTableView BlockTable::view(const std::uint64_t* at) const {
+  kernels::BlockTableView v;
+  v.period = period;
+  v.base = at;
+  v.step = has_step ? at + nodes * period : nullptr;
+  v.valid = has_valid ? at + (has_step ? 2 : 1) * nodes * period : nullptr;
+  return v;
 }
 
 void Backend::gather_words(const Buffer& storage, const std::uint64_t* index, std::uint64_t count,

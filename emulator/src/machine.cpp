@@ -111,7 +111,7 @@ bool Machine::settle() {
   const Geometry& geo = geometry();
   const kernels::BlockRegion all{0, geo.nodes(), 0, geo.words_per_node(), 1};
   const auto start = Clock::now();
-  backend_->gather_local(storage_, scratch_, layout_, word_bytes(), {}, all);
+  backend_->local_pass(storage_, scratch_, layout_, word_bytes(), nullptr, all, kernels::LocalPass::copy);
   std::swap(storage_, scratch_);
   backend_->synchronize();
   account_launch("copy", seconds_since(start));
@@ -448,39 +448,61 @@ void Machine::load_permuted(const std::vector<unsigned>& to, const void* src, st
 }
 
 void Machine::permute_local(const std::vector<std::uint64_t>& from, const LocalRegion& region) {
-  const Geometry& geo = geometry();
-  const std::uint64_t K = geo.words_per_node(), lo = region.lo, block_words = region.block_words;
-  if (region.first_node >= geo.nodes() || region.nodes > geo.nodes() - region.first_node)
-    throw Error(fmt::format("local permutation of nodes {} + {}: {}", region.first_node, region.nodes,
-                            allowed_indices(geo.nodes(), "nodes")));
-  const std::uint64_t nodes = region.nodes == 0 ? geo.nodes() - region.first_node : region.nodes;
+  const std::uint64_t nodes = region_nodes(region);
   if (from.empty() || from.size() % nodes != 0)
     throw Error(fmt::format("local permutation table holds {} entries: expected a positive multiple of the {} nodes",
                             from.size(), nodes));
-  const std::uint64_t blocks = from.size() / nodes;
+  permute_local(BlockTable::explicit_entries(from, nodes), from.size() / nodes, region, LocalDirection::gather);
+}
+
+std::uint64_t Machine::region_nodes(const LocalRegion& region) const {
+  const Geometry& geo = geometry();
+  if (region.first_node >= geo.nodes() || region.nodes > geo.nodes() - region.first_node)
+    throw Error(fmt::format("local permutation of nodes {} + {}: {}", region.first_node, region.nodes,
+                            allowed_indices(geo.nodes(), "nodes")));
+  return region.nodes == 0 ? geo.nodes() - region.first_node : region.nodes;
+}
+
+void Machine::permute_local(const BlockTable& table, std::uint64_t blocks, const LocalRegion& region,
+                            LocalDirection direction) {
+  const std::uint64_t K = geometry().words_per_node(), lo = region.lo, block_words = region.block_words;
+  const std::uint64_t nodes = region_nodes(region);
   if (block_words == 0 || lo > K || blocks > (K - lo) / block_words)
     throw Error(fmt::format("local permutation of {} blocks of {} words from address {}: the region must fit in K = {}",
                             blocks, block_words, lo, K));
-  std::vector<std::uint64_t> seen(blocks, ~std::uint64_t{0});  // the node that last took each block
-  for (std::uint64_t k = 0; k < nodes; ++k)
+  const std::uint64_t expected = (table.has_step ? 2 : 1) * nodes * table.period + (table.has_valid ? nodes : 0);
+  if (table.nodes != nodes || table.period == 0 || table.words.size() != expected)
+    throw Error(fmt::format("local permutation table of {} entries for {} nodes, period {}: expected {} for the {} "
+                            "nodes of the region",
+                            table.words.size(), table.nodes, table.period, expected, nodes));
+  // Each node's entries must be a permutation of 0..blocks-1: a bit a block, reused node after node.
+  std::vector<bool> seen(blocks);
+  const kernels::BlockTableView entries = table.view(table.words.data());
+  for (std::uint64_t k = 0; k < nodes; ++k) {
+    std::fill(seen.begin(), seen.end(), false);
     for (std::uint64_t f = 0; f < blocks; ++f) {
-      const std::uint64_t b = from[k * blocks + f];
+      const std::uint64_t b = entries.at(k, f);
       if (b >= blocks)
         throw Error(fmt::format("local permutation: node {} block {} takes block {}: {}", region.first_node + k, f, b,
                                 allowed_indices(blocks, "blocks")));
-      if (seen[b] == k)
+      if (seen[b])
         throw Error(fmt::format("local permutation is not a bijection: node {} takes block {} twice",
                                 region.first_node + k, b));
-      seen[b] = k;
+      seen[b] = true;
     }
-  scratch();
+  }
   const kernels::BlockRegion r{region.first_node, nodes, lo, block_words, blocks};
+  // The dense scratch holds the region's words only; a machine scratch already there serves.
+  Buffer own;
+  if (!scratch_) own = backend_->allocate(r.words() * word_bytes());
+  Buffer& dense = scratch_ ? scratch_ : own;
   const auto start = Clock::now();
-  backend_->gather_local(storage_, scratch_, layout_, word_bytes(), from, r);
-  backend_->gather_local(scratch_, storage_, layout_, word_bytes(), {}, r);
+  backend_->local_pass(storage_, dense, layout_, word_bytes(), &table, r,
+                       direction == LocalDirection::gather ? kernels::LocalPass::gather : kernels::LocalPass::scatter);
+  backend_->local_pass(dense, storage_, layout_, word_bytes(), nullptr, r, kernels::LocalPass::store);
   backend_->synchronize();
   account_launch("local", seconds_since(start));
-  ++counters_.kernel_launches;  // the copy back
+  ++counters_.kernel_launches;  // the store back
   const std::uint64_t moved = 2 * r.words() * word_bytes();
   counters_.bytes_read += moved;
   counters_.bytes_written += moved;

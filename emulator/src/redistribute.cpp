@@ -238,31 +238,40 @@ RedistributionReport run_redistribution(Machine& mach, const RedistributionPlace
   rep.stats = check_redistribution_schedule(r, s);
   const std::uint64_t S = pl.source_words, x = r.x;
 
-  // Send order: each source's messages step by step; the router step's messages.
-  // Pack and unpack permute blocks of x words: the source region's SB blocks on
-  // the P sources, the destination region's DB slots on the Q destinations.
-  // Each table is built just before its launch and freed after it, so that at
-  // most one of them (8 bytes a block) is held beside the schedule.
+  // Send order: each sender's messages step by step, each message's blocks in
+  // ascending order; the receivers take them in the same order. Pack and
+  // unpack permute blocks of x words over the senders' SB and the receivers'
+  // DB local blocks. Both layouts repeat every superblock of L blocks (a
+  // sender holds L / P of them, a receiver L / Q) and so does every message,
+  // so a node's table is one superblock's: local block u Ls + p is sent at
+  // base(p) + u step(p), step(p) being its message's blocks a superblock.
   const std::uint64_t SB = S / x, DB = pl.dest_words / x;
+  const std::uint64_t P = senders(r), Q = receivers(r), L = redistribution_params(r).L;
+  // Less than a superblock of data: one (partial) superblock, its blocks only.
+  const std::uint64_t send_period = std::min(L / P, SB), receive_period = std::min(L / Q, DB);
+  BlockTable pack = BlockTable::periodic(P, send_period, true, true);
+  BlockTable unpack = BlockTable::periodic(Q, receive_period, true, true);
   std::vector<RouterStep> steps(s.steps.size());
   std::uint64_t longest = 1;
-  const std::uint64_t P = senders(r), Q = receivers(r);
-  std::vector<std::uint64_t> pack(P * SB);
-  {
-    for (std::uint64_t j = 0; j < P; ++j)
-      for (std::uint64_t f = 0; f < SB; ++f) pack[j * SB + f] = f;
-    std::vector<std::uint64_t> sent(P, 0), received(Q, 0);  // blocks so far
-    for (std::size_t t = 0; t < s.steps.size(); ++t)
-      for (const RedistMessage& msg : s.steps[t]) {
-        const std::uint64_t len = msg.blocks.size() * x;
-        steps[t].push_back(Message{pl.source_node(msg.src), sent[msg.src] * x, pl.destination_node(msg.dst),
-                                   pl.dest_offset() + received[msg.dst] * x, len});
-        longest = std::max(longest, len);
-        received[msg.dst] += msg.blocks.size();
-        // A source sends all its blocks, so positions past its count keep their own.
-        for (const std::uint64_t b : msg.blocks) pack[msg.src * SB + sent[msg.src]++] = send_place(r, b).local_block;
+  for (std::size_t t = 0; t < s.steps.size(); ++t)
+    for (const RedistMessage& msg : s.steps[t]) {
+      const std::uint64_t blocks = msg.blocks.size(), per = msg.blocks.pattern().size();
+      std::uint64_t& sent = pack.valid(msg.src);
+      std::uint64_t& received = unpack.valid(msg.dst);
+      steps[t].push_back(Message{pl.source_node(msg.src), sent * x, pl.destination_node(msg.dst),
+                                 pl.dest_offset() + received * x, blocks * x});
+      longest = std::max(longest, blocks * x);
+      for (std::uint64_t i = 0; i < per; ++i) {
+        const std::uint64_t b = msg.blocks.pattern()[i];
+        const std::uint64_t from = send_place(r, b).local_block, to = receive_place(r, b).local_block;
+        pack.base(msg.src, from) = sent + i;
+        pack.step(msg.src, from) = per;
+        unpack.base(msg.dst, to) = received + i;
+        unpack.step(msg.dst, to) = per;
       }
-  }
+      sent += blocks;
+      received += blocks;
+    }
   const RouterLimits limits{longest, ContentionPolicy::reject};
   const std::uint64_t before = mach.counters().kernel_launches;
   double seconds = 0;  // the machine's work only, not the tables' making
@@ -274,32 +283,23 @@ RedistributionReport run_redistribution(Machine& mach, const RedistributionPlace
   const auto done = [&](const std::string& name, const RedistStep* step) {
     if (after_step) after_step(name, step);
   };
-  timed([&] { mach.permute_local(pack, Machine::LocalRegion{pl.source_node(0), P, 0, x}); });
-  std::vector<std::uint64_t>().swap(pack);
-  // The pack touched the scratch's source half; the unpack needs only the
-  // destination half: a fresh scratch keeps the two from being resident together.
-  mach.release_scratch();
+  // The pack scatters each sender's blocks to their send positions; a sender's
+  // blocks past its count (valid) keep their places.
+  timed([&] {
+    mach.permute_local(pack, SB, Machine::LocalRegion{pl.source_node(0), P, 0, x}, Machine::LocalDirection::scatter);
+  });
   done("pack", nullptr);
   for (std::size_t t = 0; t < steps.size(); ++t) {
     timed([&] { mach.route(steps[t], limits); });
     done(fmt::format("communication step {}", t), &s.steps[t]);
   }
-  // Unpack: slot f takes the block received into it; slots no block fills (a
-  // partial superblock's holes) take the receive positions nothing reached.
-  std::vector<std::uint64_t> unpack(Q * DB, ~std::uint64_t{0});
-  {
-    std::vector<std::uint64_t> received(Q, 0);
-    for (const RedistStep& step : s.steps)
-      for (const RedistMessage& msg : step)
-        for (const std::uint64_t b : msg.blocks)
-          unpack[msg.dst * DB + receive_place(r, b).local_block] = received[msg.dst]++;
-    for (std::uint64_t q = 0; q < Q; ++q) {
-      std::uint64_t spare = received[q];
-      for (std::uint64_t f = 0; f < DB; ++f)
-        if (unpack[q * DB + f] == ~std::uint64_t{0}) unpack[q * DB + f] = spare++;
-    }
-  }
-  timed([&] { mach.permute_local(unpack, Machine::LocalRegion{pl.destination_node(0), Q, pl.dest_offset(), x}); });
+  // The unpack gathers into slot f the block received into its position; the
+  // slots past a receiver's count are the holes of a partial superblock, which
+  // take the receive positions nothing reached (zero): their own.
+  timed([&] {
+    mach.permute_local(unpack, DB, Machine::LocalRegion{pl.destination_node(0), Q, pl.dest_offset(), x},
+                       Machine::LocalDirection::gather);
+  });
   done("unpack", nullptr);
   rep.seconds = seconds;
   rep.launches = mach.counters().kernel_launches - before;

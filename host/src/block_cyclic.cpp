@@ -23,24 +23,33 @@ std::uint64_t mod(std::int64_t a, std::uint64_t b) {
   return static_cast<std::uint64_t>(((a % m) + m) % m);
 }
 
-// The blocks each (source, destination) pair exchanges, in ascending order.
+// Blocks a superblock: both layouts repeat every L = lcm(P, KQ) blocks.
+std::uint64_t superblock(const Redistribution& r) { return redistribution_params(r).L; }
+
+// The blocks each (source, destination) pair exchanges, in ascending order:
+// those of the first superblock, repeated (MessageBlocks).
 struct PairBlocks {
   std::vector<std::pair<std::uint64_t, std::uint64_t>> pairs;  // (source, destination), in first-seen order
-  std::vector<std::vector<std::uint64_t>> blocks;              // per pair
+  std::vector<MessageBlocks> blocks;                           // per pair
 };
 
 PairBlocks pair_blocks(const Redistribution& r) {
-  PairBlocks pb;
+  const std::uint64_t L = superblock(r);
   std::unordered_map<std::uint64_t, std::size_t> index;
-  for (std::uint64_t i = 0; i < r.blocks(); ++i) {
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> pairs;
+  std::vector<std::vector<std::uint64_t>> patterns;
+  for (std::uint64_t i = 0; i < std::min(L, r.blocks()); ++i) {
     const std::uint64_t s = source_place(r, i).proc, d = destination_place(r, i).proc;
-    const auto [it, fresh] = index.emplace(s * r.Q + d, pb.pairs.size());
+    const auto [it, fresh] = index.emplace(s * r.Q + d, pairs.size());
     if (fresh) {
-      pb.pairs.emplace_back(s, d);
-      pb.blocks.emplace_back();
+      pairs.emplace_back(s, d);
+      patterns.emplace_back();
     }
-    pb.blocks[it->second].push_back(i);
+    patterns[it->second].push_back(i);
   }
+  PairBlocks pb;
+  pb.pairs = std::move(pairs);
+  for (std::vector<std::uint64_t>& pattern : patterns) pb.blocks.emplace_back(std::move(pattern), L, r.blocks());
   return pb;
 }
 
@@ -70,6 +79,25 @@ RedistSchedule schedule_from_colours(const std::string& name, const PairBlocks& 
 }
 
 }  // namespace
+
+MessageBlocks::MessageBlocks(std::vector<std::uint64_t> pattern, std::uint64_t period, std::uint64_t end)
+    : pattern_(std::move(pattern)), period_(period), end_(end) {
+  if (period_ == 0) throw Error("message blocks repeat every 0 blocks: allowed a period of 1 or more");
+  for (std::size_t k = 0; k < pattern_.size(); ++k)
+    if (pattern_[k] >= period_ || (k > 0 && pattern_[k] <= pattern_[k - 1]))
+      throw Error(fmt::format("message blocks: pattern entry {} is {}: allowed ascending blocks below the period {}",
+                              k, pattern_[k], period_));
+}
+
+std::uint64_t MessageBlocks::size() const {
+  if (pattern_.empty()) return 0;
+  // Whole periods below end, then the pattern's entries below what is left.
+  const std::uint64_t whole = end_ / period_, rest = end_ % period_;
+  return whole * pattern_.size() +
+         static_cast<std::uint64_t>(std::lower_bound(pattern_.begin(), pattern_.end(), rest) - pattern_.begin());
+}
+
+std::vector<std::uint64_t> MessageBlocks::to_vector() const { return {begin(), end()}; }
 
 void check_redistribution(const Redistribution& r) {
   const auto count = [](std::uint64_t v, const char* name) {
@@ -178,9 +206,9 @@ RedistSchedule circulant_schedule(const Redistribution& r) {
   RedistSchedule s;
   s.name = "circulant";
   s.steps.resize(p.steps);
-  // A message per (step, source): its blocks in ascending order.
+  // A message per (step, source): its blocks of the first superblock in ascending order.
   std::vector<std::vector<std::uint64_t>> message(p.steps * r.P);
-  for (std::uint64_t b = 0; b < r.blocks(); ++b) {
+  for (std::uint64_t b = 0; b < std::min(p.L, r.blocks()); ++b) {
     const std::uint64_t j = source_place(r, b).proc, d = destination_place(r, b).proc, i = step_of[j * r.Q + d];
     if (i == ~std::uint64_t{0})
       throw Error(fmt::format("internal: the circulant schedule of R_{}({}, {}, {}) has no step from source {} to "
@@ -192,7 +220,8 @@ RedistSchedule circulant_schedule(const Redistribution& r) {
     for (std::uint64_t j = 0; j < r.P; ++j) {
       std::vector<std::uint64_t>& blocks = message[i * r.P + j];
       if (blocks.empty()) continue;
-      s.steps[i].push_back(RedistMessage{j, destination_place(r, blocks.front()).proc, std::move(blocks)});
+      const std::uint64_t d = destination_place(r, blocks.front()).proc;
+      s.steps[i].push_back(RedistMessage{j, d, MessageBlocks(std::move(blocks), p.L, r.blocks())});
     }
   // With less than a superblock of data some rows carry nothing: they are not steps.
   s.steps.erase(std::remove_if(s.steps.begin(), s.steps.end(), [](const RedistStep& st) { return st.empty(); }),
@@ -318,7 +347,10 @@ RedistStats check_redistribution_schedule(const Redistribution& r, const RedistS
   check_redistribution(r);
   RedistStats st;
   st.steps = s.steps.size();
-  std::vector<bool> sent(r.blocks(), false);
+  // Every message repeats with the superblock up to N/x, as the pairs do: the
+  // first superblock's blocks decide which block goes where, once.
+  const std::uint64_t L = superblock(r), first = std::min(L, r.blocks());
+  std::vector<bool> sent(first, false);
   const std::uint64_t S = senders(r), R = receivers(r);
   std::vector<std::uint64_t> src_step(S, 0), dst_step(R, 0);  // step + 1 last used
   for (std::uint64_t i = 0; i < s.steps.size(); ++i) {
@@ -328,13 +360,18 @@ RedistStats check_redistribution_schedule(const Redistribution& r, const RedistS
         throw Error(fmt::format("{} step {}: message {} -> {} names a processor out of range ({} senders, {} "
                                 "receivers)",
                                 s.name, i, msg.src, msg.dst, S, R));
+      if (msg.blocks.period() != L || msg.blocks.end_block() != r.blocks())
+        throw Error(fmt::format("{} step {}: message {} -> {} repeats every {} blocks up to block {}: the problem's "
+                                "superblock is {} blocks, its array {} blocks",
+                                s.name, i, msg.src, msg.dst, msg.blocks.period(), msg.blocks.end_block(), L,
+                                r.blocks()));
       if (src_step[msg.src] == i + 1)
         throw Error(fmt::format("{} step {}: source {} sends two messages", s.name, i, msg.src));
       src_step[msg.src] = i + 1;
       if (dst_step[msg.dst] == i + 1) ++st.contention;
       dst_step[msg.dst] = i + 1;
-      for (const std::uint64_t b : msg.blocks) {
-        if (b >= r.blocks())
+      for (const std::uint64_t b : msg.blocks.pattern()) {
+        if (b >= first)
           throw Error(fmt::format("{} step {}: block {} out of range: allowed 0..{}", s.name, i, b, r.blocks() - 1));
         if (sent[b]) throw Error(fmt::format("{} step {}: block {} is sent twice", s.name, i, b));
         sent[b] = true;
@@ -347,7 +384,7 @@ RedistStats check_redistribution_schedule(const Redistribution& r, const RedistS
     st.message_sizes.push_back(largest);
     st.max_message = std::max(st.max_message, largest);
   }
-  for (std::uint64_t b = 0; b < r.blocks(); ++b)
+  for (std::uint64_t b = 0; b < first; ++b)
     if (!sent[b]) throw Error(fmt::format("{}: block {} is never sent", s.name, b));
   st.partners = most_partners(r, pair_blocks(r));  // counted from the layouts, not the schedule
   return st;

@@ -39,6 +39,26 @@ class Buffer {
   std::uint64_t bytes_ = 0;
 };
 
+// A block table as the host holds it (kernels::BlockTableView): its arrays in
+// one vector, staged as one upload: base (nodes x period), then step (the
+// same, when has_step), then valid (a count a node, when has_valid).
+struct BlockTable {
+  std::uint64_t nodes = 0, period = 1;
+  bool has_step = false, has_valid = false;
+  std::vector<std::uint64_t> words;
+
+  // An explicit table: node k's entry f is from[k * blocks + f].
+  static BlockTable explicit_entries(std::vector<std::uint64_t> from, std::uint64_t nodes);
+  // A periodic one, every entry 0 to start with.
+  static BlockTable periodic(std::uint64_t nodes, std::uint64_t period, bool has_step, bool has_valid);
+  std::uint64_t& base(std::uint64_t k, std::uint64_t p) { return words[k * period + p]; }
+  std::uint64_t& step(std::uint64_t k, std::uint64_t p) { return words[(nodes + k) * period + p]; }
+  std::uint64_t& valid(std::uint64_t k) { return words[(has_step ? 2 : 1) * nodes * period + k]; }
+  // The view of the same arrays at `at` (words staged where the kernels read them).
+  kernels::BlockTableView view(const std::uint64_t* at) const;
+  std::uint64_t entry(std::uint64_t k, std::uint64_t f) const { return view(words.data()).at(k, f); }
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -84,11 +104,11 @@ class Backend {
                               std::uint64_t lo, std::uint64_t hi) = 0;
   virtual void align_copy(const Buffer& src, Buffer& dst, const Layout& layout, std::size_t word_bytes,
                           const AffineTables& map) = 0;
-  // On the region's nodes, block f of dst's region = block from[(j - first_node)
-  // * blocks + f] of src's (kernels/local_gather.hpp); an empty `from` copies
-  // the region. dst's other words are untouched. One launch.
-  virtual void gather_local(const Buffer& src, Buffer& dst, const Layout& layout, std::size_t word_bytes,
-                            const std::vector<std::uint64_t>& from, const kernels::BlockRegion& region) = 0;
+  // One pass of a local block permutation over the region (kernels/local_gather.hpp):
+  // copy, gather into or scatter into a dense buffer by `table`, or store the
+  // dense buffer back. Other words are untouched. One launch.
+  virtual void local_pass(const Buffer& src, Buffer& dst, const Layout& layout, std::size_t word_bytes,
+                          const BlockTable* table, const kernels::BlockRegion& region, kernels::LocalPass pass) = 0;
   // dst[pi(s)] = src[s] for the permutation pi of the storage index bits that
   // sends bit i to to[i] (checked by the caller), tile by tile in tiles the
   // backend sizes for its memory: the fused permutation. One launch.

@@ -143,6 +143,13 @@ class Machine {
     std::uint64_t block_words = 1;
   };
   void permute_local(const std::vector<std::uint64_t>& from, const LocalRegion& region);
+  // The same by a block table (BlockTable: periodic or explicit) of `blocks`
+  // entries a node: gather, block f takes block table(f); scatter, block f
+  // goes to block table(f). Checked as above (a bit a block of one node's
+  // region); the scratch is the region's words, unless the machine has one.
+  enum class LocalDirection { gather, scatter };
+  void permute_local(const BlockTable& table, std::uint64_t blocks, const LocalRegion& region,
+                     LocalDirection direction);
   // permute_address_bits(to) and read(dst) in one pass (into the scratch, then
   // a raw copy out), the machine left as it was; and load(src) followed by
   // permute_address_bits(to), a raw copy in and one pass. A distributed
@@ -187,6 +194,8 @@ class Machine {
 
  private:
   void account_launch(const char* phase, double seconds);
+  // The region's node count, checked against the machine.
+  std::uint64_t region_nodes(const LocalRegion& region) const;
   // One fused pass src -> dst over the storage index bits, counted as permute_address_bits counts it.
   void permute_pass(const Buffer& src, Buffer& dst, const std::vector<unsigned>& storage_to);
   std::uint64_t scan_chunk_words() const;

@@ -5,7 +5,9 @@
 // one. A schedule is data: per step, who sends which blocks to whom.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -61,10 +63,56 @@ RedistributionParams redistribution_params(const Redistribution& r);
 std::uint64_t circulant_destination(const RedistributionParams& p, std::uint64_t Q, std::uint64_t i, std::uint64_t j);
 std::uint64_t circulant_local_block(const RedistributionParams& p, std::uint64_t i, std::uint64_t j);
 
+// The global blocks a message carries, in ascending order: `pattern` (blocks
+// below `period`, ascending) and its copies every `period` blocks, those below
+// `end`. A pair's blocks repeat with the superblock (L = lcm(P, KQ) blocks:
+// both layouts repeat with it, sec. 3), so a message costs one superblock's
+// blocks however many superblocks the array holds.
+class MessageBlocks {
+ public:
+  MessageBlocks() = default;
+  // Blocks `pattern` and pattern + period, + 2 period, ... below `end`.
+  MessageBlocks(std::vector<std::uint64_t> pattern, std::uint64_t period, std::uint64_t end);
+  std::uint64_t size() const;
+  bool empty() const { return size() == 0; }
+  std::uint64_t operator[](std::uint64_t k) const {
+    return pattern_[k % pattern_.size()] + k / pattern_.size() * period_;
+  }
+  std::uint64_t front() const { return (*this)[0]; }
+  const std::vector<std::uint64_t>& pattern() const { return pattern_; }
+  std::uint64_t period() const { return period_; }
+  std::uint64_t end_block() const { return end_; }
+  std::vector<std::uint64_t> to_vector() const;  // every block: for a trace
+
+  class iterator {
+   public:
+    using value_type = std::uint64_t;
+    using difference_type = std::ptrdiff_t;
+    using reference = std::uint64_t;
+    using pointer = void;
+    using iterator_category = std::input_iterator_tag;
+    iterator(const MessageBlocks* m, std::uint64_t k) : m_(m), k_(k) {}
+    std::uint64_t operator*() const { return (*m_)[k_]; }
+    iterator& operator++() { ++k_; return *this; }
+    iterator operator++(int) { iterator old = *this; ++k_; return old; }
+    bool operator==(const iterator& o) const { return k_ == o.k_; }
+    bool operator!=(const iterator& o) const { return k_ != o.k_; }
+   private:
+    const MessageBlocks* m_;
+    std::uint64_t k_;
+  };
+  iterator begin() const { return {this, 0}; }
+  iterator end() const { return {this, size()}; }
+
+ private:
+  std::vector<std::uint64_t> pattern_;
+  std::uint64_t period_ = 1, end_ = 0;
+};
+
 // One message of a step: every block is sent whole, in ascending order.
 struct RedistMessage {
   std::uint64_t src = 0, dst = 0;
-  std::vector<std::uint64_t> blocks;  // global block indices
+  MessageBlocks blocks;  // global block indices
 };
 using RedistStep = std::vector<RedistMessage>;
 
@@ -96,7 +144,8 @@ RedistSchedule make_redistribution_schedule(const Redistribution& r, const std::
 
 // What a schedule does, checked: every block sent exactly once, from its sender
 // to its receiver (send_place, receive_place), no processor sends twice in a step. Throws hcube::Error
-// naming the step and block that break a rule.
+// naming the step and block that break a rule. Every message repeats with the
+// problem's superblock (period L, end N/x), so its first superblock decides.
 struct RedistStats {
   std::uint64_t steps = 0;
   std::vector<std::uint64_t> message_sizes;  // per step, the largest message, in elements
