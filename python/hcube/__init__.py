@@ -24,19 +24,52 @@ def _descr(dtype):
     return _np.dtype(dtype).str
 
 
+# DLPack device types of GPU memory: CUDA and CUDA managed.
+_DLPACK_CUDA = (2, 13)
+
+
+def _dlpack_device(a):
+    if isinstance(a, _np.ndarray) or not hasattr(a, "__dlpack__") or not hasattr(a, "__dlpack_device__"):
+        return None
+    return int(a.__dlpack_device__()[0])
+
+
 def _is_device(a):
-    return not isinstance(a, _np.ndarray) and hasattr(a, "__cuda_array_interface__")
+    if isinstance(a, _np.ndarray):
+        return False
+    return hasattr(a, "__cuda_array_interface__") or _dlpack_device(a) in _DLPACK_CUDA
 
 
 def _array(a):
-    # Lists and scalars become arrays here; an ndarray or a device array is passed as it is.
-    return a if isinstance(a, _np.ndarray) or _is_device(a) else _np.asarray(a)
+    # Lists and scalars become arrays here; NumPy arrays, device arrays and DLPack arrays (a PyTorch
+    # or JAX array, on the host or a GPU) are passed as they are: the module reads them in place.
+    if isinstance(a, _np.ndarray) or _is_device(a) or _dlpack_device(a) is not None:
+        return a
+    return _np.asarray(a)
+
+
+# DLPack device types of host memory NumPy can view: CPU and CUDA pinned.
+_DLPACK_HOST = (1, 3)
+
+
+def _host(a):
+    # fft and redistribute read a NumPy array: a host array behind DLPack becomes a view of its memory.
+    return _np.from_dlpack(a) if _dlpack_device(a) in _DLPACK_HOST else _array(a)
+
+
+def _copy(a):
+    # NumPy and CuPy arrays copy with .copy(), PyTorch tensors with .clone().
+    for name in ("copy", "clone"):
+        if callable(getattr(a, name, None)):
+            return getattr(a, name)()
+    raise TypeError("%s: the result is a new array, and this array has neither copy() nor clone()"
+                    % type(a).__name__)
 
 
 def _run(plan, a):
     # Checked before the copy, so a bad array raises the same message whatever its size.
     plan.check(a)
-    out = a.copy()
+    out = _copy(a)
     plan.execute(out)
     return out
 
@@ -123,7 +156,7 @@ def permute(a, perm, algorithm="auto", fused=False, *, ports="one", n=None, m=No
     """
     a = _array(a)
     n, m = _hcube.dims_of(a, n, m)
-    plan = _hcube.permute_plan(_perm_text(perm), n, m, str(algorithm), bool(fused), str(ports), _descr(a.dtype),
+    plan = _hcube.permute_plan(_perm_text(perm), n, m, str(algorithm), bool(fused), str(ports), _hcube.dtype_of(a),
                                _backend_of(a, backend))
     return _run(plan, a)
 
@@ -134,7 +167,7 @@ def aapc(a, algorithm=4, permutation="transpose", *, d=None, n=None, m=None, bac
     n, m = _hcube.dims_of(a, n, m)
     d = min(n, m) if d is None and n is not None and m is not None else d
     plan = _hcube.aapc_plan(str(algorithm), -1 if d is None else int(d), n, m, str(permutation),
-                            _descr(a.dtype), _backend_of(a, backend))
+                            _hcube.dtype_of(a), _backend_of(a, backend))
     return _run(plan, a)
 
 
@@ -143,7 +176,7 @@ def fft(x, nodes_log2, order="natural", backend="auto"):
 
     order="natural": X[k] at k (numpy.fft.fft's order); "bit-reversed": X[rev k] at k.
     """
-    return _hcube.fft(_array(x), int(nodes_log2), str(order), str(backend))
+    return _hcube.fft(_host(x), int(nodes_log2), str(order), str(backend))
 
 
 def redistribute(a, P, Q, K, x, schedule="circulant", overlap=False, reverse=False, backend="auto"):
@@ -153,7 +186,7 @@ def redistribute(a, P, Q, K, x, schedule="circulant", overlap=False, reverse=Fal
     row q holds, in order, the elements destination q owns under cyclic(K x). reverse=True runs
     it backwards (``--reverse``): cyclic(K x) on Q to cyclic(x) on P, shape (P, N/P).
     """
-    out, _ = _hcube.redistribute(_array(a), int(P), int(Q), int(K), int(x), str(schedule), bool(overlap),
+    out, _ = _hcube.redistribute(_host(a), int(P), int(Q), int(K), int(x), str(schedule), bool(overlap),
                                  bool(reverse), str(backend))
     return out
 

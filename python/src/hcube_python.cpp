@@ -37,7 +37,8 @@ ElementType element_type_of(const std::string& descr, const std::string& what) {
 std::string descr_of(ElementType t) { return hcube::info(t).npy_descr; }
 
 // An array handed in: host memory (a NumPy array) or device memory (an
-// object with __cuda_array_interface__, such as a CuPy array).
+// object with __cuda_array_interface__, such as a CuPy array), or either
+// behind DLPack (__dlpack__: a PyTorch or JAX array).
 struct ArrayRef {
   void* data = nullptr;
   std::uint64_t bytes = 0;
@@ -45,10 +46,88 @@ struct ArrayRef {
   std::vector<std::uint64_t> shape;
   bool device = false;
   hcube::CudaStream stream = nullptr;
+  py::object keep;  // a DLPack capsule: its producer frees the tensor when it goes
 };
 
 bool is_device_array(const py::handle& a) {
   return !py::isinstance<py::array>(a) && py::hasattr(a, "__cuda_array_interface__");
+}
+
+// DLPack's ABI (dmlc/dlpack, the unversioned "dltensor" capsule every
+// producer still gives a caller that asks for no version): declared here from
+// the specification, since the header is not among this project's packages.
+namespace dl {
+struct Device {
+  std::int32_t type;  // 1: CPU, 2: CUDA, 3: CUDA host (pinned), 13: CUDA managed
+  std::int32_t id;
+};
+struct DataType {
+  std::uint8_t code;  // 0: int, 1: uint, 2: float, 5: complex
+  std::uint8_t bits;
+  std::uint16_t lanes;
+};
+struct Tensor {
+  void* data;
+  Device device;
+  std::int32_t ndim;
+  DataType dtype;
+  std::int64_t* shape;
+  std::int64_t* strides;  // in elements; null: C order
+  std::uint64_t byte_offset;
+};
+struct ManagedTensor {
+  Tensor tensor;
+  void* manager_ctx;
+  void (*deleter)(ManagedTensor*);
+};
+constexpr std::int32_t kCpu = 1, kCuda = 2, kCudaHost = 3, kCudaManaged = 13;
+}  // namespace dl
+
+bool is_dlpack_array(const py::handle& a) {
+  return !py::isinstance<py::array>(a) && !is_device_array(a) && py::hasattr(a, "__dlpack__");
+}
+
+// The element type of a DLPack dtype, by the .npy descriptor it matches.
+ElementType dlpack_type(const dl::DataType& t, const std::string& what) {
+  const char kind = t.code == 0 ? 'i' : t.code == 1 ? 'u' : t.code == 2 ? 'f' : t.code == 5 ? 'c' : '?';
+  if (t.lanes != 1 || kind == '?' || t.bits % 8 != 0)
+    throw py::type_error(what + ": DLPack dtype (code " + std::to_string(t.code) + ", " + std::to_string(t.bits) +
+                         " bits, " + std::to_string(t.lanes) +
+                         " lanes) unsupported: allowed the int, uint, float and complex types hcube holds");
+  return element_type_of(std::string("<") + kind + std::to_string(t.bits / 8), what);
+}
+
+// The tensor behind __dlpack__, used in place: CPU memory as a host array,
+// CUDA memory as a device array on the legacy default stream (the producer
+// orders its work before it, as DLPack's stream argument asks).
+ArrayRef dlpack_array(const py::handle& a, const std::string& what) {
+  py::tuple where = a.attr("__dlpack_device__")();
+  const auto device_type = where[0].cast<std::int32_t>();
+  const bool cuda = device_type == dl::kCuda || device_type == dl::kCudaManaged;
+  if (!cuda && device_type != dl::kCpu && device_type != dl::kCudaHost)
+    throw py::value_error(what + ": a DLPack array on device type " + std::to_string(device_type) +
+                          ": allowed the CPU (1), CUDA (2), pinned host (3) and managed (13) memory");
+  ArrayRef r;
+  r.keep = cuda ? a.attr("__dlpack__")(py::arg("stream") = 1) : a.attr("__dlpack__")();
+  if (!PyCapsule_IsValid(r.keep.ptr(), "dltensor"))
+    throw py::type_error(what + ": __dlpack__ returned no \"dltensor\" capsule");
+  const auto* managed = static_cast<const dl::ManagedTensor*>(PyCapsule_GetPointer(r.keep.ptr(), "dltensor"));
+  const dl::Tensor& t = managed->tensor;
+  r.type = dlpack_type(t.dtype, what);
+  const std::size_t wb = hcube::info(r.type).bytes;
+  std::uint64_t expect = 1;  // C order: strides absent or those of a C-contiguous array
+  for (std::int32_t k = 0; k < t.ndim; ++k) r.shape.push_back(static_cast<std::uint64_t>(t.shape[k]));
+  for (std::int32_t k = t.ndim; t.strides != nullptr && k-- > 0;) {
+    if (r.shape[k] > 1 && static_cast<std::uint64_t>(t.strides[k]) != expect)
+      hcube::fail_not_c_order(what, cuda ? "a strided device array" : "a non-C-contiguous array (column-major or strided)");
+    expect *= r.shape[k];
+  }
+  r.data = static_cast<char*>(t.data) + t.byte_offset;
+  r.bytes = wb;
+  for (const std::uint64_t d : r.shape) r.bytes *= d;
+  r.device = cuda;
+  if (cuda) r.stream = reinterpret_cast<hcube::CudaStream>(std::uintptr_t{1});
+  return r;
 }
 
 ArrayRef device_array(const py::handle& a, const std::string& what) {
@@ -97,6 +176,7 @@ ArrayRef host_array(const py::handle& h, const std::string& what, bool writable)
 }
 
 ArrayRef array_ref(const py::handle& a, const std::string& what, bool writable = true) {
+  if (is_dlpack_array(a)) return dlpack_array(a, what);
   return is_device_array(a) ? device_array(a, what) : host_array(a, what, writable);
 }
 
@@ -386,6 +466,7 @@ PYBIND11_MODULE(_hcube, mod) {
   mod.def("version", [] { return std::string(hcube::version()); });
   mod.def("cuda_built", &hcube::cuda_backend_built);
   mod.def("dims_of", &dims_of, py::arg("a"), py::arg("n"), py::arg("m"));
+  mod.def("dtype_of", [](const py::handle& a) { return descr_of(array_ref(a, "array", false).type); });
 
   py::class_<PyPlan>(mod, "Plan")
       .def("check", &PyPlan::check)

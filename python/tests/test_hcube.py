@@ -416,3 +416,98 @@ def test_cupy_arrays_in_place_on_the_device():
     np.testing.assert_array_equal(cupy.asnumpy(got), a.T)
     with pytest.raises(ValueError, match="np.ascontiguousarray"):
         hcube.aapc(cupy.asfortranarray(d))
+
+
+# --- DLPack -------------------------------------------------------------------
+class DLPackOnly:
+    """An array seen through DLPack only (__dlpack__, __dlpack_device__), as a PyTorch or JAX array is:
+    NumPy's capsule of host memory, reported on `device` (1: CPU; 2: CUDA, to check what is done
+    before any device access)."""
+
+    def __init__(self, a, device=1):
+        self._a, self._device = a, device
+
+    def __dlpack_device__(self):
+        return (self._device, 0)
+
+    def __dlpack__(self, stream=None):
+        return self._a.__dlpack__()
+
+    def clone(self):
+        return DLPackOnly(self._a.copy(), self._device)
+
+
+def test_host_dlpack_arrays_are_read_in_place():
+    a = labelled((2 ** 4, 2 ** 5), np.uint64)
+    axes = [8, 0, 3, 1, 7, 2, 4, 6, 5]
+    want = a.reshape((2,) * 9).transpose(axes).reshape(2 ** 4, 2 ** 5)
+    src = DLPackOnly(a)
+    got = hcube.permute(src, perm_of_axes(axes))
+    # The result is the input's kind (its clone(), as a PyTorch tensor's), permuted; the input is untouched.
+    assert isinstance(got, DLPackOnly) and got._a is not a
+    np.testing.assert_array_equal(got._a, want)
+    np.testing.assert_array_equal(a, labelled((2 ** 4, 2 ** 5), np.uint64))
+    np.testing.assert_array_equal(hcube.aapc(DLPackOnly(labelled((8, 8), np.float64)))._a,
+                                  labelled((8, 8), np.float64).T)
+    # fft and redistribute read host DLPack arrays too.
+    x = (labelled((64,), np.float64) + 1j * labelled((64,), np.float64)[::-1]).astype(np.complex128)
+    np.testing.assert_allclose(hcube.fft(DLPackOnly(x), 2), np.fft.fft(x), rtol=1e-12, atol=1e-9)
+    flat = labelled((48,), np.uint32)
+    np.testing.assert_array_equal(hcube.redistribute(DLPackOnly(flat), 2, 3, 2, 1),
+                                  hcube.redistribute(flat, 2, 3, 2, 1))
+    # Machine.load reads the capsule's memory itself (hcube._hcube's DLPack consumer).
+    mach = hcube.Machine(4, 5, dtype=np.uint64)
+    mach.load(DLPackOnly(a))
+    np.testing.assert_array_equal(mach.read(), a)
+    mach.load(DLPackOnly(a.ravel()[::-1].copy()))  # flat, as a host array may be
+    np.testing.assert_array_equal(mach.read(), a.ravel()[::-1].reshape(a.shape))
+
+
+def test_dlpack_arrays_are_checked_like_the_others():
+    a = np.zeros((8, 8), np.uint32)
+    with pytest.raises(ValueError, match="non-C-contiguous array"):
+        hcube.Machine(3, 3).load(DLPackOnly(np.asfortranarray(labelled((8, 8), np.uint32))))
+    with pytest.raises(TypeError, match="unsupported dtype '<i2'"):
+        hcube.Machine(3, 3).load(DLPackOnly(np.zeros((8, 8), np.int16)))
+    with pytest.raises(ValueError, match=r"shape \(3, 8\) does not fit a machine of 2\^3 nodes x 2\^3 words"):
+        hcube.Machine(3, 3).load(DLPackOnly(np.zeros((3, 8), np.uint32)))
+    # Reported on a CUDA device: a device array, checked before any device access.
+    with pytest.raises(ValueError, match="a strided device array is not supported"):
+        hcube.aapc(DLPackOnly(np.asfortranarray(labelled((8, 8), np.uint32)), device=2))
+    with pytest.raises(ValueError, match="on device type 4"):
+        hcube.Machine(3, 3).load(DLPackOnly(a, device=4))
+    if not hcube._hcube.cuda_built():
+        with pytest.raises(ValueError, match="backend cuda requested but unavailable: this build has no CUDA backend"):
+            hcube.aapc(DLPackOnly(a, device=2))
+
+
+def test_torch_cuda_tensors_in_place_on_the_device():
+    cudart()
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed: DLPack device tensors are not exercised")
+    if not torch.cuda.is_available():
+        pytest.skip("PyTorch has no CUDA device: DLPack device tensors are not exercised")
+    a = labelled((2 ** 5, 2 ** 5), np.float32)
+    d = torch.from_numpy(a).cuda()
+    got = hcube.aapc(d)
+    assert isinstance(got, torch.Tensor) and got.is_cuda
+    np.testing.assert_array_equal(got.cpu().numpy(), a.T)
+    np.testing.assert_array_equal(d.cpu().numpy(), a)
+
+
+def test_torch_cpu_tensors_in_place():
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed: its DLPack producer is not exercised")
+    a = labelled((2 ** 4, 2 ** 4), np.int32)
+    t = torch.from_numpy(a.copy())
+    got = hcube.aapc(t)
+    assert isinstance(got, torch.Tensor)
+    np.testing.assert_array_equal(got.numpy(), a.T)
+    np.testing.assert_array_equal(t.numpy(), a)
+    mach = hcube.Machine(4, 4, dtype=np.int32)
+    np.testing.assert_array_equal(mach.load(t).read(), a)
+    with pytest.raises(ValueError, match="non-C-contiguous array"):
+        hcube.aapc(t.T)
+    with pytest.raises(TypeError, match="unsupported dtype '<i8'"):
+        hcube.aapc(t.to(torch.int64))
+    bf = t.to(torch.bfloat16)  # DLPack's bfloat (code 4): no hcube type
+    with pytest.raises(TypeError, match="DLPack dtype \\(code 4, 16 bits, 1 lanes\\) unsupported"):
+        hcube.aapc(bf)
