@@ -315,7 +315,7 @@ def cudart():
     import ctypes
     import ctypes.util
     if not hcube._hcube.cuda_built():
-        pytest.skip("hcube was built without CUDA (pip install . -Ccmake.define.HCUBE_ENABLE_CUDA=ON)")
+        pytest.skip("hcube was built without CUDA (pip install . builds it where nvcc is found)")
     names = [ctypes.util.find_library("cudart"), "libcudart.so", "/usr/local/cuda/lib64/libcudart.so"]
     for name in filter(None, names):
         try:
@@ -329,6 +329,15 @@ def cudart():
     if lib.cudaGetDeviceCount(ctypes.byref(count)) != 0 or count.value < 1:
         pytest.skip("no GPU: the device-array path is not exercised")
     return lib
+
+
+def cuda_device_present():
+    """Whether hcube's CUDA backend finds a device here."""
+    try:
+        hcube.Machine(1, 1, backend="cuda")
+        return True
+    except ValueError:
+        return False
 
 
 class DeviceArray:
@@ -476,8 +485,12 @@ def test_dlpack_arrays_are_checked_like_the_others():
         hcube.aapc(DLPackOnly(np.asfortranarray(labelled((8, 8), np.uint32)), device=2))
     with pytest.raises(ValueError, match="on device type 4"):
         hcube.Machine(3, 3).load(DLPackOnly(a, device=4))
+    # A CUDA tensor runs on the CUDA backend: where there is none, the one-line reason, before any device access.
     if not hcube._hcube.cuda_built():
         with pytest.raises(ValueError, match="backend cuda requested but unavailable: this build has no CUDA backend"):
+            hcube.aapc(DLPackOnly(a, device=2))
+    elif not cuda_device_present():
+        with pytest.raises(ValueError, match="backend cuda requested but unavailable: no usable CUDA device"):
             hcube.aapc(DLPackOnly(a, device=2))
 
 
