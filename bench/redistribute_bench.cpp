@@ -28,7 +28,7 @@ Redistribution problem(const benchmark::State& state) {
 void BM_Redistribute(benchmark::State& state, const std::string& schedule) {
   const Redistribution r = problem(state);
   const RedistributionPlacement pl = place_redistribution(r, false);
-  Machine mach(MachineOptions{pl.n, pl.m, ElementType::u32, BackendChoice::cpu, -1});
+  Machine mach(pl.machine(ElementType::u32, BackendChoice::cpu));
   std::vector<std::uint32_t> data(r.N);
   for (std::uint64_t g = 0; g < r.N; ++g) data[g] = static_cast<std::uint32_t>(g);
   const std::vector<unsigned char> image = source_image(pl, data.data(), 4);

@@ -25,7 +25,7 @@ class CliBench : public Cli {};
 TEST_F(CliBench, EveryOperationReportsItsBytesAndTheRoofline) {
   const std::uint64_t words = 1u << 12;
   for (const char* op : {"memcpy", "cycle", "alignment", "aapc", "fused-transpose", "fused-bit-reversal",
-                         "gather-bit-reversal"}) {
+                         "gather-bit-reversal", "redistribute"}) {
     SCOPED_TRACE(op);
     // --backend cpu: with a GPU present auto would pick it (CudaRooflineIsACopyKernel covers that).
     const json j = ok_json({"bench", "--op", op, "--log2-words", "12", "--repeat", "3", "--backend", "cpu"});
@@ -50,7 +50,15 @@ TEST_F(CliBench, EveryOperationReportsItsBytesAndTheRoofline) {
     for (const json& r : j["ratio_to_memcpy_runs"]) EXPECT_GT(r.get<double>(), 0.0);
     const std::string name = op;
     const std::uint64_t all = 2 * 4 * words;  // every word read and written once
-    if (name == "memcpy" || name.rfind("fused", 0) == 0) {
+    if (name == "redistribute") {
+      // R_4(28, 6, 36) by default; every element read and written once, straight to its place.
+      EXPECT_EQ(j["P"], 28);
+      EXPECT_EQ(j["Q"], 36);
+      EXPECT_EQ(j["K"], 6);
+      EXPECT_EQ(j["x"], 4);
+      EXPECT_TRUE(contains(j["what"].get<std::string>(), "R_4(28, 6, 36)")) << j["what"];
+    }
+    if (name == "memcpy" || name.rfind("fused", 0) == 0 || name == "redistribute") {
       EXPECT_EQ(j["bytes_moved"], all);
     }
     if (name == "cycle") {
@@ -75,6 +83,9 @@ TEST_F(CliBench, BadInput) {
   expect_error({"bench", "--op", "cycle", "--repeat", "0"}, {"--repeat 0 out of range"});
   expect_error({"bench", "--op", "aapc", "--log2-words", "11"}, {"must be even"});
   expect_error({"bench", "--op", "gather-bit-reversal", "--backend", "cuda"}, {"CPU baseline"});
+  expect_error({"bench", "--op", "redistribute", "--P", "0"}, {"P = 0 out of range", "allowed 1.."});
+  expect_error({"bench", "--op", "redistribute", "-w", "12", "--x", "3"}, {"N = 4096 is not a multiple", "x = 3"});
+  expect_error({"bench", "--op", "redistribute", "-w", "31"}, {"--log2-words 31 out of range", "2..30"});
   expect_error({"bench", "--op", "aapc", "--log2-words", "8", "--compare-single"}, {"--compare-single", "mpirun"});
 }
 
@@ -254,9 +265,8 @@ TEST_F(CliMemory, FftHoldsTwoCopiesOfItsPoints) {
 }
 
 // hcube redistribute holds the machine (sources and destinations are
-// different memories: twice the array here), a plan of one superblock, a
-// scratch of the region it permutes and the I/O's buffers: within 2x the
-// machine (3.0x to 3.6x the array here). It held 9x the array with a table
+// different memories: twice the array here), a plan of one superblock and the
+// I/O's buffers: within 2x the machine. It held 9x the array with a table
 // entry a block.
 TEST_F(CliMemory, RedistributeHoldsTheMachineAndOneRegion) {
   if (instrumented()) GTEST_SKIP() << "AddressSanitizer's shadow memory and quarantine make resident sizes meaningless";
@@ -279,7 +289,8 @@ TEST_F(CliMemory, RedistributeHoldsTheMachineAndOneRegion) {
     SCOPED_TRACE(::testing::PrintToString(args));
     const double machine_kib = 2 * data_kib;  // 4 nodes of 2^21 words: P = Q = 2 apart, or 4 together (K >= S + D)
     EXPECT_LE(static_cast<double>(p - base), 2 * machine_kib) << "peak " << p << " KiB, baseline " << base;
-    EXPECT_GE(static_cast<double>(p - base), 0.95 * machine_kib) << "the machine holds the array twice";
+    // The child's own peak holds the whole machine (the baseline can start from this process's peak).
+    EXPECT_GE(static_cast<double>(p), 0.95 * machine_kib) << "the machine holds the array twice";
   }
 }
 

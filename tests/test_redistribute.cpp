@@ -34,19 +34,26 @@ TEST_P(RedistributeRun, EveryScheduleDeliversTheCyclicKxLayout) {
   for (const Case& c : cases)
     for (const bool overlap : {false, true})
       for (const bool reverse : {false, true})
-      for (const std::string& name : redistribution_schedule_names()) {
+      for (const std::string& name : redistribution_schedule_names())
+      // Direct (route_blocks, one launch) and staged (pack, steps, unpack, as a trace runs it),
+      // in the tiled layout and the row-major one.
+      for (const long long tile : {-1LL, 0LL})
+      for (const bool staged : {false, true}) {
         SCOPED_TRACE(::testing::Message() << "R_" << c.x << "(" << c.P << ", " << c.K << ", " << c.Q << "), N = "
                                           << c.N << (overlap ? ", overlap, " : ", disjoint, ") << name
-                                          << (reverse ? ", reverse" : ""));
+                                          << (reverse ? ", reverse" : "") << ", tile dims " << tile
+                                          << (staged ? ", staged" : ", direct"));
         const Redistribution r{c.P, c.K, c.Q, c.x, c.N, reverse};
         const RedistributionPlacement pl = place_redistribution(r, overlap);
         std::vector<std::uint64_t> data(c.N);
         for (auto& v : data) v = rng();
-        Machine mach(MachineOptions{pl.n, pl.m, ElementType::u64, choice(), -1});
+        Machine mach(MachineOptions{pl.n, pl.m, ElementType::u64, choice(), tile});
         const std::vector<unsigned char> image = source_image(pl, data.data(), 8);
         mach.load(image.data(), image.size());
         const RedistSchedule s = make_redistribution_schedule(r, name);
-        const RedistributionReport rep = run_redistribution(mach, pl, s);
+        std::vector<std::string> stages;
+        const RedistStepDone seen = [&](const std::string& stage, const RedistStep*) { stages.push_back(stage); };
+        const RedistributionReport rep = run_redistribution(mach, pl, s, staged ? seen : RedistStepDone{});
         EXPECT_EQ(destination_rows(pl, mach.read(), 8), expected_destinations(pl, data.data(), 8));
         // hcube redistribute's path: loaded, checked and read chunk by chunk, the same answers.
         const RedistElement element = [&](std::uint64_t g, unsigned char* out) { std::memcpy(out, &data[g], 8); };
@@ -72,7 +79,18 @@ TEST_P(RedistributeRun, EveryScheduleDeliversTheCyclicKxLayout) {
         EXPECT_THROW(verify_redistribution(loaded, pl, element), Error);  // not run: the destinations are empty
         const RedistElement off_by_one = [&](std::uint64_t g, unsigned char* out) { std::memcpy(out, &data[(g + 1) % c.N], 8); };
         EXPECT_THROW(verify_redistribution(mach, pl, off_by_one), Error);
-        EXPECT_EQ(rep.launches, s.steps.size() + 4);  // pack and unpack: a gather and a copy back each
+        if (staged) {
+          EXPECT_EQ(rep.launches, s.steps.size() + 4);  // pack and unpack: a gather and a copy back each
+          EXPECT_EQ(stages.size(), s.steps.size() + 2);
+        } else {
+          EXPECT_EQ(rep.launches, 1u);  // every step's blocks straight to their places
+          // The sources keep their order: only the destination regions were written.
+          std::vector<unsigned char> now = mach.read();
+          const std::uint64_t K = bit(pl.m);
+          for (std::uint64_t j = 0; j < senders(r); ++j)
+            EXPECT_TRUE(std::equal(&now[pl.source_node(j) * K * 8], &now[(pl.source_node(j) * K + pl.source_words) * 8],
+                                   &image[pl.source_node(j) * K * 8]));
+        }
         EXPECT_EQ(rep.stats.contention, 0u);
         EXPECT_EQ(mach.counters().router_contention, 0u);
         EXPECT_EQ(mach.counters().router_steps, s.steps.size());
@@ -128,6 +146,53 @@ TEST_P(RedistributeRun, BlockPermutationsMoveTheRegionOnly) {
       if (j >= 3 && j < 6 && i >= 2 && i < 14) src = 2 + (2 - (i - 2) / 4) * 4 + (i - 2) % 4;
       EXPECT_EQ(last[(j * 16 + i) * 4], mid[(j * 16 + src) * 4]) << "node " << j << " word " << i;
     }
+}
+
+// Block router steps against their definition, word by word: message block f
+// is the sender's block from[f mod per] + (f div per) from_step, written to the
+// receiver's block to[f mod per] + (f div per) to_step.
+TEST_P(RedistributeRun, BlockRouterStepsMoveEachBlockWhereItsEntriesSay) {
+  for (const long long tile : {-1LL, 0LL}) {
+    auto mach = make_labelled(3, 6, ElementType::u32, tile);  // 8 nodes of 64 words
+    const std::vector<unsigned char> before = mach->read();
+    // Two steps; blocks of 2 words; senders read words 0..31, receivers write from word 32.
+    BlockRouteStep a{{BlockMessage{0, 5, 0, 3, 7}, BlockMessage{1, 4, 3, 1, 2}}, {2, 0, 1, 3}, {1, 2, 0, 0},
+                     0, 32, 2, 4, 3};
+    BlockRouteStep b{{BlockMessage{6, 1, 0, 2, 3}}, {1, 0}, {0, 1}, 0, 32, 2, 4, 3};
+    const RouterStepReport rep = mach->route_blocks({a, b});
+    EXPECT_EQ(rep.words, (7 + 2 + 3) * 2u);
+    EXPECT_EQ(rep.element_hops, 7 * 2 * 2u + 2 * 2 * 2u + 3 * 2 * 3u);  // 0->5, 1->4, 6->1: 2, 2 and 3 links
+    EXPECT_EQ(mach->counters().router_steps, 2u);
+    std::vector<unsigned char> want = before;
+    const auto word = [](std::uint64_t node, std::uint64_t local) { return (node * 64 + local) * 4; };
+    for (const BlockRouteStep* st : {&a, &b})
+      for (const BlockMessage& m : st->messages)
+        for (std::uint64_t f = 0; f < m.blocks; ++f)
+          for (std::uint64_t e = 0; e < 2; ++e) {
+            const std::uint64_t from = st->from[m.first + f % m.per] + f / m.per * st->from_step;
+            const std::uint64_t to = st->to[m.first + f % m.per] + f / m.per * st->to_step;
+            std::memcpy(&want[word(m.dst_node, 32 + to * 2 + e)], &before[word(m.src_node, from * 2 + e)], 4);
+          }
+    EXPECT_EQ(mach->read(), want) << "tile dims " << tile;
+    // Refused before anything moves: a node out of range, a block past K, a node sending twice in a step,
+    // a step writing words another reads.
+    const std::vector<unsigned char> now = mach->read();
+    BlockRouteStep bad = a;
+    bad.messages[0].dst_node = 8;
+    EXPECT_THROW(mach->route_blocks({bad}), Error);
+    bad = a;
+    bad.messages[0].blocks = 40;  // (40 - 1) div 3 = 13 periods of 3 blocks: block 40 of the receiver, past 16
+    EXPECT_THROW(mach->route_blocks({bad}), Error);
+    bad = a;
+    bad.messages[1].src_node = 0;
+    EXPECT_THROW(mach->route_blocks({bad}), Error);
+    BlockRouteStep back{{BlockMessage{5, 0, 0, 1, 1}}, {20}, {0}, 0, 32, 2, 4, 3};  // node 5's words 40, 41: a writes them
+    EXPECT_THROW(mach->route_blocks({a, back}), Error);
+    BlockRouteStep other = b;
+    other.to_step = 2;  // steps of one launch share their block shape
+    EXPECT_THROW(mach->route_blocks({a, other}), Error);
+    EXPECT_EQ(mach->read(), now);
+  }
 }
 
 HCUBE_ON_EVERY_BACKEND(RedistributeRun);

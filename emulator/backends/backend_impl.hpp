@@ -11,6 +11,7 @@
 //   BitPermutationTiling plan_tiles(const std::vector<unsigned>& to, std::size_t word_bytes,
 //                                   const void* dst) const;  // the tiles launch_tiles runs best
 //   template <class W> void launch_exchanges(const kernels::ExchangeBody<W>& body, std::uint64_t count);
+//   template <class W> void launch_block_router(const kernels::BlockRouterBody<W>& body, std::uint64_t messages);
 //   template <class W> void launch_align_xor(const kernels::AlignXorBody<W>& body,  // over every word;
 //                                             const AffineTables& host_map);     // the map, host side
 //   const void* stage(int slot, const void* host, std::size_t bytes);  // small parameter arrays, 2 slots
@@ -45,6 +46,7 @@
 #include "hcube/host/bit_permutation_tiling.hpp"
 #include "hcube/core/error.hpp"
 #include "hcube/kernels/alignment.hpp"
+#include "hcube/kernels/block_router.hpp"
 #include "hcube/kernels/copy.hpp"
 #include "hcube/kernels/exchange.hpp"
 #include "hcube/kernels/fft.hpp"
@@ -218,6 +220,25 @@ class BackendImpl final : public Backend {
     kernels::dispatch_word(wb, [&](auto w) {
       using W = decltype(w);
       policy_.launch(step.size() * longest, kernels::RouterBody<W>{static_cast<W*>(storage.data()), layout, msgs, longest});
+    });
+  }
+
+  void route_blocks(Buffer& storage, const Layout& layout, std::size_t wb, const BlockRouteStep& step) override {
+    if (step.messages.empty()) return;
+    std::uint64_t longest = 0;
+    for (const BlockMessage& m : step.messages) longest = std::max(longest, m.blocks * step.block_words);
+    // The messages in slot 0, their from and to entries one after the other in slot 1.
+    std::vector<std::uint64_t> entries(step.from);
+    entries.insert(entries.end(), step.to.begin(), step.to.end());
+    const auto* table =
+        static_cast<const std::uint64_t*>(policy_.stage(1, entries.data(), entries.size() * sizeof(std::uint64_t)));
+    const kernels::BlockRouteView view{
+        static_cast<const BlockMessage*>(policy_.stage(0, step.messages.data(), step.messages.size() * sizeof(BlockMessage))),
+        table, table + step.from.size(), step.src_lo, step.dst_lo, step.block_words, step.from_step, step.to_step};
+    kernels::dispatch_word(wb, [&](auto w) {
+      using W = decltype(w);
+      policy_.launch_block_router(kernels::BlockRouterBody<W>{static_cast<W*>(storage.data()), layout, view, longest},
+                                  step.messages.size());
     });
   }
 

@@ -48,6 +48,7 @@ struct BenchFlags {
   bool json = false;
   bool compare_single = false;
   bool busy_neighbour = false;
+  long long P = 28, Q = 36, K = 6, x = 4;  // --op redistribute
 };
 
 ElementType bench_type(const MachineFlags& f) {
@@ -60,7 +61,7 @@ nlohmann::json bench_json(const BenchResult& r) {
   const auto q = static_cast<unsigned>(r.request.log2_words);
   const ElementType type = r.request.type;
   const double spec = r.spec_bytes_per_second, throughput = r.throughput();
-  return {{"command", "bench"},
+  nlohmann::json j = {{"command", "bench"},
                               {"op", to_string(r.request.op)},
                               {"words", bit(q)},
                               {"type", info(type).name},
@@ -82,13 +83,25 @@ nlohmann::json bench_json(const BenchResult& r) {
                               {"ratio_to_spec", spec > 0 ? nlohmann::json(throughput / spec) : nlohmann::json(nullptr)},
                               {"check_seconds", r.check_seconds},
                               {"what", r.what}};
+  if (r.request.op == BenchOp::redistribute)
+    for (const auto& [name, v] : {std::pair{"P", r.request.P}, {"Q", r.request.Q}, {"K", r.request.K}, {"x", r.request.x}})
+      j[name] = v;
+  return j;
 }
 
 namespace {
 
 BenchRequest bench_request(const BenchFlags& f) {
-  return BenchRequest{parse_bench_op(f.op),   f.log2_words, f.repeat, bench_type(f.machine),
-                      parse_backend_choice(f.machine.backend), f.machine.tile_dims};
+  return BenchRequest{parse_bench_op(f.op),
+                      f.log2_words,
+                      f.repeat,
+                      bench_type(f.machine),
+                      parse_backend_choice(f.machine.backend),
+                      f.machine.tile_dims,
+                      f.P,
+                      f.Q,
+                      f.K,
+                      f.x};
 }
 
 void print_bench(const BenchFlags& f) {
@@ -341,6 +354,11 @@ void add_bench(CLI::App& app) {
   cmd->add_flag("--compare-single", f->compare_single,
                 "under mpirun: also time the same operation on one process holding the whole cube (rank 0, all "
                 "cores, the other ranks idle)");
+  cmd->add_option("--P", f->P, "--op redistribute: source processors")->capture_default_str();
+  cmd->add_option("--Q", f->Q, "--op redistribute: destination processors")->capture_default_str();
+  cmd->add_option("--K", f->K, "--op redistribute: the destination block is K times the source block")
+      ->capture_default_str();
+  cmd->add_option("--x", f->x, "--op redistribute: the source block, elements (N = 2^W elements)")->capture_default_str();
   cmd->add_flag("--busy-neighbour", f->busy_neighbour,
                 "time the operation idle, then again beside a CPU-bound process that hcube starts and ends itself "
                 "(a shared machine's load, reproduced)");

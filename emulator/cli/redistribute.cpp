@@ -116,7 +116,7 @@ void run_redistribute(const RedistributeFlags& f) {
   }
   const std::size_t wb = info(type).bytes;
   // The machine first: it checks its own size before the host copies below are made.
-  Machine mach(MachineOptions{pl.n, pl.m, type, parse_backend_choice(f.machine.backend), f.machine.tile_dims});
+  Machine mach(pl.machine(type, parse_backend_choice(f.machine.backend), f.machine.tile_dims));
   // Element g of the array: the file's (read through a small cache), or its
   // label. The machine is loaded and checked from this, so no copy of the
   // array or image of the machine is held beside it.
@@ -258,6 +258,8 @@ void add_redistribute(CLI::App& app, const ResultSink& sink) {
   // --tau meant t_c here but t_s in hcube permute; --tc is the one spelling now.
   f->tau_option = cmd->add_option("--tau", f->tau, "the old spelling of --tc (time an element)");
   add_backend_flags(*cmd, f->machine);
+  cmd->get_option("--tile-dims")->description("nodes per storage tile = 2^t, 0..n (default 0: a node's words in a row, "
+                                               "so a message's blocks are runs)");
   cmd->add_option("-i,--input", f->io.input, "the array, a one-dimensional .npy of N elements in global order");
   output_flag(cmd->add_option("-o,--output", f->io.output, "write the destinations' memories as .npy of shape (Q, N/Q), (P, N/P) with --reverse"));
   cmd->add_flag("--json", f->io.json, "print one JSON object instead of prose");

@@ -16,12 +16,14 @@
 #include <unistd.h>
 
 #include "hcube/core/error.hpp"
+#include "hcube/emulator/redistribute.hpp"
 #include "hcube/emulator/schedule_run.hpp"
 #include "hcube/host/aapc.hpp"
 #include "hcube/host/aapc_permutation.hpp"
 #include "hcube/host/dimension_permutation.hpp"
 #include "hcube/host/edelman.hpp"
 #include "hcube/host/reference.hpp"
+#include "hcube/plans.hpp"
 #include "hcube/version.hpp"
 #include "hcube/host/parse.hpp"
 
@@ -65,7 +67,7 @@ const std::vector<std::string>& bench_op_names() {
   static const std::vector<std::string> names = {"memcpy",          "cycle",
                                                  "alignment",       "aapc",
                                                  "fused-transpose", "fused-bit-reversal",
-                                                 "gather-bit-reversal"};
+                                                 "gather-bit-reversal", "redistribute"};
   return names;
 }
 
@@ -155,6 +157,29 @@ void gather_bit_reversal(BenchResult& r, unsigned q, std::size_t wb, const std::
   r.time = alternate(r.request.repeat, [&] { return seconds_of(run); }, roofline);
 }
 
+// R_x(P, K, Q) on the array of 2^q elements, the circulant schedule on its own
+// machine: one counted run, verified against the layout's closed form, then
+// the timed runs (each leaves the sources as they were, so each is the same run).
+void bench_redistribute(BenchResult& r, unsigned q, const std::function<double()>& roofline) {
+  const BenchRequest& req = r.request;
+  const Redistribution problem{static_cast<std::uint64_t>(req.P), static_cast<std::uint64_t>(req.K),
+                               static_cast<std::uint64_t>(req.Q), static_cast<std::uint64_t>(req.x), bit(q), false};
+  RedistributePlan plan(RedistributePlan::Options{problem, "circulant", false, -1, {req.type, req.backend}});
+  const RedistributionPlacement& pl = plan.placement();
+  Machine mach(pl.machine(req.type, req.backend, req.tile_dims));
+  r.n = pl.n;
+  r.m = pl.m;
+  r.what = fmt::format("block-cyclic redistribution R_{}({}, {}, {}), {} circulant steps", req.x, req.P, req.K, req.Q,
+                       plan.schedule().steps.size());
+  const RedistElement label = [&](std::uint64_t g, unsigned char* out) { write_label(req.type, g, out); };
+  load_sources(mach, pl, label);
+  mach.reset_counters();
+  plan.execute(mach);
+  r.bytes_moved = mach.counters().bytes_read + mach.counters().bytes_written;
+  verify_redistribution(mach, pl, label);
+  r.time = alternate(req.repeat, [&] { return mach.backend().timed([&] { plan.execute(mach); }); }, roofline);
+}
+
 }  // namespace
 
 BusyNeighbour::BusyNeighbour() {
@@ -183,6 +208,15 @@ void check_bench(const BenchRequest& req) {
   if (req.repeat < 1 || req.repeat > 1000) throw Error(fmt::format("--repeat {} out of range: allowed 1..1000", req.repeat));
   if (req.op == BenchOp::aapc && req.log2_words % 2 != 0)
     throw Error(fmt::format("--op aapc runs the transpose on n = m = d: --log2-words {} must be even", req.log2_words));
+  if (req.op == BenchOp::redistribute) {
+    check_redistribution(Redistribution{static_cast<std::uint64_t>(std::max(req.P, 0LL)),
+                                        static_cast<std::uint64_t>(std::max(req.K, 0LL)),
+                                        static_cast<std::uint64_t>(std::max(req.Q, 0LL)),
+                                        static_cast<std::uint64_t>(std::max(req.x, 0LL)),
+                                        bit(static_cast<unsigned>(req.log2_words)), false});
+    if (req.log2_words > 30)
+      throw Error(fmt::format("--op redistribute --log2-words {} out of range: allowed 2..30", req.log2_words));
+  }
   if (req.op == BenchOp::gather_bit_reversal && req.backend == BackendChoice::cuda)
     throw Error("--op gather-bit-reversal is the CPU baseline: it runs on host memory (drop --backend cuda)");
 }
@@ -199,8 +233,8 @@ BenchResult run_bench(const BenchRequest& req) {
   std::unique_ptr<Machine> mach;
   std::unique_ptr<Backend> copier;  // memcpy and the gather baseline: the backend whose copy is the roofline
   Backend* where = nullptr;
-  if (req.op == BenchOp::memcpy || req.op == BenchOp::gather_bit_reversal) {
-    copier = make_backend(req.op == BenchOp::memcpy ? req.backend : BackendChoice::cpu);
+  if (req.op == BenchOp::memcpy || req.op == BenchOp::gather_bit_reversal || req.op == BenchOp::redistribute) {
+    copier = make_backend(req.op == BenchOp::gather_bit_reversal ? BackendChoice::cpu : req.backend);
     where = copier.get();
   } else {
     mach = std::make_unique<Machine>(MachineOptions{r.n, r.m, req.type, req.backend, req.tile_dims});
@@ -222,6 +256,8 @@ BenchResult run_bench(const BenchRequest& req) {
     r.time = alternate(req.repeat, copy, copy);
   } else if (req.op == BenchOp::gather_bit_reversal) {
     gather_bit_reversal(r, q, wb, copy);
+  } else if (req.op == BenchOp::redistribute) {
+    bench_redistribute(r, q, copy);
   } else {
     measure_on(r, *mach, copy);
   }

@@ -237,6 +237,43 @@ RedistributionReport run_redistribution(Machine& mach, const RedistributionPlace
   RedistributionReport rep;
   rep.stats = check_redistribution_schedule(r, s);
   const std::uint64_t S = pl.source_words, x = r.x;
+  const std::uint64_t before = mach.counters().kernel_launches;
+  double seconds = 0;  // the machine's work only, not the tables' making
+  const auto timed = [&](const auto& f) {
+    const auto start = std::chrono::steady_clock::now();
+    f();
+    seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  const std::uint64_t P = senders(r), Q = receivers(r), L = redistribution_params(r).L;
+  if (!after_step) {
+    // Unobserved, each message moves its blocks straight from their places at
+    // the sender to their places at the receiver (route_blocks, the pack and
+    // unpack done on the fly): every element is read and written once, and
+    // the sources keep their order. A block b + uL lies uL/P blocks after b
+    // at its sender and uL/Q after it at its receiver, so a message's first
+    // superblock describes it. No step reads what any writes, so all run in one launch.
+    std::vector<BlockRouteStep> block_steps;
+    for (const RedistStep& step : s.steps) {
+      BlockRouteStep& bs = block_steps.emplace_back();
+      bs.dst_lo = pl.dest_offset();
+      bs.block_words = x;
+      bs.from_step = L / P;
+      bs.to_step = L / Q;
+      for (const RedistMessage& msg : step) {
+        const std::vector<std::uint64_t>& pattern = msg.blocks.pattern();
+        bs.messages.push_back(BlockMessage{pl.source_node(msg.src), pl.destination_node(msg.dst), bs.from.size(),
+                                           pattern.size(), msg.blocks.size()});
+        for (const std::uint64_t b : pattern) {
+          bs.from.push_back(send_place(r, b).local_block);
+          bs.to.push_back(receive_place(r, b).local_block);
+        }
+      }
+    }
+    timed([&] { mach.route_blocks(block_steps); });
+    rep.seconds = seconds;
+    rep.launches = mach.counters().kernel_launches - before;
+    return rep;
+  }
 
   // Send order: each sender's messages step by step, each message's blocks in
   // ascending order; the receivers take them in the same order. Pack and
@@ -246,7 +283,6 @@ RedistributionReport run_redistribution(Machine& mach, const RedistributionPlace
   // so a node's table is one superblock's: local block u Ls + p is sent at
   // base(p) + u step(p), step(p) being its message's blocks a superblock.
   const std::uint64_t SB = S / x, DB = pl.dest_words / x;
-  const std::uint64_t P = senders(r), Q = receivers(r), L = redistribution_params(r).L;
   // Less than a superblock of data: one (partial) superblock, its blocks only.
   const std::uint64_t send_period = std::min(L / P, SB), receive_period = std::min(L / Q, DB);
   BlockTable pack = BlockTable::periodic(P, send_period, true, true);
@@ -273,13 +309,6 @@ RedistributionReport run_redistribution(Machine& mach, const RedistributionPlace
       received += blocks;
     }
   const RouterLimits limits{longest, ContentionPolicy::reject};
-  const std::uint64_t before = mach.counters().kernel_launches;
-  double seconds = 0;  // the machine's work only, not the tables' making
-  const auto timed = [&](const auto& f) {
-    const auto start = std::chrono::steady_clock::now();
-    f();
-    seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  };
   const auto done = [&](const std::string& name, const RedistStep* step) {
     if (after_step) after_step(name, step);
   };

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <tuple>
 
 #include "hcube/core/error.hpp"
@@ -89,6 +90,78 @@ RouterStepReport check_router_step(const Geometry& geo, const RouterStep& step, 
                        o.write ? "writes" : "reads"));
     }
   }
+  return rep;
+}
+
+RouterStepReport check_block_route(const Geometry& geo, const std::vector<BlockRouteStep>& steps) {
+  const std::uint64_t N = geo.nodes(), K = geo.words_per_node();
+  RouterStepReport rep;
+  // Per node, the hull of the words read and of the words written over all steps.
+  std::map<std::uint64_t, std::pair<std::uint64_t, std::uint64_t>> reads, writes;
+  const auto widen = [](auto& hulls, std::uint64_t node, std::uint64_t lo, std::uint64_t hi) {
+    const auto [it, fresh] = hulls.try_emplace(node, lo, hi);
+    if (!fresh) it->second = {std::min(it->second.first, lo), std::max(it->second.second, hi)};
+  };
+  for (std::size_t t = 0; t < steps.size(); ++t) {
+    const BlockRouteStep& step = steps[t];
+    const std::uint64_t bw = step.block_words;
+    if (bw == 0) throw Error(fmt::format("block router step {}: blocks of 0 words: allowed 1 or more", t));
+    if (step.from.size() != step.to.size())
+      throw Error(fmt::format("block router step {}: {} sender entries and {} receiver entries: expected as many", t,
+                              step.from.size(), step.to.size()));
+    // A side's words: blocks entry .. entry + (count - 1) div per * stride of the period's entries.
+    const auto span = [&](const BlockMessage& m, const std::vector<std::uint64_t>& at, std::uint64_t stride,
+                          std::uint64_t lo, const char* side, std::size_t i) {
+      std::uint64_t first = ~std::uint64_t{0}, last = 0;
+      const std::uint64_t limit = (K - std::min(K, lo)) / bw;  // blocks that fit from word lo
+      for (std::uint64_t e = 0; e < std::min(m.per, m.blocks); ++e) {
+        const std::uint64_t periods = (m.blocks - 1 - e) / m.per;
+        if (at[m.first + e] >= limit || (periods > 0 && stride > (limit - at[m.first + e]) / periods))
+          throw Error(fmt::format("block router step {} message {}: a {} block past the {} blocks of {} words from "
+                                  "word {} that fit in K = {}",
+                                  t, i, side, limit, bw, lo, K));
+        first = std::min(first, at[m.first + e]);
+        last = std::max(last, at[m.first + e] + periods * stride);
+      }
+      if (last >= limit)
+        throw Error(fmt::format("block router step {} message {}: {} block {} out of range: {} blocks of {} words from "
+                                "word {} fit in K = {}",
+                                t, i, side, last, limit, bw, lo, K));
+      return std::pair{lo + first * bw, lo + (last + 1) * bw};
+    };
+    std::vector<std::uint64_t> senders, receivers;
+    for (std::size_t i = 0; i < step.messages.size(); ++i) {
+      const BlockMessage& m = step.messages[i];
+      if (m.src_node >= N || m.dst_node >= N)
+        throw Error(fmt::format("block router step {} message {}: node {} -> node {} out of range: allowed 0..{}", t,
+                                i, m.src_node, m.dst_node, N - 1));
+      if (m.blocks == 0 || m.per == 0 || m.first > step.from.size() ||
+          std::min(m.per, m.blocks) > step.from.size() - m.first)
+        throw Error(fmt::format("block router step {} message {}: {} blocks, period {} from entry {}: allowed 1 or "
+                                "more blocks in a period inside the {} entries",
+                                t, i, m.blocks, m.per, m.first, step.from.size()));
+      const auto [slo, shi] = span(m, step.from, step.from_step, step.src_lo, "sender", i);
+      const auto [dlo, dhi] = span(m, step.to, step.to_step, step.dst_lo, "receiver", i);
+      widen(reads, m.src_node, slo, shi);
+      widen(writes, m.dst_node, dlo, dhi);
+      senders.push_back(m.src_node);
+      receivers.push_back(m.dst_node);
+      rep.words += m.blocks * bw;
+      rep.element_hops += m.blocks * bw * static_cast<std::uint64_t>(__builtin_popcountll(m.src_node ^ m.dst_node));
+      rep.max_message = std::max(rep.max_message, m.blocks * bw);
+    }
+    for (auto* nodes : {&senders, &receivers}) {
+      std::sort(nodes->begin(), nodes->end());
+      if (const auto twice = std::adjacent_find(nodes->begin(), nodes->end()); twice != nodes->end())
+        throw Error(fmt::format("block router step {}: node {} {} two messages: one message per node per step", t,
+                                *twice, nodes == &senders ? "sends" : "receives"));
+    }
+  }
+  // No word read by one step is written by any: the steps may run in any order, or at once.
+  for (const auto& [node, w] : writes)
+    if (const auto r = reads.find(node); r != reads.end() && r->second.first < w.second && w.first < r->second.second)
+      throw Error(fmt::format("block router steps: node {} reads words {}..{} and writes words {}..{}: they overlap",
+                              node, r->second.first, r->second.second - 1, w.first, w.second - 1));
   return rep;
 }
 

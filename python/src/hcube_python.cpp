@@ -407,7 +407,7 @@ py::tuple redistribute(const py::handle& a, long long P, long long Q, long long 
   hcube::Counters c;
   {
     py::gil_scoped_release release;
-    hcube::Machine mach(hcube::MachineOptions{pl.n, pl.m, r.type, backend_choice(backend)});
+    hcube::Machine mach(pl.machine(r.type, backend_choice(backend)));
     const hcube::RedistElement element = [&](std::uint64_t g, unsigned char* e) { std::memcpy(e, src + g * wb, wb); };
     hcube::load_sources(mach, pl, element);
     c = plan.execute(mach);

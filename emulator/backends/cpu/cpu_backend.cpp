@@ -19,6 +19,7 @@
 #include "../backend_impl.hpp"
 #include "hcube/host/host_memory.hpp"
 #include "hcube/kernels/cpu/alignment.hpp"
+#include "hcube/kernels/cpu/block_router.hpp"
 #include "hcube/kernels/cpu/exchange.hpp"
 #include "hcube/kernels/cpu/launch.hpp"
 #include "hcube/kernels/cpu/tuning.hpp"
@@ -216,6 +217,11 @@ struct CpuPolicy {
   template <class W>
   void launch_exchanges(const kernels::ExchangeBody<W>& body, std::uint64_t count) {
     kernels::cpu::run_exchanges(body, count);
+  }
+  // A block router step block by block (kernels/cpu/block_router.hpp).
+  template <class W>
+  void launch_block_router(const kernels::BlockRouterBody<W>& body, std::uint64_t messages) {
+    kernels::cpu::run_block_router(body, messages);
   }
 
   // Kernels read host memory directly: nothing is staged or copied.

@@ -229,6 +229,11 @@ class CudaPolicy {
   void launch_exchanges(const kernels::ExchangeBody<W>& body, std::uint64_t count) {
     kernels::cuda::launch_exchanges(body, count, stream_);
   }
+  // A block router step: a thread a word of the longest message, as RouterBody.
+  template <class W>
+  void launch_block_router(const kernels::BlockRouterBody<W>& body, std::uint64_t messages) {
+    launch(messages * body.longest, body);
+  }
 
   const void* stage(int slot, const void* host, std::size_t bytes) {
     Slot& s = slots_[slot];

@@ -115,6 +115,9 @@ class Backend {
   virtual void permute_bits(const Buffer& src, Buffer& dst, std::size_t word_bytes,
                             const std::vector<unsigned>& to) = 0;
   virtual void route(Buffer& storage, const Layout& layout, std::size_t word_bytes, const RouterStep& step) = 0;
+  // A router step of block messages (kernels/block_router.hpp), checked by the caller. One launch.
+  virtual void route_blocks(Buffer& storage, const Layout& layout, std::size_t word_bytes,
+                            const BlockRouteStep& step) = 0;
   // One radix-2 decimation-in-frequency butterfly stage (kernels/fft.hpp) on
   // complex words (word_bytes 8: complex64, 16: complex128): the words at
   // local addresses differing in bit mem_bit are pairs, `index` gives each

@@ -160,6 +160,11 @@ class Machine {
   void permute_local(const std::vector<std::uint64_t>& from) { permute_local(from, LocalRegion{}); }
   // Primitive 3: checks the step, then one launch; returns its counts.
   RouterStepReport route(const RouterStep& step, const RouterLimits& limits);
+  // Router steps of block messages, each packed at its sender and unpacked at
+  // its receiver on the fly (kernels/block_router.hpp): checks them
+  // (check_block_route: no step writes what any reads), then runs them all in
+  // one launch; counted as route() counts each step. Returns the sums.
+  RouterStepReport route_blocks(const std::vector<BlockRouteStep>& steps);
   // The FFT's local compute step (kernels/fft.hpp): one radix-2 DIF butterfly
   // stage pairing the words whose local addresses differ in bit mem_bit, on
   // complex64 or complex128 data, each word's logical index given by `index`
@@ -196,6 +201,7 @@ class Machine {
   void account_launch(const char* phase, double seconds);
   // The region's node count, checked against the machine.
   std::uint64_t region_nodes(const LocalRegion& region) const;
+  void count_router_step(const RouterStepReport& rep, double seconds);  // route()'s and route_blocks()' counts
   // One fused pass src -> dst over the storage index bits, counted as permute_address_bits counts it.
   void permute_pass(const Buffer& src, Buffer& dst, const std::vector<unsigned>& storage_to);
   std::uint64_t scan_chunk_words() const;

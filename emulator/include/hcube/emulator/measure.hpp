@@ -38,7 +38,16 @@ double ratio_to_memcpy(std::uint64_t bytes_moved, double seconds, std::uint64_t 
 
 // --- hcube bench -------------------------------------------------------------
 
-enum class BenchOp { memcpy, cycle, alignment, aapc, fused_transpose, fused_bit_reversal, gather_bit_reversal };
+enum class BenchOp {
+  memcpy,
+  cycle,
+  alignment,
+  aapc,
+  fused_transpose,
+  fused_bit_reversal,
+  gather_bit_reversal,
+  redistribute,
+};
 BenchOp parse_bench_op(const std::string& s);  // throws naming the allowed ones
 std::string to_string(BenchOp op);
 const std::vector<std::string>& bench_op_names();
@@ -50,6 +59,8 @@ struct BenchRequest {
   ElementType type = ElementType::u32;
   BackendChoice backend = BackendChoice::automatic;
   long long tile_dims = -1;
+  // --op redistribute: R_x(P, K, Q) on N = 2^log2_words elements (the R_4(28, 6, 36) by default).
+  long long P = 28, Q = 36, K = 6, x = 4;
 };
 
 struct BenchResult {

@@ -33,6 +33,12 @@ struct RedistributionPlacement {
   std::uint64_t dest_offset() const { return overlap ? source_words : 0; }  // O
   std::uint64_t source_node(std::uint64_t j) const { return j; }
   std::uint64_t destination_node(std::uint64_t q) const { return overlap ? q : senders(r) + q; }
+  // The machine it runs on. A message is a run of a node's words, so unless
+  // tile_dims says otherwise the layout is row-major (t = 0), where a block is
+  // contiguous (the CPU copies it at once, a GPU warp reads it coalesced).
+  MachineOptions machine(ElementType type, BackendChoice backend, long long tile_dims = -1) const {
+    return MachineOptions{n, m, type, backend, tile_dims < 0 ? 0 : tile_dims};
+  }
 };
 
 // Checks the problem and that the cube it needs is addressable; the machine
@@ -78,16 +84,21 @@ std::vector<unsigned char> destination_rows(const Machine& mach, const Redistrib
 
 struct RedistributionReport {
   RedistStats stats;            // of the schedule: steps, message sizes, contention
-  std::uint64_t launches = 0;   // pack (2) + router steps + unpack (2)
+  std::uint64_t launches = 0;   // router steps, plus pack (2) and unpack (2) when staged
   double seconds = 0;           // the whole run on the machine
 };
 
 // Runs schedule `s` (checked first) on `mach`, whose geometry is pl's and
 // whose source regions hold the data (source_image). Throws hcube::Error for
 // a schedule that breaks a rule, before anything moves.
-// `after_step(name, step)` is called after the pack ("pack", null), each router
-// step ("communication step t", the schedule's step t) and the unpack
-// ("unpack", null): a trace can read the machine there.
+// Without `after_step`, each router step moves its messages' blocks straight
+// from the senders' places to the receivers' (Machine::route_blocks), and the
+// source regions keep their order. With it, the run is staged as the paper
+// describes it, so a trace can read the machine between the stages: the pack
+// (the source regions put in send order), the router steps, the unpack; and
+// `after_step(name, step)` is called after the pack ("pack", null), each
+// router step ("communication step t", the schedule's step t) and the unpack
+// ("unpack", null). The destination regions end the same either way.
 using RedistStepDone = std::function<void(const std::string& name, const RedistStep* step)>;
 RedistributionReport run_redistribution(Machine& mach, const RedistributionPlacement& pl, const RedistSchedule& s,
                                         const RedistStepDone& after_step = {});

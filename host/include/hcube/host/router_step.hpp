@@ -37,6 +37,23 @@ struct RouterStepReport {
 // its counts. Throws hcube::Error naming the message and the rule it breaks.
 RouterStepReport check_router_step(const Geometry& geo, const RouterStep& step, const RouterLimits& limits);
 
+// A router step of block messages (core/message.hpp): the blocks of block_words
+// words from local word src_lo at the senders and dst_lo at the receivers.
+struct BlockRouteStep {
+  std::vector<BlockMessage> messages;
+  std::vector<std::uint64_t> from, to;  // the messages' period entries, sender and receiver blocks
+  std::uint64_t src_lo = 0, dst_lo = 0, block_words = 1;
+  std::uint64_t from_step = 0, to_step = 0;  // blocks a period advances at the sender, the receiver
+};
+
+// Checks block steps as check_router_step checks a step (nodes and words in
+// range, one message sent and one received per node a step) and that no node
+// writes, in any step, words inside the span it reads from in any step, so the
+// steps may run in one launch. Returns their counts, summed. Each message's
+// blocks must be distinct, which the caller's schedule proves
+// (check_redistribution_schedule).
+RouterStepReport check_block_route(const Geometry& geo, const std::vector<BlockRouteStep>& steps);
+
 std::string to_string(const Message& msg);
 // Parses "src_node:src_addr:dst_node:dst_addr[:length]" (length 1 by default).
 Message parse_message(const std::string& text);

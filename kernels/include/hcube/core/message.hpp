@@ -15,3 +15,20 @@ struct Message {
 };
 
 }  // namespace hcube
+
+namespace hcube {
+
+// A message of blocks (host/router_step.hpp's BlockRouteStep): its block f,
+// f < blocks, is read from the sender's block from[first + f mod per] +
+// (f div per) from_step and written to the receiver's block to[first + f mod
+// per] + (f div per) to_step. The packing and unpacking of a block-cyclic
+// redistribution done on the fly, as an MPI indexed datatype does it.
+struct BlockMessage {
+  std::uint64_t src_node = 0;
+  std::uint64_t dst_node = 0;
+  std::uint64_t first = 0;   // its first entry in the step's from and to tables
+  std::uint64_t per = 1;     // entries: the blocks of one period
+  std::uint64_t blocks = 0;  // blocks sent
+};
+
+}  // namespace hcube
