@@ -513,22 +513,19 @@ RouterStepReport Machine::route(const RouterStep& step, const RouterLimits& limi
   const auto start = Clock::now();
   backend_->route(storage_, layout_, word_bytes(), step);
   backend_->synchronize();
-  count_router_step(rep, seconds_since(start));
+  count_router_steps(rep, 1, seconds_since(start));
   return rep;
 }
 
 RouterStepReport Machine::route_blocks(const std::vector<BlockRouteStep>& steps) {
   const RouterStepReport rep = check_block_route(geometry(), steps);
   if (steps.empty()) return rep;
-  // One launch of every step's messages, their entries one table.
+  // One launch of every step's messages (one block shape, checked), their entries one table.
   BlockRouteStep all = steps.front();
   all.messages.clear();
   all.from.clear();
   all.to.clear();
   for (const BlockRouteStep& s : steps) {
-    if (s.src_lo != all.src_lo || s.dst_lo != all.dst_lo || s.block_words != all.block_words ||
-        s.from_step != all.from_step || s.to_step != all.to_step)
-      throw Error("block router steps of different block shapes (lo, block words, period steps): run them apart");
     for (BlockMessage m : s.messages) {
       m.first += all.from.size();
       all.messages.push_back(m);
@@ -539,14 +536,13 @@ RouterStepReport Machine::route_blocks(const std::vector<BlockRouteStep>& steps)
   const auto start = Clock::now();
   backend_->route_blocks(storage_, layout_, word_bytes(), all);
   backend_->synchronize();
-  count_router_step(rep, seconds_since(start));
-  counters_.router_steps += steps.size() - 1;
+  count_router_steps(rep, steps.size(), seconds_since(start));
   return rep;
 }
 
-void Machine::count_router_step(const RouterStepReport& rep, double seconds) {
+void Machine::count_router_steps(const RouterStepReport& rep, std::uint64_t steps, double seconds) {
   account_launch("router", seconds);
-  ++counters_.router_steps;
+  counters_.router_steps += steps;
   counters_.router_contention += rep.contention;
   counters_.element_hops += rep.element_hops;
   counters_.bytes_read += rep.words * word_bytes();

@@ -209,13 +209,13 @@ void check_bench(const BenchRequest& req) {
   if (req.op == BenchOp::aapc && req.log2_words % 2 != 0)
     throw Error(fmt::format("--op aapc runs the transpose on n = m = d: --log2-words {} must be even", req.log2_words));
   if (req.op == BenchOp::redistribute) {
+    if (req.log2_words > 30)
+      throw Error(fmt::format("--op redistribute --log2-words {} out of range: allowed 2..30", req.log2_words));
     check_redistribution(Redistribution{static_cast<std::uint64_t>(std::max(req.P, 0LL)),
                                         static_cast<std::uint64_t>(std::max(req.K, 0LL)),
                                         static_cast<std::uint64_t>(std::max(req.Q, 0LL)),
                                         static_cast<std::uint64_t>(std::max(req.x, 0LL)),
                                         bit(static_cast<unsigned>(req.log2_words)), false});
-    if (req.log2_words > 30)
-      throw Error(fmt::format("--op redistribute --log2-words {} out of range: allowed 2..30", req.log2_words));
   }
   if (req.op == BenchOp::gather_bit_reversal && req.backend == BackendChoice::cuda)
     throw Error("--op gather-bit-reversal is the CPU baseline: it runs on host memory (drop --backend cuda)");

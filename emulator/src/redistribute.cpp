@@ -227,6 +227,40 @@ void load_sources(Machine& mach, const RedistributionPlacement& pl, const Redist
   });
 }
 
+namespace {
+
+// The direct run's steps: each message moves its blocks straight from their
+// places at the sender to their places at the receiver (route_blocks, the
+// pack and unpack done on the fly), so every element is read and written
+// once and the sources keep their order. A block b + uL lies uL/P blocks
+// after b at its sender and uL/Q after it at its receiver, so a message's
+// first superblock describes it. No step reads what any writes: all run in
+// one launch.
+std::vector<BlockRouteStep> direct_steps(const RedistributionPlacement& pl, const RedistSchedule& s) {
+  const Redistribution& r = pl.r;
+  const std::uint64_t L = redistribution_params(r).L;
+  std::vector<BlockRouteStep> steps;
+  for (const RedistStep& step : s.steps) {
+    BlockRouteStep& bs = steps.emplace_back();
+    bs.dst_lo = pl.dest_offset();
+    bs.block_words = r.x;
+    bs.from_step = L / senders(r);
+    bs.to_step = L / receivers(r);
+    for (const RedistMessage& msg : step) {
+      const std::vector<std::uint64_t>& pattern = msg.blocks.pattern();
+      bs.messages.push_back(BlockMessage{pl.source_node(msg.src), pl.destination_node(msg.dst), bs.from.size(),
+                                         pattern.size(), msg.blocks.size()});
+      for (const std::uint64_t b : pattern) {
+        bs.from.push_back(send_place(r, b).local_block);
+        bs.to.push_back(receive_place(r, b).local_block);
+      }
+    }
+  }
+  return steps;
+}
+
+}  // namespace
+
 RedistributionReport run_redistribution(Machine& mach, const RedistributionPlacement& pl, const RedistSchedule& s,
                                         const RedistStepDone& after_step) {
   const Redistribution& r = pl.r;
@@ -246,29 +280,7 @@ RedistributionReport run_redistribution(Machine& mach, const RedistributionPlace
   };
   const std::uint64_t P = senders(r), Q = receivers(r), L = redistribution_params(r).L;
   if (!after_step) {
-    // Unobserved, each message moves its blocks straight from their places at
-    // the sender to their places at the receiver (route_blocks, the pack and
-    // unpack done on the fly): every element is read and written once, and
-    // the sources keep their order. A block b + uL lies uL/P blocks after b
-    // at its sender and uL/Q after it at its receiver, so a message's first
-    // superblock describes it. No step reads what any writes, so all run in one launch.
-    std::vector<BlockRouteStep> block_steps;
-    for (const RedistStep& step : s.steps) {
-      BlockRouteStep& bs = block_steps.emplace_back();
-      bs.dst_lo = pl.dest_offset();
-      bs.block_words = x;
-      bs.from_step = L / P;
-      bs.to_step = L / Q;
-      for (const RedistMessage& msg : step) {
-        const std::vector<std::uint64_t>& pattern = msg.blocks.pattern();
-        bs.messages.push_back(BlockMessage{pl.source_node(msg.src), pl.destination_node(msg.dst), bs.from.size(),
-                                           pattern.size(), msg.blocks.size()});
-        for (const std::uint64_t b : pattern) {
-          bs.from.push_back(send_place(r, b).local_block);
-          bs.to.push_back(receive_place(r, b).local_block);
-        }
-      }
-    }
+    const std::vector<BlockRouteStep> block_steps = direct_steps(pl, s);
     timed([&] { mach.route_blocks(block_steps); });
     rep.seconds = seconds;
     rep.launches = mach.counters().kernel_launches - before;
@@ -309,18 +321,15 @@ RedistributionReport run_redistribution(Machine& mach, const RedistributionPlace
       received += blocks;
     }
   const RouterLimits limits{longest, ContentionPolicy::reject};
-  const auto done = [&](const std::string& name, const RedistStep* step) {
-    if (after_step) after_step(name, step);
-  };
   // The pack scatters each sender's blocks to their send positions; a sender's
   // blocks past its count (valid) keep their places.
   timed([&] {
     mach.permute_local(pack, SB, Machine::LocalRegion{pl.source_node(0), P, 0, x}, Machine::LocalDirection::scatter);
   });
-  done("pack", nullptr);
+  after_step("pack", nullptr);
   for (std::size_t t = 0; t < steps.size(); ++t) {
     timed([&] { mach.route(steps[t], limits); });
-    done(fmt::format("communication step {}", t), &s.steps[t]);
+    after_step(fmt::format("communication step {}", t), &s.steps[t]);
   }
   // The unpack gathers into slot f the block received into its position; the
   // slots past a receiver's count are the holes of a partial superblock, which
@@ -329,7 +338,7 @@ RedistributionReport run_redistribution(Machine& mach, const RedistributionPlace
     mach.permute_local(unpack, DB, Machine::LocalRegion{pl.destination_node(0), Q, pl.dest_offset(), x},
                        Machine::LocalDirection::gather);
   });
-  done("unpack", nullptr);
+  after_step("unpack", nullptr);
   rep.seconds = seconds;
   rep.launches = mach.counters().kernel_launches - before;
   return rep;

@@ -106,6 +106,12 @@ RouterStepReport check_block_route(const Geometry& geo, const std::vector<BlockR
     const BlockRouteStep& step = steps[t];
     const std::uint64_t bw = step.block_words;
     if (bw == 0) throw Error(fmt::format("block router step {}: blocks of 0 words: allowed 1 or more", t));
+    const BlockRouteStep& step0 = steps.front();
+    if (step.src_lo != step0.src_lo || step.dst_lo != step0.dst_lo || bw != step0.block_words ||
+        step.from_step != step0.from_step || step.to_step != step0.to_step)
+      throw Error(fmt::format("block router step {}: its block shape (lo, block words, period steps) is not step 0's: "
+                              "steps of one launch share it",
+                              t));
     if (step.from.size() != step.to.size())
       throw Error(fmt::format("block router step {}: {} sender entries and {} receiver entries: expected as many", t,
                               step.from.size(), step.to.size()));

@@ -155,8 +155,8 @@ def permute(a, perm, algorithm="auto", fused=False, *, ports="one", n=None, m=No
     ``ports``: "one" or "all" (the n-port algorithms A4, A5, A6, Edelman), as ``hcube permute --ports``.
     """
     a = _array(a)
-    n, m = _hcube.dims_of(a, n, m)
-    plan = _hcube.permute_plan(_perm_text(perm), n, m, str(algorithm), bool(fused), str(ports), _hcube.dtype_of(a),
+    n, m, descr = _hcube.array_info(a, n, m)
+    plan = _hcube.permute_plan(_perm_text(perm), n, m, str(algorithm), bool(fused), str(ports), descr,
                                _backend_of(a, backend))
     return _run(plan, a)
 
@@ -164,10 +164,9 @@ def permute(a, perm, algorithm="auto", fused=False, *, ports="one", n=None, m=No
 def aapc(a, algorithm=4, permutation="transpose", *, d=None, n=None, m=None, backend="auto"):
     """A new array: ``a`` after one AAPC (the transpose of a square (2^d, 2^d) array)."""
     a = _array(a)
-    n, m = _hcube.dims_of(a, n, m)
-    d = min(n, m) if d is None and n is not None and m is not None else d
-    plan = _hcube.aapc_plan(str(algorithm), -1 if d is None else int(d), n, m, str(permutation),
-                            _hcube.dtype_of(a), _backend_of(a, backend))
+    n, m, descr = _hcube.array_info(a, n, m)
+    plan = _hcube.aapc_plan(str(algorithm), min(n, m) if d is None else int(d), n, m, str(permutation), descr,
+                            _backend_of(a, backend))
     return _run(plan, a)
 
 

@@ -12,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <tuple>
 #include <string>
 #include <vector>
 
@@ -334,10 +335,10 @@ class PyMachine {
   mutable std::mutex mutex_;
 };
 
-// n and m from an array's shape (None where the shape does not give them).
-std::pair<std::optional<long long>, std::optional<long long>> dims_of(const py::handle& a,
-                                                                      std::optional<long long> n,
-                                                                      std::optional<long long> m) {
+// n and m from an array's shape, and its .npy descriptor: the array is looked
+// at once (a DLPack array hands out one capsule, a CUDA one waits on its stream once).
+std::tuple<long long, long long, std::string> array_info(const py::handle& a, std::optional<long long> n,
+                                                         std::optional<long long> m) {
   const ArrayRef r = array_ref(a, "array", false);
   hcube::machine_dims_from_shape(r.shape, "array", n, m);
   // A flat array with n (or m) outside 0..q leaves the other unset: say so here, not as a bad argument later.
@@ -347,7 +348,7 @@ std::pair<std::optional<long long>, std::optional<long long>> dims_of(const py::
                        (n ? "n = " + std::to_string(*n) : "m = " + std::to_string(*m)) + " out of range: allowed 0.." +
                        std::to_string(q) + " for its 2^" + std::to_string(q) + " words");
   }
-  return {n, m};
+  return {*n, *m, descr_of(r.type)};
 }
 
 template <typename T>
@@ -465,8 +466,7 @@ PYBIND11_MODULE(_hcube, mod) {
   });
   mod.def("version", [] { return std::string(hcube::version()); });
   mod.def("cuda_built", &hcube::cuda_backend_built);
-  mod.def("dims_of", &dims_of, py::arg("a"), py::arg("n"), py::arg("m"));
-  mod.def("dtype_of", [](const py::handle& a) { return descr_of(array_ref(a, "array", false).type); });
+  mod.def("array_info", &array_info, py::arg("a"), py::arg("n"), py::arg("m"));
 
   py::class_<PyPlan>(mod, "Plan")
       .def("check", &PyPlan::check)

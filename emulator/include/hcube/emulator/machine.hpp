@@ -201,7 +201,8 @@ class Machine {
   void account_launch(const char* phase, double seconds);
   // The region's node count, checked against the machine.
   std::uint64_t region_nodes(const LocalRegion& region) const;
-  void count_router_step(const RouterStepReport& rep, double seconds);  // route()'s and route_blocks()' counts
+  // route()'s and route_blocks()' counts: one launch of `steps` router steps.
+  void count_router_steps(const RouterStepReport& rep, std::uint64_t steps, double seconds);
   // One fused pass src -> dst over the storage index bits, counted as permute_address_bits counts it.
   void permute_pass(const Buffer& src, Buffer& dst, const std::vector<unsigned>& storage_to);
   std::uint64_t scan_chunk_words() const;

@@ -47,9 +47,10 @@ struct BlockRouteStep {
 };
 
 // Checks block steps as check_router_step checks a step (nodes and words in
-// range, one message sent and one received per node a step) and that no node
-// writes, in any step, words inside the span it reads from in any step, so the
-// steps may run in one launch. Returns their counts, summed. Each message's
+// range, one message sent and one received per node a step), that they share
+// one block shape (src_lo, dst_lo, block_words, from_step, to_step) and that no
+// node writes, in any step, words inside the span it reads from in any step, so
+// the steps may run in one launch. Returns their counts, summed. Each message's
 // blocks must be distinct, which the caller's schedule proves
 // (check_redistribution_schedule).
 RouterStepReport check_block_route(const Geometry& geo, const std::vector<BlockRouteStep>& steps);

@@ -40,8 +40,7 @@ void run_block_router(const BlockRouterBody<Word>& body, std::uint64_t messages)
     for (std::uint64_t k = 0; k < messages; ++k) {
       const BlockMessage& m = v.messages[k];
       for (std::uint64_t i = 0; i < m.per; ++i)
-        table.push_back({layout.index(m.src_node, v.src_lo + v.from[m.first + i] * bw),
-                         layout.index(m.dst_node, v.dst_lo + v.to[m.first + i] * bw)});
+        table.push_back({layout.index(m.src_node, v.src_word(m, i)), layout.index(m.dst_node, v.dst_word(m, i))});
     }
     std::sort(table.begin(), table.end(), [](const Entry& a, const Entry& b) { return a.dst < b.dst; });
   }
@@ -71,13 +70,9 @@ void run_block_router(const BlockRouterBody<Word>& body, std::uint64_t messages)
     // The periods not every message fills, message by message.
     for (std::uint64_t k = 0; k < messages && u1 > full; ++k) {
       const BlockMessage& m = v.messages[k];
-      for (std::uint64_t u = std::max(u0, full); u < u1 && u * m.per < m.blocks; ++u) {
-        const std::uint64_t entries = std::min(m.per, m.blocks - u * m.per);
-        for (std::uint64_t i = 0; i < entries; ++i) {
-          const std::uint64_t s = v.src_lo + (v.from[m.first + i] + u * v.from_step) * bw;
-          const std::uint64_t d = v.dst_lo + (v.to[m.first + i] + u * v.to_step) * bw;
-          for (std::uint64_t w = 0; w < bw; ++w) mem[layout.index(m.dst_node, d + w)] = mem[layout.index(m.src_node, s + w)];
-        }
+      for (std::uint64_t f = std::max(u0, full) * m.per; f < std::min(u1 * m.per, m.blocks); ++f) {
+        const std::uint64_t s = v.src_word(m, f), d = v.dst_word(m, f);
+        for (std::uint64_t w = 0; w < bw; ++w) mem[layout.index(m.dst_node, d + w)] = mem[layout.index(m.src_node, s + w)];
       }
     }
   }
