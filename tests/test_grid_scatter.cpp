@@ -211,7 +211,7 @@ TEST(GridScatter, RefusesWhatItCannotRun) {
                   "allowed there: product"));
   EXPECT_TRUE(has(error_of([] { plan("mesh:4x6", ScatterAlgorithm::dex); }), "powers of two, and 6 is not"));
   EXPECT_TRUE(has(error_of([] { plan("mesh:4x4", ScatterAlgorithm::sex); }), "cube's standard exchange"));
-  EXPECT_TRUE(has(error_of([] { plan("ring:4", ScatterAlgorithm::pipeline, 0); }), "packet of 0 words out of range"));
+  EXPECT_TRUE(has(error_of([] { plan("ring:4", ScatterAlgorithm::pipeline, 0); }), "packets of 0 words out of range"));
   // Too large a plan is refused before it is built, naming the largest that fits.
   EXPECT_TRUE(has(error_of([] { plan("ring:1000", ScatterAlgorithm::pipeline); }),
                   "pipeline on ring:1000: its plan moves 499501000 blocks, allowed at most 4194304 (the largest ring "

@@ -334,8 +334,8 @@ void add_scatter(CLI::App& app, const ResultSink& sink) {
     const ScatterAlgorithm a =
         parse_scatter_algorithm(f->algorithm.empty() ? split_names(scatter_algorithms_for(t)).front() : f->algorithm);
     check_scatter_algorithm(t, a);
-    if (f->packet_words < 1)
-      throw Error(fmt::format("--packet-words {} out of range: allowed 1 or more", f->packet_words));
+    if (f->packet_words < 1 || f->packet_words > static_cast<long long>(kMaxPacketWords))
+      throw Error(fmt::format("--packet-words {} out of range: allowed 1..{}", f->packet_words, kMaxPacketWords));
     if (!f->embed.empty() && f->embed != "cube")
       throw Error(fmt::format("--embed '{}' unknown: allowed cube", f->embed));
     if (t.cube && !f->embed.empty()) throw Error(fmt::format("--embed cube: {} is the cube already", to_string(t)));

@@ -454,8 +454,8 @@ GridSchedule make_grid_scatter(const GridTopology& t, ScatterAlgorithm a, std::u
   ScatterTopology st;
   st.grid = t;
   check_scatter_algorithm(st, a);
-  if (packet_words < 1 || packet_words > (std::uint64_t{1} << 24))
-    throw Error(fmt::format("packet of {} words out of range: allowed 1..{}", packet_words, std::uint64_t{1} << 24));
+  if (packet_words < 1 || packet_words > kMaxPacketWords)
+    throw Error(fmt::format("packets of {} words out of range: allowed 1..{}", packet_words, kMaxPacketWords));
   const double entries = scatter_plan_entries(t, a);
   if (entries > static_cast<double>(kMaxScatterPlanEntries))
     throw Error(fmt::format("{} on {}: its plan moves {:.0f} blocks, allowed at most {} (the largest {} it runs: {})",
@@ -557,8 +557,8 @@ std::optional<ScatterFormula> scatter_formula(const GridTopology& t, ScatterAlgo
       f.rounds = (z1 - 1) + (z2 - 1);
       f.element_units = f.rounds * N / 2;
       f.hop_units = (z1 * z1 - 1) / 3 + (z2 * z2 - 1) / 3;
-      f.text = "hcube from the notes' sqrt(N) t_s + 2N t_d/3 + N sqrt(N) mu t_m: t_s (z1+z2-2) + t_d ((z1^2-1) + "
-               "(z2^2-1))/3 + mu t_m (z1+z2-2) N/2 (square: 2 sqrt(N) t_s)";
+      f.text = "(z1+z2-2)(t_s + N/2 mu t_m) + ((z1^2-1) + (z2^2-1))/3 t_d; the notes print sqrt(N) t_s + 2N t_d/3 + "
+               "N sqrt(N) mu t_m for z1 = z2, t_s's coefficient is 2 sqrt(N)";
       f.from_notes = false;
       break;
     case ScatterAlgorithm::dex:

@@ -86,6 +86,7 @@ struct GridSchedule {
 // built; and the most hcube builds.
 double scatter_plan_entries(const GridTopology& t, ScatterAlgorithm a);
 inline constexpr std::uint64_t kMaxScatterPlanEntries = std::uint64_t{1} << 22;
+inline constexpr std::uint64_t kMaxPacketWords = std::uint64_t{1} << 24;
 // The words of all nodes' memories (input, output and buffers): a run holds a
 // few host copies of them besides the machine.
 inline constexpr std::uint64_t kMaxScatterWords = std::uint64_t{1} << 26;
