@@ -182,6 +182,7 @@ Animation animate(std::vector<std::string> args) {
     // The grid and where each word ends: the output area (the input stays put,
     // so the value is held twice at the end).
     data["grid"] = run["grid"];
+    data["grid"]["input_words"] = nodes * run["packet_words"].get<std::size_t>();
     const nlohmann::json& last = trace.back().at("state");
     const auto O = run["output_first_word"].get<std::size_t>(), words = nodes * run["packet_words"].get<std::size_t>();
     nlohmann::json home = nlohmann::json::array();

@@ -81,7 +81,10 @@ function nodeXY(j) {
     const R = Math.max(S, N * (colW + 30) / (2 * Math.PI)), a = 2 * Math.PI * j / N - Math.PI / 2;
     return [60 + R + R * Math.cos(a), 40 + R + R * Math.sin(a)];
   }
-  if (G) return [60 + 0.4 * S + (j % G.z1) * 1.4 * colW * 2, 40 + 0.4 * S + Math.floor(j / G.z1) * (K * cellH + 60)];
+  if (G) {
+    const margin = G.kind === "torus" ? 0.4 * S : 0;  // room for the wrap-around links
+    return [60 + margin + (j % G.z1) * 3.5 * colW, 40 + margin + Math.floor(j / G.z1) * (K * cellH + 60)];
+  }
   const b = k => (j >> k) & 1;
   const x = 60 + b(0) * S + b(2) * 0.5 * S + b(3) * 2.3 * S;
   const y = 40 + (1 - b(1)) * S + (1 - b(2)) * 0.45 * S + b(4) * 2.1 * S;
@@ -184,6 +187,7 @@ const sched = document.getElementById("sched");
     if (msgs) {
       const list = row.insertCell();
       list.colSpan = G ? 1 : n;
+      if (G) { list.style.whiteSpace = "normal"; list.style.textAlign = "left"; }
       list.textContent = msgs.map(m => `${m.src_node}\u2192${m.dst_node} (${m.elements})`).join("  ");
       continue;
     }
@@ -229,7 +233,12 @@ document.getElementById("subtitle").textContent = D.subtitle;
 
 // A redistribution uses a source region (words [0, S) of the P sources) and a
 // destination region (words [O, O + D) of the Q destinations); the rest is blank.
-function used(j, a) {
+// So are a grid's words that no cycle has written yet.
+// A grid's words beyond the input hold nothing until a cycle first writes them.
+const firstWrite = G ? Array.from({ length: N }, () => new Array(K).fill(Infinity)) : null;
+if (G) steps.forEach((t, s) => { for (const [, , j, a] of t.moves || []) firstWrite[j][a] = Math.min(firstWrite[j][a], s); });
+function used(j, a, s) {
+  if (G) return a < G.input_words || firstWrite[j][a] <= s;
   const R = D.regions;
   if (!R) return true;
   if (j < R.source_nodes && a < R.source_words) return true;
@@ -239,7 +248,7 @@ function used(j, a) {
 function paint(s) {
   const st = steps[s].state;
   for (let j = 0; j < N; ++j) for (let a = 0; a < K; ++a)
-    cells[j][a].setAttribute("fill", used(j, a) ? colour(st[j][a]) : "#f7f7f7");
+    cells[j][a].setAttribute("fill", used(j, a, s) ? colour(st[j][a]) : "#f7f7f7");
   const ex = steps[s].exchanges, busy = new Set(ex ? ex.map(e => e.dim) : []);
   const busyLinks = new Set(G ? (steps[s].messages || []).map(m => linkKey(m.src_node, m.dst_node)) : []);
   for (const l of links) {
