@@ -221,6 +221,14 @@ TEST(GridScatter, RefusesWhatItCannotRun) {
   EXPECT_TRUE(cube.cube);
   EXPECT_TRUE(has(error_of([&] { check_scatter_algorithm(cube, ScatterAlgorithm::bex); }), "on the cube it is sex"));
   EXPECT_NO_THROW(check_scatter_algorithm(cube, ScatterAlgorithm::dex));
+  EXPECT_TRUE(has(error_of([] { make_cube_scatter(ScatterAlgorithm::sex, 3, 3); }), "so packets are powers of two"));
+  EXPECT_TRUE(has(error_of([] { make_cube_scatter(ScatterAlgorithm::product, 3, 1); }), "allowed there: sex, dex"));
+  const CubeScatterPlan sex = make_cube_scatter(ScatterAlgorithm::sex, 3, 4);
+  EXPECT_EQ(sex.schedule.m, 5u);  // packets of 4 words: 8 x 4 words a node
+  EXPECT_EQ(sex.stats.cycles, 3u);
+  EXPECT_EQ(sex.cost.element_units, 12u);  // notes: 3(t_s + 4 mu t_m)
+  // The definition: word 3 of node 5's packet 6 goes to word 3 of node 6's packet 5.
+  EXPECT_EQ(sex.destination((5u << 5) | (6u << 2) | 3u), (6u << 5) | (5u << 2) | 3u);
   EXPECT_TRUE(has(error_of([] { parse_scatter_topology("cube:0"); }), "d = 0 out of range: allowed 1..32"));
   EXPECT_TRUE(has(error_of([] { parse_scatter_topology("star:3"); }), "allowed ring:z, torus:z1xz2, mesh:z1xz2 or cube:d"));
   EXPECT_TRUE(has(error_of([] { parse_scatter_topology("ring:0"); }), "out of range: allowed 2..65536"));

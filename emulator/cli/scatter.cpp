@@ -14,8 +14,6 @@
 #include "hcube/core/error.hpp"
 #include "hcube/emulator/grid_machine.hpp"
 #include "hcube/emulator/scatter_run.hpp"
-#include "hcube/host/aapc.hpp"
-#include "hcube/host/exchange_baselines.hpp"
 #include "hcube/host/grid_scatter.hpp"
 
 namespace hcube::cli {
@@ -48,75 +46,35 @@ const char* kDefinition = "node j holds at packet i what node i held at packet j
 void scatter_on_cube(const ScatterFlags& f, const ScatterTopology& t, ScatterAlgorithm a) {
   const IoFlags& io = f.io;
   const std::uint64_t mu = static_cast<std::uint64_t>(f.packet_words);
-  if ((mu & (mu - 1)) != 0)
-    throw Error(fmt::format("--packet-words {} on {}: a node's memory is 2^m words, so packets are powers of two",
-                            mu, to_string(t)));
-  const unsigned d = t.d, m = d + static_cast<unsigned>(__builtin_ctzll(mu));
-  check_aapc_dimensions(d, d, m);
-  check_trace_size(io, d, m);
-  const ExchangeBaseline b = a == ScatterAlgorithm::sex ? ExchangeBaseline::standard : ExchangeBaseline::direct;
-  Schedule sch = make_exchange_baseline(b, d, d, m);
-  ScheduleStats stats = check_schedule(sch);
-  // The cube's AAPC pairs node bits with the low d memory bits; packet j is
-  // the words j mu .. j mu + mu - 1, so the memory bits rotate around it.
-  const Geometry geo{d, m};
-  std::vector<unsigned> to_aapc(m), back(m);
-  for (unsigned bit_ = 0; bit_ < m; ++bit_) {
-    to_aapc[bit_] = bit_ < m - d ? bit_ + d : bit_ - (m - d);
-    back[to_aapc[bit_]] = bit_;
-  }
-  // The definition: word e of node i's packet j -> word e of node j's packet i.
-  const AddressMap destination = [d, m](std::uint64_t g) {
-    const std::uint64_t i = g >> m, local = g & low_mask(m), j = local >> (m - d), e = local & low_mask(m - d);
-    return (j << m) | (i << (m - d)) | e;
-  };
-  const Job job{std::move(sch),
-                std::move(stats),
-                AffineMap::permute_bits(geo, to_aapc),
-                AffineMap::permute_bits(geo, back),
-                destination,
-                "all-to-all scatter",
-                kDefinition,
-                {},
-                {},
-                0,
-                {}};
+  CubeScatterPlan plan = make_cube_scatter(a, t.d, mu);
+  const Geometry geo = plan.schedule.geometry();
+  check_trace_size(io, geo.n, geo.m);
+  const BaselineCost c = plan.cost;
+  const Job job{std::move(plan.schedule), std::move(plan.stats), std::move(plan.f), std::move(plan.g),
+                std::move(plan.destination), "all-to-all scatter", kDefinition, {}, {}, 0, {}};
   MachineFlags mf = f.machine;
-  mf.n = d;
-  mf.m = m;
+  mf.n = geo.n;
+  mf.m = geo.m;
   Session s = open_session(mf, io);
   const double seconds = run_job(s, io, job);
   const Counters& k = s.machine->counters();
-  const BaselineCost c = baseline_cost(b, d);
+  const bool sex = a == ScatterAlgorithm::sex;
   nlohmann::json j = job_json("scatter", job, k, seconds);
   j["topology"] = to_string(t);
   j["packet_words"] = mu;
   j["embed"] = nullptr;
   j["rounds"] = c.rounds;
   j["model"] = model_json(c.startups, c.element_units, c.hop_units);
-  j["notes"] = {{"formula", b == ExchangeBaseline::standard ? "d (t_s + 2^(d-1) mu t_m)"
-                                                            : "(2^d - 1)(t_s + mu t_m) + d 2^(d-1) t_d"},
+  j["notes"] = {{"formula", sex ? "d (t_s + 2^(d-1) mu t_m)" : "(2^d - 1)(t_s + mu t_m) + d 2^(d-1) t_d"},
                 {"from_notes", true}};
-  const std::string summary =
-      fmt::format("all-to-all scatter, {} on {} ({} mu = {} word{} a packet)\n{} rounds in {} routing cycles: {}", to_string(a),
-                  to_string(t), b == ExchangeBaseline::standard ? "one-port, combining," : "e-cube, wormhole model,", mu,
-                  mu == 1 ? "" : "s", c.rounds, job.stats.cycles, cost_text(c.startups, c.element_units, c.hop_units));
+  const std::string summary = fmt::format(
+      "all-to-all scatter, {} on {} ({}, packets of {} word{})\n{} rounds in {} routing cycles: {}", to_string(a),
+      to_string(t), sex ? "one-port, combining" : "e-cube, the wormhole model", mu, mu == 1 ? "" : "s", c.rounds,
+      job.stats.cycles, cost_text(c.startups, c.element_units, c.hop_units));
   finish_run(s, io, std::move(j), summary);
 }
 
 // --- on the grid -----------------------------------------------------------------
-
-nlohmann::json rows_json(const std::vector<unsigned char>& memory, std::uint64_t nodes, std::uint64_t words,
-                         ElementType type) {
-  const std::size_t wb = info(type).bytes;
-  nlohmann::json rows = nlohmann::json::array();
-  for (std::uint64_t v = 0; v < nodes; ++v) {
-    nlohmann::json row = nlohmann::json::array();
-    for (std::uint64_t w = 0; w < words; ++w) row.push_back(element_json(type, &memory[(v * words + w) * wb]));
-    rows.push_back(std::move(row));
-  }
-  return rows;
-}
 
 // A cycle's link messages (src_node, dst_node, dim, dir, blocks, elements) and
 // every word it copies as [src_node, src_word, dst_node, dst_word].
@@ -208,7 +166,7 @@ void scatter_on_grid(const ScatterFlags& f, const ScatterTopology& t, ScatterAlg
   const ScatterCost cost = scatter_cost(s);
 
   nlohmann::json trace = nlohmann::json::array();
-  if (io.trace && io.json) trace.push_back({{"step", "initial"}, {"state", rows_json(scatter_memory(s, input, info(type).bytes), N, W, type)}});
+  if (io.trace && io.json) trace.push_back({{"step", "initial"}, {"state", state_json(N, W, type, scatter_memory(s, input, info(type).bytes))}});
   if (io.trace && !io.json)
     std::cout << fmt::format("words 0..{} of a node: its packets for nodes 0..{}; {}..{}: the packets from them; the "
                              "rest: buffers\n\n",
@@ -221,7 +179,7 @@ void scatter_on_grid(const ScatterFlags& f, const ScatterTopology& t, ScatterAlg
       if (io.json) {
         nlohmann::json step = {{"step", name}, {"round", s.round_of(c) + 1}};
         cycle_json(s, s.cycles[c], step["messages"], step["moves"]);
-        step["state"] = rows_json(memory, N, W, type);
+        step["state"] = state_json(N, W, type, memory);
         trace.push_back(std::move(step));
       } else {
         std::cout << memory_text(s, memory, type,

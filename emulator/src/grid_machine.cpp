@@ -14,12 +14,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-unsigned ceil_log2(std::uint64_t v) {
-  unsigned b = 0;
-  while (bit(b) < v) ++b;
-  return b;
-}
-
 // The storage of N nodes of W words: each node from a stride of 2^ceil(log2 W).
 std::uint64_t storage_words(const GridTopology& t, std::uint64_t words) { return t.nodes() * bit(ceil_log2(words)); }
 

@@ -21,12 +21,6 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-unsigned ceil_log2(std::uint64_t v) {
-  unsigned b = 0;
-  while (bit(b) < v) ++b;
-  return b;
-}
-
 // Checks the memories after cycle c against that cycle applied to the memories before it.
 void check_cycle_step(const GridSchedule& s, std::size_t c, const std::vector<unsigned char>& before,
                       const std::vector<unsigned char>& after, std::size_t wb) {

@@ -9,6 +9,7 @@
 
 #include "hcube/core/bits.hpp"
 #include "hcube/core/error.hpp"
+#include "hcube/host/aapc.hpp"
 #include "hcube/host/parse.hpp"
 
 namespace hcube {
@@ -576,6 +577,38 @@ double bisection_bound(const GridTopology& t) {
 
 std::uint64_t max_congestion(const GridSchedule& s) {
   return s.congestion.empty() ? 0 : *std::max_element(s.congestion.begin(), s.congestion.end());
+}
+
+CubeScatterPlan make_cube_scatter(ScatterAlgorithm a, unsigned d, std::uint64_t mu) {
+  ScatterTopology t;
+  t.cube = true;
+  t.d = d;
+  check_scatter_algorithm(t, a);
+  if (mu < 1 || mu > kMaxPacketWords || !power_of_two(mu))
+    throw Error(fmt::format("packets of {} words on cube:{}: a node's memory is 2^m words, so packets are powers of "
+                            "two, 1..{}",
+                            mu, d, kMaxPacketWords));
+  const unsigned m = d + log2_exact(mu);
+  check_aapc_dimensions(d, d, m);
+  const ExchangeBaseline b = a == ScatterAlgorithm::sex ? ExchangeBaseline::standard : ExchangeBaseline::direct;
+  Schedule sch = make_exchange_baseline(b, d, d, m);
+  ScheduleStats stats = check_schedule(sch);
+  const Geometry geo{d, m};
+  std::vector<unsigned> to_aapc(m), back(m);
+  for (unsigned k = 0; k < m; ++k) {
+    to_aapc[k] = k < m - d ? k + d : k - (m - d);
+    back[to_aapc[k]] = k;
+  }
+  const AddressMap destination = [d, m](std::uint64_t g) {
+    const std::uint64_t i = g >> m, local = g & low_mask(m), j = local >> (m - d), e = local & low_mask(m - d);
+    return (j << m) | (i << (m - d)) | e;
+  };
+  return CubeScatterPlan{std::move(sch),
+                         std::move(stats),
+                         AffineMap::permute_bits(geo, to_aapc),
+                         AffineMap::permute_bits(geo, back),
+                         destination,
+                         baseline_cost(b, d)};
 }
 
 }  // namespace hcube

@@ -32,7 +32,10 @@
 #include <string>
 #include <vector>
 
+#include "hcube/host/affine_map.hpp"
+#include "hcube/host/exchange_baselines.hpp"
 #include "hcube/host/grid.hpp"
+#include "hcube/host/reference.hpp"
 
 namespace hcube {
 
@@ -126,5 +129,21 @@ double bisection_bound(const GridTopology& t);
 
 // dex: the worst congestion of any of its permutations, max(z1, z2)/2 in the notes.
 std::uint64_t max_congestion(const GridSchedule& s);
+
+// The scatter on cube:d by the notes' SEX or DEX (host/exchange_baselines.hpp),
+// on d node bits and m = d + log2(mu) memory bits, packet j held in words
+// j mu .. j mu + mu - 1: the AAPC pairs the node bits with the low d memory
+// bits, so the memory bits rotate before (f) and back after (g), folded into
+// its alignments. `destination` is the definition, word e of node i's packet
+// j to word e of node j's packet i. Throws hcube::Error for mu not a power
+// of two, or sizes the AAPC does not take.
+struct CubeScatterPlan {
+  Schedule schedule;
+  ScheduleStats stats;
+  AffineMap f, g;
+  AddressMap destination;
+  BaselineCost cost;
+};
+CubeScatterPlan make_cube_scatter(ScatterAlgorithm a, unsigned d, std::uint64_t packet_words);
 
 }  // namespace hcube
