@@ -143,6 +143,8 @@ TEST_F(CliScatter, TheCubeReusesSexAndDex) {
   const json dex = ok_json({"scatter", "--topology", "cube:3", "--algorithm", "dex", "--packet-words", "2"});
   EXPECT_EQ(dex["model"], json({{"startups", 7}, {"element_units", 7}, {"hop_units", 12}}));
   EXPECT_EQ(dex["cycles"], 12);
+  EXPECT_EQ(sex["notes"]["from_notes"], true);
+  EXPECT_EQ(dex["notes"]["from_notes"], false);  // the notes' t_d term is n/2 a round, not the exact 12
 }
 
 TEST_F(CliScatter, TraceRecordsEveryCycle) {

@@ -65,8 +65,12 @@ void scatter_on_cube(const ScatterFlags& f, const ScatterTopology& t, ScatterAlg
   j["embed"] = nullptr;
   j["rounds"] = c.rounds;
   j["model"] = model_json(c.startups, c.element_units, c.hop_units);
-  j["notes"] = {{"formula", sex ? "d (t_s + 2^(d-1) mu t_m)" : "(2^d - 1)(t_s + mu t_m) + d 2^(d-1) t_d"},
-                {"from_notes", true}};
+  // The notes print DEX's t_d term as n t_d / 2 a round; the exact hop count is hcube's.
+  j["notes"] = {{"rounds", c.rounds},
+                {"model", j["model"]},
+                {"formula", sex ? "d (t_s + 2^(d-1) mu t_m)"
+                                : "(2^d - 1)(t_s + mu t_m) + d 2^(d-1) t_d (the notes print n t_d/2 a round)"},
+                {"from_notes", sex}};
   const std::string summary = fmt::format(
       "all-to-all scatter, {} on {} ({}, packets of {} word{})\n{} rounds in {} routing cycles: {}", to_string(a),
       to_string(t), sex ? "one-port, combining" : "e-cube, the wormhole model", mu, mu == 1 ? "" : "s", c.rounds,
@@ -126,21 +130,17 @@ std::string memory_text(const GridSchedule& s, const std::vector<unsigned char>&
   return out;
 }
 
-std::vector<unsigned char> grid_input(const IoFlags& io, const MachineFlags& mf, const GridSchedule& s,
-                                      ElementType& type) {
+// The element type of the run and, for --input, its shape checked from the header alone.
+ElementType grid_input_type(const IoFlags& io, const MachineFlags& mf, const GridSchedule& s) {
+  if (io.input.empty()) return mf.type.empty() ? ElementType::u32 : parse_element_type(mf.type);
+  const NpyHeader h = read_npy_header(io.input);
   const std::uint64_t N = s.topology.nodes(), row = N * s.packet_words;
-  if (io.input.empty()) {
-    type = mf.type.empty() ? ElementType::u32 : parse_element_type(mf.type);
-    return scatter_labels(type, N, s.packet_words);
-  }
-  NpyArray a = read_npy(io.input);
-  type = element_type(mf, &a, io.input);
-  const bool flat = a.shape.size() == 1 && a.shape[0] == N * row;
-  if (!flat && a.shape != std::vector<std::uint64_t>{N, row})
+  const bool flat = h.shape.size() == 1 && h.shape[0] == N * row;
+  if (!flat && h.shape != std::vector<std::uint64_t>{N, row})
     throw Error(fmt::format("{} has shape ({}): {} takes ({}, {}) or ({},), a row of {} packets of {} word{} a node",
-                            io.input, fmt::join(a.shape, ", "), to_string(s.topology), N, row, N * row, N,
+                            io.input, fmt::join(h.shape, ", "), to_string(s.topology), N, row, N * row, N,
                             s.packet_words, s.packet_words == 1 ? "" : "s"));
-  return std::move(a.data);
+  return element_type(mf, h.type, io.input);
 }
 
 void scatter_on_grid(const ScatterFlags& f, const ScatterTopology& t, ScatterAlgorithm a) {
@@ -155,14 +155,12 @@ void scatter_on_grid(const ScatterFlags& f, const ScatterTopology& t, ScatterAlg
   if (io.trace && N * W > kMaxTraceWords)
     throw Error(fmt::format("--trace prints every word: {} nodes x {} words = {}, allowed at most {}", N, W, N * W,
                             kMaxTraceWords));
-  ElementType type = ElementType::u32;
+  const ElementType type = grid_input_type(io, mf, s);
   const BackendChoice backend = parse_backend_choice(mf.backend);
-  {
-    // The machine must fit before any data is made (the plan is small beside it).
-    const ElementType t_ = mf.type.empty() ? ElementType::u32 : parse_element_type(mf.type);
-    check_grid_machine_fits(s.topology, W, t_, *make_backend(backend));
-  }
-  const std::vector<unsigned char> input = grid_input(io, mf, s, type);
+  // The machine must fit before any data is made (the plan is small beside it).
+  check_grid_machine_fits(s.topology, W, type, *make_backend(backend));
+  const std::vector<unsigned char> input =
+      io.input.empty() ? scatter_labels(type, N, s.packet_words) : read_npy(io.input).data;
   const ScatterCost cost = scatter_cost(s);
 
   nlohmann::json trace = nlohmann::json::array();
