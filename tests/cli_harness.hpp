@@ -227,7 +227,7 @@ class Cli : public ::testing::Test {
 
   // The --output file a command writes: a state (.npy) or a schedule (.json).
   static std::string output_name(const std::string& command) {
-    for (const char* c : {"cycle", "align", "route", "aapc", "run", "redistribute"})
+    for (const char* c : {"cycle", "align", "route", "aapc", "run", "redistribute", "scatter"})
       if (command == c) return "out.npy";
     return command == "schedule" ? "out.json" : "";
   }

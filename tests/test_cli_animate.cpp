@@ -80,13 +80,16 @@ class CliAnimate : public Cli {
     const auto* words = reinterpret_cast<const std::uint32_t*>(result.data.data());
     const json shown = final_memory(page);
     // A redistribution's output is the destinations' regions: Q rows of D words
-    // from word O of the destination nodes; every other command's, the machine.
+    // from word O of the destination nodes; a grid scatter's, each node's
+    // output area; every other command's, the machine.
     std::uint64_t first_node = 0, first_word = 0;
     if (command.front() == "redistribute") {
       const json j = ok_json(command);
       first_node = j["first_destination_node"].get<std::uint64_t>();
       first_word = j["first_destination_word"].get<std::uint64_t>();
     }
+    // A grid scatter's output is each node's output area, from word output_first_word.
+    if (command.front() == "scatter") first_word = ok_json(command).value("output_first_word", std::uint64_t{0});
     ASSERT_GE(shown.size(), first_node + rows);
     for (std::uint64_t q = 0; q < rows; ++q)
       for (std::uint64_t a = 0; a < K; ++a)
@@ -156,6 +159,32 @@ TEST_F(CliAnimate, TheBrowserShowsTheEmulatorsResult) {
   // The paper's R_2(3, 2, 6) (sources 0..2, destinations 3..8), and on shared nodes.
   expect_page_shows_the_result({"redistribute", "--P", "3", "--K", "2", "--Q", "6", "--x", "2"});
   expect_page_shows_the_result({"redistribute", "--P", "6", "--K", "3", "--Q", "4", "--x", "1", "--overlap"});
+  // The NEWS grid: a ring, a torus, a mesh, and the cube's SEX.
+  expect_page_shows_the_result({"scatter", "--topology", "ring:5", "--algorithm", "bidirectional"});
+  expect_page_shows_the_result({"scatter", "--topology", "torus:3x3", "--algorithm", "product"});
+  expect_page_shows_the_result({"scatter", "--topology", "mesh:2x4", "--algorithm", "dex", "--embed", "cube"});
+  expect_page_shows_the_result({"scatter", "--topology", "cube:2", "--algorithm", "sex"});
+}
+
+// A ring drawn as a circle, a torus or a mesh as a grid: the page carries the
+// grid, its cycles' messages and the words each copies.
+TEST_F(CliAnimate, ScatterOnTheGrid) {
+  const fs::path page = path("ring.html");
+  const json j = ok_json({"animate", "scatter", "--topology", "ring:8", "--output", page.string()});
+  EXPECT_EQ(j["animated"], "scatter");
+  EXPECT_EQ(j["steps"], 8);
+  EXPECT_EQ(j["routing_cycles"], 7);
+  EXPECT_EQ(j["nodes"], 8);
+  EXPECT_EQ(j["verified"], true);
+  const std::string html = read_text(page);
+  for (const char* part : {"\"grid\":{", "\"kind\":\"ring\"", "\"moves\":[[", "routing cycle 7 of 7 (round 7)",
+                           "G.kind === \"ring\""})
+    EXPECT_TRUE(contains(html, part)) << part;
+  EXPECT_TRUE(contains(ok({"animate", "scatter", "--topology", "mesh:4x4", "--algorithm", "bex", "--output",
+                           path("mesh.html").string()}),
+                       "10 routing cycles"));
+  expect_error({"animate", "scatter", "--topology", "torus:8x8", "--output", path("big.html").string()},
+               {"--trace prints every word"});
 }
 
 // The keys a teacher presses: Right, Right, Left is step 1; End the last step;

@@ -25,11 +25,11 @@ constexpr unsigned kMaxAnimatedDims = 5;
 
 // A run too large to draw, and what to use instead.
 Error too_large(const std::string& detail) {
-  return Error(fmt::format("hcube animate draws cubes of at most d = {} ({} nodes) and small memories: {}. Use "
-                           "--trace or the schedule as JSON (hcube schedule --json) instead",
+  return Error(fmt::format("hcube animate draws cubes of at most d = {} ({} nodes), grids of as many nodes, and small "
+                           "memories: {}. Use --trace or the schedule as JSON (hcube schedule --json) instead",
                            kMaxAnimatedDims, 1u << kMaxAnimatedDims, detail));
 }
-const std::vector<std::string> kAnimated = {"aapc", "multi-aapc", "permute", "redistribute"};
+const std::vector<std::string> kAnimated = {"aapc", "multi-aapc", "permute", "redistribute", "scatter"};
 
 // The page path (from --output / -o), removed from args with --json and --trace.
 std::string take_output(std::vector<std::string>& args) {
@@ -59,6 +59,7 @@ std::string label(const nlohmann::json& step, std::size_t cycles, std::size_t d)
     const std::size_t c = std::stoul(name.substr(14));
     std::string text = fmt::format("routing cycle {} of {}", c, cycles);
     if (d != 0) text += fmt::format(" (step {} of group {})", c % d + 1, c / d + 1);
+    if (step.contains("round")) text += fmt::format(" (round {})", step["round"].get<std::size_t>());
     if (step.contains("after_aapc")) text += fmt::format(" (ends AAPC {})", step["after_aapc"].get<std::size_t>());
     return text;
   }
@@ -128,6 +129,7 @@ Animation animate(std::vector<std::string> args) {
   add_multi_aapc(inner, sink);
   add_permute(inner, sink);
   add_redistribute(inner, sink);
+  add_scatter(inner, sink);
   check_numbers(inner);
   std::vector<std::string> argv = args;
   argv.push_back("--trace");
@@ -163,14 +165,30 @@ Animation animate(std::vector<std::string> args) {
   const std::size_t nodes = trace.at(0).at("state").size();
   if (nodes > (std::size_t{1} << kMaxAnimatedDims)) throw too_large(fmt::format("this run has {} nodes", nodes));
   std::size_t cycles = 0;
-  for (const auto& step : trace) cycles += step.contains("exchanges") ? 1 : 0;
+  // A grid's routing cycles (hcube scatter) are steps of messages along its links.
+  const bool grid = command == "scatter" && run.contains("grid");
+  for (const auto& step : trace) cycles += step.contains("exchanges") || (grid && step.contains("messages")) ? 1 : 0;
   const std::size_t d = command == "aapc" && run.contains("d") ? run["d"].get<std::size_t>() : 0;
   nlohmann::json data = {{"steps", nlohmann::json::array()}};
   for (const auto& step : trace) {
     nlohmann::json s = {{"label", label(step, cycles, d)}, {"state", step["state"]}};
     if (step.contains("exchanges")) s["exchanges"] = step["exchanges"];
     if (step.contains("messages")) s["messages"] = step["messages"];
+    for (const char* key : {"moves", "round"})
+      if (step.contains(key)) s[key] = step[key];
     data["steps"].push_back(std::move(s));
+  }
+  if (grid) {
+    // The grid and where each word ends: the output area (the input stays put,
+    // so the value is held twice at the end).
+    data["grid"] = run["grid"];
+    data["grid"]["input_words"] = nodes * run["packet_words"].get<std::size_t>();
+    const nlohmann::json& last = trace.back().at("state");
+    const auto O = run["output_first_word"].get<std::size_t>(), words = nodes * run["packet_words"].get<std::size_t>();
+    nlohmann::json home = nlohmann::json::array();
+    for (std::size_t j = 0; j < nodes; ++j)
+      for (std::size_t w = O; w < O + words; ++w) home.push_back({last[j][w], j});
+    data["home"] = std::move(home);
   }
   if (command == "redistribute") {
     // The router copies: the sources keep their data, so a value's home is where
@@ -217,8 +235,8 @@ Animation animate(std::vector<std::string> args) {
 void add_animate(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "animate",
-      "write a self-contained HTML page that animates a run: hcube animate (aapc|multi-aapc|permute|redistribute) <that "
-      "command's flags> --output page.html (cubes up to d = 5; docs/teaching.md)");
+      "write a self-contained HTML page that animates a run: hcube animate (aapc|multi-aapc|permute|redistribute|scatter) "
+      "<that command's flags> --output page.html (cubes up to d = 5, grids up to 32 nodes; docs/teaching.md)");
   cmd->prefix_command();
   cmd->allow_extras();
   cmd->callback([cmd] { run_animate(cmd->remaining()); });

@@ -70,11 +70,21 @@ const N = steps[0].state.length, K = steps[0].state[0].length;
 const n = Math.round(Math.log2(N));
 const svgNS = "http://www.w3.org/2000/svg";
 const stage = document.getElementById("stage");
+// A NEWS grid (hcube scatter): a ring drawn as a circle, a torus or mesh as a grid.
+const G = D.grid;
 
 // Node positions: bits 0-2 a cube in oblique projection, bit 3 a second cube
 // beside the first, bit 4 a second row of cubes: neighbours stay linked.
 const cellH = Math.max(4, Math.min(16, Math.floor(150 / K))), colW = 26, S = Math.max(120, K * cellH + 40);
 function nodeXY(j) {
+  if (G && G.kind === "ring") {
+    const R = Math.max(S, N * (colW + 30) / (2 * Math.PI)), a = 2 * Math.PI * j / N - Math.PI / 2;
+    return [60 + R + R * Math.cos(a), 40 + R + R * Math.sin(a)];
+  }
+  if (G) {
+    const margin = G.kind === "torus" ? 0.4 * S : 0;  // room for the wrap-around links
+    return [60 + margin + (j % G.z1) * 3.5 * colW, 40 + margin + Math.floor(j / G.z1) * (K * cellH + 60)];
+  }
   const b = k => (j >> k) & 1;
   const x = 60 + b(0) * S + b(2) * 0.5 * S + b(3) * 2.3 * S;
   const y = 40 + (1 - b(1)) * S + (1 - b(2)) * 0.45 * S + b(4) * 2.1 * S;
@@ -82,6 +92,7 @@ function nodeXY(j) {
 }
 let W = 0, H = 0;
 for (let j = 0; j < N; ++j) { const [x, y] = nodeXY(j); W = Math.max(W, x + colW + 40); H = Math.max(H, y + K * cellH + 40); }
+if (G && G.kind === "torus") { W += 0.4 * S; H += 0.4 * S; }  // room for the wrap-around links
 stage.setAttribute("width", W); stage.setAttribute("height", H);
 stage.setAttribute("viewBox", `0 0 ${W} ${H}`);
 function cellXY(node, addr) { const [x, y] = nodeXY(node); return [x, y + addr * cellH]; }
@@ -119,9 +130,28 @@ function el(name, attrs, parent) {
   return e;
 }
 
-// Links, drawn once; a cycle's dimensions are made busy.
+// Links, drawn once; a cycle's dimensions are made busy (a grid's links, by its messages).
 const links = [];
-for (let j = 0; j < N; ++j) for (let d = 0; d < n; ++d) {
+const linkKey = (a, b) => a < b ? `${a}-${b}` : `${b}-${a}`;
+function gridNeighbour(j, dim) {
+  const x = j % G.z1, y = Math.floor(j / G.z1), z = dim === 0 ? G.z1 : G.z2, c = dim === 0 ? x : y;
+  if (c + 1 === z && G.kind === "mesh") return -1;
+  return dim === 0 ? (x + 1) % G.z1 + G.z1 * y : x + G.z1 * ((y + 1) % G.z2);
+}
+if (G) for (let j = 0; j < N; ++j) for (let dim = 0; dim < (G.kind === "ring" ? 1 : 2); ++dim) {
+  const p = gridNeighbour(j, dim);
+  if (p < 0) continue;
+  const [x1, y1] = nodeXY(j), [x2, y2] = nodeXY(p), mid = (K * cellH) / 2;
+  const ax = x1 + colW / 2, ay = y1 + mid, bx = x2 + colW / 2, by = y2 + mid;
+  // A torus's wrap-around link bows out past the border instead of crossing the grid.
+  const wrap = G.kind === "torus" && ((dim === 0 && p % G.z1 === 0) || (dim === 1 && p < G.z1));
+  const bow = 0.35 * S;
+  const d = wrap ? (dim === 0 ? `M ${ax} ${ay} C ${ax + bow} ${ay - bow}, ${bx - bow} ${by - bow}, ${bx} ${by}`
+                              : `M ${ax} ${ay} C ${ax - bow} ${ay + bow}, ${bx - bow} ${by - bow}, ${bx} ${by}`)
+                 : `M ${ax} ${ay} L ${bx} ${by}`;
+  links.push({ key: linkKey(j, p), line: el("path", { d, fill: "none", stroke: "#ccc", "stroke-width": 1.5 }) });
+}
+for (let j = 0; j < N && !G; ++j) for (let d = 0; d < n; ++d) {
   const p = j ^ (1 << d);
   if (p < j) continue;
   const [x1, y1] = nodeXY(j), [x2, y2] = nodeXY(p);
@@ -134,7 +164,7 @@ for (let j = 0; j < N; ++j) {
   const [x, y] = nodeXY(j);
   el("rect", { x: x - 2, y: y - 2, width: colW + 4, height: K * cellH + 4, fill: "#fff", stroke: "#555" });
   el("text", { x: x + colW / 2, y: y - 6, "text-anchor": "middle", "font-size": 11, "font-family": "monospace" })
-    .textContent = j.toString(2).padStart(n, "0");
+    .textContent = !G ? j.toString(2).padStart(n, "0") : G.kind === "ring" ? `${j}` : `${j % G.z1},${Math.floor(j / G.z1)}`;
   const col = [];
   for (let a = 0; a < K; ++a)
     col.push(el("rect", { x, y: y + a * cellH, width: colW, height: cellH - 1, stroke: "none" }));
@@ -146,7 +176,8 @@ const arrows = el("g", {}), movers = el("g", {});
 const sched = document.getElementById("sched");
 {
   const head = sched.insertRow();
-  head.innerHTML = "<th>step</th>" + Array.from({ length: n }, (_, d) => `<th>dim ${d}</th>`).join("");
+  head.innerHTML = G ? "<th>step</th><th>messages: node&rarr;node (elements)</th>"
+                    : "<th>step</th>" + Array.from({ length: n }, (_, d) => `<th>dim ${d}</th>`).join("");
   for (let s = 1; s < steps.length; ++s) {
     const row = sched.insertRow();
     const cell = row.insertCell();
@@ -155,7 +186,8 @@ const sched = document.getElementById("sched");
     const ex = steps[s].exchanges, msgs = steps[s].messages;
     if (msgs) {
       const list = row.insertCell();
-      list.colSpan = n;
+      list.colSpan = G ? 1 : n;
+      if (G) { list.style.whiteSpace = "normal"; list.style.textAlign = "left"; }
       list.textContent = msgs.map(m => `${m.src_node}\u2192${m.dst_node} (${m.elements})`).join("  ");
       continue;
     }
@@ -169,6 +201,13 @@ const sched = document.getElementById("sched");
 
 // Counters up to step s: cycles, element-hops (a word crossing a link), busy links.
 function counters(s) {
+  if (G) {
+    let cycles = 0, hops = 0;
+    for (let t = 1; t <= s; ++t) if (steps[t].messages) { ++cycles; for (const m of steps[t].messages) hops += m.elements; }
+    const msgs = steps[s].messages, total = steps.filter(t => t.messages).length;
+    return `routing cycles ${cycles} of ${total}` + (steps[s].round ? ` (round ${steps[s].round})` : "") +
+           ` | element-hops ${hops} | ` + (msgs ? `links busy this cycle: ${msgs.length} of ${G.directed_links}` : "no links busy");
+  }
   if (steps.some(t => t.messages)) {
     let routed = 0, moved = 0;
     for (let t = 1; t <= s; ++t) if (steps[t].messages) { ++routed; for (const m of steps[t].messages) moved += m.elements; }
@@ -194,7 +233,12 @@ document.getElementById("subtitle").textContent = D.subtitle;
 
 // A redistribution uses a source region (words [0, S) of the P sources) and a
 // destination region (words [O, O + D) of the Q destinations); the rest is blank.
-function used(j, a) {
+// So are a grid's words that no cycle has written yet.
+// A grid's words beyond the input hold nothing until a cycle first writes them.
+const firstWrite = G ? Array.from({ length: N }, () => new Array(K).fill(Infinity)) : null;
+if (G) steps.forEach((t, s) => { for (const [, , j, a] of t.moves || []) firstWrite[j][a] = Math.min(firstWrite[j][a], s); });
+function used(j, a, s) {
+  if (G) return a < G.input_words || firstWrite[j][a] <= s;
   const R = D.regions;
   if (!R) return true;
   if (j < R.source_nodes && a < R.source_words) return true;
@@ -204,14 +248,16 @@ function used(j, a) {
 function paint(s) {
   const st = steps[s].state;
   for (let j = 0; j < N; ++j) for (let a = 0; a < K; ++a)
-    cells[j][a].setAttribute("fill", used(j, a) ? colour(st[j][a]) : "#f7f7f7");
+    cells[j][a].setAttribute("fill", used(j, a, s) ? colour(st[j][a]) : "#f7f7f7");
   const ex = steps[s].exchanges, busy = new Set(ex ? ex.map(e => e.dim) : []);
+  const busyLinks = new Set(G ? (steps[s].messages || []).map(m => linkKey(m.src_node, m.dst_node)) : []);
   for (const l of links) {
-    l.line.setAttribute("stroke", busy.has(l.d) ? "#d33" : "#ccc");
-    l.line.setAttribute("stroke-width", busy.has(l.d) ? 4 : 1.5);
+    const on = G ? busyLinks.has(l.key) : busy.has(l.d);
+    l.line.setAttribute("stroke", on ? "#d33" : "#ccc");
+    l.line.setAttribute("stroke-width", on ? 4 : 1.5);
   }
   arrows.replaceChildren();
-  for (const m of steps[s].messages || []) {  // a router message goes from node to node, over several links
+  for (const m of G ? [] : steps[s].messages || []) {  // a router message goes from node to node, over several links
     const [x1, y1] = nodeXY(m.src_node), [x2, y2] = nodeXY(m.dst_node), mid = (K * cellH) / 2;
     el("line", { x1: x1 + colW / 2, y1: y1 + mid, x2: x2 + colW / 2, y2: y2 + mid, stroke: "#d33",
                  "stroke-width": 3, "stroke-dasharray": "6 4" }, arrows);
@@ -232,12 +278,18 @@ function animate(s, done) {
   if (anim) cancelAnimationFrame(anim.frame);
   movers.replaceChildren();
   const before = steps[s - 1].state, after = steps[s].state, was = new Map(), count = new Map(), moves = [];
+  // A step that names its copies (a grid cycle): each word slides from where it was read.
+  for (const [j0, a0, j1, a1] of steps[s].moves || []) {
+    const [x0, y0] = cellXY(j0, a0), [x1, y1] = cellXY(j1, a1);
+    moves.push({ x0, y0, x1, y1, r: el("rect", { width: colW, height: cellH - 1, fill: colour(after[j1][a1]),
+                                                  stroke: "#000", "stroke-width": 0.5 }, movers) });
+  }
   for (let j = 0; j < N; ++j) for (let a = 0; a < K; ++a) {
     const k = key(before[j][a]);
     was.set(k, [j, a]);
     count.set(k, (count.get(k) || 0) + 1);
   }
-  for (let j = 0; j < N; ++j) for (let a = 0; a < K; ++a) {
+  if (!steps[s].moves) for (let j = 0; j < N; ++j) for (let a = 0; a < K; ++a) {
     const k = key(after[j][a]);
     if (k === key(before[j][a]) || count.get(k) !== 1) continue;
     const [j0, a0] = was.get(k), [x0, y0] = cellXY(j0, a0), [x1, y1] = cellXY(j, a);

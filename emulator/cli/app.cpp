@@ -20,6 +20,7 @@ void add_commands(CLI::App& app, const ResultSink& sink) {
   add_bench(app);
   add_sweep(app);
   add_redistribute(app, sink);
+  add_scatter(app, sink);
   add_animate(app);
   check_numbers(app);
   // Under mpirun on more than one rank, the commands that do not run across

@@ -313,11 +313,16 @@ void run_step(Session& s, const IoFlags& io, const std::string& name, const Refe
 }
 
 nlohmann::json state_json(const Geometry& geo, ElementType type, const std::vector<unsigned char>& data) {
+  return state_json(geo.nodes(), geo.words_per_node(), type, data);
+}
+
+nlohmann::json state_json(std::uint64_t nodes, std::uint64_t words, ElementType type,
+                          const std::vector<unsigned char>& data) {
   const std::size_t wb = info(type).bytes;
   nlohmann::json rows = nlohmann::json::array();
-  for (std::uint64_t j = 0; j < geo.nodes(); ++j) {
+  for (std::uint64_t j = 0; j < nodes; ++j) {
     nlohmann::json row = nlohmann::json::array();
-    for (std::uint64_t a = 0; a < geo.words_per_node(); ++a) row.push_back(element_json(type, &data[geo.global(j, a) * wb]));
+    for (std::uint64_t a = 0; a < words; ++a) row.push_back(element_json(type, &data[(j * words + a) * wb]));
     rows.push_back(std::move(row));
   }
   return rows;

@@ -110,6 +110,9 @@ void run_step(Session& s, const IoFlags& io, const std::string& name, const Refe
 
 // The state as JSON rows of elements (complex elements as [re, im]).
 nlohmann::json state_json(const Geometry& geo, ElementType type, const std::vector<unsigned char>& data);
+// The same for `nodes` rows of `words` words, one after the other (a grid's memories).
+nlohmann::json state_json(std::uint64_t nodes, std::uint64_t words, ElementType type,
+                          const std::vector<unsigned char>& data);
 
 // Prints the machine state as a node x address table (nodes in binary).
 std::string format_memory(const Geometry& geo, ElementType type, const std::vector<unsigned char>& data,

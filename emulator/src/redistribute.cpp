@@ -14,12 +14,6 @@
 namespace hcube {
 namespace {
 
-unsigned ceil_log2(std::uint64_t v) {
-  unsigned b = 0;
-  while (bit(b) < v) ++b;
-  return b;
-}
-
 // Blocks a source holds: those i < N/x with i mod P = j.
 std::uint64_t source_blocks(const Redistribution& r, std::uint64_t j) {
   return r.blocks() > j ? (r.blocks() - j + r.P - 1) / r.P : 0;

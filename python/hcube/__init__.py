@@ -238,7 +238,7 @@ def _flags(options):
 def animate(command, *flags, **options):
     """The page ``hcube animate COMMAND FLAGS --output page.html`` writes, as an Animation.
 
-    ``command`` is aapc, multi-aapc, permute or redistribute, alone or with its flags as one
+    ``command`` is aapc, multi-aapc, permute, redistribute or scatter, alone or with its flags as one
     string ("aapc -d 3 -a 4"); more flags follow as strings or keywords (dims=3, algorithm=4).
     """
     words = _shlex.split(command) + [str(f) for f in flags] + _flags(options)

@@ -23,6 +23,13 @@ HCUBE_HD constexpr unsigned words_bits(unsigned long long bytes, unsigned long l
   return bits;
 }
 
+// The fewest bits b with 2^b >= v: the address bits of v items.
+HCUBE_HD constexpr unsigned ceil_log2(std::uint64_t v) {
+  unsigned b = 0;
+  while (b < 64 && bit(b) < v) ++b;
+  return b;
+}
+
 // Spreads p over the positions other than k: the p-th node whose bit k is 0.
 // It enumerates the lower halves of the node pairs of one dimension.
 HCUBE_HD constexpr std::uint64_t insert_zero_bit(std::uint64_t p, unsigned k) {

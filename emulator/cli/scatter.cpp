@@ -1,0 +1,305 @@
+// hcube scatter: the lecture notes' all-to-all scatter on a ring, torus or
+// mesh (the NEWS grid, host/grid_scatter.hpp), or on the cube with the notes'
+// SEX and DEX (host/exchange_baselines.hpp): run, verified bit for bit against
+// the scatter's definition, its rounds and cost terms beside the notes'.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <iostream>
+#include <memory>
+
+#include "commands.hpp"
+#include "common.hpp"
+#include "hcube/core/bits.hpp"
+#include "hcube/core/error.hpp"
+#include "hcube/emulator/grid_machine.hpp"
+#include "hcube/emulator/scatter_run.hpp"
+#include "hcube/host/grid_scatter.hpp"
+
+namespace hcube::cli {
+namespace {
+
+struct ScatterFlags {
+  std::string topology;
+  std::string algorithm;  // empty: the first the topology runs
+  long long packet_words = 1;
+  std::string embed;
+  MachineFlags machine;
+  IoFlags io;
+};
+
+// "7 t_s + 28 mu t_m" (+ "12 t_d" where there is a hop term).
+std::string cost_text(std::uint64_t startups, std::uint64_t elements, std::uint64_t hops) {
+  std::string text = fmt::format("{} t_s + {} mu t_m", startups, elements);
+  if (hops != 0) text += fmt::format(" + {} t_d", hops);
+  return text;
+}
+
+nlohmann::json model_json(std::uint64_t startups, std::uint64_t elements, std::uint64_t hops) {
+  return {{"startups", startups}, {"element_units", elements}, {"hop_units", hops}};
+}
+
+const char* kDefinition = "node j holds at packet i what node i held at packet j";
+
+// --- on the cube: SEX and DEX as schedules of routing cycles ---------------------
+
+void scatter_on_cube(const ScatterFlags& f, const ScatterTopology& t, ScatterAlgorithm a) {
+  const IoFlags& io = f.io;
+  const std::uint64_t mu = static_cast<std::uint64_t>(f.packet_words);
+  CubeScatterPlan plan = make_cube_scatter(a, t.d, mu);
+  const Geometry geo = plan.schedule.geometry();
+  check_trace_size(io, geo.n, geo.m);
+  const BaselineCost c = plan.cost;
+  const Job job{std::move(plan.schedule), std::move(plan.stats), std::move(plan.f), std::move(plan.g),
+                std::move(plan.destination), "all-to-all scatter", kDefinition, {}, {}, 0, {}};
+  MachineFlags mf = f.machine;
+  mf.n = geo.n;
+  mf.m = geo.m;
+  Session s = open_session(mf, io);
+  const double seconds = run_job(s, io, job);
+  const Counters& k = s.machine->counters();
+  const bool sex = a == ScatterAlgorithm::sex;
+  nlohmann::json j = job_json("scatter", job, k, seconds);
+  j["topology"] = to_string(t);
+  j["packet_words"] = mu;
+  j["embed"] = nullptr;
+  j["rounds"] = c.rounds;
+  j["model"] = model_json(c.startups, c.element_units, c.hop_units);
+  // The notes print DEX's t_d term as n t_d / 2 a round; the exact hop count is hcube's.
+  j["notes"] = {{"rounds", c.rounds},
+                {"model", j["model"]},
+                {"formula", sex ? "d (t_s + 2^(d-1) mu t_m)"
+                                : "(2^d - 1)(t_s + mu t_m) + d 2^(d-1) t_d (the notes print n t_d/2 a round)"},
+                {"from_notes", sex}};
+  const std::string summary = fmt::format(
+      "all-to-all scatter, {} on {} ({}, packets of {} word{})\n{} rounds in {} routing cycles: {}", to_string(a),
+      to_string(t), sex ? "one-port, combining" : "e-cube, the wormhole model", mu, mu == 1 ? "" : "s", c.rounds,
+      job.stats.cycles, cost_text(c.startups, c.element_units, c.hop_units));
+  finish_run(s, io, std::move(j), summary);
+}
+
+// --- on the grid -----------------------------------------------------------------
+
+// A cycle's link messages (src_node, dst_node, dim, dir, blocks, elements) and
+// every word it copies as [src_node, src_word, dst_node, dst_word].
+void cycle_json(const GridSchedule& s, const GridCycle& c, nlohmann::json& messages, nlohmann::json& moves) {
+  messages = nlohmann::json::array();
+  moves = nlohmann::json::array();
+  const std::uint64_t mu = s.packet_words;
+  for (const GridMessage& m : c.messages) {
+    const std::uint64_t to = m.dir == 0 ? m.node : *s.topology.neighbour(m.node, m.dim, m.dir);
+    if (m.dir != 0)
+      messages.push_back({{"src_node", m.node}, {"dst_node", to}, {"dim", m.dim}, {"dir", m.dir}, {"blocks", m.blocks},
+                          {"elements", m.blocks * mu}});
+    for (std::uint64_t e = m.first; e < m.first + m.blocks; ++e)
+      for (std::uint64_t w = 0; w < mu; ++w) moves.push_back({m.node, c.from[e] * mu + w, to, c.to[e] * mu + w});
+  }
+}
+
+std::string cycle_text(const GridSchedule& s, std::size_t c) {
+  std::string text;
+  for (const GridMessage& m : s.cycles[c].messages) {
+    if (m.dir == 0) continue;
+    text += fmt::format("{}{}->{} {}{} ({} packet{})", text.empty() ? "" : ", ", m.node,
+                        *s.topology.neighbour(m.node, m.dim, m.dir), m.dim == 0 ? 'X' : 'Y', m.dir > 0 ? '+' : '-',
+                        m.blocks, m.blocks == 1 ? "" : "s");
+  }
+  return text;
+}
+
+std::string memory_text(const GridSchedule& s, const std::vector<unsigned char>& memory, ElementType type,
+                        const std::string& title) {
+  const std::size_t wb = info(type).bytes;
+  const std::uint64_t N = s.topology.nodes(), W = s.words_per_node();
+  std::vector<std::string> cells(N * W);
+  std::size_t width = 1;
+  for (std::uint64_t k = 0; k < N * W; ++k) {
+    cells[k] = format_element(type, &memory[k * wb]);
+    width = std::max(width, cells[k].size());
+  }
+  std::string out = title + "\n";
+  const std::size_t node_w = std::max<std::size_t>(4, fmt::format("{}", N - 1).size());
+  for (std::uint64_t v = 0; v < N; ++v) {
+    out += fmt::format("{:>{}} |", v, node_w);
+    for (std::uint64_t w = 0; w < W; ++w) {
+      const bool boundary = w == N * s.packet_words || w == 2 * N * s.packet_words;
+      out += fmt::format("{}{:>{}}", boundary ? " | " : " ", cells[v * W + w], width);
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+// The element type of the run and, for --input, its shape checked from the header alone.
+ElementType grid_input_type(const IoFlags& io, const MachineFlags& mf, const GridSchedule& s) {
+  if (io.input.empty()) return mf.type.empty() ? ElementType::u32 : parse_element_type(mf.type);
+  const NpyHeader h = read_npy_header(io.input);
+  const std::uint64_t N = s.topology.nodes(), row = N * s.packet_words;
+  const bool flat = h.shape.size() == 1 && h.shape[0] == N * row;
+  if (!flat && h.shape != std::vector<std::uint64_t>{N, row})
+    throw Error(fmt::format("{} has shape ({}): {} takes ({}, {}) or ({},), a row of {} packets of {} word{} a node",
+                            io.input, fmt::join(h.shape, ", "), to_string(s.topology), N, row, N * row, N,
+                            s.packet_words, s.packet_words == 1 ? "" : "s"));
+  return element_type(mf, h.type, io.input);
+}
+
+void scatter_on_grid(const ScatterFlags& f, const ScatterTopology& t, ScatterAlgorithm a) {
+  const IoFlags& io = f.io;
+  const MachineFlags& mf = f.machine;
+  if (mf.tile_dims != -1)
+    throw Error(fmt::format("--tile-dims applies to the cube's storage (cube:d), not to {}", to_string(t)));
+  const bool embed = f.embed == "cube";
+  if (embed) grid_cube_dims(t.grid);  // sides powers of two, before anything is built
+  const GridSchedule s = make_grid_scatter(t.grid, a, static_cast<std::uint64_t>(f.packet_words));
+  const std::uint64_t N = s.topology.nodes(), W = s.words_per_node();
+  if (io.trace && N * W > kMaxTraceWords)
+    throw Error(fmt::format("--trace prints every word: {} nodes x {} words = {}, allowed at most {}", N, W, N * W,
+                            kMaxTraceWords));
+  const ElementType type = grid_input_type(io, mf, s);
+  const BackendChoice backend = parse_backend_choice(mf.backend);
+  // The machine must fit before any data is made (the plan is small beside it).
+  check_grid_machine_fits(s.topology, W, type, *make_backend(backend));
+  const std::vector<unsigned char> input =
+      io.input.empty() ? scatter_labels(type, N, s.packet_words) : read_npy(io.input).data;
+  const ScatterCost cost = scatter_cost(s);
+
+  nlohmann::json trace = nlohmann::json::array();
+  if (io.trace && io.json) trace.push_back({{"step", "initial"}, {"state", state_json(N, W, type, scatter_memory(s, input, info(type).bytes))}});
+  if (io.trace && !io.json)
+    std::cout << fmt::format("words 0..{} of a node: its packets for nodes 0..{}; {}..{}: the packets from them; the "
+                             "rest: buffers\n\n",
+                             N * s.packet_words - 1, N - 1, N * s.packet_words, 2 * N * s.packet_words - 1)
+              << memory_text(s, scatter_memory(s, input, info(type).bytes), type, "initial state") << "\n";
+  GridObserver observer;
+  if (io.trace)
+    observer = [&](std::size_t c, const std::vector<unsigned char>& memory) {
+      const std::string name = fmt::format("routing cycle {}", c + 1);
+      if (io.json) {
+        nlohmann::json step = {{"step", name}, {"round", s.round_of(c) + 1}};
+        cycle_json(s, s.cycles[c], step["messages"], step["moves"]);
+        step["state"] = state_json(N, W, type, memory);
+        trace.push_back(std::move(step));
+      } else {
+        std::cout << memory_text(s, memory, type,
+                                 fmt::format("after {} of round {}: {}", name, s.round_of(c) + 1, cycle_text(s, c)))
+                  << "\n";
+      }
+    };
+  const ScatterRun run = run_scatter(s, input, type, backend, embed ? ScatterMachine::cube : ScatterMachine::grid, observer);
+  bool identical = true;
+  if (embed) {
+    // The same plan on the grid machine: the embedding leaves every word where the grid does.
+    const ScatterRun grid = run_scatter(s, input, type, backend, ScatterMachine::grid);
+    identical = grid.memory == run.memory;
+    if (!identical) throw Error("the run on the cube differs from the run on the grid: the embedding is wrong");
+  }
+  if (!io.output.empty()) write_npy(io.output, type, {N, N * s.packet_words}, run.output.data(), run.output.size());
+
+  const std::optional<ScatterFormula> notes = scatter_formula(s.topology, a);
+  const Counters& k = run.counters;
+  nlohmann::json j = {
+      {"command", "scatter"},
+      {"topology", to_string(t)},
+      {"grid",
+       {{"kind", to_string(t.grid).substr(0, to_string(t.grid).find(':'))},
+        {"z1", t.grid.z1},
+        {"z2", t.grid.z2},
+        {"directed_links", t.grid.directed_links()}}},
+      {"algorithm", to_string(a)},
+      {"nodes", N},
+      {"packet_words", s.packet_words},
+      {"words_per_node", W},
+      {"output_first_word", s.output_block * s.packet_words},
+      {"switching", to_string(s.switching)},
+      {"ports", to_string(s.rules.ports)},
+      {"duplex", to_string(s.rules.duplex)},
+      {"embed", embed ? nlohmann::json("cube") : nlohmann::json(nullptr)},
+      {"verified", true},
+      {"permutation", "all-to-all scatter"},
+      {"formula", kDefinition},
+      {"rounds", cost.rounds},
+      {"cycles", cost.cycles},
+      {"model", model_json(cost.startups, cost.element_units, cost.hop_units)},
+      {"notes", notes ? nlohmann::json{{"rounds", notes->rounds},
+                                       {"model", model_json(notes->startups, notes->element_units, notes->hop_units)},
+                                       {"formula", notes->text},
+                                       {"from_notes", notes->from_notes}}
+                      : nlohmann::json(nullptr)},
+      {"bisection_bound", bisection_bound(s.topology)},
+      {"element_hops", k.element_hops},
+      {"seconds", run.seconds},
+      {"type", info(type).name},
+      {"backend_note", run.backend_note},
+      {"counters", k.to_json()},
+  };
+  if (a == ScatterAlgorithm::dex) {
+    j["max_congestion"] = max_congestion(s);
+    j["congestion"] = s.congestion;
+  }
+  if (embed)
+    j["cube"] = {{"n", run.cube_dims}, {"m", run.cube_mem_dims}, {"router_steps", k.router_steps},
+                 {"launches", k.kernel_launches}, {"dilation", 1}, {"identical_to_grid", identical}};
+  if (io.trace) j["trace"] = std::move(trace);
+  emit(io, j, [&] {
+    fmt::print("all-to-all scatter, {} on {} ({}, {}-port, {} duplex), packets of {} word{}\n", to_string(a),
+               to_string(t), to_string(s.switching), to_string(s.rules.ports), to_string(s.rules.duplex),
+               s.packet_words, s.packet_words == 1 ? "" : "s");
+    fmt::print("{} rounds in {} routing cycles: {}", cost.rounds, cost.cycles,
+               cost_text(cost.startups, cost.element_units, cost.hop_units));
+    if (notes)
+      fmt::print(" ({}: {}, {})", notes->from_notes ? "notes" : "hcube's formula",
+                 cost_text(notes->startups, notes->element_units, notes->hop_units), notes->text);
+    fmt::print("\n");
+    if (a == ScatterAlgorithm::dex)
+      fmt::print("worst link congestion of a permutation under XY routing: {} (notes: max(z1, z2)/2 = {})\n",
+                 max_congestion(s), std::max(s.topology.z1, s.topology.z2) / 2);
+    fmt::print("bisection lower bound: {} mu t_m\n", bisection_bound(s.topology));
+    if (embed)
+      fmt::print("run on the {}-cube, grid node (x, y) at Gray-code node G(x) + 2^{} G(y): {} router steps between "
+                 "neighbours (dilation 1), every word where the grid machine leaves it\n",
+                 run.cube_dims, __builtin_ctzll(s.topology.z1), k.router_steps);
+    if (!run.backend_note.empty()) fmt::print("backend {}\n", run.backend_note);
+    fmt::print("verified against the definition ({}): yes\n{}", kDefinition, k.to_text());
+    if (!io.output.empty()) fmt::print("wrote {}\n", io.output);
+  });
+}
+
+}  // namespace
+
+void add_scatter(CLI::App& app, const ResultSink& sink) {
+  auto f = std::make_shared<ScatterFlags>();
+  f->io.sink = sink;
+  auto* cmd = app.add_subcommand(
+      "scatter",
+      "the all-to-all scatter (lecture notes) on a ring, torus or mesh of any sides, or on the cube: every node's "
+      "packet for every node delivered, verified, its rounds and costs beside the notes' (docs/scatter.md)");
+  cmd->add_option("--topology", f->topology, "ring:z, torus:z1xz2, mesh:z1xz2 (z >= 2) or cube:d")->required();
+  choices(cmd->add_option("-a,--algorithm", f->algorithm,
+                          "pipeline or bidirectional (ring), product (torus), dex or bex (mesh, sides powers of two), "
+                          "sex or dex (cube); default: the first its topology runs"),
+          split_names(scatter_algorithm_names()));
+  cmd->add_option("--packet-words", f->packet_words, "mu: words a packet (default 1)")->capture_default_str();
+  choices(cmd->add_option("--embed", f->embed,
+                          "cube: run the grid's plan on the cube, each grid node at its Gray code (sides powers of "
+                          "two), and check it leaves every word where the grid does"),
+          {"cube"});
+  add_backend_flags(*cmd, f->machine);
+  add_io_flags(*cmd, f->io);
+  cmd->callback([f] {
+    const ScatterTopology t = parse_scatter_topology(f->topology);
+    const ScatterAlgorithm a =
+        parse_scatter_algorithm(f->algorithm.empty() ? split_names(scatter_algorithms_for(t)).front() : f->algorithm);
+    check_scatter_algorithm(t, a);
+    if (f->packet_words < 1 || f->packet_words > static_cast<long long>(kMaxPacketWords))
+      throw Error(fmt::format("--packet-words {} out of range: allowed 1..{}", f->packet_words, kMaxPacketWords));
+    if (!f->embed.empty() && f->embed != "cube")
+      throw Error(fmt::format("--embed '{}' unknown: allowed cube", f->embed));
+    if (t.cube && !f->embed.empty()) throw Error(fmt::format("--embed cube: {} is the cube already", to_string(t)));
+    if (t.cube)
+      scatter_on_cube(*f, t, a);
+    else
+      scatter_on_grid(*f, t, a);
+  });
+}
+
+}  // namespace hcube::cli

@@ -1,0 +1,149 @@
+// The all-to-all scatter on the NEWS grid (lecture notes, digest sec. 2-5, 7,
+// 11-12): every node holds one packet of mu words for every node; after the
+// scatter node j holds, at position i, the packet node i had for it.
+//
+// Each plan is a list of grid routing cycles (host/grid.hpp) on nodes whose
+// memories hold, in blocks of mu words: the input (blocks 0..N-1, block j the
+// packet for node j), the output (blocks N..2N-1, block i the packet from node
+// i), and the buffers the algorithm needs (packets in transit, intermediate
+// areas). The input is only read, except by BEX, which passes its areas on.
+//
+//   pipeline       T(z), one-port, half duplex, combining, store and forward:
+//                  node s sends right the packets for s+1..s+z-1; round k
+//                  forwards z-k of them. z-1 rounds, (t_s + mu t_m z/2)(z-1).
+//   bidirectional  T(z), all-port, full duplex: the same both ways, ceil((z-1)/2)
+//                  packets right and floor((z-1)/2) left; floor(z/2) rounds.
+//   product        T(z1, z2): a pipeline along every row (z2 packets for each
+//                  destination column), then along every column (z1 packets a
+//                  destination): (z1-1)+(z2-1) rounds; T(z,z): (2 t_s + mu t_m z^2)(z-1).
+//   dex            M(2^a, 2^b), wormhole, non-combining: permutation p -> p xor t
+//                  for t = 1..N-1 with XY routing, each split into as many
+//                  contention-free rounds as its worst link congestion.
+//   bex            M(2^a, 2^b), wormhole, combining: SEX on the mesh's binary
+//                  addresses, halving alternately in X and Y from the top bit;
+//                  the phase on bit j of an axis is 2^j contention-free rounds
+//                  of paths 2^j long.
+// A wormhole round runs as store-and-forward hops, one cycle a hop, the packets
+// in transit kept in a slot per incoming direction; it is costed as one round.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hcube/host/affine_map.hpp"
+#include "hcube/host/exchange_baselines.hpp"
+#include "hcube/host/grid.hpp"
+#include "hcube/host/reference.hpp"
+
+namespace hcube {
+
+enum class ScatterAlgorithm { pipeline, bidirectional, product, dex, bex, sex };
+ScatterAlgorithm parse_scatter_algorithm(const std::string& s);
+std::string to_string(ScatterAlgorithm a);
+std::string scatter_algorithm_names();  // "pipeline, bidirectional, product, dex, bex, sex"
+
+// --topology: a grid, or the cube of d dimensions ("cube:d").
+struct ScatterTopology {
+  bool cube = false;
+  unsigned d = 0;     // cube:d
+  GridTopology grid;  // otherwise
+};
+ScatterTopology parse_scatter_topology(const std::string& text);
+std::string to_string(const ScatterTopology& t);
+
+// The algorithms a topology runs, for messages and help.
+std::string scatter_algorithms_for(const ScatterTopology& t);
+// Throws hcube::Error, naming what is allowed, unless `a` runs on `t` (pipeline
+// and bidirectional on rings, product on tori, dex and bex on meshes with
+// sides powers of two, sex and dex on cubes).
+void check_scatter_algorithm(const ScatterTopology& t, ScatterAlgorithm a);
+
+enum class Switching { store_and_forward, wormhole };
+std::string to_string(Switching s);
+
+struct GridSchedule {
+  std::string algorithm;
+  GridTopology topology;
+  std::uint64_t packet_words = 1;  // mu: a block
+  std::uint64_t node_blocks = 0;   // each node's memory, in blocks
+  std::uint64_t output_block = 0;  // the output area's first block (N)
+  GridRules rules;
+  Switching switching = Switching::store_and_forward;
+  std::vector<GridCycle> cycles;
+  // Round r is cycles [round_ends[r-1], round_ends[r]) (from 0 for r = 0):
+  // one cycle a store-and-forward round, one a hop for a wormhole round.
+  std::vector<std::size_t> round_ends;
+  // dex: each permutation's worst link congestion under XY routing, before it
+  // is split into contention-free rounds (t = 1..N-1).
+  std::vector<std::uint64_t> congestion;
+
+  std::uint64_t words_per_node() const { return node_blocks * packet_words; }
+  std::size_t rounds() const { return round_ends.size(); }
+  std::size_t round_of(std::size_t cycle) const;
+};
+
+// Entries (blocks moved, over links or within nodes) the plan of `a` on `t`
+// holds, from closed forms, so that a plan too large is refused before it is
+// built; and the most hcube builds.
+double scatter_plan_entries(const GridTopology& t, ScatterAlgorithm a);
+inline constexpr std::uint64_t kMaxScatterPlanEntries = std::uint64_t{1} << 22;
+inline constexpr std::uint64_t kMaxPacketWords = std::uint64_t{1} << 24;
+// The words of all nodes' memories (input, output and buffers): a run holds a
+// few host copies of them besides the machine.
+inline constexpr std::uint64_t kMaxScatterWords = std::uint64_t{1} << 26;
+
+// Throws hcube::Error for an algorithm the topology does not run, mu = 0 or
+// too large, a plan larger than kMaxScatterPlanEntries (naming the largest
+// grid of that shape that fits) or memories larger than kMaxScatterWords;
+// then the plan, every cycle checked.
+GridSchedule make_grid_scatter(const GridTopology& t, ScatterAlgorithm a, std::uint64_t packet_words);
+
+// The notes' cost model: t = startups t_s + element_units mu t_m + hop_units t_d.
+struct ScatterCost {
+  std::uint64_t rounds = 0;
+  std::uint64_t startups = 0;
+  std::uint64_t element_units = 0;  // per round, the largest message in packets
+  std::uint64_t hop_units = 0;      // per wormhole round, its longest path (0 for store and forward)
+  std::uint64_t cycles = 0;
+  std::uint64_t element_hops = 0;   // packets times links crossed, over the whole run
+};
+// What the plan does, counted from its checked cycles.
+ScatterCost scatter_cost(const GridSchedule& s);
+
+// The notes' formula for the same terms, where they give one; `from_notes`
+// false where hcube derived it (bidirectional for even z, product on unequal
+// sides, bex). None where the notes give no formula (dex on a mesh).
+struct ScatterFormula {
+  std::uint64_t rounds = 0, startups = 0, element_units = 0, hop_units = 0;
+  std::string text;  // the formula, e.g. "(t_s + mu t_m z/2)(z-1)"
+  bool from_notes = true;
+};
+std::optional<ScatterFormula> scatter_formula(const GridTopology& t, ScatterAlgorithm a);
+
+// The bisection lower bound on the mu t_m term (notes, sec. 4): for T(z1, z2)
+// with z1 >= z2, (1/2) floor(z1/2) ceil(z1/2) z2 (a ring: z2 = 1); a mesh has
+// one cut instead of two, so its bound is twice that (derived "similarly").
+double bisection_bound(const GridTopology& t);
+
+// dex: the worst congestion of any of its permutations, max(z1, z2)/2 in the notes.
+std::uint64_t max_congestion(const GridSchedule& s);
+
+// The scatter on cube:d by the notes' SEX or DEX (host/exchange_baselines.hpp),
+// on d node bits and m = d + log2(mu) memory bits, packet j held in words
+// j mu .. j mu + mu - 1: the AAPC pairs the node bits with the low d memory
+// bits, so the memory bits rotate before (f) and back after (g), folded into
+// its alignments. `destination` is the definition, word e of node i's packet
+// j to word e of node j's packet i. Throws hcube::Error for mu not a power
+// of two, or sizes the AAPC does not take.
+struct CubeScatterPlan {
+  Schedule schedule;
+  ScheduleStats stats;
+  AffineMap f, g;
+  AddressMap destination;
+  BaselineCost cost;
+};
+CubeScatterPlan make_cube_scatter(ScatterAlgorithm a, unsigned d, std::uint64_t packet_words);
+
+}  // namespace hcube

@@ -1,0 +1,614 @@
+#include "hcube/host/grid_scatter.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <tuple>
+
+#include "hcube/core/bits.hpp"
+#include "hcube/core/error.hpp"
+#include "hcube/host/aapc.hpp"
+#include "hcube/host/parse.hpp"
+
+namespace hcube {
+
+namespace {
+
+const std::vector<std::pair<ScatterAlgorithm, const char*>>& algorithm_names() {
+  static const std::vector<std::pair<ScatterAlgorithm, const char*>> names = {
+      {ScatterAlgorithm::pipeline, "pipeline"}, {ScatterAlgorithm::bidirectional, "bidirectional"},
+      {ScatterAlgorithm::product, "product"},   {ScatterAlgorithm::dex, "dex"},
+      {ScatterAlgorithm::bex, "bex"},           {ScatterAlgorithm::sex, "sex"}};
+  return names;
+}
+
+bool power_of_two(std::uint64_t z) { return z != 0 && (z & (z - 1)) == 0; }
+unsigned log2_exact(std::uint64_t z) { return static_cast<unsigned>(__builtin_ctzll(z)); }
+std::uint64_t top_power(std::uint64_t t) { return t == 0 ? 1 : std::uint64_t{1} << (63 - __builtin_clzll(t)); }
+
+}  // namespace
+
+ScatterAlgorithm parse_scatter_algorithm(const std::string& s) {
+  for (const auto& [a, name] : algorithm_names())
+    if (s == name) return a;
+  throw Error(fmt::format("scatter algorithm '{}' unknown: allowed {}", printable_input(s), scatter_algorithm_names()));
+}
+
+std::string to_string(ScatterAlgorithm a) {
+  for (const auto& [b, name] : algorithm_names())
+    if (a == b) return name;
+  return "?";
+}
+
+std::string scatter_algorithm_names() {
+  std::string list;
+  for (const auto& [a, name] : algorithm_names()) list += (list.empty() ? "" : ", ") + std::string(name);
+  return list;
+}
+
+std::string to_string(Switching s) { return s == Switching::wormhole ? "wormhole" : "store-and-forward"; }
+
+ScatterTopology parse_scatter_topology(const std::string& text) {
+  ScatterTopology t;
+  if (text.rfind("cube:", 0) == 0) {
+    std::uint64_t d = 0;
+    try {
+      d = parse_uint(text.substr(5), "d");
+    } catch (const Error&) {
+      throw Error(fmt::format("topology '{}': d is not a whole number: allowed cube:d with d = 1..32",
+                              printable_input(text)));
+    }
+    if (d < 1 || d > 32)
+      throw Error(fmt::format("topology '{}': d = {} out of range: allowed 1..32", printable_input(text), d));
+    t.cube = true;
+    t.d = static_cast<unsigned>(d);
+    return t;
+  }
+  if (text.find(':') == std::string::npos || text.rfind("ring:", 0) == 0 || text.rfind("torus:", 0) == 0 ||
+      text.rfind("mesh:", 0) == 0) {
+    try {
+      t.grid = parse_grid_topology(text);
+    } catch (const Error& e) {
+      // The grid's parser names its forms; the cube is one more.
+      std::string what = e.what();
+      const std::string forms = "allowed ring:z, torus:z1xz2 or mesh:z1xz2";
+      if (const std::size_t at = what.find(forms); at != std::string::npos)
+        what.replace(at, forms.size(), "allowed ring:z, torus:z1xz2, mesh:z1xz2 or cube:d");
+      throw Error(what);
+    }
+    return t;
+  }
+  throw Error(fmt::format("topology '{}' unknown: allowed ring:z, torus:z1xz2, mesh:z1xz2 or cube:d",
+                          printable_input(text)));
+}
+
+std::string to_string(const ScatterTopology& t) { return t.cube ? fmt::format("cube:{}", t.d) : to_string(t.grid); }
+
+std::string scatter_algorithms_for(const ScatterTopology& t) {
+  if (t.cube) return "sex, dex";
+  switch (t.grid.kind) {
+    case GridKind::ring: return "pipeline, bidirectional";
+    case GridKind::torus: return "product";
+    case GridKind::mesh: break;
+  }
+  return "dex, bex (sides powers of two)";
+}
+
+void check_scatter_algorithm(const ScatterTopology& t, ScatterAlgorithm a) {
+  const auto refuse = [&](const std::string& why) {
+    return Error(fmt::format("--algorithm {} does not run on {}: {}; allowed there: {}", to_string(a), to_string(t),
+                             why, scatter_algorithms_for(t)));
+  };
+  if (t.cube) {
+    if (a == ScatterAlgorithm::sex || a == ScatterAlgorithm::dex) return;
+    if (a == ScatterAlgorithm::bex) throw refuse("BEX simulates SEX on a mesh; on the cube it is sex");
+    throw refuse("it is a grid algorithm");
+  }
+  const GridTopology& g = t.grid;
+  switch (a) {
+    case ScatterAlgorithm::pipeline:
+    case ScatterAlgorithm::bidirectional:
+      if (g.kind == GridKind::ring) return;
+      throw refuse("the notes' ring pipelines run on rings (ring:z)");
+    case ScatterAlgorithm::product:
+      if (g.kind == GridKind::torus) return;
+      throw refuse("the Cartesian product pipelines along the rows and columns of a torus (torus:z1xz2)");
+    case ScatterAlgorithm::dex:
+    case ScatterAlgorithm::bex:
+      if (g.kind != GridKind::mesh)
+        throw refuse("the notes run DEX and BEX on wormhole meshes (mesh:z1xz2)");
+      if (!power_of_two(g.z1) || !power_of_two(g.z2))
+        throw refuse(fmt::format("it works on the nodes' binary addresses, so both sides must be powers of two, and "
+                                 "{} is not",
+                                 power_of_two(g.z1) ? g.z2 : g.z1));
+      return;
+    case ScatterAlgorithm::sex: throw refuse("SEX is the cube's standard exchange (cube:d)");
+  }
+}
+
+std::size_t GridSchedule::round_of(std::size_t cycle) const {
+  return static_cast<std::size_t>(std::upper_bound(round_ends.begin(), round_ends.end(), cycle) - round_ends.begin());
+}
+
+double scatter_plan_entries(const GridTopology& t, ScatterAlgorithm a) {
+  const double z1 = static_cast<double>(t.z1), z2 = static_cast<double>(t.z2), N = z1 * z2;
+  switch (a) {
+    case ScatterAlgorithm::pipeline: return N * z1 * (z1 - 1) / 2 + N;
+    case ScatterAlgorithm::bidirectional: {
+      const double cp = std::floor(z1 / 2), cm = std::floor((z1 - 1) / 2);
+      return N * (cp * (cp + 1) / 2 + cm * (cm + 1) / 2) + N;
+    }
+    case ScatterAlgorithm::product: return N * z2 * z1 * (z1 - 1) / 2 + N * z1 * z2 * (z2 - 1) / 2 + 2 * N;
+    case ScatterAlgorithm::dex:
+      // Over all ordered pairs of coordinates |x - x'| sums to z (z^2 - 1) / 3.
+      return z2 * z2 * z1 * (z1 * z1 - 1) / 3 + z1 * z1 * z2 * (z2 * z2 - 1) / 3 + N;
+    case ScatterAlgorithm::bex: {
+      const double phases = std::log2(z1) + std::log2(z2);
+      return N * N / 2 * ((z1 - 1) + (z2 - 1)) + N * N / 2 * phases;
+    }
+    case ScatterAlgorithm::sex: break;
+  }
+  return 0;
+}
+
+namespace {
+
+// --- building blocks -----------------------------------------------------------
+
+// The node `steps` steps from `node` along dim, backwards for steps < 0 (wrapping).
+std::uint64_t shifted(const GridTopology& t, std::uint64_t node, unsigned dim, long long steps) {
+  const long long z = static_cast<long long>(t.side(dim));
+  const long long c = (static_cast<long long>(t.coord(node, dim)) + steps % z + z) % z;
+  return dim == 0 ? t.node(static_cast<std::uint64_t>(c), t.y_of(node))
+                  : t.node(t.x_of(node), static_cast<std::uint64_t>(c));
+}
+
+using BlockPairs = std::vector<std::pair<std::uint64_t, std::uint64_t>>;
+
+// One direction of a store-and-forward pipeline (notes sec. 2): each node has,
+// for every offset k = 1..count along (dim, dir), a group of `group` packets
+// for the node k steps on. Round r: every node forwards the groups that started
+// r - 1 steps back, for offsets r..count; the receiver takes group r (its own)
+// to its final place and keeps the rest in a transit buffer, the two buffers
+// taking turns so that no cycle reads and writes one.
+struct Lane {
+  unsigned dim = 0;
+  int dir = 1;
+  std::uint64_t count = 0;
+  std::uint64_t group = 1;
+  // (origin, offset k, packet e) -> (block at the origin, block at the receiver origin + k dir)
+  std::function<std::pair<std::uint64_t, std::uint64_t>(std::uint64_t, std::uint64_t, std::uint64_t)> place;
+  std::uint64_t buffer[2] = {0, 0};
+
+  std::uint64_t buffer_blocks() const { return count > 1 ? (count - 1) * group : 0; }
+};
+
+// Lanes running side by side (one round each at a time), after copies within
+// every node in round 1 (`local(node)`: its (from, to) pairs).
+void pipeline_phase(GridSchedule& s, std::vector<Lane> lanes, const std::function<BlockPairs(std::uint64_t)>& local,
+                    std::uint64_t buffers_from) {
+  const GridTopology& t = s.topology;
+  std::uint64_t rounds = 0;
+  for (Lane& lane : lanes) {
+    lane.buffer[0] = buffers_from;
+    lane.buffer[1] = buffers_from + lane.buffer_blocks();
+    buffers_from += 2 * lane.buffer_blocks();
+    rounds = std::max(rounds, lane.count);
+  }
+  for (std::uint64_t r = 1; r <= rounds; ++r) {
+    GridCycle c;
+    if (r == 1 && local)
+      for (std::uint64_t node = 0; node < t.nodes(); ++node) c.add(node, 0, 0, local(node));
+    for (const Lane& lane : lanes) {
+      if (lane.count < r) continue;
+      for (std::uint64_t node = 0; node < t.nodes(); ++node) {
+        const std::uint64_t origin = shifted(t, node, lane.dim, -lane.dir * static_cast<long long>(r - 1));
+        BlockPairs blocks;
+        for (std::uint64_t k = r; k <= lane.count; ++k)
+          for (std::uint64_t e = 0; e < lane.group; ++e) {
+            const auto [at_origin, at_receiver] = lane.place(origin, k, e);
+            const std::uint64_t from = r == 1 ? at_origin : lane.buffer[(r - 1) % 2] + (k - r) * lane.group + e;
+            const std::uint64_t to = k == r ? at_receiver : lane.buffer[r % 2] + (k - r - 1) * lane.group + e;
+            blocks.emplace_back(from, to);
+          }
+        c.add(node, lane.dim, lane.dir, blocks);
+      }
+    }
+    s.cycles.push_back(std::move(c));
+    s.round_ends.push_back(s.cycles.size());
+  }
+}
+
+// A wormhole message (notes sec. 7, 11): blocks from node src to node dst
+// along the XY path (X first, then Y; a mesh has no wrap-around).
+struct Worm {
+  std::uint64_t src = 0, dst = 0;
+  BlockPairs blocks;  // (block at src, block at dst)
+};
+
+struct Hop {
+  std::uint64_t node;
+  unsigned dim;
+  int dir;
+};
+
+// X-, X+, Y-, Y+.
+unsigned direction_index(const Hop& h) { return 2 * h.dim + (h.dir > 0 ? 1 : 0); }
+
+std::vector<Hop> xy_path(const GridTopology& t, std::uint64_t src, std::uint64_t dst) {
+  std::vector<Hop> path;
+  std::uint64_t at = src;
+  for (unsigned dim = 0; dim < t.dims(); ++dim)
+    while (t.coord(at, dim) != t.coord(dst, dim)) {
+      const int dir = t.coord(dst, dim) > t.coord(at, dim) ? 1 : -1;
+      path.push_back(Hop{at, dim, dir});
+      at = *t.neighbour(at, dim, dir);
+    }
+  return path;
+}
+
+// One contention-free wormhole round, run as one store-and-forward hop a
+// cycle: a packet in transit waits in its node's slot for the direction it
+// came in by (slot_base + (2 dim + [dir > 0]) slot_blocks). No directed link
+// carries two messages in the round, so no slot holds two at once. The
+// copies within nodes (`local`) go in the first cycle.
+void wormhole_round(GridSchedule& s, const std::vector<Worm>& worms, const std::function<BlockPairs(std::uint64_t)>& local,
+                    std::uint64_t slot_base, std::uint64_t slot_blocks) {
+  const GridTopology& t = s.topology;
+  std::vector<std::vector<Hop>> paths;
+  std::vector<std::size_t> used(4 * t.nodes(), worms.size());  // directed link -> the message on it
+  std::size_t length = 0;
+  for (std::size_t w = 0; w < worms.size(); ++w) {
+    paths.push_back(xy_path(t, worms[w].src, worms[w].dst));
+    for (const Hop& h : paths.back()) {
+      std::size_t& on = used[4 * h.node + direction_index(h)];
+      if (on != worms.size())
+        throw Error(fmt::format("{} plan: wormhole round {} is not contention-free: messages {} and {} share the link "
+                                "from node {}",
+                                s.algorithm, s.rounds(), on, w, h.node));
+      on = w;
+    }
+    length = std::max(length, paths.back().size());
+  }
+  const auto slot = [&](const Hop& h) { return slot_base + direction_index(h) * slot_blocks; };
+  for (std::size_t hop = 0; hop < length; ++hop) {
+    GridCycle c;
+    if (hop == 0 && local)
+      for (std::uint64_t node = 0; node < t.nodes(); ++node) c.add(node, 0, 0, local(node));
+    for (std::size_t w = 0; w < worms.size(); ++w) {
+      const std::vector<Hop>& path = paths[w];
+      if (hop >= path.size()) continue;
+      BlockPairs blocks;
+      for (std::size_t b = 0; b < worms[w].blocks.size(); ++b) {
+        const std::uint64_t from = hop == 0 ? worms[w].blocks[b].first : slot(path[hop - 1]) + b;
+        const std::uint64_t to = hop + 1 == path.size() ? worms[w].blocks[b].second : slot(path[hop]) + b;
+        blocks.emplace_back(from, to);
+      }
+      c.add(path[hop].node, path[hop].dim, path[hop].dir, blocks);
+    }
+    s.cycles.push_back(std::move(c));
+  }
+  s.round_ends.push_back(s.cycles.size());
+}
+
+// The worst number of messages of one permutation on a directed link, XY routed.
+std::uint64_t congestion(const GridTopology& t, const std::function<std::uint64_t(std::uint64_t)>& to) {
+  std::vector<std::uint64_t> load(4 * t.nodes(), 0);
+  std::uint64_t worst = 0;
+  for (std::uint64_t p = 0; p < t.nodes(); ++p)
+    for (const Hop& h : xy_path(t, p, to(p))) worst = std::max(worst, ++load[4 * h.node + direction_index(h)]);
+  return worst;
+}
+
+// --- the algorithms ----------------------------------------------------------
+
+void build_ring_pipelines(GridSchedule& s, bool both_ways) {
+  const GridTopology& t = s.topology;
+  const std::uint64_t z = t.z1, N = z, out = N;
+  std::vector<Lane> lanes;
+  Lane right;
+  right.count = both_ways ? z / 2 : z - 1;
+  right.place = [z, out](std::uint64_t o, std::uint64_t k, std::uint64_t) { return std::pair{(o + k) % z, out + o}; };
+  lanes.push_back(right);
+  if (both_ways && (z - 1) / 2 > 0) {
+    Lane left;
+    left.dir = -1;
+    left.count = (z - 1) / 2;
+    left.place = [z, out](std::uint64_t o, std::uint64_t k, std::uint64_t) { return std::pair{(o + z - k) % z, out + o}; };
+    lanes.push_back(left);
+  }
+  std::uint64_t buffers = 0;
+  for (const Lane& l : lanes) buffers += 2 * l.buffer_blocks();
+  s.node_blocks = 2 * N + buffers;
+  pipeline_phase(s, lanes, [out](std::uint64_t node) { return BlockPairs{{node, out + node}}; }, 2 * N);
+}
+
+void build_product(GridSchedule& s) {
+  const GridTopology& t = s.topology;
+  const std::uint64_t z1 = t.z1, z2 = t.z2, N = t.nodes(), out = N, mid = 2 * N;
+  // Row phase: node (x, y) pipelines along X, for each destination column x'
+  // the z2 packets of its rows; the receiver keeps them at mid + x + z1 y'
+  // (from column x, for row y').
+  Lane rows;
+  rows.dim = 0;
+  rows.count = z1 - 1;
+  rows.group = z2;
+  rows.place = [t, mid](std::uint64_t o, std::uint64_t k, std::uint64_t e) {
+    const std::uint64_t x = t.x_of(o), to_x = (x + k) % t.z1;
+    return std::pair{t.node(to_x, e), mid + x + t.z1 * e};
+  };
+  // Column phase: node (x', y) pipelines along Y, for each destination row y''
+  // the z1 packets from the columns of row y; they end at out + (x, y).
+  Lane columns;
+  columns.dim = 1;
+  columns.count = z2 - 1;
+  columns.group = z1;
+  columns.place = [t, mid, out](std::uint64_t o, std::uint64_t k, std::uint64_t e) {
+    const std::uint64_t y = t.y_of(o), to_y = (y + k) % t.z2;
+    return std::pair{mid + e + t.z1 * to_y, out + t.node(e, y)};
+  };
+  s.node_blocks = 3 * N + 2 * std::max(rows.buffer_blocks(), columns.buffer_blocks());
+  pipeline_phase(
+      s, {rows},
+      [&](std::uint64_t node) {
+        BlockPairs own;  // the node's own column: straight into mid
+        for (std::uint64_t y = 0; y < z2; ++y) own.emplace_back(t.node(t.x_of(node), y), mid + t.x_of(node) + z1 * y);
+        return own;
+      },
+      3 * N);
+  pipeline_phase(
+      s, {columns},
+      [&](std::uint64_t node) {
+        BlockPairs own;  // the packets for this very node, from every column of its row
+        for (std::uint64_t x = 0; x < z1; ++x) own.emplace_back(mid + x + z1 * t.y_of(node), out + t.node(x, t.y_of(node)));
+        return own;
+      },
+      3 * N);
+}
+
+void build_dex(GridSchedule& s) {
+  const GridTopology& t = s.topology;
+  const std::uint64_t N = t.nodes(), out = N, slots = 2 * N, a = log2_exact(t.z1);
+  s.node_blocks = 2 * N + 4;
+  for (std::uint64_t perm = 1; perm < N; ++perm) {
+    s.congestion.push_back(congestion(t, [perm](std::uint64_t p) { return p ^ perm; }));
+    // XY routing of p -> p xor perm loads a link of the X segments with
+    // cx = top power of its X part messages of one row, and a link of the Y
+    // segments with cy of one column: round r takes the nodes with
+    // (x mod cx) xor (y mod cy) = r, which separates both.
+    const std::uint64_t cx = top_power(perm & (t.z1 - 1)), cy = top_power(perm >> a), c = std::max(cx, cy);
+    for (std::uint64_t r = 0; r < c; ++r) {
+      std::vector<Worm> worms;
+      for (std::uint64_t p = 0; p < N; ++p)
+        if (((t.x_of(p) % cx) ^ (t.y_of(p) % cy)) == r) worms.push_back(Worm{p, p ^ perm, {{p ^ perm, out + p}}});
+      std::function<BlockPairs(std::uint64_t)> own;  // the node's own packet, in the very first cycle
+      if (perm == 1 && r == 0) own = [out](std::uint64_t node) { return BlockPairs{{node, out + node}}; };
+      wormhole_round(s, worms, own, slots, 1);
+    }
+  }
+}
+
+void build_bex(GridSchedule& s) {
+  const GridTopology& t = s.topology;
+  const std::uint64_t N = t.nodes(), half = N / 2;
+  const unsigned a = log2_exact(t.z1), b = log2_exact(t.z2);
+  // Recursive halving, alternately X and Y from the top bit of each axis.
+  std::vector<std::pair<unsigned, unsigned>> phases;  // (axis, bit of that axis)
+  for (int i = static_cast<int>(a) - 1, j = static_cast<int>(b) - 1; i >= 0 || j >= 0; --i, --j) {
+    if (i >= 0) phases.emplace_back(0, static_cast<unsigned>(i));
+    if (j >= 0) phases.emplace_back(1, static_cast<unsigned>(j));
+  }
+  // Phase k reads area k and writes area k + 1: the input, two scratch areas in turn, the output.
+  const std::size_t h = phases.size();
+  const auto area = [&](std::size_t k) { return k == 0 ? 0 : k == h ? N : (2 + (k - 1) % 2) * N; };
+  s.node_blocks = 4 * N + 4 * half;
+  for (std::size_t k = 0; k < h; ++k) {
+    const auto [axis, j] = phases[k];
+    const std::uint64_t beta = bit(axis == 0 ? j : a + j), reach = bit(j), from = area(k), to = area(k + 1);
+    // SEX's round on cube bit beta (digest sec. 1): node p sends the packets
+    // at q with bit beta of p xor q set to p xor beta, where they land at q
+    // xor beta, and keeps the others at q. On the mesh the partner is 2^j
+    // away: a link in the middle carries 2^j messages, so 2^j rounds, round r
+    // taking the nodes whose coordinate is r mod 2^j.
+    for (std::uint64_t r = 0; r < reach; ++r) {
+      std::vector<Worm> worms;
+      for (std::uint64_t p = 0; p < N; ++p) {
+        if (t.coord(p, axis) % reach != r) continue;
+        Worm w{p, p ^ beta, {}};
+        for (std::uint64_t q = 0; q < N; ++q)
+          if (((p ^ q) & beta) != 0) w.blocks.emplace_back(from + q, to + (q ^ beta));
+        worms.push_back(std::move(w));
+      }
+      std::function<BlockPairs(std::uint64_t)> kept;  // the packets that stay, in the phase's first cycle
+      if (r == 0)
+        kept = [N, beta, from, to](std::uint64_t p) {
+          BlockPairs stay;
+          for (std::uint64_t q = 0; q < N; ++q)
+            if (((p ^ q) & beta) == 0) stay.emplace_back(from + q, to + q);
+          return stay;
+        };
+      wormhole_round(s, worms, kept, 4 * N, half);
+    }
+  }
+}
+
+// The largest grid of t's shape whose plan fits, for the message that refuses t.
+std::string largest_fitting(const GridTopology& t, ScatterAlgorithm a) {
+  const bool pow2 = a == ScatterAlgorithm::dex || a == ScatterAlgorithm::bex;
+  GridTopology g = t, best = t;
+  bool found = false;
+  for (std::uint64_t z = 2; z <= kMaxGridSide; z = pow2 ? 2 * z : z + 1) {
+    g.z1 = z;
+    g.z2 = t.kind == GridKind::ring ? 1 : z;
+    if (scatter_plan_entries(g, a) > static_cast<double>(kMaxScatterPlanEntries)) break;
+    best = g;
+    found = true;
+  }
+  return found ? to_string(best) : std::string("none");
+}
+
+}  // namespace
+
+GridSchedule make_grid_scatter(const GridTopology& t, ScatterAlgorithm a, std::uint64_t packet_words) {
+  ScatterTopology st;
+  st.grid = t;
+  check_scatter_algorithm(st, a);
+  if (packet_words < 1 || packet_words > kMaxPacketWords)
+    throw Error(fmt::format("packets of {} words out of range: allowed 1..{}", packet_words, kMaxPacketWords));
+  const double entries = scatter_plan_entries(t, a);
+  if (entries > static_cast<double>(kMaxScatterPlanEntries))
+    throw Error(fmt::format("{} on {}: its plan moves {:.0f} blocks, allowed at most {} (the largest {} it runs: {})",
+                            to_string(a), to_string(t), entries, kMaxScatterPlanEntries,
+                            t.kind == GridKind::ring ? "ring" : "square " + std::string(t.kind == GridKind::torus ? "torus" : "mesh"),
+                            largest_fitting(t, a)));
+  GridSchedule s;
+  s.algorithm = to_string(a);
+  s.topology = t;
+  s.packet_words = packet_words;
+  s.output_block = t.nodes();
+  switch (a) {
+    case ScatterAlgorithm::pipeline:
+      s.rules = GridRules{PortModel::one_port, Duplex::half};
+      build_ring_pipelines(s, false);
+      break;
+    case ScatterAlgorithm::bidirectional:
+      s.rules = GridRules{PortModel::all_port, Duplex::full};
+      build_ring_pipelines(s, true);
+      break;
+    case ScatterAlgorithm::product:
+      s.rules = GridRules{PortModel::one_port, Duplex::half};
+      build_product(s);
+      break;
+    case ScatterAlgorithm::dex:
+      s.rules = GridRules{PortModel::all_port, Duplex::full};
+      s.switching = Switching::wormhole;
+      build_dex(s);
+      break;
+    case ScatterAlgorithm::bex:
+      s.rules = GridRules{PortModel::all_port, Duplex::full};
+      s.switching = Switching::wormhole;
+      build_bex(s);
+      break;
+    case ScatterAlgorithm::sex: break;  // refused above
+  }
+  const double words = static_cast<double>(t.nodes()) * static_cast<double>(s.node_blocks) * static_cast<double>(packet_words);
+  if (words > static_cast<double>(kMaxScatterWords))
+    throw Error(fmt::format("{} on {} with packets of {} words holds {} nodes x {} words: allowed at most {} words in "
+                            "all (packets of at most {} words here)",
+                            to_string(a), to_string(t), packet_words, t.nodes(), s.words_per_node(), kMaxScatterWords,
+                            std::max<std::uint64_t>(1, kMaxScatterWords / (t.nodes() * s.node_blocks))));
+  for (std::size_t c = 0; c < s.cycles.size(); ++c) check_grid_cycle(t, s.node_blocks, s.cycles[c], s.rules, c);
+  return s;
+}
+
+ScatterCost scatter_cost(const GridSchedule& s) {
+  ScatterCost cost;
+  cost.rounds = cost.startups = s.rounds();
+  cost.cycles = s.cycles.size();
+  std::size_t c = 0;
+  for (const std::size_t end : s.round_ends) {
+    std::uint64_t largest = 0;
+    const std::size_t first = c;
+    for (; c < end; ++c) {
+      const GridCycleUse use = check_grid_cycle(s.topology, s.node_blocks, s.cycles[c], s.rules, c);
+      largest = std::max(largest, use.max_message);
+      cost.element_hops += use.link_blocks;
+    }
+    cost.element_units += largest;
+    if (s.switching == Switching::wormhole) cost.hop_units += end - first;
+  }
+  return cost;
+}
+
+std::optional<ScatterFormula> scatter_formula(const GridTopology& t, ScatterAlgorithm a) {
+  const std::uint64_t z1 = t.z1, z2 = t.z2, N = t.nodes();
+  ScatterFormula f;
+  switch (a) {
+    case ScatterAlgorithm::pipeline:
+      f.rounds = z1 - 1;
+      f.element_units = z1 * (z1 - 1) / 2;
+      f.text = "(t_s + mu t_m z/2)(z-1)";
+      break;
+    case ScatterAlgorithm::bidirectional: {
+      const std::uint64_t r = z1 / 2;
+      f.rounds = r;
+      f.element_units = r * (r + 1) / 2;
+      if (z1 % 2 == 1) {
+        f.text = "sum_{i=1}^{(z-1)/2} (t_s + mu t_m ((z+1)/2 - i)) = t_s (z-1)/2 + mu t_m (z^2-1)/8 (the notes print "
+                 "z^2/8)";
+      } else {
+        f.text = "hcube for even z: z/2 packets right, z/2-1 left: t_s z/2 + mu t_m z(z+2)/8";
+        f.from_notes = false;
+      }
+      break;
+    }
+    case ScatterAlgorithm::product:
+      f.rounds = (z1 - 1) + (z2 - 1);
+      f.element_units = z2 * z1 * (z1 - 1) / 2 + z1 * z2 * (z2 - 1) / 2;
+      if (z1 == z2) {
+        f.text = "(2 t_s + mu t_m z^2)(z-1)";
+      } else {
+        f.text = "hcube for z1 != z2: t_s (z1+z2-2) + mu t_m z1 z2 (z1+z2-2)/2";
+        f.from_notes = false;
+      }
+      break;
+    case ScatterAlgorithm::bex:
+      f.rounds = (z1 - 1) + (z2 - 1);
+      f.element_units = f.rounds * N / 2;
+      f.hop_units = (z1 * z1 - 1) / 3 + (z2 * z2 - 1) / 3;
+      f.text = "(z1+z2-2)(t_s + N/2 mu t_m) + ((z1^2-1) + (z2^2-1))/3 t_d; the notes print sqrt(N) t_s + 2N t_d/3 + "
+               "N sqrt(N) mu t_m for z1 = z2, t_s's coefficient is 2 sqrt(N)";
+      f.from_notes = false;
+      break;
+    case ScatterAlgorithm::dex:
+    case ScatterAlgorithm::sex: return std::nullopt;
+  }
+  f.startups = f.rounds;
+  return f;
+}
+
+double bisection_bound(const GridTopology& t) {
+  const std::uint64_t big = std::max(t.z1, t.z2), rest = std::min(t.z1, t.z2);
+  const double cut = static_cast<double>(big / 2) * static_cast<double>((big + 1) / 2) * static_cast<double>(rest);
+  return t.kind == GridKind::mesh ? cut : cut / 2;
+}
+
+std::uint64_t max_congestion(const GridSchedule& s) {
+  return s.congestion.empty() ? 0 : *std::max_element(s.congestion.begin(), s.congestion.end());
+}
+
+CubeScatterPlan make_cube_scatter(ScatterAlgorithm a, unsigned d, std::uint64_t mu) {
+  ScatterTopology t;
+  t.cube = true;
+  t.d = d;
+  check_scatter_algorithm(t, a);
+  if (mu < 1 || mu > kMaxPacketWords || !power_of_two(mu))
+    throw Error(fmt::format("packets of {} words on cube:{}: a node's memory is 2^m words, so packets are powers of "
+                            "two, 1..{}",
+                            mu, d, kMaxPacketWords));
+  const unsigned m = d + log2_exact(mu);
+  check_aapc_dimensions(d, d, m);
+  const ExchangeBaseline b = a == ScatterAlgorithm::sex ? ExchangeBaseline::standard : ExchangeBaseline::direct;
+  Schedule sch = make_exchange_baseline(b, d, d, m);
+  ScheduleStats stats = check_schedule(sch);
+  const Geometry geo{d, m};
+  std::vector<unsigned> to_aapc(m), back(m);
+  for (unsigned k = 0; k < m; ++k) {
+    to_aapc[k] = k < m - d ? k + d : k - (m - d);
+    back[to_aapc[k]] = k;
+  }
+  const AddressMap destination = [d, m](std::uint64_t g) {
+    const std::uint64_t i = g >> m, local = g & low_mask(m), j = local >> (m - d), e = local & low_mask(m - d);
+    return (j << m) | (i << (m - d)) | e;
+  };
+  return CubeScatterPlan{std::move(sch),
+                         std::move(stats),
+                         AffineMap::permute_bits(geo, to_aapc),
+                         AffineMap::permute_bits(geo, back),
+                         destination,
+                         baseline_cost(b, d)};
+}
+
+}  // namespace hcube
