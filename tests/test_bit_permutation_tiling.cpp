@@ -213,6 +213,39 @@ TEST(BitPermutationTiling, BlockTransposesStreamedAndStaged) {
   check_launchers<std::uint32_t>(keep_low, 4);
 }
 
+// Every other permutation with runs of a block's width runs as the block
+// network (kernels/cpu/lane_network.hpp): random ones, ones keeping some or
+// all low bits, streamed past 16 MiB; each word to its image.
+TEST(BitPermutationTiling, BlockNetworkForEveryOtherPermutation) {
+  alignas(64) static const char aligned[64] = {};
+  std::mt19937 rng(11);
+  unsigned networks = 0;
+  for (unsigned q : {6u, 9u, 12u, 16u})
+    for (unsigned trial = 0; trial < 12; ++trial) {
+      std::vector<unsigned> to = random_bits(q, rng);
+      if (trial % 4 == 1)  // the two lowest bits kept
+        for (unsigned k = 0; k < 2; ++k) std::swap(to[k], *std::find(to.begin(), to.end(), k));
+      if (trial % 4 == 2) std::iota(to.begin(), to.end(), 0u);    // the identity
+      for (unsigned cap : {6u, 8u, 12u}) {
+        const kernels::TilingView view = view_of(plan_bit_permutation_tiling(to, cap));
+        const bool lanes = kernels::cpu::plan_lane_transpose<std::uint32_t>(view, aligned).usable;
+        const kernels::cpu::LaneNetwork net = kernels::cpu::plan_lane_network<std::uint32_t>(view, aligned);
+        if (kernels::cpu::have_avx2() && view.run_bits >= 3 && view.tile_bits >= 6) {
+          EXPECT_TRUE(net.usable) << "q = " << q << ", cap " << cap;
+        }
+        networks += net.usable && !lanes ? 1 : 0;
+        check_launchers<std::uint32_t>(to, cap, false);
+        check_launchers<std::uint64_t>(to, cap, false);
+        check_launchers<kernels::Word16>(to, cap, false);
+      }
+    }
+  if (kernels::cpu::have_avx2()) {
+    EXPECT_GT(networks, 40u);
+  }
+  // Streamed: 2^23 u32 words, 32 MiB.
+  check_launchers<std::uint32_t>(random_bits(23, rng), 12, false);
+}
+
 TEST(BitPermutationTiling, RejectsWhatIsNotAPermutation) {
   EXPECT_THROW(plan_bit_permutation_tiling({0, 2}, 4), Error);
   EXPECT_THROW(plan_bit_permutation_tiling({1, 1}, 4), Error);

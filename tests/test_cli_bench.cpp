@@ -25,7 +25,7 @@ class CliBench : public Cli {};
 TEST_F(CliBench, EveryOperationReportsItsBytesAndTheRoofline) {
   const std::uint64_t words = 1u << 12;
   for (const char* op : {"memcpy", "cycle", "alignment", "aapc", "fused-transpose", "fused-bit-reversal",
-                         "gather-bit-reversal", "redistribute"}) {
+                         "gather-bit-reversal", "redistribute", "fused-permute"}) {
     SCOPED_TRACE(op);
     // --backend cpu: with a GPU present auto would pick it (CudaRooflineIsACopyKernel covers that).
     const json j = ok_json({"bench", "--op", op, "--log2-words", "12", "--repeat", "3", "--backend", "cpu"});
@@ -77,6 +77,37 @@ TEST_F(CliBench, EveryOperationReportsItsBytesAndTheRoofline) {
   EXPECT_TRUE(contains(text, "run by run")) << text;
 }
 
+// --op aapc --algorithm edelman-unaligned is timed beside the same table with
+// direct addresses; --op fused-permute draws its permutation from --seed.
+TEST_F(CliBench, AapcAlgorithmsAndRandomPermutations) {
+  const json u = ok_json({"bench", "--op", "aapc", "--algorithm", "edelman-unaligned", "-w", "12", "--repeat", "2",
+                          "--backend", "cpu"});
+  EXPECT_EQ(u["algorithm"], "edelman-unaligned");
+  // Unaligned: the cycles alone, each word read and written once a hop; aligned adds two alignments.
+  EXPECT_GT(u["direct_bytes_moved"].get<std::uint64_t>(), u["bytes_moved"].get<std::uint64_t>());
+  const double ratio = (u["bytes_moved"].get<double>() / u["seconds"].get<double>()) /
+                       (u["direct_bytes_moved"].get<double>() / u["direct_seconds"].get<double>());
+  EXPECT_NEAR(u["ratio_to_direct"].get<double>(), ratio, 1e-9 * ratio);
+  const json a = ok_json({"bench", "--op", "aapc", "--algorithm", "1", "-w", "8", "--repeat", "1", "--backend", "cpu"});
+  EXPECT_EQ(a["algorithm"], "1");
+  EXPECT_FALSE(a.contains("ratio_to_direct"));
+  EXPECT_TRUE(contains(a["what"].get<std::string>(), "Algorithm 1")) << a["what"];
+
+  const auto to_of = [&](const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {"bench", "--op", "fused-permute", "-w", "10", "--repeat", "1", "--backend", "cpu"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return ok_json(args)["to"].get<std::vector<unsigned>>();
+  };
+  const std::vector<unsigned> s7 = to_of({"--seed", "7"}), s8 = to_of({"--seed", "8"});
+  EXPECT_EQ(s7, to_of({"--seed", "7"}));
+  EXPECT_EQ(s7, to_of({"--perm", "random:7"}));
+  EXPECT_NE(s7, s8);
+  std::vector<unsigned> sorted = s7;
+  std::sort(sorted.begin(), sorted.end());
+  for (unsigned i = 0; i < 10; ++i) EXPECT_EQ(sorted[i], i);
+  EXPECT_EQ(to_of({"--perm", "transpose"}), (std::vector<unsigned>{5, 6, 7, 8, 9, 0, 1, 2, 3, 4}));
+}
+
 TEST_F(CliBench, BadInput) {
   expect_error({"bench", "--op", "teleport"}, {"'teleport' unknown", "memcpy, cycle"});
   expect_error({"bench", "--op", "cycle", "--log2-words", "40"}, {"--log2-words 40 out of range", "2..34"});
@@ -87,6 +118,10 @@ TEST_F(CliBench, BadInput) {
   expect_error({"bench", "--op", "redistribute", "-w", "12", "--x", "3"}, {"N = 4096 is not a multiple", "x = 3"});
   expect_error({"bench", "--op", "redistribute", "-w", "31"}, {"--log2-words 31 out of range", "2..30"});
   expect_error({"bench", "--op", "aapc", "--log2-words", "8", "--compare-single"}, {"--compare-single", "mpirun"});
+  expect_error({"bench", "--op", "aapc", "-w", "8", "--algorithm", "5"},
+               {"--algorithm '5' unknown", "1, 2, 3, 4, edelman, edelman-unaligned"});
+  expect_error({"bench", "--op", "fused-permute", "-w", "8", "--perm", "0,1"}, {"--perm lists 2 bits", "q = n + m = 8"});
+  expect_error({"bench", "--op", "fused-permute", "-w", "8", "--perm", "random:x"}, {"random seed"});
 }
 
 // --busy-neighbour: the idle run, then the same beside a spinning process

@@ -1,6 +1,12 @@
 // The routing-cycle checker: port models, channel width, and word clashes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
+#include <vector>
+
+
+#include "hcube/core/bits.hpp"
 #include "hcube/host/cycle.hpp"
 #include "hcube/core/error.hpp"
 
@@ -116,6 +122,39 @@ TEST(CycleCheck, OffsetMapsMakeAddressesNodeDependent) {
   EXPECT_THROW(check_offset_maps(g, {{0}}), Error);
   EXPECT_THROW(check_offset_maps(g, {{0, 4}}), Error);
   EXPECT_EQ(apply_offset(maps[0], 3), 1u);
+}
+
+// The checker (exact tests between maps, address keys under one map) against
+// every node's touched words listed one by one, on random small cycles.
+TEST(CycleCheck, ClashesUnderOffsetMapsMatchEveryNodesWords) {
+  std::mt19937_64 rng(17);
+  const Geometry g{3, 3};
+  const PortRules wide{PortModel::all_port, 64};
+  unsigned clashes = 0, clean = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    OffsetMaps maps(2, NodeOffsetMap(g.n, 0));
+    for (NodeOffsetMap& m : maps)
+      for (std::uint64_t& col : m) col = rng() % 3 == 0 ? rng() % g.words_per_node() : 0;
+    Cycle c;
+    for (std::size_t e = 0, count = 1 + rng() % 4; e < count; ++e)
+      c.push_back(Exchange{static_cast<std::uint32_t>(rng() % g.n), rng() % g.words_per_node(),
+                           rng() % g.words_per_node(), static_cast<std::uint32_t>(rng() % 3)});
+    bool expected = false;
+    for (std::uint64_t j = 0; j < g.nodes() && !expected; ++j) {
+      std::vector<std::uint64_t> words;
+      for (const Exchange& x : c) {
+        const std::uint64_t a = test_bit(j, x.dim) ? x.peer_addr : x.addr;
+        words.push_back(x.offset_map ? a ^ apply_offset(maps[x.offset_map - 1], j) : a);
+      }
+      std::sort(words.begin(), words.end());
+      expected = std::adjacent_find(words.begin(), words.end()) != words.end();
+    }
+    const bool found = find_violation(g, c, wide, maps).has_value();
+    ASSERT_EQ(found, expected) << "trial " << trial;
+    (expected ? clashes : clean) += 1;
+  }
+  EXPECT_GT(clashes, 300u);
+  EXPECT_GT(clean, 300u);
 }
 
 TEST(CycleCheck, UseCountsHopsAndLinks) {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "hcube/host/affine_map.hpp"
+#include "hcube/host/cycle.hpp"
 #include "hcube/core/bits.hpp"
 #include "hcube/host/layout.hpp"
 #include "hcube/host/xor_cosets.hpp"
@@ -74,6 +75,68 @@ TEST(HostLaunchers, RowSwapsEqualThePerWordExchangeBody) {
         kernels::cpu::run_exchanges(a, cycle.size());
         kernels::cpu::launch(b.count(cycle.size()), b);
         ASSERT_EQ(fast, slow) << "n = " << n << ", m = " << m << ", t = " << t;
+      }
+}
+
+// Batches of cycles with node-dependent addresses (run_exchange_cycles: rows
+// where the map is constant over a tile, skewed tiles where it is not) against
+// the per-word body cycle by cycle. Each cycle pairs two maps (either may be
+// direct, constant over tiles, or vary inside them), each on its half of the
+// addresses (maps below the top address bit), so no word is in two exchanges;
+// runs of cycles repeat a pair, long enough to be worth skewing.
+template <class Word>
+void check_exchange_batch(const Layout& layout, std::mt19937_64& rng) {
+  const unsigned n = layout.geo.n, m = layout.geo.m;
+  OffsetMaps maps(3, NodeOffsetMap(n, 0));
+  for (unsigned b = 0; b < n; ++b) {
+    maps[0][b] = rng() & low_mask(m - 1);                    // any node bits
+    maps[1][b] = b >= layout.t ? rng() & low_mask(m - 1) : 0;  // constant over a tile
+    maps[2][b] = b < layout.t ? rng() & low_mask(m - 1) : 0;   // only inside the tiles
+  }
+  unsigned bytes = 0;
+  std::vector<std::uint64_t> tables;
+  for (const NodeOffsetMap& map : maps) {
+    const std::vector<std::uint64_t> t = byte_tables(map, bytes);
+    tables.insert(tables.end(), t.begin(), t.end());
+  }
+  std::vector<Exchange> all;
+  std::vector<std::size_t> ends;
+  std::uint32_t pair[2] = {0, 0};
+  for (unsigned c = 0; c < 24; ++c) {
+    if (c % 6 == 0)
+      for (std::uint32_t& k : pair) k = static_cast<std::uint32_t>(rng() % 4);
+    for (unsigned half = 0; half < 2; ++half) {
+      std::vector<std::uint64_t> pool(bit(m - 1));
+      std::iota(pool.begin(), pool.end(), std::uint64_t{half} << (m - 1));
+      std::shuffle(pool.begin(), pool.end(), rng);
+      for (std::size_t k = 0; k + 1 < pool.size();) {
+        const auto dim = static_cast<std::uint32_t>(rng() % n);
+        const bool direct = rng() % 2 == 0;
+        all.push_back(Exchange{dim, pool[k], direct ? pool[k] : pool[k + 1], pair[half]});
+        k += direct ? 1 : 2;
+      }
+    }
+    ends.push_back(all.size());
+  }
+  std::vector<Word> fast = labelled_words<Word>(layout.geo.total_words()), slow = fast;
+  kernels::cpu::run_exchange_cycles(
+      kernels::ExchangeBody<Word>{fast.data(), layout, all.data(), tables.data(), bytes}, ends);
+  for (std::size_t c = 0; c < ends.size(); ++c) {
+    const std::size_t first = c == 0 ? 0 : ends[c - 1];
+    const kernels::ExchangeBody<Word> b{slow.data(), layout, all.data() + first, tables.data(), bytes};
+    kernels::cpu::launch(b.count(ends[c] - first), b);
+  }
+  EXPECT_TRUE(same_words(fast, slow)) << "n = " << n << ", m = " << m << ", t = " << layout.t << ", "
+                                      << sizeof(Word) << "-byte words";
+}
+
+TEST(HostLaunchers, SkewedTilesEqualThePerWordExchangeBody) {
+  std::mt19937_64 rng(43);
+  for (unsigned n = 1; n <= 6; ++n)
+    for (unsigned m = 2; m <= 6; ++m)
+      for (unsigned t = 0; t <= n; ++t) {
+        check_exchange_batch<std::uint32_t>(Layout{Geometry{n, m}, t}, rng);
+        check_exchange_batch<kernels::Word16>(Layout{Geometry{n, m}, t}, rng);
       }
 }
 

@@ -11,6 +11,9 @@
 //   BitPermutationTiling plan_tiles(const std::vector<unsigned>& to, std::size_t word_bytes,
 //                                   const void* dst) const;  // the tiles launch_tiles runs best
 //   template <class W> void launch_exchanges(const kernels::ExchangeBody<W>& body, std::uint64_t count);
+//   template <class W> void launch_exchange_cycles(const kernels::ExchangeBody<W>& body,  // a batch of cycles,
+//                                                  const std::vector<std::size_t>& ends);  // one submission
+//   std::size_t cycles_per_batch() const;  // the most cycles one exchange_cycles call should take
 //   template <class W> void launch_block_router(const kernels::BlockRouterBody<W>& body, std::uint64_t messages);
 //   template <class W> void launch_align_xor(const kernels::AlignXorBody<W>& body,  // over every word;
 //                                             const AffineTables& host_map);     // the map, host side
@@ -158,14 +161,11 @@ class BackendImpl final : public Backend {
         policy_.stage(1, offset_tables.data(), offset_tables.size() * sizeof(std::uint64_t)));
     kernels::dispatch_word(wb, [&](auto w) {
       using W = decltype(w);
-      policy_.batch(ends.size(), [&](std::size_t c) {
-        const std::size_t first = c == 0 ? 0 : ends[c - 1];
-        if (ends[c] == first) return;
-        const kernels::ExchangeBody<W> body{static_cast<W*>(storage.data()), layout, ex + first, tables, offset_bytes};
-        policy_.launch_exchanges(body, ends[c] - first);
-      });
+      policy_.launch_exchange_cycles(
+          kernels::ExchangeBody<W>{static_cast<W*>(storage.data()), layout, ex, tables, offset_bytes}, ends);
     });
   }
+  std::size_t cycles_per_batch() const override { return policy_.cycles_per_batch(); }
 
   void align_in_place(Buffer& storage, const Layout& layout, std::size_t wb, const AffineTables& map,
                       std::uint64_t lo, std::uint64_t hi) override {

@@ -49,6 +49,9 @@ struct BenchFlags {
   bool compare_single = false;
   bool busy_neighbour = false;
   long long P = 28, Q = 36, K = 6, x = 4;  // --op redistribute
+  std::string algorithm = "4";              // --op aapc
+  std::string perm = "random";              // --op fused-permute
+  unsigned long long seed = 1;
 };
 
 ElementType bench_type(const MachineFlags& f) {
@@ -86,6 +89,19 @@ nlohmann::json bench_json(const BenchResult& r) {
   if (r.request.op == BenchOp::redistribute)
     for (const auto& [name, v] : {std::pair{"P", r.request.P}, {"Q", r.request.Q}, {"K", r.request.K}, {"x", r.request.x}})
       j[name] = v;
+  if (r.request.op == BenchOp::aapc) j["algorithm"] = r.request.algorithm;
+  if (r.direct_time) {
+    j["direct_seconds"] = r.direct_time->seconds;
+    j["direct_bytes_moved"] = r.direct_bytes_moved;
+    j["direct_ratio_to_memcpy"] =
+        ratio_to_memcpy(r.direct_bytes_moved, r.direct_time->seconds, r.data_bytes, r.direct_time->roofline_seconds);
+    j["ratio_to_direct"] = *r.ratio_to_direct();
+  }
+  if (r.request.op == BenchOp::fused_permute) {
+    j["perm"] = r.request.perm;
+    if (r.request.perm == "random") j["seed"] = r.request.seed;
+    j["to"] = r.to;
+  }
   return j;
 }
 
@@ -101,7 +117,10 @@ BenchRequest bench_request(const BenchFlags& f) {
                       f.P,
                       f.Q,
                       f.K,
-                      f.x};
+                      f.x,
+                      f.algorithm,
+                      f.perm,
+                      f.seed};
 }
 
 void print_bench(const BenchFlags& f) {
@@ -153,6 +172,13 @@ void print_bench(const BenchFlags& f) {
       spec > 0 ? fmt::format(" ({:.1f}% of the stated {:.0f} GB/s)", 100 * throughput / spec, spec / 1e9) : "",
       100 * *low, 100 * *high);
   if (r.check_seconds > 0) fmt::print("host checks, made once before the timed runs: {:.6f} s\n", r.check_seconds);
+  if (r.direct_time)
+    fmt::print("the same table with direct addresses and its 2 alignments: {:.6f} s, {:.1f}% of memcpy; unaligned "
+               "throughput / direct = {:.2f}\n",
+               r.direct_time->seconds,
+               100 * ratio_to_memcpy(r.direct_bytes_moved, r.direct_time->seconds, r.data_bytes,
+                                     r.direct_time->roofline_seconds),
+               *r.ratio_to_direct());
   if (idle)
     fmt::print("beside a busy process (the figures above); idle, the same run just before: {:.6f} s, {:.1f}% of "
                "memcpy; busy / idle = {:.2f}\n",
@@ -359,6 +385,12 @@ void add_bench(CLI::App& app) {
   cmd->add_option("--K", f->K, "--op redistribute: the destination block is K times the source block")
       ->capture_default_str();
   cmd->add_option("--x", f->x, "--op redistribute: the source block, elements (N = 2^W elements)")->capture_default_str();
+  cmd->add_option("--algorithm", f->algorithm,
+                  "--op aapc: 1, 2, 3, 4, edelman or edelman-unaligned (timed also against the aligned table)")
+      ->capture_default_str();
+  cmd->add_option("--perm", f->perm, "--op fused-permute: as hcube permute --perm, or random (drawn from --seed)")
+      ->capture_default_str();
+  cmd->add_option("--seed", f->seed, "--op fused-permute --perm random: the seed")->capture_default_str();
   cmd->add_flag("--busy-neighbour", f->busy_neighbour,
                 "time the operation idle, then again beside a CPU-bound process that hcube starts and ends itself "
                 "(a shared machine's load, reproduced)");

@@ -19,7 +19,6 @@ using Clock = std::chrono::steady_clock;
 // A schedule's cycles go to the backend in batches of at most this many (each
 // batch one CUDA graph): large enough to hide the launch cost of small cycles,
 // small enough that a graph instantiates quickly.
-constexpr std::size_t kCyclesPerBatch = 1024;
 
 // Labelling and scanning go through a host buffer this large: small beside the
 // data (peak memory stays near the data size) and large enough to stream.
@@ -335,8 +334,9 @@ void Machine::run_checked_cycles(const Schedule& s, const Progress& progress) {
   unsigned bytes = 0;
   const std::vector<std::uint64_t> tables = offset_tables(s.offset_maps, bytes);
   // Batches of cycles, one submission each (a CUDA graph on the GPU): at most
-  // kCyclesPerBatch, and with a progress report, about one a percent.
-  const std::size_t batch = progress ? std::clamp<std::size_t>(every, 64, kCyclesPerBatch) : kCyclesPerBatch;
+  // the backend's batch, and with a progress report, about one a percent.
+  const std::size_t most = backend_->cycles_per_batch();
+  const std::size_t batch = progress ? std::clamp<std::size_t>(every, std::min<std::size_t>(64, most), most) : most;
   std::vector<std::size_t> ends;
   const auto start = Clock::now();
   for (std::size_t first = 0; first < total; first += batch) {

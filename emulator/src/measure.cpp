@@ -67,7 +67,8 @@ const std::vector<std::string>& bench_op_names() {
   static const std::vector<std::string> names = {"memcpy",          "cycle",
                                                  "alignment",       "aapc",
                                                  "fused-transpose", "fused-bit-reversal",
-                                                 "gather-bit-reversal", "redistribute"};
+                                                 "gather-bit-reversal", "redistribute",
+                                                 "fused-permute"};
   return names;
 }
 
@@ -84,6 +85,11 @@ std::string to_string(BenchOp op) { return bench_op_names().at(static_cast<std::
 double BenchResult::throughput() const { return static_cast<double>(bytes_moved) / time.seconds; }
 double BenchResult::roofline() const { return 2.0 * static_cast<double>(data_bytes) / time.roofline_seconds; }
 double BenchResult::ratio() const { return ratio_to_memcpy(bytes_moved, time.seconds, data_bytes, time.roofline_seconds); }
+std::optional<double> BenchResult::ratio_to_direct() const {
+  if (!direct_time) return std::nullopt;
+  return (static_cast<double>(bytes_moved) / time.seconds) /
+         (static_cast<double>(direct_bytes_moved) / direct_time->seconds);
+}
 std::vector<double> BenchResult::run_ratios() const {
   std::vector<double> out;
   for (const auto& [op_s, copy_s] : time.runs) out.push_back(ratio_to_memcpy(bytes_moved, op_s, data_bytes, copy_s));
@@ -91,6 +97,28 @@ std::vector<double> BenchResult::run_ratios() const {
 }
 
 namespace {
+
+const std::vector<std::string>& aapc_algorithm_names() {
+  static const std::vector<std::string> names = {"1", "2", "3", "4", "edelman", "edelman-unaligned"};
+  return names;
+}
+
+void check_aapc_algorithm(const std::string& flag, const std::string& a) {
+  const auto& names = aapc_algorithm_names();
+  if (std::find(names.begin(), names.end(), a) == names.end())
+    throw Error(fmt::format("{} '{}' unknown: allowed {}", flag, printable_input(a), fmt::join(names, ", ")));
+}
+
+// An AAPC of the transpose on the d-cube (n = m = d): Algorithms 1-4 with
+// their alignments, Edelman's table aligned, or unaligned (node-dependent addresses).
+Schedule aapc_schedule(const std::string& algorithm, unsigned d) {
+  if (algorithm == "edelman") return make_edelman_schedule(d, d, d, true);
+  if (algorithm == "edelman-unaligned") return make_edelman_schedule(d, d, d, false);
+  AapcOptions o;
+  o.algorithm = parse_aapc_algorithm(algorithm);
+  o.d = d;
+  return make_aapc_schedule(o);
+}
 
 // The machine's operations, each checked once and timed apart: on a GPU the
 // host's check of K/2 exchanges costs several times the launch it guards.
@@ -120,14 +148,35 @@ void measure_on(BenchResult& r, Machine& mach, const std::function<double()>& ro
       break;
     }
     case BenchOp::aapc: {
-      AapcOptions o;
-      o.d = geo.n;
-      const Schedule s = make_aapc_schedule(o);
+      const std::string& alg = r.request.algorithm;
+      const Schedule s = aapc_schedule(alg, geo.n);
       const PermutationPlan plan = plan_aapc_permutation(AapcPermutation::transpose, geo, geo.n);
-      r.what = fmt::format("a full AAPC (the transpose), Algorithm 4, {} cycles and 2 alignments", s.cycles());
+      const bool unaligned = alg == "edelman-unaligned";
+      r.what = fmt::format("a full AAPC (the transpose), {}, {} cycles{}",
+                           alg.size() == 1 ? "Algorithm " + alg : "Edelman's table" + std::string(unaligned ? ", unaligned" : ""),
+                           s.cycles(), unaligned ? " with node-dependent addresses, no alignment" : " and 2 alignments");
       std::optional<CheckedSchedule> run;
       checked([&] { run.emplace(check_schedule_run(mach, s, plan.f, plan.g)); });
       per_run([&] { run_checked_schedule(mach, *run); });
+      if (unaligned) {
+        // The same table with direct addresses and its two alignments, timed the same way.
+        const Schedule aligned = aapc_schedule("edelman", geo.n);
+        const CheckedSchedule direct = check_schedule_run(mach, aligned, plan.f, plan.g);
+        mach.reset_counters();
+        run_checked_schedule(mach, direct);
+        r.direct_bytes_moved = mach.counters().bytes_read + mach.counters().bytes_written;
+        r.direct_time = alternate(r.request.repeat, [&] { return mach.backend().timed([&] { run_checked_schedule(mach, direct); }); },
+                                  roofline);
+      }
+      break;
+    }
+    case BenchOp::fused_permute: {
+      const std::string& text = r.request.perm;
+      const DimensionPermutation p = parse_dimension_permutation(
+          text == "random" ? fmt::format("random:{}", r.request.seed) : text, geo.n, geo.m);
+      r.to = p.to;
+      r.what = fmt::format("the address-bit permutation {} in one tiled pass", fmt::join(p.to, ","));
+      per_run([&] { mach.permute_address_bits(p.to); });
       break;
     }
     default: {
@@ -217,6 +266,11 @@ void check_bench(const BenchRequest& req) {
                                         static_cast<std::uint64_t>(std::max(req.x, 0LL)),
                                         bit(static_cast<unsigned>(req.log2_words)), false});
   }
+  if (req.op == BenchOp::aapc) check_aapc_algorithm("--algorithm", req.algorithm);
+  if (req.op == BenchOp::fused_permute && req.perm != "random") {
+    const auto q = static_cast<unsigned>(req.log2_words);
+    parse_dimension_permutation(req.perm, q / 2, q - q / 2);
+  }
   if (req.op == BenchOp::gather_bit_reversal && req.backend == BackendChoice::cuda)
     throw Error("--op gather-bit-reversal is the CPU baseline: it runs on host memory (drop --backend cuda)");
 }
@@ -266,24 +320,8 @@ BenchResult run_bench(const BenchRequest& req) {
 
 // --- hcube sweep -------------------------------------------------------------
 
-namespace {
-
-Schedule sweep_schedule(const std::string& algorithm, unsigned d) {
-  if (algorithm == "edelman") return make_edelman_schedule(d, d, d, true);
-  if (algorithm == "edelman-unaligned") return make_edelman_schedule(d, d, d, false);
-  AapcOptions o;
-  o.algorithm = parse_aapc_algorithm(algorithm);
-  o.d = d;
-  return make_aapc_schedule(o);
-}
-
-}  // namespace
-
 void check_sweep(const SweepRequest& r) {
-  for (const std::string& a : r.algorithms)
-    if (a != "1" && a != "2" && a != "3" && a != "4" && a != "edelman" && a != "edelman-unaligned")
-      throw Error(fmt::format("--algorithms entry '{}' unknown: allowed 1, 2, 3, 4, edelman, edelman-unaligned",
-                              printable_input(a)));
+  for (const std::string& a : r.algorithms) check_aapc_algorithm("--algorithms entry", a);
   if (r.from < 1 || r.to > 16 || r.from > r.to)
     throw Error(fmt::format("--dims-from {} --dims-to {} out of range: allowed 1 <= from <= to <= 16", r.from, r.to));
   if (r.repeat < 1 || r.repeat > 100) throw Error(fmt::format("--repeat {} out of range: allowed 1..100", r.repeat));
@@ -303,7 +341,7 @@ SweepResult run_sweep(const SweepRequest& req, const SweepProgress& progress) {
     const PermutationPlan plan = plan_aapc_permutation(AapcPermutation::transpose, mach.geometry(), d);
     for (const std::string& alg : req.algorithms) {
       if (progress) progress(out.rows.size(), total, fmt::format("d = {}, {}", d, alg));
-      const Schedule s = sweep_schedule(alg, d);
+      const Schedule s = aapc_schedule(alg, d);
       SweepRow r;
       r.d = d;
       r.algorithm = alg;

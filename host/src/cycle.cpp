@@ -89,7 +89,11 @@ std::optional<CycleViolation> find_violation(const Geometry& geo, const Cycle& c
     std::uint32_t dim;
     int side;  // 0: nodes with bit dim clear, 1: set, 2: both (direct exchange)
   };
-  std::map<std::uint64_t, std::vector<Use>> uses;
+  // Keyed by (offset map, address): exchanges under one map touch one word on
+  // a node exactly when direct ones would (the node's offset is added to both),
+  // so only exchanges under different maps need the exact test.
+  std::map<std::pair<std::uint32_t, std::uint64_t>, std::vector<Use>> uses;
+  std::map<std::uint32_t, std::vector<std::size_t>> under_map;
   for (std::size_t e = 0; e < cycle.size(); ++e) {
     const Exchange& x = cycle[e];
     if (x.dim >= geo.n)
@@ -105,27 +109,29 @@ std::optional<CycleViolation> find_violation(const Geometry& geo, const Cycle& c
                                            per_dim[x.dim], rules.channel_width)};
     if (x.offset_map > maps.size())
       return CycleViolation{e, fmt::format("offset map {} undefined: the schedule has {}", x.offset_map, maps.size())};
-    if (x.offset_map != 0 || std::any_of(cycle.begin(), cycle.begin() + static_cast<std::ptrdiff_t>(e),
-                                         [](const Exchange& y) { return y.offset_map != 0; })) {
-      // Node-dependent addresses: test against every earlier exchange exactly.
-      for (std::size_t f = 0; f < e; ++f)
-        if (clash(cycle[f], x, maps, geo.n))
-          return CycleViolation{e, fmt::format("a local word is also used by exchange {} {} on some node", f,
-                                               to_string(cycle[f]))};
-      continue;
-    }
+    // Node-dependent addresses under another map: tested exactly.
+    for (const auto& [map, entries] : under_map)
+      if (map != x.offset_map)
+        for (const std::size_t f : entries)
+          if (clash(cycle[f], x, maps, geo.n))
+            return CycleViolation{e, fmt::format("a local word is also used by exchange {} {} on some node", f,
+                                                 to_string(cycle[f]))};
+    under_map[x.offset_map].push_back(e);
     const std::pair<std::uint64_t, int> touched[2] = {{x.addr, x.addr == x.peer_addr ? 2 : 0}, {x.peer_addr, 1}};
     for (int s = 0; s < (x.addr == x.peer_addr ? 1 : 2); ++s) {
       const auto [addr, side] = touched[s];
-      for (const Use& u : uses[addr]) {
+      for (const Use& u : uses[{x.offset_map, addr}]) {
         // Two uses of one address meet on some node unless they sit on
         // opposite sides of the same dimension.
         const bool disjoint = u.dim == x.dim && u.side != 2 && side != 2 && u.side != side;
         if (!disjoint)
-          return CycleViolation{e, fmt::format("local word {} already used by exchange {} {}", addr, u.entry,
+          return CycleViolation{e, fmt::format("local word {}{} already used by exchange {} {}", addr,
+                                               x.offset_map ? fmt::format(" (xor map {}'s node offset)", x.offset_map)
+                                                            : std::string(),
+                                               u.entry,
                                                to_string(cycle[u.entry]))};
       }
-      uses[addr].push_back(Use{e, x.dim, side});
+      uses[{x.offset_map, addr}].push_back(Use{e, x.dim, side});
     }
   }
   return std::nullopt;

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <random>
+#include <utility>
 
 #include "hcube/host/bit_permutation_tiling.hpp"
 #include "hcube/core/bits.hpp"
@@ -64,15 +66,28 @@ std::vector<unsigned> named(const std::string& text, unsigned q) {
       to[a + k] = b + k;
       to[b + k] = a + k;
     }
+  } else if (name == "random") {
+    args(1);
+    to = random_bit_permutation(q, parse_uint(parts[1], "--perm random seed"));
   } else {
     throw Error(fmt::format("--perm '{}' unknown: give p0,p1,...,p{} or transpose, bit-reversal, shuffle:k, "
-                            "unshuffle:k, swap-axes:a:b:w",
+                            "unshuffle:k, swap-axes:a:b:w, random:seed",
                             printable_input(text), q - 1));
   }
   return to;
 }
 
 }  // namespace
+
+std::vector<unsigned> random_bit_permutation(unsigned q, std::uint64_t seed) {
+  // Fisher-Yates on a 64-bit Mersenne Twister, whose sequence the standard
+  // fixes (std::shuffle's is the library's own): one seed, one permutation everywhere.
+  std::mt19937_64 rng(seed);
+  std::vector<unsigned> to(q);
+  for (unsigned i = 0; i < q; ++i) to[i] = i;
+  for (unsigned i = q; i > 1; --i) std::swap(to[i - 1], to[rng() % i]);
+  return to;
+}
 
 std::uint64_t DimensionPermutation::apply(std::uint64_t g) const {
   std::uint64_t out = 0;

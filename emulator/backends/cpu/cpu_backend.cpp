@@ -218,6 +218,11 @@ struct CpuPolicy {
   void launch_exchanges(const kernels::ExchangeBody<W>& body, std::uint64_t count) {
     kernels::cpu::run_exchanges(body, count);
   }
+  template <class W>
+  void launch_exchange_cycles(const kernels::ExchangeBody<W>& body, const std::vector<std::size_t>& ends) {
+    kernels::cpu::run_exchange_cycles(body, ends);
+  }
+  std::size_t cycles_per_batch() const { return std::numeric_limits<std::size_t>::max(); }
   // A block router step block by block (kernels/cpu/block_router.hpp).
   template <class W>
   void launch_block_router(const kernels::BlockRouterBody<W>& body, std::uint64_t messages) {

@@ -229,6 +229,18 @@ class CudaPolicy {
   void launch_exchanges(const kernels::ExchangeBody<W>& body, std::uint64_t count) {
     kernels::cuda::launch_exchanges(body, count, stream_);
   }
+  // A batch of cycles, a launch each, captured as one graph.
+  template <class W>
+  void launch_exchange_cycles(const kernels::ExchangeBody<W>& body, const std::vector<std::size_t>& ends) {
+    batch(ends.size(), [&](std::size_t c) {
+      const std::size_t first = c == 0 ? 0 : ends[c - 1];
+      if (ends[c] == first) return;
+      kernels::ExchangeBody<W> cycle = body;
+      cycle.exchanges += first;
+      launch_exchanges(cycle, ends[c] - first);
+    });
+  }
+  std::size_t cycles_per_batch() const { return 1024; }
   // A block router step: a thread a word of the longest message, as RouterBody.
   template <class W>
   void launch_block_router(const kernels::BlockRouterBody<W>& body, std::uint64_t messages) {

@@ -99,6 +99,10 @@ class Backend {
   virtual void exchange_cycles(Buffer& storage, const Layout& layout, std::size_t word_bytes,
                                const Exchange* exchanges, const std::vector<std::size_t>& ends,
                                const std::vector<std::uint64_t>& offset_tables = {}, unsigned offset_bytes = 0) = 0;
+  // The most cycles one exchange_cycles call should take: a CUDA graph's worth
+  // on the GPU; a whole schedule on the CPU, which may reorganise its storage
+  // for a batch (kernels/cpu/exchange.hpp) and gains from long ones.
+  virtual std::size_t cycles_per_batch() const = 0;
   // An involutive map, in place, on the local addresses [lo, hi) (which the map keeps).
   virtual void align_in_place(Buffer& storage, const Layout& layout, std::size_t word_bytes, const AffineTables& map,
                               std::uint64_t lo, std::uint64_t hi) = 0;

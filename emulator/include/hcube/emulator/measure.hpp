@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -47,6 +48,7 @@ enum class BenchOp {
   fused_bit_reversal,
   gather_bit_reversal,
   redistribute,
+  fused_permute,
 };
 BenchOp parse_bench_op(const std::string& s);  // throws naming the allowed ones
 std::string to_string(BenchOp op);
@@ -61,6 +63,12 @@ struct BenchRequest {
   long long tile_dims = -1;
   // --op redistribute: R_x(P, K, Q) on N = 2^log2_words elements (the R_4(28, 6, 36) by default).
   long long P = 28, Q = 36, K = 6, x = 4;
+  // --op aapc: 1, 2, 3, 4, edelman or edelman-unaligned (which is also timed
+  // against the aligned schedule: node-dependent addresses against direct ones).
+  std::string algorithm = "4";
+  // --op fused-permute: a --perm of hcube permute, or "random" (random:seed).
+  std::string perm = "random";
+  unsigned long long seed = 1;
 };
 
 struct BenchResult {
@@ -74,6 +82,12 @@ struct BenchResult {
   std::string backend, device;
   bool gpu = false;          // the roofline is a copy kernel (else memcpy)
   double spec_bytes_per_second = 0;
+  std::vector<unsigned> to;  // --op fused-permute: where each address bit goes
+  // --op aapc --algorithm edelman-unaligned: the aligned (direct) schedule's
+  // median and bytes, alternated with the same roofline in the same process.
+  std::optional<Alternated> direct_time;
+  std::uint64_t direct_bytes_moved = 0;
+  std::optional<double> ratio_to_direct() const;  // throughput over the direct schedule's
 
   double throughput() const;  // bytes_moved / seconds
   double roofline() const;    // 2 data_bytes / roofline seconds

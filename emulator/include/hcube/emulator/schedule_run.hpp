@@ -37,6 +37,8 @@ struct CheckedSchedule {
 };
 CheckedSchedule check_schedule_run(const Machine& machine, const Schedule& schedule, const AffineMap& f,
                                    const AffineMap& g);
+// The result refers to the schedule, which must outlive it: not a temporary.
+CheckedSchedule check_schedule_run(const Machine&, Schedule&&, const AffineMap&, const AffineMap&) = delete;
 // Returns the wall time of the three phases.
 double run_checked_schedule(Machine& machine, const CheckedSchedule& checked, const Machine::Progress& progress = {});
 

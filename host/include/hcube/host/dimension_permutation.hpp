@@ -28,9 +28,12 @@ struct DimensionPermutation {
 //   bit-reversal       bit i -> q-1-i
 //   shuffle:k          k-bit left rotation of all q bits (i -> i+k mod q); unshuffle:k the inverse
 //   swap-axes:a:b:w    the w-bit fields at bits a and b exchanged
+//   random:s           random_bit_permutation(q, s)
 // Throws hcube::Error naming the bad entry and the allowed range: wrong length,
 // an entry out of 0..q-1, an entry twice (not a permutation), a malformed name.
 DimensionPermutation parse_dimension_permutation(const std::string& text, unsigned n, unsigned m);
+// A permutation of q bits drawn from the seed, the same on every platform.
+std::vector<unsigned> random_bit_permutation(unsigned q, std::uint64_t seed);
 
 // A generalized shuffle alpha_0 -> alpha_1 -> ... -> alpha_0 (sec. 2): bits[k+1] = to[bits[k]].
 struct ShuffleCycle {

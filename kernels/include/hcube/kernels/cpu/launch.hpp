@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "hcube/kernels/cpu/lane_network.hpp"
 #include "hcube/kernels/cpu/lane_transpose.hpp"
 #include "hcube/kernels/cpu/stream.hpp"
 #include "hcube/kernels/cpu/team.hpp"
@@ -67,6 +68,8 @@ void launch_tiles(const TileBody& body) {
   const std::size_t run_bytes = run_words * sizeof(Word);
   const bool stream = v.tiles() * v.tile_words() * sizeof(Word) >= kStreamingBytes && run_bytes % 16 == 0;
   const LaneTranspose lanes = plan_lane_transpose<Word>(v, body.dst);
+  // Where the block transpose does not apply, the general block network (any permutation).
+  const LaneNetwork network = lanes.usable ? LaneNetwork{} : plan_lane_network<Word>(v, body.dst);
   // Buffer row r starts at word r * row_words; tile word t lies at slot(t).
   constexpr std::uint64_t pad = kBufferRowPadBytes / sizeof(Word);
   const std::uint64_t row_words = run_words + pad;
@@ -104,6 +107,14 @@ void launch_tiles(const TileBody& body) {
         store_tile_transposed(body, lanes, at, dst, stream, staged.data());
         continue;
       }
+#if defined(__x86_64__) || defined(__i386__)
+      if (network.usable) {
+        const auto* words = reinterpret_cast<const char*>(buffer.data());
+        store_tile_network(body, network, [&](std::uint64_t t) { return words + slot(t) * sizeof(Word); }, dst,
+                           stream, reinterpret_cast<char*>(staged.data()));
+        continue;
+      }
+#endif
       for (std::uint64_t r = 0; r < runs; ++r) {
         const Word* column = buffer.data() + from_run[r];
         Word* d = body.dst_run(dst, r);
