@@ -77,12 +77,13 @@ std::vector<Row> chain_rows(const std::vector<std::vector<Row>>& lists);
 // more than one processor bit, or whose bit meets another pivot) in the
 // coordinates b = a xor M(node): M adds storage bit u for node bit r of each
 // remaining pivot u, exchanged with r alone. b stays in its unit through every
-// exchange of the rows (E(u, r) keeps it, E(w, r) with w in `closure` flips b_w),
-// and E(u, r) moves exactly the words with b_u = 1, so units need not be closed under such a u. Units go to rows in proportion to their
-// weights, the rest one by one to the row that raises the modelled transfers
-// least. Every row is executed on the bits' contents first: each must realise
-// p on the processor bits and leave the storage bits as every other row does,
-// which one local permutation (local_after) then completes.
+// exchange of the rows (E(u, r) keeps it, E(w, r) with w in `closure` flips
+// b_w), and E(u, r) moves exactly the words with b_u = 1, so units need not be
+// closed under such a u. Units go to rows in proportion to their weights, the
+// rest one by one to the row that raises the modelled transfers least. Every
+// row is executed on the bits' contents first: each must realise p on the
+// processor bits and leave the storage bits as every other row does, which one
+// local permutation (local_after) then completes.
 SdpPlan rows_plan(const DimensionPermutation& p, const char* algorithm, const std::vector<Row>& rows,
                   std::vector<unsigned> closure);
 

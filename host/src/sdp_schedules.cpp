@@ -47,30 +47,24 @@ std::vector<std::pair<std::uint64_t, std::uint64_t>> deal(std::uint64_t pairs, s
   return r;
 }
 
-// Parts running sequences of processor bits (kNone: idle). Parts are whole
-// cosets of the mu low storage bits (the pivots), dealt to the sequences;
-// in cycle c part k does E(pivot(k, c), seq_k[c]) on its own addresses, with
-// offset map map(k, c) when given.
-constexpr unsigned kNone = ~0u;
-Schedule sequences_schedule(Schedule s, const std::vector<std::vector<unsigned>>& seqs, unsigned mu,
-                            const std::function<unsigned(std::size_t, std::size_t)>& pivot,
-                            const std::function<std::uint32_t(std::size_t, std::size_t)>& map = {}) {
-  const auto parts = deal(s.m < mu ? 0 : bit(s.m - mu), seqs.size());
+// Parts running sequences of processor bits (sdp::kIdle: idle) with memory bit 0
+// as the pivot, the pairs {2a, 2a + 1} dealt to the sequences in ranges; in
+// cycle c part k does E(0, seq_k[c]) on its own pairs with offset map map(k, c).
+Schedule sequences_schedule(Schedule s, const std::vector<std::vector<unsigned>>& seqs,
+                            const std::function<std::uint32_t(std::size_t, std::size_t)>& map) {
+  const auto parts = deal(bit(s.m - 1), seqs.size());
   std::size_t cycles = 0;
   for (const auto& q : seqs) cycles = std::max(cycles, q.size());
   std::uint64_t width = 1;
   for (std::size_t c = 0; c < cycles; ++c) {
     std::vector<std::uint64_t> load(s.n, 0);
     for (std::size_t k = 0; k < seqs.size(); ++k) {
-      if (c >= seqs[k].size() || seqs[k][c] == kNone) continue;
-      const unsigned r = seqs[k][c] - s.m, v = pivot(k, c);
-      for (std::uint64_t coset = parts[k].first; coset < parts[k].second; ++coset)
-        for (std::uint64_t low = 0; low < bit(mu); ++low)
-          if (test_bit(low, v)) {
-            const std::uint64_t a = (coset << mu) | low;
-            s.add(Exchange{r, a, a ^ bit(v), map ? map(k, c) : 0u});
-            ++load[r];
-          }
+      if (c >= seqs[k].size() || seqs[k][c] == sdp::kIdle) continue;
+      const unsigned r = seqs[k][c] - s.m;
+      for (std::uint64_t pair = parts[k].first; pair < parts[k].second; ++pair) {
+        s.add(Exchange{r, pair << 1 | 1, pair << 1, map(k, c)});
+        ++load[r];
+      }
     }
     for (std::uint64_t l : load) width = std::max(width, l);
     s.end_cycle();
@@ -190,15 +184,14 @@ struct EmptyDimension {
         s.offset_maps.push_back(o);
         part_maps.push_back(static_cast<std::uint32_t>(s.offset_maps.size()));
         // Entries are machine address bits: the data's processor bit b is the machine's b + 1.
-        for (std::size_t j = 0; j < phase; ++j) seq.push_back(j < bits.size() ? bits[j] + 1 : kNone);
+        for (std::size_t j = 0; j < phase; ++j) seq.push_back(j < bits.size() ? bits[j] + 1 : sdp::kIdle);
         fold(o, bits.front());
       }
       seqs.push_back(std::move(seq));
       maps.push_back(std::move(part_maps));
       final_offset.push_back(o);
     }
-    s = sequences_schedule(std::move(s), seqs, 1, [](std::size_t, std::size_t) { return u; },
-                           [&](std::size_t k, std::size_t c) { return maps[k][c / phase]; });
+    s = sequences_schedule(std::move(s), seqs, [&](std::size_t k, std::size_t c) { return maps[k][c / phase]; });
     const auto dealt = deal(bit(p.m), seqs.size());
     for (std::size_t k = 0; k < seqs.size(); ++k)
       if (dealt[k].first < dealt[k].second) realign(final_offset[k], dealt[k].first << 1, dealt[k].second << 1);
