@@ -773,13 +773,19 @@ TEST(SdpTable4, ElementTransfersAgainstThePapers) {
     std::vector<std::uint64_t> sizes;
     for (const auto& c : r.cycles) sizes.push_back(c.size());
     // A4: (sigma_p + beta) / (sigma_p + beta + sigma_min - 1) K.
-    const SdpModel a4 = model_plan(plan_a4(p), 1, 1, bit(r.m));
+    // Memory: K words a node for A4 and A6 (the pivot comes back); for A5 K
+    // while each cycle has at most 2 pieces (their pivots swap), else the
+    // pivots' rotation goes through scratch: 2K.
+    const SdpPlan a4_plan = plan_a4(p);
+    EXPECT_EQ(memory_words(a4_plan), bit(r.m));
+    const SdpModel a4 = model_plan(a4_plan, 1, 1, bit(r.m));
     const double sp = a.sigma_p, beta = a.real_cycles, smin = a.sigma_min;
     EXPECT_EQ(a4.startups, r.a4);
     EXPECT_LE(static_cast<double>(a4.element_transfers), (sp + beta) / (sp + beta + smin - 1) * K + static_cast<double>(r.a4));
     EXPECT_GE(static_cast<double>(a4.element_transfers), (sp + beta) / (sp + beta + smin - 1) * K - static_cast<double>(r.a4));
     // A6: Theorem 2, min(S) K / (2 (min(S) - 1)) = (sigma_min + 1) K / (2 sigma_min).
     const SdpPlan a6 = plan_a6(p);
+    EXPECT_EQ(memory_words(a6), bit(r.m));
     const SdpModel m6 = model_plan(a6, 1, 1, bit(r.m));
     EXPECT_EQ(m6.startups, r.a6);
     const double paper6 = (smin + 1) / (2 * smin) * K;
@@ -795,6 +801,9 @@ TEST(SdpTable4, ElementTransfersAgainstThePapers) {
       const SdpPlan plan = plan_a5(p, gamma);
       const SdpModel m5 = model_plan(plan, 1, 1, bit(r.m));
       EXPECT_EQ(m5.startups, startups);
+      std::size_t most_pieces = 0;
+      for (std::uint64_t sz : sizes) most_pieces = std::max<std::size_t>(most_pieces, (sz + gamma - 1) / gamma);
+      EXPECT_EQ(memory_words(plan), (most_pieces <= 2 ? 1u : 2u) * bit(r.m));
       std::vector<std::uint64_t> steps5;
       bool dummies = false;
       for (std::uint64_t sz : sizes) {
