@@ -275,6 +275,7 @@ class Dealer {
           if (count[t][r] == 0) continue;
           for (std::size_t t2 = t + 1; t2 < types && budget > 0 && !moved; ++t2)
             for (std::size_t r2 = 0; r2 < rows && budget > 0 && !moved; ++r2) {
+              --budget;  // looking costs too: many types with few units
               if (r2 == r || count[t2][r2] == 0) continue;
               const std::uint64_t before = cost();
               remove(t, r);
