@@ -243,15 +243,11 @@ SdpPlan plan_a5_gamma(const DimensionPermutation& p, const DimensionPermutationA
     padded = padded || c.size() % gamma != 0;
   }
   // Each piece keeps a pivot of its own: storage bits no block pivots.
-  std::vector<unsigned> pivots;
-  std::vector<bool> block_pivot(p.m, false);
-  for (const Block& b : u.blocks) block_pivot[b.pivot] = true;
-  for (unsigned x = 0; x < p.m && pivots.size() < mu; ++x)
-    if (!block_pivot[x]) pivots.push_back(x);
-  if (pivots.size() < mu)
+  if (u.spare.size() < mu)
     throw Error(fmt::format("A5 with gamma = {} cuts the real cycles into mu = {} pieces, each with a pivot storage "
                             "dimension of its own: m = {} has {} outside the mixed cycles' blocks",
-                            gamma, mu, p.m, pivots.size()));
+                            gamma, mu, p.m, u.spare.size()));
+  const std::vector<unsigned> pivots(u.spare.begin(), u.spare.begin() + static_cast<std::ptrdiff_t>(mu));
   std::vector<Row> rows;
   if (!padded) {
     // The paper's sequences (Table 2's construction): position c mod mu of

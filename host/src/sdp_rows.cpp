@@ -66,7 +66,6 @@ Units units_of(const DimensionPermutation& p, const DimensionPermutationAnalysis
     }
   if (!u.spare.empty()) {
     u.pivot = u.spare.front();
-    u.spare.erase(u.spare.begin());
     return u;
   }
   u.pivot = u.blocks.front().pivot;

@@ -38,7 +38,7 @@ struct Units {
   std::vector<std::vector<unsigned>> real;  // each real cycle's bits, alpha_0 first
   std::vector<Block> blocks;
   unsigned pivot = kIdle;                    // the real chains' pivot (kIdle without real cycles)
-  std::vector<unsigned> spare;               // storage bits no block pivots, `pivot` excluded
+  std::vector<unsigned> spare;               // storage bits no block pivots (`pivot` may be one)
 };
 // The pivot is a storage bit the permutation's blocks leave alone if one
 // exists (a restoring chain may also share a longer block's pivot, whose
