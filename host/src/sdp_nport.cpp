@@ -34,22 +34,27 @@ std::vector<unsigned> closure_of(const Units& u) {
   return c;
 }
 
-// The mixed cycles' blocks (sec. 4.4) after the real rows: the blocks commute,
-// so part k runs them from block k on, the parts' blocks on different dimensions.
+// Commuting chains, part k running them from chain k on, so the parts use
+// different dimensions in a cycle.
+std::vector<Row> rotations(const std::vector<std::vector<Step>>& chains) {
+  std::vector<Row> rows;
+  for (std::size_t k = 0; k < chains.size(); ++k) {
+    Row row;
+    for (std::size_t i = 0; i < chains.size(); ++i) {
+      const auto& c = chains[(k + i) % chains.size()];
+      row.steps.insert(row.steps.end(), c.begin(), c.end());
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+// The mixed cycles' blocks (sec. 4.4) after the real rows, rotated over the parts.
 std::vector<Row> with_blocks(std::vector<Row> real, const Units& u) {
   if (u.blocks.empty()) return real;
-  std::vector<Row> rotations;
-  for (std::size_t k = 0; k < u.blocks.size(); ++k) {
-    Row row;
-    for (std::size_t i = 0; i < u.blocks.size(); ++i) {
-      const Block& b = u.blocks[(k + i) % u.blocks.size()];
-      const auto steps = sdp::with_pivot(b.pivot, b.bits);
-      row.steps.insert(row.steps.end(), steps.begin(), steps.end());
-    }
-    rotations.push_back(std::move(row));
-  }
-  if (real.empty()) return rotations;
-  return sdp::chain_rows({real, rotations});
+  std::vector<Row> blocks = rotations(sdp::block_chains(u));
+  if (real.empty()) return blocks;
+  return sdp::chain_rows({real, blocks});
 }
 
 }  // namespace
@@ -78,17 +83,7 @@ SdpPlan plan_a1_all_port(const DimensionPermutation& p) {
   } else {
     // Sec. 4.4: A1 one-port's chains (each real cycle with the pivot, each block
     // with its own) commute; part k runs them from chain k on.
-    std::vector<std::vector<Step>> chains;
-    for (const auto& c : u.real) chains.push_back(sdp::with_pivot(u.pivot, sdp::rotated_chain(c, 0)));
-    for (const Block& b : u.blocks) chains.push_back(sdp::with_pivot(b.pivot, b.bits));
-    for (std::size_t k = 0; k < chains.size(); ++k) {
-      Row row;
-      for (std::size_t i = 0; i < chains.size(); ++i) {
-        const auto& c = chains[(k + i) % chains.size()];
-        row.steps.insert(row.steps.end(), c.begin(), c.end());
-      }
-      rows.push_back(std::move(row));
-    }
+    rows = rotations(sdp::a1_chains(u));
   }
   return sdp::rows_plan(p, "A1", rows, closure_of(u));
 }

@@ -78,6 +78,19 @@ std::vector<unsigned> rotated_chain(const std::vector<unsigned>& bits, std::size
   return seq;
 }
 
+std::vector<std::vector<Step>> block_chains(const Units& u) {
+  std::vector<std::vector<Step>> chains;
+  for (const Block& b : u.blocks) chains.push_back(with_pivot(b.pivot, b.bits));
+  return chains;
+}
+
+std::vector<std::vector<Step>> a1_chains(const Units& u) {
+  std::vector<std::vector<Step>> chains;
+  for (const auto& c : u.real) chains.push_back(with_pivot(u.pivot, rotated_chain(c, 0)));
+  for (auto& c : block_chains(u)) chains.push_back(std::move(c));
+  return chains;
+}
+
 std::vector<Step> with_pivot(unsigned pivot, const std::vector<unsigned>& bits) {
   std::vector<Step> steps;
   for (unsigned b : bits) steps.push_back(b == kIdle ? Step{} : Step{pivot, b});

@@ -51,6 +51,14 @@ Units units_of(const DimensionPermutation& p, const DimensionPermutationAnalysis
 // returns the local reordering that completes p (memory bit x to bit r[x]).
 std::vector<unsigned> local_after(const DimensionPermutation& p, const std::vector<Step>& steps, const char* algorithm);
 
+// A1's chains (sec. 3.1, 4.4): each real cycle's E(v, alpha_0), ...,
+// E(v, alpha_(s-1)), E(v, alpha_0) with the pivot v restored, then each block
+// of a mixed cycle with its own storage bit as pivot. They act on disjoint
+// bits (a real chain passes its pivot's content through), so they commute.
+std::vector<std::vector<Step>> a1_chains(const Units& u);
+// The blocks' chains alone.
+std::vector<std::vector<Step>> block_chains(const Units& u);
+
 // The chain of a real cycle rotated to start at bits[k], with the restoring exchange.
 std::vector<unsigned> rotated_chain(const std::vector<unsigned>& bits, std::size_t k);
 // Steps with one pivot for a list of bits (kIdle stays idle).

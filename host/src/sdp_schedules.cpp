@@ -78,21 +78,10 @@ Schedule sequences_schedule(Schedule s, const std::vector<std::vector<unsigned>>
 
 namespace {
 
-// A1's chains (sec. 3.1, 4.4): each real cycle's E(v, alpha_0), ..., E(v,
-// alpha_(s-1)), E(v, alpha_0) with the pivot v restored, each block of a mixed
-// cycle with its own storage bit as pivot. They act on disjoint bits (a real
-// chain passes its pivot's content through), so they commute.
+// A1's chains one after another (one-port).
 std::vector<sdp::Step> a1_chains(const DimensionPermutation& p, const DimensionPermutationAnalysis& a) {
-  const sdp::Units u = sdp::units_of(p, a, "A1");
   std::vector<sdp::Step> steps;
-  for (const auto& c : u.real) {
-    const auto chain = sdp::with_pivot(u.pivot, sdp::rotated_chain(c, 0));
-    steps.insert(steps.end(), chain.begin(), chain.end());
-  }
-  for (const sdp::Block& b : u.blocks) {
-    const auto chain = sdp::with_pivot(b.pivot, b.bits);
-    steps.insert(steps.end(), chain.begin(), chain.end());
-  }
+  for (const auto& chain : sdp::a1_chains(sdp::units_of(p, a, "A1"))) steps.insert(steps.end(), chain.begin(), chain.end());
   return steps;
 }
 
