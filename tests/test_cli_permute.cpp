@@ -30,7 +30,7 @@ TEST_F(CliPermute, HelpNamesTheFlags) {
     EXPECT_TRUE(contains(help, flag)) << flag;
   // The choice flags list their values.
   EXPECT_TRUE(contains(help, "--ports TEXT:{one,all}")) << help;
-  EXPECT_TRUE(contains(help, "--algorithm TEXT:{auto,A1,A1',A2,A4,A5,A6,Edelman}")) << help;
+  EXPECT_TRUE(contains(help, "--algorithm TEXT:{auto,A1,A1',A2,A3,A4,A5,A6,Edelman}")) << help;
   EXPECT_TRUE(contains(ok({"--help"}), "compare"));
 }
 
@@ -91,8 +91,9 @@ TEST_F(CliPermute, OutputIsThePermutationForEveryAlgorithm) {
     const char* ports;
     const char* algorithm;
   };
-  for (const Run& r : {Run{"one", "A1"}, Run{"one", "A1'"}, Run{"one", "A2"}, Run{"all", "A1"}, Run{"all", "A2"}, Run{"all", "A4"},
-                       Run{"all", "A5"}, Run{"all", "A6"}, Run{"all", "auto"}}) {
+  for (const Run& r : {Run{"one", "A1"}, Run{"one", "A1'"}, Run{"one", "A2"}, Run{"one", "A3"}, Run{"all", "A1"},
+                       Run{"all", "A2"}, Run{"all", "A3"}, Run{"all", "A4"}, Run{"all", "A5"}, Run{"all", "A6"},
+                       Run{"all", "auto"}}) {
     SCOPED_TRACE(std::string(r.ports) + " " + r.algorithm);
     const json j = ok_json({"permute", "--perm", perm, "-n", "4", "-m", "4", "--ports", r.ports, "--algorithm",
                             r.algorithm, "-i", path("in.npy").string(), "-o", path("out.npy").string()});
@@ -138,7 +139,7 @@ TEST_F(CliPermute, NamedPermutationsAndCompare) {
       path("out.npy").string()});
   EXPECT_EQ(read_u64(path("out.npy"), c), permuted(in, {5, 4, 3, 2, 1, 0}));
   const json cmp = ok_json({"compare", "--perm", "0,1,2,3,5,6,4", "-n", "3", "-m", "4", "--ports", "all", "--tau", "4"});
-  ASSERT_EQ(cmp["rows"].size(), 9u);
+  ASSERT_EQ(cmp["rows"].size(), 11u);
   for (const json& row : cmp["rows"]) {
     if (row["algorithm"] == "Edelman") {
       EXPECT_EQ(row["applies"], false);
@@ -150,16 +151,19 @@ TEST_F(CliPermute, NamedPermutationsAndCompare) {
     EXPECT_TRUE(row["modelled_time"].is_number());
     EXPECT_GE(row["modelled_time"].get<double>(), row["lower_bound_time"].get<double>() - 1e-9);
   }
-  // A mixed cycle: the n-port algorithms say which condition fails.
+  // Mixed cycles (sec. 4.4): every n-port algorithm runs them but A1' (its
+  // n-port form needs a separable permutation) and A3 n-port.
   const json mixed = ok_json({"compare", "--perm", "transpose", "-n", "3", "-m", "3", "--ports", "all"});
-  EXPECT_EQ(mixed["rows"][2]["algorithm"], "A2");  // two AAPCs: any permutation with m >= sigma_p
-  EXPECT_EQ(mixed["rows"][2]["applies"], true);
-  // A1 n-port runs mixed cycles as commuting chains over parts; A4 needs a separable permutation.
-  EXPECT_EQ(mixed["rows"][3]["algorithm"], "A1");
-  EXPECT_EQ(mixed["rows"][3]["applies"], true);
-  EXPECT_EQ(mixed["rows"][3]["verified"], true);
-  EXPECT_EQ(mixed["rows"][4]["applies"], false);
-  EXPECT_TRUE(contains(mixed["rows"][4]["reason"], "separable")) << mixed["rows"][4];
+  std::map<std::string, json> row_of;
+  for (const json& row : mixed["rows"]) row_of[row["algorithm"].get<std::string>() + " " + row["ports"].get<std::string>()] = row;
+  for (const char* name : {"A2 all", "A1 all", "A4 all", "A5 all", "A6 all", "A3 one"}) {
+    EXPECT_EQ(row_of[name]["applies"], true) << name;
+    EXPECT_EQ(row_of[name]["verified"], true) << name;
+  }
+  for (const char* name : {"A1' all", "A3 all"}) {
+    EXPECT_EQ(row_of[name]["applies"], false) << name;
+    EXPECT_TRUE(contains(row_of[name]["reason"], "separable")) << row_of[name];
+  }
   const std::string table = ok({"compare", "--perm", "transpose", "-n", "3", "-m", "3"});
   EXPECT_TRUE(contains(table, "A1      one")) << table;
   // Edelman's table does the bit reversal of a 2^(2d) vector: 2^(d-1) cycles, one word a link.
@@ -236,9 +240,11 @@ TEST_F(CliPermute, ExtendedCube) {
   expect_error({"permute", "--perm", "0,1,2,4,5,3", "-n", "5", "-m", "3", "--subcube-dims", "2"}, {"lists 6 bits"});
 }
 
-// A5's piece order (sec. 4.3): --gamma picks it among the divisors of every
-// real cycle's order; each gamma gives the permutation, with (gamma + 1) mu
-// start-ups for mu = sigma_p / gamma pivots; a gamma that divides no order is refused.
+// A5's piece order (sec. 4.3): --gamma picks any of 1..sigma_max, a cycle whose
+// order it does not divide getting a short piece (the paper's dummies, built by
+// hcube's own rows); each gamma gives the permutation with (gamma + 1) mu
+// start-ups, mu = sum ceil(sigma_i / gamma) pivots. By default the gamma with
+// the lowest modelled time. --json names the paper's count beside hcube's.
 TEST_F(CliPermute, A5Gamma) {
   const Cube c{6, 6};
   const Words in = random_words(c.total());
@@ -246,23 +252,100 @@ TEST_F(CliPermute, A5Gamma) {
   // Real cycles 6 -> 7 -> 8 -> 9 -> 6 (order 4) and 10 <-> 11 (order 2): sigma_p = 6.
   const std::vector<unsigned> to = {0, 1, 2, 3, 4, 5, 7, 8, 9, 6, 11, 10};
   const std::string perm = "0,1,2,3,4,5,7,8,9,6,11,10";
-  std::map<unsigned, std::uint64_t> cycles;
-  for (const char* gamma : {"0", "1", "2"}) {
+  std::map<unsigned, std::uint64_t> transfers;
+  for (const char* gamma : {"1", "2", "3", "4", "0"}) {
     SCOPED_TRACE(gamma);
     const json j = ok_json({"permute", "--perm", perm, "-n", "6", "-m", "6", "--ports", "all", "--algorithm", "A5",
                             "--gamma", gamma, "-i", path("in.npy").string(), "-o", path("out.npy").string()});
     EXPECT_EQ(j["verified"], true);
     EXPECT_EQ(read_u64(path("out.npy"), c), permuted(in, to));
     const unsigned g = j["gamma"].get<unsigned>();
-    EXPECT_EQ(g, std::string(gamma) == "0" ? 2u : static_cast<unsigned>(std::stoul(gamma)));  // default: the largest
-    EXPECT_EQ(j["startups"], (g + 1) * (6 / g)) << j;
-    cycles[g] = j["cycles"].get<std::uint64_t>();
+    if (std::string(gamma) != "0") {
+      EXPECT_EQ(g, static_cast<unsigned>(std::stoul(gamma)));
+    }
+    const unsigned mu = (4 + g - 1) / g + (2 + g - 1) / g;
+    EXPECT_EQ(j["startups"], (g + 1) * mu) << j;
+    EXPECT_EQ(j["paper_startups"], (g + 1) * mu);
+    EXPECT_DOUBLE_EQ(j["paper_element_transfers"].get<double>(), (g + 1.0) / (2.0 * g) * 64);
+    EXPECT_LE(j["element_transfers_bound"].get<std::uint64_t>(), j["element_transfers"].get<std::uint64_t>());
+    if (std::string(gamma) == "0") {
+      for (const auto& [other, t] : transfers) EXPECT_LE(j["element_transfers"].get<std::uint64_t>(), t) << other;
+    } else {
+      transfers[g] = j["element_transfers"].get<std::uint64_t>();
+    }
   }
-  EXPECT_LT(cycles[2], cycles[1]);
-  expect_error({"permute", "--perm", perm, "-n", "6", "-m", "6", "--ports", "all", "--algorithm", "A5", "--gamma", "4"},
-               {"gamma = 4", "divide every real cycle order"});
+  // With costly start-ups the default takes gamma = 2: 3 * 3 = 9 start-ups, the fewest.
+  const json few = ok_json({"permute", "--perm", perm, "-n", "6", "-m", "6", "--ports", "all", "--algorithm", "A5",
+                            "--ts", "100"});
+  EXPECT_EQ(few["gamma"], 2);
+  EXPECT_EQ(few["startups"], 9);
+  // gamma = 3 cuts the 4-cycle into pieces of 3 and 1 and pads the 2-cycle: the
+  // paper's 2/3 K = 42.7 is below what these exchanges allow: the 2-cycle's 2
+  // dimensions carry 3 exchanges of each unit (sigma + mu = 2 + 1), 3/4 K = 48 at least.
+  const json three = ok_json({"permute", "--perm", perm, "-n", "6", "-m", "6", "--ports", "all", "--algorithm", "A5",
+                              "--gamma", "3"});
+  EXPECT_EQ(three["element_transfers_bound"], 48);
+  EXPECT_TRUE(contains(three["paper_note"], "cannot be met")) << three;
+  expect_error({"permute", "--perm", perm, "-n", "6", "-m", "6", "--ports", "all", "--algorithm", "A5", "--gamma", "5"},
+               {"gamma = 5 out of range", "1..sigma_max = 4"});
   expect_error({"permute", "--perm", perm, "-n", "6", "-m", "6", "--gamma", "65"}, {"--gamma 65 out of range"});
   expect_error({"permute", "--perm", perm, "-n", "6", "-m", "6", "--gamma", "-1"}, {"-1"});
+}
+
+// Sec. 4.4: A4, A5 and A6 run mixed cycles, each run of processor bits after a
+// storage bit being A1's chain with that bit as pivot. The transpose of n = m = 4
+// (four mixed 2-cycles) in 4 cycles and K/2 = 8 words a link, Theorem 1's n-port bound.
+TEST_F(CliPermute, MixedCyclesNPort) {
+  const Cube c{4, 4};
+  const Words in = random_words(c.total());
+  write_u64(path("in.npy"), c.shape(), in);
+  const std::vector<unsigned> to = {4, 5, 6, 7, 0, 1, 2, 3};
+  for (const char* algorithm : {"A4", "A5", "A6"}) {
+    SCOPED_TRACE(algorithm);
+    const json j = ok_json({"permute", "--algorithm", algorithm, "--perm", "transpose", "-n", "4", "-m", "4", "--ports",
+                            "all", "-i", path("in.npy").string(), "-o", path("out.npy").string()});
+    EXPECT_EQ(j["verified"], true);
+    EXPECT_EQ(j["algorithm"], algorithm);
+    EXPECT_EQ(j["cycles"], 4);
+    EXPECT_EQ(j["element_transfers"], 8);
+    EXPECT_EQ(read_u64(path("out.npy"), c), permuted(in, to));
+  }
+  // A shuffle of all 8 bits: one mixed cycle of 4 blocks of one exchange each.
+  const std::vector<unsigned> shuffled = {1, 2, 3, 4, 5, 6, 7, 0};
+  for (const char* algorithm : {"A4", "A5", "A6"}) {
+    const json j = ok_json({"permute", "--algorithm", algorithm, "--perm", "shuffle:1", "-n", "4", "-m", "4", "--ports",
+                            "all", "-i", path("in.npy").string(), "-o", path("out.npy").string()});
+    EXPECT_EQ(j["verified"], true);
+    EXPECT_EQ(read_u64(path("out.npy"), c), permuted(in, shuffled)) << algorithm;
+  }
+}
+
+// A3, recursive transposition (sec. 4.3.2): one-port and n-port, on 2K words a
+// node; a real 3-cycle is 2 transpositions, each 2 cycles of K words one-port.
+TEST_F(CliPermute, A3) {
+  const Cube c{4, 4};
+  const Words in = random_words(c.total());
+  write_u64(path("in.npy"), c.shape(), in);
+  const std::vector<unsigned> to = {1, 0, 2, 3, 5, 6, 4, 7};
+  for (const char* ports : {"one", "all"}) {
+    const json j = ok_json({"permute", "--algorithm", "A3", "--perm", "1,0,2,3,5,6,4,7", "-n", "4", "-m", "4",
+                            "--ports", ports, "-i", path("in.npy").string(), "-o", path("out.npy").string()});
+    EXPECT_EQ(j["verified"], true);
+    EXPECT_EQ(j["algorithm"], "A3");
+    EXPECT_EQ(j["schedule_ports"], ports);
+    EXPECT_EQ(j["cycles"], 4);
+    EXPECT_EQ(j["memory_words"], 32);  // 2K words a node
+    EXPECT_EQ(read_u64(path("out.npy"), c), permuted(in, to)) << ports;
+    if (std::string(ports) == "one") {
+      EXPECT_EQ(j["element_transfers"], 4 * 16);
+      // Table 3: ceil(log2 sigma_max) (sigma_p K t_c + sigma_p tau) = 2 (3 * 16) words, 6 start-ups.
+      EXPECT_DOUBLE_EQ(j["paper_element_transfers"].get<double>(), 96.0);
+      EXPECT_EQ(j["paper_startups"], 6);
+      EXPECT_EQ(j["paper_note"], "");
+    }
+  }
+  expect_error({"permute", "--algorithm", "A3", "--perm", "transpose", "-n", "4", "-m", "4", "--trace"},
+               {"--trace", "A3"});
 }
 
 TEST_F(CliPermute, BadInput) {
@@ -273,13 +356,14 @@ TEST_F(CliPermute, BadInput) {
   expect_error({"permute", "--perm", "transpose", "-n", "2", "-m", "2", "--tau", "-1"}, {"--tau -1", "tau >= 0"});
   expect_error({"permute", "--perm", "transpose", "-n", "2", "-m", "2", "--tc", "-2"}, {"--tc -2"});
   expect_error({"permute", "--perm", "transpose", "-n", "2", "-m", "2", "--ports", "two"}, {"'two'", "one, all"});
-  expect_error({"permute", "--perm", "transpose", "-n", "2", "-m", "2", "--algorithm", "A9"}, {"'A9'", "A1, A1', A2, A4, A5, A6, Edelman"});
+  expect_error({"permute", "--perm", "transpose", "-n", "2", "-m", "2", "--algorithm", "A9"}, {"'A9'", "A1, A1', A2, A3, A4, A5, A6, Edelman"});
   expect_error({"permute", "--perm", "transpose", "-n", "2", "-m", "2", "--algorithm", "A4"}, {"--ports all"});
   expect_error({"permute", "--perm", "transpose", "-n", "2", "-m", "2", "--algorithm", "A1", "--fused"}, {"--fused"});
   expect_error({"permute", "--perm", "bit-reversal", "-n", "2", "-m", "3", "--ports", "all", "--algorithm", "Edelman"},
                {"n = m", "n = 2, m = 3"});
-  expect_error({"permute", "--perm", "transpose", "-n", "2", "-m", "2", "--ports", "all", "--algorithm", "A4"},
-               {"separable"});
+  // A6 groups at most 10 cycles and blocks: the transpose of n = m = 11 has 11 blocks.
+  expect_error({"permute", "--perm", "transpose", "-n", "11", "-m", "11", "--ports", "all", "--algorithm", "A6"},
+               {"at most 10 cycles and blocks", "has 11"});
   // A4 with K too small for its stated complexity: the condition named.
   expect_error({"permute", "--perm", "0,3,4,1,2", "-n", "4", "-m", "1", "--ports", "all", "--algorithm", "A4"},
                {"K >= 2P"});

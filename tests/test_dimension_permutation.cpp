@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <numeric>
 #include <random>
@@ -17,6 +18,7 @@
 #include "hcube/emulator/sdp_run.hpp"
 #include "hcube/host/dimension_permutation.hpp"
 #include "hcube/host/reference.hpp"
+#include "hcube/host/sdp_planner.hpp"
 #include "hcube/host/sdp_schedules.hpp"
 #include "hcube/core/error.hpp"
 
@@ -300,7 +302,6 @@ TEST(SdpA4, Table1Sequences) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("K >= 2P = 26"), std::string::npos) << e.what();
   }
-  EXPECT_THROW(plan_a4(parse_dimension_permutation("shuffle:1", 3, 3)), Error);  // mixed: not separable
 }
 
 // Lemma 11 and the SDP paper's examples: Figure 8 (orders 7, 3, 3: f({8, 4, 4}) =
@@ -353,7 +354,7 @@ TEST(SdpTable4, StartupsOfA4AndA6) {
 // transposes pivot v_(c mod mu) with the row's entry, a dummy idling), rows
 // Seq0..Seq7 realise the permutation on the processor bits and rows Seq8..Seq11
 // do not: the paper's construction breaks when a dummy heads a piece (the
-// digest's finding), so hcube does not offer A5 with padding.
+// digest's finding), so hcube builds its own rows with dummies (SdpRun.A5ForEveryGamma).
 TEST(SdpA5, Table2SequencesAndWhereTheyFail) {
   const std::vector<std::string> table2 = {
       "0 3 6 8 1 4 7 9 2 5 x 10 3 6 0 8",  "3 6 8 0 4 7 9 1 5 x 10 2 6 0 8 3",  "6 8 0 3 7 9 1 4 x 10 2 5 0 8 3 6",
@@ -448,98 +449,407 @@ TEST_P(SdpRun, A2ForRandomPermutations) {
   EXPECT_GT(ran, 40);
 }
 
-// A5 where gamma divides every cycle order: (gamma + 1) mu cycles, every sequence
-// realising the permutation, the pivots restored by one local permutation.
-TEST_P(SdpRun, A5WhenGammaDividesEveryOrder) {
+// Words on each dimension of each cycle of a schedule: load[c][d].
+std::vector<std::vector<std::uint64_t>> link_loads(const Schedule& s) {
+  std::vector<std::vector<std::uint64_t>> load(s.cycles(), std::vector<std::uint64_t>(s.n, 0));
+  for (std::size_t c = 0; c < s.cycles(); ++c)
+    for (std::size_t e = 0; e < s.cycle_size(c); ++e) ++load[c][s.cycle_begin(c)[e].dim];
+  return load;
+}
+
+// The pieces mu = sum ceil(sigma_i / gamma) of A5 for a permutation's real cycles.
+unsigned a5_pieces(const DimensionPermutationAnalysis& a, unsigned gamma) {
+  unsigned mu = 0;
+  for (const ShuffleCycle& c : a.cycles)
+    if (c.kind == ShuffleCycle::Kind::real) mu += (static_cast<unsigned>(c.bits.size()) + gamma - 1) / gamma;
+  return mu;
+}
+
+// A5 for every piece order, with dummies or without: (gamma + 1) mu cycles, every
+// row checked to realise the permutation (rows_plan), the result bit for bit.
+TEST_P(SdpRun, A5ForEveryGamma) {
   struct Case {
     std::vector<std::vector<unsigned>> cycles;
     unsigned n, m, gamma;
   };
   const Case cases[] = {
-      {{{0, 1, 2, 3, 4, 5}, {6, 7, 8}}, 9, 5, 3},  // mu = 3
-      {{{0, 1, 2, 3}, {4, 5}}, 6, 4, 2},           // mu = 3
-      {{{0, 1, 2, 3}, {4, 5}}, 6, 5, 1},           // gamma = 1: pieces of one dimension, mu = 6... needs m >= 6
-      {{{0, 1, 2}, {3, 4, 5}}, 6, 4, 3},           // mu = 2
-      {{{0, 2, 1}}, 3, 3, 0},                      // gamma chosen: 3
+      {{{0, 1, 2, 3, 4, 5, 6, 7}, {8, 9, 10}}, 11, 4, 3},  // Table 2's permutation, with its dummy: mu = 4
+      {{{0, 1, 2}, {3, 4, 5, 6, 7, 8}}, 9, 4, 3},          // Table 4's {3, 6}, gamma = 3: no dummies
+      {{{0, 1, 2}, {3, 4, 5, 6, 7, 8}}, 9, 4, 6},          // gamma = 6: the 3-cycle padded
+      {{{0, 1}, {2, 3}, {4, 5, 6, 7, 8}}, 9, 5, 2},        // Table 4's {2, 2, 5}, gamma = 2: mu = 5
+      {{{0, 1}, {2, 3}, {4, 5, 6, 7, 8}}, 9, 4, 3},        // gamma = 3: mu = 4
+      {{{0, 1, 2, 3}, {4, 5}}, 6, 6, 1},                   // gamma = 1: mu = 6
+      {{{0, 2, 1}}, 3, 3, 2},                              // one cycle, padded
   };
   for (const Case& k : cases) {
     const DimensionPermutation p = real_cycles(k.n, k.m, k.cycles);
     SCOPED_TRACE(testing::Message() << "n = " << k.n << ", m = " << k.m << ", gamma " << k.gamma);
     const DimensionPermutationAnalysis a = analyze(p);
-    if (k.gamma > 0 && k.m < a.sigma_p / k.gamma) {
-      EXPECT_THROW(plan_a5(p, k.gamma), Error);
-      continue;
-    }
     const SdpPlan plan = plan_a5(p, k.gamma);
-    const unsigned gamma = k.gamma == 0 ? 3 : k.gamma;
-    EXPECT_EQ(plan.schedule.cycles(), (gamma + 1) * (a.sigma_p / gamma));
+    const unsigned mu = a5_pieces(a, k.gamma);
+    EXPECT_EQ(plan.gamma, k.gamma);
+    EXPECT_EQ(plan.schedule.cycles(), (k.gamma + 1) * mu);
+    EXPECT_EQ(plan.unit_words, std::uint64_t{1} << mu);  // cosets of the mu pivots
     check_schedule(plan.schedule);
     expect_runs(p, plan);
   }
-  // With dummies (gamma not dividing 8): refused, naming Table 2.
-  const DimensionPermutation t2 = real_cycles(11, 5, {{0, 1, 2, 3, 4, 5, 6, 7}, {8, 9, 10}});
-  try {
-    plan_a5(t2, 3);
-    ADD_FAILURE() << "A5 accepted gamma = 3 for orders 8 and 3";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("Table 2"), std::string::npos) << e.what();
-  }
-  // Random separable permutations: A5 with the best common divisor.
+  // Random permutations, real, virtual and mixed cycles, every gamma that finds its pivots.
   std::mt19937 rng(23);
   int ran = 0, refused = 0;
-  for (int trial = 0; trial < 30; ++trial) {
-    const unsigned n = 2 + static_cast<unsigned>(rng() % 4), m = 3 + static_cast<unsigned>(rng() % 3);
-    DimensionPermutation p;
-    p.n = n;
-    p.m = m;
+  for (int trial = 0; trial < 40; ++trial) {
+    // Processor bits among themselves, storage bits among themselves, and half the
+    // time one image exchanged between the two (a mixed cycle beside the real ones).
+    const unsigned n = 2 + static_cast<unsigned>(rng() % 4), m = 3 + static_cast<unsigned>(rng() % 4);
+    DimensionPermutation p{n, m, {}};
     p.to.resize(n + m);
     std::iota(p.to.begin(), p.to.end(), 0u);
-    std::vector<unsigned> proc(n);
-    std::iota(proc.begin(), proc.end(), m);
-    std::vector<unsigned> img = proc;
-    std::shuffle(img.begin(), img.end(), rng);
-    for (unsigned i = 0; i < n; ++i) p.to[proc[i]] = img[i];
-    SCOPED_TRACE(testing::Message() << "perm " << fmt::format("{}", fmt::join(p.to, ",")));
-    // Predicted from the cycles of p.to alone: gamma = gcd of the cycle orders,
-    // mu = (bits in cycles) / gamma pivots, which must fit the m storage bits (sec. 4.3).
-    unsigned moved = 0, gamma = 0;
-    std::vector<bool> seen(n + m, false);
-    for (unsigned b = m; b < n + m; ++b) {
-      unsigned order = 0;
-      for (unsigned x = b; !seen[x]; x = p.to[x], ++order) seen[x] = true;
-      if (order < 2) continue;
-      moved += order;
-      gamma = std::gcd(gamma, order);
-    }
-    const bool fits = moved == 0 || moved / gamma <= m;
+    std::shuffle(p.to.begin(), p.to.begin() + m, rng);
+    std::shuffle(p.to.begin() + m, p.to.end(), rng);
+    if (trial % 2 == 1) std::swap(p.to[rng() % m], p.to[m + rng() % n]);
+    const DimensionPermutationAnalysis a = analyze(p);
+    if (a.real_cycles == 0) continue;
+    // Mostly the larger gammas, whose pieces (and pivots) are fewer.
+    const unsigned gamma = a.sigma_max - static_cast<unsigned>(rng() % (trial % 4 == 0 ? a.sigma_max : (a.sigma_max + 1) / 2));
+    SCOPED_TRACE(testing::Message() << "perm " << fmt::format("{}", fmt::join(p.to, ",")) << ", gamma " << gamma);
+    // Pivots: the storage bits that pivot no block of a mixed cycle (a storage bit followed by a processor bit).
+    unsigned free_bits = 0;
+    for (unsigned x = 0; x < m; ++x) free_bits += p.to[x] < m ? 1 : 0;
+    const unsigned mu = a5_pieces(a, gamma);
     try {
-      const SdpPlan plan = plan_a5(p);
-      EXPECT_TRUE(fits) << "A5 planned " << moved / gamma << " pivots with m = " << m;
+      const SdpPlan plan = plan_a5(p, gamma);
+      EXPECT_LE(mu, free_bits);
+      // The mixed cycles' blocks follow the real rows: one cycle per processor bit of theirs.
+      std::uint64_t blocks = 0;
+      for (const ShuffleCycle& c : a.cycles)
+        if (c.kind == ShuffleCycle::Kind::mixed) blocks += c.processor_bits;
+      EXPECT_EQ(plan.schedule.cycles(), (gamma + 1) * mu + blocks);
       check_schedule(plan.schedule);
       expect_runs(p, plan);
       ++ran;
     } catch (const Error& e) {
-      EXPECT_FALSE(fits) << e.what();
-      EXPECT_NE(std::string(e.what()).find("pivot storage dimensions"), std::string::npos) << e.what();
+      EXPECT_GT(mu, free_bits) << e.what();
+      EXPECT_NE(std::string(e.what()).find(fmt::format("mu = {} pieces", mu)), std::string::npos) << e.what();
       ++refused;
     }
   }
-  // The draws run far more often than not: the loop checks runs, not only refusals.
-  EXPECT_GE(ran, 20);
-  EXPECT_EQ(ran + refused, 30);
-  // Orders 2 and 3 on 5 node bits: gamma = 1, so mu = 5 pivots, more than m = 3 storage bits.
-  DimensionPermutation q;
-  q.n = 5;
-  q.m = 3;
-  q.to = {0, 1, 2, 4, 3, 6, 7, 5};
+  EXPECT_GE(ran, 10);
+  EXPECT_GE(refused, 1);
+  // gamma out of range, named.
+  const DimensionPermutation t2 = real_cycles(11, 5, {{0, 1, 2, 3, 4, 5, 6, 7}, {8, 9, 10}});
   try {
-    plan_a5(q);
-    ADD_FAILURE() << "A5 planned 5 pivots on m = 3";
+    plan_a5(t2, 9);
+    ADD_FAILURE() << "A5 accepted gamma = 9 > sigma_max = 8";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("mu = sigma_p / gamma = 5 pivot storage dimensions: m = 3"),
-              std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("gamma = 9 out of range: allowed 1..sigma_max = 8"), std::string::npos)
         << e.what();
   }
+  // By default the gamma with the lowest modelled time: at tau = 0 the fewest
+  // transfers, with a large tau the fewest start-ups.
+  const DimensionPermutation t4 = real_cycles(9, 6, {{0, 1, 2}, {3, 4, 5, 6, 7, 8}});
+  const auto time_of = [&](unsigned g, double tau) { return model_plan(plan_a5(t4, g), 1, tau, 64).time; };
+  for (double tau : {0.0, 1000.0}) {
+    const SdpPlan best = plan_a5(t4, 0, 1, tau);
+    for (unsigned g = 1; g <= 6; ++g)
+      if (a5_pieces(analyze(t4), g) <= 6) {
+        EXPECT_LE(model_plan(best, 1, tau, 64).time, time_of(g, tau)) << g;
+      }
+  }
+  EXPECT_EQ(plan_a5(t4, 0, 1, 1000.0).gamma, 3u);  // (gamma + 1) mu = 12 start-ups, the fewest
+}
+
+// A4, A5 and A6 with mixed cycles (sec. 4.4): each run of processor bits after
+// a storage bit u is A1's chain with pivot u. A4 and A5 run the blocks after
+// their real rows (sigma_p + beta' and (gamma + 1) mu + sigma_p(mixed) cycles),
+// A6 groups them with the real cycles (f(S) cycles, a block counting its length).
+TEST_P(SdpRun, NPortAlgorithmsForMixedCycles) {
+  std::mt19937 rng(31);
+  int mixed = 0;
+  for (unsigned n = 1; n <= 5; ++n)
+    for (unsigned m = 1; m <= 5; ++m)
+      for (int trial = 0; trial < 4; ++trial) {
+        const DimensionPermutation p = random_permutation(n, m, rng);
+        const DimensionPermutationAnalysis a = analyze(p);
+        if (a.separable) continue;
+        ++mixed;
+        SCOPED_TRACE(testing::Message() << "n = " << n << ", m = " << m << ", perm " << fmt::format("{}", fmt::join(p.to, ",")));
+        std::vector<std::uint64_t> s;  // A6's units: sigma + 1 a real cycle, a block its length
+        std::uint64_t real_bits = 0;
+        for (const ShuffleCycle& c : a.cycles) {
+          if (c.kind == ShuffleCycle::Kind::real) {
+            s.push_back(c.bits.size() + 1);
+            real_bits += c.bits.size();
+          }
+          if (c.kind != ShuffleCycle::Kind::mixed) continue;
+          // A block: a storage bit followed by a run of processor bits.
+          for (std::size_t k = 0; k < c.bits.size(); ++k) {
+            if (p.is_processor_bit(c.bits[k])) continue;
+            std::uint64_t run = 0;
+            for (std::size_t j = (k + 1) % c.bits.size(); p.is_processor_bit(c.bits[j]); j = (j + 1) % c.bits.size()) ++run;
+            if (run > 0) s.push_back(run);
+          }
+        }
+        const std::uint64_t mixed_bits = a.sigma_p - real_bits;
+        try {
+          const SdpPlan a4 = plan_a4(p);
+          EXPECT_EQ(a4.schedule.cycles(), a.sigma_p + a.real_cycles);
+          check_schedule(a4.schedule);
+          expect_runs(p, a4);
+        } catch (const Error& e) {
+          EXPECT_NE(std::string(e.what()).find("K >= 2P"), std::string::npos) << e.what();
+        }
+        try {
+          const SdpPlan a5 = plan_a5(p);
+          EXPECT_EQ(a5.schedule.cycles(), (a5.gamma + 1) * a5_pieces(a, a5.gamma) + mixed_bits);
+          check_schedule(a5.schedule);
+          expect_runs(p, a5);
+        } catch (const Error& e) {
+          EXPECT_NE(std::string(e.what()).find("pivot storage dimension of its own"), std::string::npos) << e.what();
+        }
+        if (s.size() <= 10) {
+          const SdpPlan a6 = plan_a6(p);
+          EXPECT_EQ(a6.schedule.cycles(), a6_startups(s));
+          check_schedule(a6.schedule);
+          expect_runs(p, a6);
+        }
+      }
+  EXPECT_GE(mixed, 40);
+  // The case: the transpose of n = m = 4 is four mixed 2-cycles (j_i, i_i),
+  // blocks of one exchange each. Each part's b = local xor (node bits at their
+  // partners) stays put, so the 16 words a node are dealt freely: every
+  // algorithm takes 4 cycles and K/2 = 8 words on the busiest links in all, the
+  // n-port bound of Theorem 1 (K/2 t_c, sigma_p - oJ = 4 start-ups).
+  const DimensionPermutation t = parse_dimension_permutation("transpose", 4, 4);
+  for (const SdpPlan& plan : {plan_a4(t), plan_a5(t), plan_a6(t), plan_a1_all_port(t)}) {
+    SCOPED_TRACE(plan.algorithm);
+    EXPECT_EQ(plan.schedule.cycles(), 4u);
+    EXPECT_EQ(plan.unit_words, 1u);
+    EXPECT_EQ(model_plan(plan, 1, 0, 16).element_transfers, 8u);
+    check_schedule(plan.schedule);
+    expect_runs(t, plan);
+  }
+}
+
+// A3's recursion: ceil(log2 s) steps for a cycle of order s, each step disjoint
+// transpositions, the steps applied in turn giving the permutation; checked on
+// the contents of the bits, independently of the plan.
+TEST(SdpA3, StepsHalveEveryCycle) {
+  std::mt19937 rng(41);
+  for (int trial = 0; trial < 200; ++trial) {
+    const unsigned n = 1 + static_cast<unsigned>(rng() % 6), m = static_cast<unsigned>(rng() % 6);
+    const DimensionPermutation p = random_permutation(n, m, rng);
+    const DimensionPermutationAnalysis a = analyze(p);
+    const auto steps = a3_steps(a);
+    std::size_t longest = 1;
+    for (const ShuffleCycle& c : a.cycles) longest = std::max(longest, c.bits.size());
+    std::size_t levels = 0;
+    while ((std::size_t{1} << levels) < longest) ++levels;
+    EXPECT_EQ(steps.size(), levels);
+    std::vector<unsigned> at(n + m);  // at[x]: the bit whose content x holds
+    std::iota(at.begin(), at.end(), 0u);
+    std::size_t transpositions = 0;
+    for (const auto& step : steps) {
+      std::vector<bool> used(n + m, false);
+      for (const auto& [x, y] : step) {
+        EXPECT_FALSE(used[x] || used[y]) << "a bit twice in one step";
+        used[x] = used[y] = true;
+        std::swap(at[x], at[y]);
+        ++transpositions;
+      }
+    }
+    for (unsigned x = 0; x < n + m; ++x) EXPECT_EQ(p.to[at[x]], x);
+    EXPECT_EQ(transpositions, a.sigma - a.beta);  // a cycle of order s: s - 1 transpositions
+  }
+}
+
+// A3 on the machine: one-port, a processor transposition by the single-path
+// transpose (2 cycles of K words), a storage-processor one by an exchange (K/2
+// words), storage ones by relabelling; n-port (separable) each step's
+// processor transpositions over parts. 2K words a node; bit for bit.
+TEST_P(SdpRun, A3ForRandomPermutations) {
+  std::mt19937 rng(43);
+  for (unsigned n = 1; n <= 5; ++n)
+    for (unsigned m = 0; m <= 4; ++m)
+      for (int trial = 0; trial < 4; ++trial) {
+        const DimensionPermutation p = random_permutation(n, m, rng);
+        const DimensionPermutationAnalysis a = analyze(p);
+        SCOPED_TRACE(testing::Message() << "n = " << n << ", m = " << m << ", perm " << fmt::format("{}", fmt::join(p.to, ",")));
+        std::uint64_t pp = 0, sp = 0;
+        std::vector<std::uint64_t> pairs_per_step;
+        for (const auto& step : a3_steps(a)) {
+          std::uint64_t pairs = 0;
+          for (const auto& [x, y] : step) {
+            const unsigned procs = (p.is_processor_bit(x) ? 1u : 0u) + (p.is_processor_bit(y) ? 1u : 0u);
+            pp += procs == 2 ? 1 : 0;
+            sp += procs == 1 ? 1 : 0;
+            pairs += procs == 2 ? 1 : 0;
+          }
+          pairs_per_step.push_back(pairs);
+        }
+        const SdpPlan one = plan_a3(p);
+        EXPECT_EQ(one.schedule.cycles(), 2 * pp + sp);
+        EXPECT_EQ(one.schedule.m, m + 1);
+        const std::uint64_t transfers = model_plan(one, 1, 0, bit(m + 1)).element_transfers;
+        EXPECT_EQ(transfers, 2 * pp * bit(m) + sp * (bit(m) / 2));
+        // Table 3, one-port: ceil(log2 sigma_max) (sigma_p K t_c + sigma_p tau) at most
+        // (each step transposes at most sigma_p bits, in pairs of 2 cycles of K words).
+        if (a.separable && a.real_cycles > 0) {
+          const std::uint64_t steps = a3_steps(a).size();
+          EXPECT_LE(transfers, steps * a.sigma_p * bit(m));
+          EXPECT_LE(one.schedule.cycles(), steps * a.sigma_p);
+        }
+        EXPECT_LE(one.align_after.size(), 1u);
+        check_schedule(one.schedule);
+        expect_runs(p, one);
+        if (!a.separable) {
+          EXPECT_THROW(plan_a3(p, true), Error);
+          continue;
+        }
+        const SdpPlan all = plan_a3(p, true);
+        std::uint64_t cycles = 0;
+        for (std::uint64_t pairs : pairs_per_step) cycles += 2 * pairs;
+        EXPECT_EQ(all.schedule.cycles(), cycles);
+        EXPECT_LE(model_plan(all, 1, 0, bit(m + 1)).element_transfers, model_plan(one, 1, 0, bit(m + 1)).element_transfers);
+        check_schedule(all.schedule);
+        expect_runs(p, all);
+      }
+}
+
+// The bound of sdp_transfer_bound against an exhaustive count: for small
+// sizes, every way of spreading the units' exchanges over the cycles (a_c
+// active units in cycle c, at most U, sum U S) and every way of cutting a
+// cycle's unit-exchanges over its dimensions; the fewest words on the busiest
+// links, summed, equal the formula.
+TEST(SdpPaperCounts, TransferBoundAgainstAnExhaustiveCount) {
+  // The per-cycle part: min over (a_1..a_C) of sum ceil(a_c / D).
+  const auto exhaustive = [](std::uint64_t U, std::uint64_t A, std::uint64_t C, std::uint64_t D) {
+    std::uint64_t best = ~std::uint64_t{0};
+    std::vector<std::uint64_t> a(C, 0);
+    const std::function<void(std::size_t, std::uint64_t, std::uint64_t)> go = [&](std::size_t c, std::uint64_t left,
+                                                                                   std::uint64_t sum) {
+      if (c == C) {
+        if (left == 0) best = std::min(best, sum);
+        return;
+      }
+      for (std::uint64_t x = 0; x <= std::min(U, left); ++x) go(c + 1, left - x, sum + (x + D - 1) / D);
+    };
+    go(0, A, 0);
+    return best;
+  };
+  for (std::uint64_t U = 1; U <= 7; ++U)
+    for (std::uint64_t C = 1; C <= 5; ++C)
+      for (std::uint64_t D = 1; D <= 5; ++D)
+        for (std::uint64_t S = 1; S <= C; ++S) {
+          // One cycle of D dimensions, S exchanges a unit: per-cycle and per-dimension parts.
+          const std::uint64_t per_cycle = exhaustive(U, U * S, C, D), per_dim = (U * S + D - 1) / D;
+          EXPECT_EQ(sdp_transfer_bound(U, 2, {S}, {D}, C), std::max(per_cycle, per_dim))
+              << "U " << U << " C " << C << " D " << D << " S " << S;
+        }
+  // Table 4's {3, 6} with gamma = 3 at K = 1024: 128 units of 8 words (mu = 3
+  // pivots), 4 and 8 exchanges on the two cycles in 12 cycles: every cycle has
+  // all 128 units active on 9 dimensions, so 15 units on one of them, 15 * 4
+  // words, 720 in all -- not the paper's 2/3 K = 682.7.
+  EXPECT_EQ(sdp_transfer_bound(128, 8, {4, 8}, {3, 6}, 12), 720u);
+}
+
+// Table 4 of the SDP paper: A4, A5 and A6 for real cycles of orders {3, 6},
+// {2, 2, 5} and {2, 5, 11}, from the schedules themselves (B = K, one packet a
+// cycle): start-ups as printed; element transfers against the paper's
+// fractions of K (docs/sdp.md, "The paper's counts"):
+//  - A4 and A6 within a word a cycle of the paper's count (its parts are
+//    fractions of K, hcube's whole pivot pairs); A6 at K = 512 on {2, 2, 5}
+//    exactly the paper's 3K/4 = 384;
+//  - A5 at the bound of its exchanges (sdp_transfer_bound) up to a unit a
+//    cycle; with dummies that bound lies above the paper's (gamma + 1) K / 2 gamma:
+//    every unit makes sigma_i + mu_i exchanges on cycle i's sigma_i dimensions.
+TEST(SdpTable4, ElementTransfersAgainstThePapers) {
+  struct Row {
+    std::vector<std::vector<unsigned>> cycles;
+    unsigned n, m;
+    std::uint64_t a4, a6;                 // the paper's start-ups
+    std::vector<std::pair<unsigned, std::uint64_t>> a5;  // gamma, start-ups
+  };
+  const Row rows[] = {
+      {{{0, 1, 2}, {3, 4, 5, 6, 7, 8}}, 9, 14, 11, 14, {{3, 12}, {6, 14}}},
+      {{{0, 1}, {2, 3}, {4, 5, 6, 7, 8}}, 9, 14, 12, 12, {{2, 15}, {3, 16}}},
+      {{{0, 1}, {2, 3, 4, 5, 6}, {7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17}}, 18, 12, 21, 24, {{6, 28}, {11, 36}}},
+  };
+  for (const Row& r : rows) {
+    const DimensionPermutation p = real_cycles(r.n, r.m, r.cycles);
+    const DimensionPermutationAnalysis a = analyze(p);
+    const double K = static_cast<double>(bit(r.m));
+    SCOPED_TRACE(testing::Message() << "n = " << r.n << ", K = " << K);
+    std::vector<std::uint64_t> sizes;
+    for (const auto& c : r.cycles) sizes.push_back(c.size());
+    // A4: (sigma_p + beta) / (sigma_p + beta + sigma_min - 1) K.
+    // Memory: K words a node for A4 and A6 (the pivot comes back); for A5 K
+    // while each cycle has at most 2 pieces (their pivots swap), else the
+    // pivots' rotation goes through scratch: 2K.
+    const SdpPlan a4_plan = plan_a4(p);
+    EXPECT_EQ(memory_words(a4_plan), bit(r.m));
+    const SdpModel a4 = model_plan(a4_plan, 1, 1, bit(r.m));
+    const double sp = a.sigma_p, beta = a.real_cycles, smin = a.sigma_min;
+    EXPECT_EQ(a4.startups, r.a4);
+    EXPECT_LE(static_cast<double>(a4.element_transfers), (sp + beta) / (sp + beta + smin - 1) * K + static_cast<double>(r.a4));
+    EXPECT_GE(static_cast<double>(a4.element_transfers), (sp + beta) / (sp + beta + smin - 1) * K - static_cast<double>(r.a4));
+    // A6: Theorem 2, min(S) K / (2 (min(S) - 1)) = (sigma_min + 1) K / (2 sigma_min).
+    const SdpPlan a6 = plan_a6(p);
+    EXPECT_EQ(memory_words(a6), bit(r.m));
+    const SdpModel m6 = model_plan(a6, 1, 1, bit(r.m));
+    EXPECT_EQ(m6.startups, r.a6);
+    const double paper6 = (smin + 1) / (2 * smin) * K;
+    std::vector<std::uint64_t> steps6;
+    for (std::uint64_t sz : sizes) steps6.push_back(sz + 1);
+    const std::uint64_t bound6 = sdp_transfer_bound(bit(r.m) / 2, 2, steps6, sizes, r.a6);
+    EXPECT_EQ(static_cast<double>(bound6), std::ceil(paper6));  // the smallest cycle's dimensions
+    EXPECT_GE(m6.element_transfers, bound6);
+    EXPECT_LE(static_cast<double>(m6.element_transfers), paper6 + static_cast<double>(r.a6));
+    // A5 for the printed gammas.
+    for (const auto& [gamma, startups] : r.a5) {
+      SCOPED_TRACE(testing::Message() << "gamma " << gamma);
+      const SdpPlan plan = plan_a5(p, gamma);
+      const SdpModel m5 = model_plan(plan, 1, 1, bit(r.m));
+      EXPECT_EQ(m5.startups, startups);
+      std::size_t most_pieces = 0;
+      for (std::uint64_t sz : sizes) most_pieces = std::max<std::size_t>(most_pieces, (sz + gamma - 1) / gamma);
+      EXPECT_EQ(memory_words(plan), (most_pieces <= 2 ? 1u : 2u) * bit(r.m));
+      std::vector<std::uint64_t> steps5;
+      bool dummies = false;
+      for (std::uint64_t sz : sizes) {
+        steps5.push_back(sz + (sz + gamma - 1) / gamma);
+        dummies = dummies || sz % gamma != 0;
+      }
+      const std::uint64_t bound5 =
+          sdp_transfer_bound(bit(r.m) / plan.unit_words, plan.unit_words, steps5, sizes, startups);
+      const double paper5 = (gamma + 1.0) / (2.0 * gamma) * K;
+      EXPECT_GE(m5.element_transfers, bound5);
+      EXPECT_LE(m5.element_transfers, bound5 + startups * plan.unit_words / 2);
+      if (dummies) {
+        EXPECT_GT(static_cast<double>(bound5), paper5 + 1);
+      }
+      // The premise of the bound, from the schedule: every unit makes sigma_i + mu_i
+      // exchanges of W/2 words on cycle i's dimensions.
+      const auto load = link_loads(plan.schedule);
+      std::size_t first = 0;
+      for (std::size_t i = 0; i < sizes.size(); ++i) {
+        std::uint64_t words = 0;
+        for (const auto& cycle : load)
+          for (std::size_t d = first; d < first + sizes[i]; ++d) words += cycle[d];
+        EXPECT_EQ(words, bit(r.m) / 2 * steps5[i]) << "cycle " << i;
+        first += sizes[i];
+      }
+    }
+  }
+  // The sizes: A6 on {2, 2, 5} at K = 512 is the paper's 384; on {3, 6}
+  // at K = 1024 the bound is ceil(2K/3) = 683, A6 within a word or two of it;
+  // A5 with gamma = 3 on {3, 6} at K = 1024 is 720, its bound.
+  EXPECT_EQ(model_plan(plan_a6(real_cycles(9, 9, {{0, 1}, {2, 3}, {4, 5, 6, 7, 8}})), 1, 0, 512).element_transfers,
+            384u);
+  const std::uint64_t a6_36 = model_plan(plan_a6(real_cycles(9, 10, {{0, 1, 2}, {3, 4, 5, 6, 7, 8}})), 1, 0, 1024)
+                                  .element_transfers;
+  EXPECT_GE(a6_36, 683u);
+  EXPECT_LE(a6_36, 685u);
+  EXPECT_EQ(model_plan(plan_a5(real_cycles(9, 10, {{0, 1, 2}, {3, 4, 5, 6, 7, 8}}), 3), 1, 0, 1024).element_transfers,
+            720u);
 }
 
 // A1' one-port: sigma_p cycles of K words (real cycles by dimension-order routing

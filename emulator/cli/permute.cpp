@@ -56,8 +56,8 @@ void add_cost_flags(CLI::App& cmd, CostFlags& c) {
   c.tau_option = cmd.add_option("--tau", c.tau, "the old spelling of --ts (start-up time per packet)");
   cmd.add_option("--packet", c.packet, "packet size B in words (default K: no packet limit)");
   cmd.add_option("--gamma", c.gamma,
-                 "A5's piece order gamma (sec. 4.3), dividing every real cycle's order (default: the largest such, "
-                 "the fewest start-ups)");
+                 "A5's piece order gamma (sec. 4.3), 1..sigma_max; a cycle whose order it does not divide gets a "
+                 "short piece (the paper's dummies) (default: the gamma with the lowest modelled time)");
   cmd.add_option("--subcube-dims", c.subcube,
                  "the extended cube (sec. 4): the data occupies the subcube of the machine's first k < n processor "
                  "dimensions (input shape 2^k x 2^m) and --perm lists k + m bits; every algorithm then spreads it "
@@ -115,6 +115,15 @@ nlohmann::json analysis_json(const SdpProblem& r) {
           {"odd_real_cycles", a.odd_real_cycles}, {"separable", a.separable}};
 }
 
+// The paper's count beside hcube's (SdpPaperCount), as --json fields.
+void add_paper_json(nlohmann::json& j, const SdpCandidate& k) {
+  if (!k.paper) return;
+  j["paper_element_transfers"] = k.paper->element_transfers;
+  j["paper_startups"] = k.paper->startups;
+  if (k.paper->bound > 0) j["element_transfers_bound"] = k.paper->bound;
+  j["paper_note"] = k.paper->note;
+}
+
 std::string memory_text(const SdpProblem& r, const SdpPlan& plan) {
   const std::uint64_t times = memory_words(plan) / bit(r.perm.m);
   return times == 1 ? "K" : fmt::format("{}K", times);
@@ -157,8 +166,8 @@ void add_permute(CLI::App& app, const ResultSink& sink) {
                   "bit-reversal, shuffle:k, unshuffle:k, swap-axes:a:b:w")
       ->required();
   choices(cmd->add_option("-a,--algorithm", f->algorithm,
-                          "auto (lowest modelled time), A1, A1' (2K words a node), A2, A4, A5, A6 or Edelman (bit "
-                          "reversal, n = m)"),
+                          "auto (lowest modelled time), A1, A1' (2K words a node), A2, A3 (2K words a node), A4, A5, "
+                          "A6 or Edelman (bit reversal, n = m)"),
           split_names(sdp_algorithm_names()))
       ->capture_default_str();
   cmd->add_flag("--fused", f->fused,
@@ -238,16 +247,19 @@ void add_permute(CLI::App& app, const ResultSink& sink) {
       j["analysis"] = analysis_json(r);
       j["machine_n"] = r.machine_n;  // n of the cube; > n in the extended cube (--subcube-dims)
       if (chosen.algorithm == SdpAlgorithm::a5) j["gamma"] = chosen.plan->gamma;
+      add_paper_json(j, chosen);
       add_cost_json(j, f->cost);
       return j;
     };
     const auto summary_of = [&](const Counters&, double seconds) {
       return fmt::format(
           "permute: {} on n = {}, m = {} (K = {}){}, {}-port\ncycles: {}\n{} ({}-port, {}): {} routing cycles, {} element "
-          "transfers, {} start-ups; modelled {:.6g} (lower bound {:.6g}, {}), measured {:.6f} s",
+          "transfers, {} start-ups; modelled {:.6g} (lower bound {:.6g}, {}), measured {:.6f} s{}",
           perm_text(r.perm), r.perm.n, r.perm.m, bit(r.perm.m), subcube_text(r), f->cost.ports, cycles_text(r.analysis),
           to_string(chosen.algorithm), to_string(chosen.ports), why, job.stats.cycles, chosen.model.element_transfers, chosen.model.startups,
-          chosen.model.time, r.bound.time(), r.machine_n > r.perm.n ? "Corollary 4" : "Theorem 1", seconds);
+          chosen.model.time, r.bound.time(), r.machine_n > r.perm.n ? "Corollary 4" : "Theorem 1", seconds,
+          chosen.paper && !chosen.paper->note.empty() ? "\n" + to_string(chosen.algorithm) + ": " + chosen.paper->note
+                                                      : std::string());
     };
     if (distributed()) {
       // A plan that is one schedule runs as aapc's jobs do; A1' and the extended cube need a machine of their own.
@@ -295,7 +307,7 @@ void add_compare(CLI::App& app) {
       quiet.json = true;  // no progress bar, no prose
       Session s = open_session(data_flags(r, f->machine), quiet);
       const double seconds = run_plan(s, quiet, job, *k.plan);
-      rows.push_back({{"algorithm", name},
+      nlohmann::json row = {{"algorithm", name},
                       {"ports", ports},
                       {"applies", true},
                       {"cycles", job.stats.cycles},
@@ -306,11 +318,15 @@ void add_compare(CLI::App& app) {
                       {"modelled_time", k.model.time},
                       {"lower_bound_time", r.bound.time()},
                       {"seconds", seconds},
-                      {"verified", true}});
+                      {"verified", true}};
+      if (k.algorithm == SdpAlgorithm::a5) row["gamma"] = k.plan->gamma;
+      add_paper_json(row, k);
+      rows.push_back(std::move(row));
       table += fmt::format("{:<7} {:<5} {:>7} {:>10} {:>9} {:>5} {:>7} {:>12.6g} {:>12.6g} {:>10.6f}  yes\n", name,
                            ports, job.stats.cycles, k.model.element_transfers, k.model.startups,
                            job.stats.max_span, memory_text(r, *k.plan), k.model.time,
                            r.bound.time(), seconds);
+      if (k.paper && !k.paper->note.empty()) table += fmt::format("        note: {}\n", k.paper->note);
     }
     if (f->io.json) {
       nlohmann::json j = {{"command", "compare"}, {"perm", r.perm.to},       {"n", r.perm.n},

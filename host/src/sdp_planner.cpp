@@ -21,8 +21,8 @@ struct Named {
   const char* name;
 };
 constexpr Named kNames[] = {{SdpAlgorithm::automatic, "auto"}, {SdpAlgorithm::a1, "A1"}, {SdpAlgorithm::a1_prime, "A1'"},
-                            {SdpAlgorithm::a2, "A2"},          {SdpAlgorithm::a4, "A4"}, {SdpAlgorithm::a5, "A5"},
-                            {SdpAlgorithm::a6, "A6"},          {SdpAlgorithm::edelman, "Edelman"}};
+                            {SdpAlgorithm::a2, "A2"},          {SdpAlgorithm::a3, "A3"}, {SdpAlgorithm::a4, "A4"},
+                            {SdpAlgorithm::a5, "A5"},          {SdpAlgorithm::a6, "A6"}, {SdpAlgorithm::edelman, "Edelman"}};
 
 std::string join(const std::vector<unsigned>& v, const char* sep) {
   std::string text;
@@ -88,14 +88,105 @@ SdpProblem analyse_sdp(const std::string& text, long long n_in, long long m_in, 
   const bool all = cost.ports == PortModelChoice::all;
   r.bound = n < machine_n ? extended_cube_lower_bound(r.analysis, bit(m), machine_n, n, all, cost.t_c, cost.tau)
                           : lower_bound(r.analysis, bit(m), all, cost.t_c, cost.tau);
-  // Every cycle of every candidate moves at most K/2 words a node.
+  // Counted in cycles of K/2 words a node: A1' and A3 move up to K words in
+  // at most 2 sigma cycles, A5 and A6 K/2 in fewer than 2 (sigma_p + beta) <= 3
+  // sigma, A1 n-port in beta (sigma_max + 1), the others in fewer.
   const DimensionPermutationAnalysis& a = r.analysis;
-  const std::uint64_t cycles = a.sigma_p + a.beta + a.beta * (a.sigma_max + 1);
+  const std::uint64_t cycles = 4 * a.sigma + a.beta * (a.sigma_max + 1);
   if ((bit(m) / 2 + 1) * cycles > kMaxScheduleExchanges)
     throw Error(fmt::format("the schedules for n = {}, m = {} would hold more than {} exchanges: lower --mem-dims",
                             n, m, kMaxScheduleExchanges));
   return r;
 }
+
+std::uint64_t sdp_transfer_bound(std::uint64_t units, std::uint64_t unit_words, const std::vector<std::uint64_t>& steps,
+                                 const std::vector<std::uint64_t>& sizes, std::uint64_t cycles) {
+  std::uint64_t per_dimension = 0, all = 0, dims = 0;
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    per_dimension = std::max(per_dimension, (units * steps[i] + sizes[i] - 1) / sizes[i]);
+    all += units * steps[i];
+    dims += sizes[i];
+  }
+  std::uint64_t per_cycle = 0;
+  if (dims > 0 && all > 0) {
+    // A cycle with a_c <= q dims active units costs q (q = floor(U / dims)), one with up to U costs q + 1.
+    const std::uint64_t q = units / dims, rem = units % dims;
+    if (cycles * q * dims >= all) {
+      per_cycle = (all + dims - 1) / dims;
+    } else {
+      per_cycle = cycles * q + (rem == 0 ? 0 : (all - cycles * q * dims + rem - 1) / rem);
+    }
+  }
+  return std::max(per_dimension, per_cycle) * (unit_words / 2);
+}
+
+namespace {
+
+// The paper's count for the candidate (Table 3, Table 4, Theorem 2) and the bound.
+std::optional<SdpPaperCount> paper_count(const SdpProblem& p, const SdpCandidate& k) {
+  const DimensionPermutationAnalysis& a = p.analysis;
+  if (!k.plan || !a.separable || a.real_cycles == 0 || p.machine_n > p.perm.n) return std::nullopt;
+  const double K = static_cast<double>(bit(p.perm.m));
+  const SdpPlan& plan = *k.plan;
+  SdpPaperCount c;
+  std::vector<std::uint64_t> steps, sizes;
+  std::uint64_t unsplit = 1;  // A5: mu
+  for (const ShuffleCycle& cycle : a.cycles) {
+    if (cycle.kind != ShuffleCycle::Kind::real) continue;
+    const std::uint64_t s = cycle.bits.size();
+    sizes.push_back(s);
+    const std::uint64_t pieces = plan.gamma == 0 ? 1 : (s + plan.gamma - 1) / plan.gamma;
+    steps.push_back(s + pieces);
+    unsplit += pieces;
+  }
+  const double sp = a.sigma_p, beta = a.real_cycles, smin = a.sigma_min, smax = a.sigma_max;
+  switch (k.algorithm) {
+    case SdpAlgorithm::a3: {
+      if (k.ports != PortModelChoice::one) return std::nullopt;
+      const double steps3 = std::ceil(std::log2(smax));  // Table 3, one-port: ceil(log2 sigma_max) (sigma_p K t_c + sigma_p tau)
+      c.element_transfers = steps3 * sp * K;
+      c.startups = steps3 * sp;
+      break;
+    }
+    case SdpAlgorithm::a4:
+      c.element_transfers = (sp + beta) / (sp + beta + smin - 1) * K;
+      c.startups = sp + beta;
+      break;
+    case SdpAlgorithm::a5: {
+      const double g = plan.gamma, mu = static_cast<double>(unsplit - 1);
+      c.element_transfers = (g + 1) / (2 * g) * K;
+      c.startups = (g + 1) * mu;
+      break;
+    }
+    case SdpAlgorithm::a6: {
+      std::vector<std::uint64_t> s;
+      for (std::uint64_t x : sizes) s.push_back(x + 1);
+      c.element_transfers = (smin + 1) / (2 * smin) * K;  // Theorem 2: min(S) K / (2 (min(S) - 1))
+      c.startups = static_cast<double>(a6_startups(s));
+      break;
+    }
+    default:
+      return std::nullopt;
+  }
+  if (k.algorithm != SdpAlgorithm::a3 && plan.unit_words >= 2)
+    c.bound = sdp_transfer_bound(bit(p.perm.m) / plan.unit_words, plan.unit_words, steps, sizes, plan.schedule.cycles());
+  const double paper = std::ceil(c.element_transfers - 1e-9);
+  const auto have = static_cast<double>(k.model.element_transfers);
+  if (have > paper) {
+    if (static_cast<double>(c.bound) > paper) {
+      c.note = fmt::format("the paper's {:.6g} element transfers cannot be met at K = {}: any schedule of {}'s "
+                           "exchanges needs at least {} (docs/sdp.md, \"The paper's counts\")",
+                           c.element_transfers, bit(p.perm.m), to_string(k.algorithm), c.bound);
+    } else {
+      c.note = fmt::format("{} element transfers against the paper's {:.6g}: the paper's parts are fractions of K, "
+                           "hcube's whole units of {} words (at least {} for any schedule of these exchanges)",
+                           k.model.element_transfers, c.element_transfers, plan.unit_words, c.bound);
+    }
+  }
+  return c;
+}
+
+}  // namespace
 
 std::vector<SdpCandidate> sdp_candidates(const SdpProblem& p) {
   const bool all = p.cost.ports == PortModelChoice::all;
@@ -103,10 +194,11 @@ std::vector<SdpCandidate> sdp_candidates(const SdpProblem& p) {
   std::vector<SdpCandidate> out;
   const auto attempt = [&](SdpAlgorithm a, PortModelChoice ports,
                            const std::function<SdpPlan(const DimensionPermutation&)>& make) {
-    SdpCandidate k{a, ports, std::nullopt, {}, {}};
+    SdpCandidate k{a, ports, std::nullopt, {}, {}, std::nullopt};
     try {
       k.plan = p.machine_n > perm.n ? plan_extended_cube(perm, p.machine_n, make) : make(perm);
       k.model = model_plan(*k.plan, p.cost.t_c, p.cost.tau, packet_words(p.cost, perm.m));
+      k.paper = paper_count(p, k);
     } catch (const Error& e) {
       k.why_not = e.what();
     }
@@ -116,13 +208,18 @@ std::vector<SdpCandidate> sdp_candidates(const SdpProblem& p) {
   attempt(SdpAlgorithm::a1, P::one, plan_a1_one_port);
   attempt(SdpAlgorithm::a1_prime, P::one, [](const DimensionPermutation& q) { return plan_a1_prime(q, false); });
   if (!all) attempt(SdpAlgorithm::a2, P::one, [](const DimensionPermutation& q) { return plan_a2(q, false); });
+  attempt(SdpAlgorithm::a3, P::one, [](const DimensionPermutation& q) { return plan_a3(q, false); });
   if (all) {
     attempt(SdpAlgorithm::a2, P::all, [](const DimensionPermutation& q) { return plan_a2(q, true); });
     attempt(SdpAlgorithm::a1, P::all, plan_a1_all_port);
     attempt(SdpAlgorithm::a1_prime, P::all, [](const DimensionPermutation& q) { return plan_a1_prime(q, true); });
+    attempt(SdpAlgorithm::a3, P::all, [](const DimensionPermutation& q) { return plan_a3(q, true); });
     attempt(SdpAlgorithm::a4, P::all, plan_a4);
     const auto gamma = static_cast<unsigned>(p.cost.gamma);
-    attempt(SdpAlgorithm::a5, P::all, [gamma](const DimensionPermutation& q) { return plan_a5(q, gamma); });
+    const SdpCost cost = p.cost;
+    attempt(SdpAlgorithm::a5, P::all, [gamma, cost](const DimensionPermutation& q) {
+      return plan_a5(q, gamma, cost.t_c, cost.tau, packet_words(cost, q.m));
+    });
     attempt(SdpAlgorithm::a6, P::all, plan_a6);
     attempt(SdpAlgorithm::edelman, P::all, plan_edelman_bit_reversal);
   }

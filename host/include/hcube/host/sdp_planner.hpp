@@ -14,11 +14,11 @@
 
 namespace hcube {
 
-enum class SdpAlgorithm { automatic, a1, a1_prime, a2, a4, a5, a6, edelman };
-// "auto", "A1", "A1'", "A2", "A4", "A5", "A6", "Edelman"; throws naming the allowed ones.
+enum class SdpAlgorithm { automatic, a1, a1_prime, a2, a3, a4, a5, a6, edelman };
+// "auto", "A1", "A1'", "A2", "A3", "A4", "A5", "A6", "Edelman"; throws naming the allowed ones.
 SdpAlgorithm parse_sdp_algorithm(const std::string& s);
 std::string to_string(SdpAlgorithm a);
-std::string sdp_algorithm_names();  // "auto, A1, A1', A2, A4, A5, A6, Edelman"
+std::string sdp_algorithm_names();  // "auto, A1, A1', A2, A3, A4, A5, A6, Edelman"
 
 enum class PortModelChoice { one, all };
 PortModelChoice parse_ports(const std::string& s);  // "one" | "all"
@@ -53,13 +53,39 @@ struct SdpProblem {
 SdpProblem analyse_sdp(const std::string& perm_text, long long n, long long m, const SdpCost& cost,
                        long long subcube_dims = -1);
 
+// The paper's count for an algorithm (sec. 4.3, Table 3, Table 4) beside
+// hcube's: Theorem 2 and Table 3 give A3, A4, A5 and A6 in words on the
+// busiest link (element transfers) and start-ups, with the data split into
+// fractional parts. `bound` is the fewest element transfers any schedule made
+// of the algorithm's exchanges can have at this K (docs/sdp.md, "The paper's
+// counts"): the data goes in whole units of W words (closed under the pivots);
+// each unit makes S_i exchanges of W/2 words on the sigma_i dimensions of real
+// cycle i (A4, A6: sigma_i + 1; A5: sigma_i + mu_i), at most one a cycle, so
+// some dimension of cycle i carries ceil(U S_i / sigma_i) W/2 words, and a
+// cycle with a_c active units carries ceil(a_c / sigma_p) W/2 on its busiest.
+struct SdpPaperCount {
+  double element_transfers = 0;  // the paper's t_c term, in words
+  double startups = 0;           // the paper's tau coefficient
+  std::uint64_t bound = 0;       // 0: none derived (A3)
+  std::string note;              // empty when hcube's count is within a word of the paper's
+};
+
 struct SdpCandidate {
   SdpAlgorithm algorithm = SdpAlgorithm::a1;
   PortModelChoice ports = PortModelChoice::one;  // the port model its schedule needs
   std::optional<SdpPlan> plan;
   std::string why_not;  // when plan is empty: the condition that fails
   SdpModel model;
+  // For A3 (one-port), A4, A5 and A6 on a separable permutation filling the cube.
+  std::optional<SdpPaperCount> paper;
 };
+
+// The lower bound of SdpPaperCount: U units of W words, steps[i] exchanges of
+// each unit on the sizes[i] dimensions of cycle i, at most one a cycle, in
+// `cycles` cycles: max(max_i ceil(U steps_i / sizes_i), min over the cycles'
+// active units a_c (sum U sum_i steps_i, each <= U) of sum_c ceil(a_c / sum_i sizes_i)) W/2.
+std::uint64_t sdp_transfer_bound(std::uint64_t units, std::uint64_t unit_words, const std::vector<std::uint64_t>& steps,
+                                 const std::vector<std::uint64_t>& sizes, std::uint64_t cycles);
 // Every algorithm the ports allow, in a fixed order.
 std::vector<SdpCandidate> sdp_candidates(const SdpProblem& p);
 // The lowest modelled time among those that apply, or the named algorithm

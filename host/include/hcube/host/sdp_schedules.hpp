@@ -33,6 +33,9 @@ struct SdpPlan {
   // bit 0. Empty: the data fills the schedule's machine.
   std::vector<unsigned> embed;
   unsigned gamma = 0;  // A5's piece order (sec. 4.3); 0 for the other algorithms
+  // The n-port algorithms deal the data in units of this many words (a unit
+  // closed under the pivots it is exchanged with); 0 for the others.
+  std::uint64_t unit_words = 0;
 };
 
 // Algorithm A1, one-port (sec. 3.1): the cycles one after another.
@@ -78,40 +81,67 @@ SdpPlan plan_extended_cube(const DimensionPermutation& p, unsigned n,
 // The full-cube permutation S delta S that plan_extended_cube hands `inner`.
 DimensionPermutation extended_cube_permutation(const DimensionPermutation& p, unsigned n);
 
-// n-port algorithms split the data into parts, each a set of pivot pairs
-// {a, a xor 2^v}, and run one sequence of processor dimensions per part
-// concurrently: in cycle c part k does E(v, seq_k[c]) on its own pairs. They
-// need a separable permutation without mixed cycles (virtual cycles go into
-// local_after) and a storage dimension as the pivot.
+// A3 (sec. 4.3.2, recursive transposition): every cycle alpha_0 -> ... ->
+// alpha_(s-1) is its two halves as cycles of their own, then the coupling
+// transposition (alpha_0 alpha_h), h = ceil(s/2) (Lemma 8 with two pieces),
+// recursively: ceil(log2 s) steps, each a set of disjoint transpositions (a
+// "transposition with two-dimensional partitioning"), a coupling in the step
+// after its halves'. a3_steps lists them (positions of the permutation's own
+// bits); applied step after step they give p.
+std::vector<std::vector<std::pair<unsigned, unsigned>>> a3_steps(const DimensionPermutationAnalysis& a);
+// On the 2K-word machine of A1' (an empty storage dimension u):
+//  - one-port: a transposition of two processor bits by the single-path
+//    transpose (the 2-cycle by dimension-order routing through u: two one-way
+//    moves of K words), of a storage and a processor bit by one exchange of K/2
+//    words, of two storage bits by relabelling (the local reordering at the end);
+//  - n-port (separable only): each step's processor transpositions over parts,
+//    part k taking them in turn from transposition k/2 on (as A1' n-port does
+//    with cycles), each part with its own offsets.
+SdpPlan plan_a3(const DimensionPermutation& p, bool all_port = false);
+
+// n-port algorithms split the data into parts and run one row of exchanges
+// E(pivot, processor bit) per part concurrently (host/src/sdp_rows.hpp): the
+// parts are unions of units, the cosets of the pivots a unit is exchanged with
+// more than once, and every row is checked to realise the permutation. A
+// mixed cycle (sec. 4.4) enters as A1's blocks: each run of processor bits
+// r_1..r_t after a storage bit u is the chain E(u, r_1), ..., E(u, r_t) with u
+// as its own pivot (no extra storage dimension, no restoring exchange); a
+// block of one exchange needs no closure under u (its exchange moves exactly
+// the words whose node bit r and local bit u differ, a fixed set in the
+// coordinates local xor (node bit r at u)), so the data can be parted freely.
 
 // A1, n-port (sec. 4.2.1 and 4.3): part i of beta runs the cycles J_i,
 // J_(i+1), ... in phases; within a phase each cycle's data is split again
 // into sigma_c sub-parts with the rotated sequences L^k(J_c), alpha_k, so that
 // different sub-parts use different dimensions. beta (sigma_max + 1) cycles.
-// A non-separable permutation (sec. 4.4: mixed cycles) runs A1 one-port's
-// chains -- each run of processor bits after a storage bit u of a mixed cycle,
-// pivot u, and each real cycle's chain -- as commuting blocks: the data is
-// parted by the storage bits no chain touches, part k running the blocks from
-// block k on, so parts use different dimensions in a cycle (the paper's m'_s
-// sequences at once without extra storage). sigma_p + beta' cycles.
+// A non-separable permutation (sec. 4.4) runs A1 one-port's chains (each real
+// cycle's and each block) as commuting chains, part k from chain k on, so
+// parts use different dimensions in a cycle (the paper's m'_s sequences at
+// once without extra storage). sigma_p + beta' cycles.
 SdpPlan plan_a1_all_port(const DimensionPermutation& p);
 
 // A4 (sec. 4.3, Table 1): P = sigma_p + beta + sigma_min - 1 sequences, Seq_0 =
 // J_0, alpha_00, J_1, alpha_10, ..., and Seq_(k+1) = Seq_k without its first
 // entry d_0, followed by delta(d_0); sigma_p + beta cycles, any dimension used
-// by at most two parts per cycle (Lemma 7). Throws hcube::Error naming the
-// condition when K < 2P (the stated complexity needs K/P words per part).
+// by at most two parts per cycle (Lemma 7). Mixed cycles' blocks follow the
+// real sequences, part k running them from block k on (sec. 4.4):
+// sigma_p + beta' cycles in all. Throws hcube::Error naming the condition when
+// K < 2P (the stated complexity needs K/P words per part).
 SdpPlan plan_a4(const DimensionPermutation& p);
 // A4's sequences alone, rows = parts, in the permutation's own bit numbering.
 std::vector<std::vector<unsigned>> a4_sequences(const DimensionPermutationAnalysis& a,
                                                 const DimensionPermutation& p);
 
-// A6 (sec. 4.3, Lemma 11, Theorem 2): the real cycles grouped recursively;
-// a group of mu subgroups splits its data into mu parts, part i running
-// subgroup (i + t) mod mu in round t, a single cycle running A1 n-port's
-// rotations. The grouping minimises the start-ups f(S), S = {sigma_i + 1}:
+// A6 (sec. 4.3, Lemma 11, Theorem 2): the real cycles and the mixed cycles'
+// blocks grouped recursively; a group of mu subgroups splits its data into mu
+// parts, part i running subgroup (i + t) mod mu in round t, a real cycle
+// running A1 n-port's rotations, a block its chain. The grouping minimises
+// the start-ups f(S), S = {sigma_i + 1 for a real cycle, t for a block}:
 // f({x}) = x, f(S) = min over partitions into mu >= 2 sets of mu max f(S_i).
-// Throws for more than 10 real cycles (the search is over set partitions).
+// A subgroup shorter than its round is spread over the round (its rows in
+// every window of its length), so each round costs the slowest subgroup's
+// transfers, as Theorem 2 counts. Throws for more than 10 cycles and blocks
+// (the search is over set partitions).
 SdpPlan plan_a6(const DimensionPermutation& p);
 // f(S) of Lemma 11 for a multiset of positive integers (at most 10 of them).
 std::uint64_t a6_startups(const std::vector<std::uint64_t>& s);
@@ -137,15 +167,21 @@ SdpPlan plan_a2(const DimensionPermutation& p, bool all_port);
 inline constexpr unsigned kA5Dummy = ~0u;
 std::vector<std::vector<unsigned>> a5_sequences(const DimensionPermutationAnalysis& a, unsigned gamma);
 
-// A5 runnable when gamma divides every real cycle's order (no dummies: the
-// printed construction with dummies is wrong, see a5_sequences). Each piece
-// keeps one pivot in every sequence (storage bit p for piece p; the paper's
-// v_(c mod mu) relabelled per sequence), so every sequence leaves the pivots
-// permuted the same way and one local permutation restores them. Parts are
-// whole cosets of the pivot bits. gamma = 0 picks the divisor of every order
-// with the fewest start-ups. Throws naming the condition: a mixed cycle, gamma
-// not dividing an order, m < mu pivots.
-SdpPlan plan_a5(const DimensionPermutation& p, unsigned gamma = 0);
+// A5 (sec. 4.3): each real cycle cut into mu_i = ceil(sigma_i / gamma) pieces,
+// each piece with a pivot storage bit of its own (the paper's v_(c mod mu)
+// relabelled per sequence), so every row leaves the pivots permuted the same
+// way and one local permutation restores them; units are cosets of the pivots.
+// When gamma divides every order the rows are the paper's gamma mu sequences;
+// otherwise (dummies) the printed rows are wrong (a5_sequences) and hcube
+// builds its own: every rotation of each cycle cut from its start so that no
+// piece is headed by a dummy, the short piece placed in each way that leaves
+// the couplings' order intact (docs/sdp.md). (gamma + 1) mu cycles either way.
+// Mixed cycles' blocks follow, as in A4. gamma = 0 picks, among 1..sigma_max,
+// the gamma with the lowest modelled time at t_c, tau and packets of B words
+// (0: K). Throws naming the condition: gamma out of 1..sigma_max, fewer than
+// mu storage bits outside the blocks.
+SdpPlan plan_a5(const DimensionPermutation& p, unsigned gamma = 0, double t_c = 1.0, double tau = 0.0,
+                std::uint64_t packet = 0);
 
 // The bit reversal of a 2^(2d) vector (n = m = d) by Edelman's schedule
 // (edelman.hpp): all-port, 2^(d-1) cycles of one word on every link, unaligned.

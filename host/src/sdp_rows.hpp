@@ -1,0 +1,98 @@
+// Internal to the SDP planners (host/src/sdp_*.cpp): the n-port algorithms as
+// weighted rows of exchanges E(pivot, bit), and the plan they make.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "hcube/host/sdp_schedules.hpp"
+
+namespace hcube::sdp {
+
+inline constexpr unsigned kIdle = ~0u;
+
+// E(pivot, bit) in one routing cycle; bit == kIdle: the row idles.
+struct Step {
+  unsigned pivot = kIdle;
+  unsigned bit = kIdle;
+};
+
+// The exchanges one part of the data makes, cycle by cycle, and the share of
+// the data it should get (the plan deals whole units, sdp_rows.cpp).
+struct Row {
+  std::vector<Step> steps;
+  double weight = 1;
+};
+
+// A run r_1..r_t of processor bits after a storage bit u in a mixed cycle: A1's
+// chain E(u, r_1), ..., E(u, r_t) (sec. 3.1, 4.4), which leaves r_t's content at u.
+struct Block {
+  unsigned pivot = 0;
+  std::vector<unsigned> bits;
+};
+std::vector<Block> mixed_blocks(const DimensionPermutation& p, const DimensionPermutationAnalysis& a);
+
+// What A1's exchanges make of a permutation: the real cycles (each a chain with
+// the pivot `pivot` restored at its end) and the mixed cycles' blocks.
+struct Units {
+  std::vector<std::vector<unsigned>> real;  // each real cycle's bits, alpha_0 first
+  std::vector<Block> blocks;
+  unsigned pivot = kIdle;                    // the real chains' pivot (kIdle without real cycles)
+  std::vector<unsigned> spare;               // storage bits no block pivots (`pivot` may be one)
+};
+// The pivot is a storage bit the permutation's blocks leave alone if one
+// exists (a restoring chain may also share a longer block's pivot, whose
+// content it passes through). Throws naming `algorithm` when a real cycle
+// needs a pivot and m = 0.
+Units units_of(const DimensionPermutation& p, const DimensionPermutationAnalysis& a, const char* algorithm);
+
+// Executes the steps on the bits' contents: throws hcube::Error naming
+// `algorithm` unless every processor bit ends with its content under p;
+// returns the local reordering that completes p (memory bit x to bit r[x]).
+std::vector<unsigned> local_after(const DimensionPermutation& p, const std::vector<Step>& steps, const char* algorithm);
+
+// A1's chains (sec. 3.1, 4.4): each real cycle's E(v, alpha_0), ...,
+// E(v, alpha_(s-1)), E(v, alpha_0) with the pivot v restored, then each block
+// of a mixed cycle with its own storage bit as pivot. They act on disjoint
+// bits (a real chain passes its pivot's content through), so they commute.
+std::vector<std::vector<Step>> a1_chains(const Units& u);
+// The blocks' chains alone.
+std::vector<std::vector<Step>> block_chains(const Units& u);
+
+// The chain of a real cycle rotated to start at bits[k], with the restoring exchange.
+std::vector<unsigned> rotated_chain(const std::vector<unsigned>& bits, std::size_t k);
+// Steps with one pivot for a list of bits (kIdle stays idle).
+std::vector<Step> with_pivot(unsigned pivot, const std::vector<unsigned>& bits);
+
+// The schedule header every SDP plan shares (no alignments around the cycles).
+Schedule plan_header(const DimensionPermutation& p, const char* algorithm, PortModel model);
+
+// Joint choices from independent distributions with each one's marginal kept:
+// the distributions' cumulative weights laid side by side on [0, 1), every
+// segment between two cuts choosing one item of each. Weights of each list sum to 1.
+struct Choice {
+  double weight = 0;
+  std::vector<std::size_t> item;  // one index per list
+};
+std::vector<Choice> couple(const std::vector<std::vector<double>>& lists);
+
+// Rows whose parts run the lists one after another: couple()'s choices, each
+// row the chosen rows concatenated in the lists' order.
+std::vector<Row> chain_rows(const std::vector<std::vector<Row>>& lists);
+
+// The plan of rows: the data is dealt to the rows in units, the cosets of the
+// storage bits `closure` (to which every pivot is added that is exchanged with
+// more than one processor bit, or whose bit meets another pivot) in the
+// coordinates b = a xor M(node): M adds storage bit u for node bit r of each
+// remaining pivot u, exchanged with r alone. b stays in its unit through every
+// exchange of the rows (E(u, r) keeps it, E(w, r) with w in `closure` flips
+// b_w), and E(u, r) moves exactly the words with b_u = 1, so units need not be
+// closed under such a u. Units go to rows in proportion to their weights, the
+// rest one by one to the row that raises the modelled transfers least. Every
+// row is executed on the bits' contents first: each must realise p on the
+// processor bits and leave the storage bits as every other row does, which one
+// local permutation (local_after) then completes.
+SdpPlan rows_plan(const DimensionPermutation& p, const char* algorithm, const std::vector<Row>& rows,
+                  std::vector<unsigned> closure);
+
+}  // namespace hcube::sdp
