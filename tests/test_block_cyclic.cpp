@@ -212,6 +212,158 @@ TEST(BlockCyclic, RandomizedSchedulesAreCorrectAndMinimal) {
   EXPECT_GE(equal, 5);
 }
 
+// The general problem, cyclic(x) on P to cyclic(y) on Q (issue 24): the places of the units of
+// gcd(x, y) agree element by element with both layouts written from their definitions; every
+// schedule moves every unit once without contention, the circulant one in Delta steps; y = Kx
+// gives the paper's problem, the same schedule as --K.
+TEST(BlockCyclic, AnyBlockSizesAreCorrectAndMinimal) {
+  std::mt19937_64 rng(2027);
+  int tested = 0, general = 0, mirrored = 0;
+  for (int rep = 0; rep < 200; ++rep) {
+    const std::uint64_t P = 1 + rng() % 9, Q = 1 + rng() % 9, x = 1 + rng() % 8, y = 1 + rng() % 8;
+    Redistribution r{P, 0, Q, x, 1};
+    r.y = y;
+    r.N = r.unit();
+    const RedistributionParams p = redistribution_params(r);
+    if (p.L > 5000) continue;
+    const bool whole = rng() % 2 == 0;
+    r.N = r.unit() * (whole ? p.L * (1 + rng() % 2) : 1 + rng() % (2 * p.L));
+    SCOPED_TRACE(::testing::Message() << "cyclic(" << x << ") on " << P << " -> cyclic(" << y << ") on " << Q
+                                      << ", N = " << r.N);
+    ++tested;
+    general += x % y != 0 && y % x != 0;
+    mirrored += x % y == 0 && x != y;
+    const std::uint64_t u = r.unit();
+    for (std::uint64_t g = 0; g < r.N; ++g) {
+      const BlockPlace s = source_place(r, g / u), d = destination_place(r, g / u);
+      ASSERT_EQ(s.proc, (g / x) % P);
+      ASSERT_EQ(s.local_block * u + g % u, (g / x) / P * x + g % x);
+      ASSERT_EQ(d.proc, (g / y) % Q);
+      ASSERT_EQ(d.local_block * u + g % u, (g / y) / Q * y + g % y);
+    }
+    for (const std::string& name : redistribution_schedule_names())
+      for (const bool reverse : {false, true}) {
+        SCOPED_TRACE(name + (reverse ? ", reverse" : ""));
+        Redistribution dir = r;
+        dir.reverse = reverse;
+        RedistStats st;
+        ASSERT_NO_THROW(st = check_redistribution_schedule(dir, make_redistribution_schedule(dir, name)));
+        EXPECT_EQ(st.contention, 0u);
+        // Delta steps on whole superblocks, and always where the paper's schedule (x | y with
+        // P <= Q, or y | x mirrored with Q <= P) is not the one used.
+        const bool paper = y % x == 0 ? P <= Q : x % y == 0 && Q <= P;
+        if (name == "circulant" && (whole || !paper)) {
+          EXPECT_EQ(st.steps, st.partners);
+        }
+      }
+    if (y % x == 0) {
+      // The paper's problem: the same schedule as R_x(P, y/x, Q).
+      const RedistSchedule a = circulant_schedule(r), b = circulant_schedule(Redistribution{P, y / x, Q, x, r.N});
+      ASSERT_EQ(a.steps.size(), b.steps.size());
+      for (std::size_t i = 0; i < a.steps.size(); ++i)
+        for (std::size_t k = 0; k < a.steps[i].size(); ++k)
+          EXPECT_EQ(a.steps[i][k].blocks.to_vector(), b.steps[i][k].blocks.to_vector());
+    }
+  }
+  EXPECT_GE(tested, 150);
+  EXPECT_GE(general, 40);
+  EXPECT_GE(mirrored, 10);
+}
+
+// Units pair (p, q) exchanges a superblock, from the layouts' definitions: unit i (of gcd(x, y)
+// elements) lies in source block i div a on source (i div a) mod P and in destination block
+// i div b on destination (i div b) mod Q (a = 1, b = K for R_x(P, K, Q)).
+std::map<std::pair<std::uint64_t, std::uint64_t>, std::uint64_t> pair_sizes(std::uint64_t P, std::uint64_t a,
+                                                                            std::uint64_t Q, std::uint64_t b) {
+  std::map<std::pair<std::uint64_t, std::uint64_t>, std::uint64_t> n;
+  const std::uint64_t L = std::lcm(a * P, b * Q);
+  for (std::uint64_t i = 0; i < L; ++i) ++n[{(i / a) % P, (i / b) % Q}];
+  return n;
+}
+
+// Whether one message size a step costs no step: the most partners of one size at any
+// processor, summed over the sizes, against the most partners (Delta).
+struct SizeFit {
+  bool fits = false;
+  std::uint64_t delta = 0;
+};
+SizeFit size_fit(const std::map<std::pair<std::uint64_t, std::uint64_t>, std::uint64_t>& sizes, std::uint64_t P,
+                 std::uint64_t Q) {
+  std::map<std::uint64_t, std::vector<std::uint64_t>> degree;  // size -> partners of that size per processor
+  std::vector<std::uint64_t> all(P + Q, 0);
+  for (const auto& [pq, n] : sizes) {
+    auto& d = degree.try_emplace(n, std::vector<std::uint64_t>(P + Q, 0)).first->second;
+    ++d[pq.first];
+    ++d[P + pq.second];
+    ++all[pq.first];
+    ++all[P + pq.second];
+  }
+  std::uint64_t apart = 0;
+  for (const auto& [n, d] : degree) apart += *std::max_element(d.begin(), d.end());
+  SizeFit f;
+  f.delta = *std::max_element(all.begin(), all.end());
+  f.fits = apart == f.delta;
+  return f;
+}
+
+bool one_size_a_step(const RedistSchedule& sch) {
+  for (const RedistStep& step : sch.steps)
+    for (const RedistMessage& msg : step)
+      if (msg.blocks.size() != step.front().blocks.size()) return false;
+  return true;
+}
+
+// Where the paper gives no schedule (P > Q, and x not dividing y: issue 24): a step whose
+// messages differ costs its largest, so the circulant schedule gives each step messages of one
+// size whenever colouring each size apart still takes Delta steps. That condition is computed
+// here from the pair sizes, and where it holds every step's messages must be of one size. For
+// R_x(P, K, Q) with P > Q it held in every problem tried.
+TEST(BlockCyclic, MoreSourcesThanDestinationsGetEqualMessagesWhereTheyFit) {
+  int claimed = 0, tested = 0;
+  for (std::uint64_t P = 2; P <= 16; ++P)
+    for (std::uint64_t Q = 1; Q < P; ++Q)
+      for (std::uint64_t K = 1; K <= 6; ++K) {
+        if (std::lcm(P, K * Q) > 4000) continue;
+        const SizeFit fit = size_fit(pair_sizes(P, 1, Q, K), P, Q);
+        SCOPED_TRACE(::testing::Message() << "R_1(" << P << ", " << K << ", " << Q << ")" << (fit.fits ? ", fits" : ""));
+        const Redistribution r{P, K, Q, 1, std::lcm(P, K * Q) * 2};
+        const RedistSchedule sch = circulant_schedule(r);
+        const RedistStats st = check_redistribution_schedule(r, sch);
+        EXPECT_EQ(st.steps, fit.delta);
+        EXPECT_EQ(st.contention, 0u);
+        ++tested;
+        claimed += fit.fits;
+        if (fit.fits) {
+          EXPECT_TRUE(one_size_a_step(sch));
+        }
+      }
+  EXPECT_EQ(tested, 720);
+  EXPECT_EQ(claimed, tested);
+  // Any x and y (units of gcd(x, y)) where the paper's schedule does not apply: the same rule; the
+  // condition fails now and then (cyclic(3) on 2 -> cyclic(2) on 3: sizes 2 and 1 need 3 steps apart, 2 mixed).
+  int general = 0, general_fit = 0;
+  for (std::uint64_t P = 1; P <= 6; ++P)
+    for (std::uint64_t Q = 1; Q <= 6; ++Q)
+      for (std::uint64_t x = 1; x <= 6; ++x)
+        for (std::uint64_t y = 1; y <= 6; ++y) {
+          if (y % x == 0 || x % y == 0) continue;
+          const std::uint64_t u = std::gcd(x, y), L = std::lcm(x / u * P, y / u * Q);
+          const SizeFit fit = size_fit(pair_sizes(P, x / u, Q, y / u), P, Q);
+          Redistribution r{P, 0, Q, x, L * u};
+          r.y = y;
+          SCOPED_TRACE(::testing::Message() << describe(r) << (fit.fits ? ", fits" : ""));
+          const RedistSchedule sch = circulant_schedule(r);
+          EXPECT_EQ(check_redistribution_schedule(r, sch).steps, fit.delta);
+          ++general;
+          general_fit += fit.fits;
+          if (fit.fits) {
+            EXPECT_TRUE(one_size_a_step(sch));
+          }
+        }
+  EXPECT_GT(general_fit, general * 3 / 4);
+  EXPECT_LT(general_fit, general);
+}
+
 TEST(BlockCyclic, BadInputIsRefusedWithTheAllowedRange) {
   const auto message = [](const Redistribution& r) {
     try {
@@ -227,6 +379,18 @@ TEST(BlockCyclic, BadInputIsRefusedWithTheAllowedRange) {
   EXPECT_NE(message({2, 2, 3, 0, 6}).find("x = 0 out of range"), std::string::npos);
   EXPECT_NE(message({2, 2, 3, 4, 6}).find("N = 6 is not a multiple of the block size x = 4"), std::string::npos);
   EXPECT_THROW(make_redistribution_schedule(superblocks(1, 2, 2, 2), "teleport"), Error);
+  Redistribution general{4, 0, 3, 4, 6};
+  general.y = 6;
+  EXPECT_EQ(message(general), "");
+  general.N = 7;
+  EXPECT_NE(message(general).find("N = 7 is not a multiple of gcd(x, y) = 2: allowed multiples of 2"), std::string::npos);
+  general.N = 12;
+  general.K = 2;
+  EXPECT_NE(message(general).find("K = 2 with y = 6"), std::string::npos);
+  general.K = 0;
+  general.y = (std::uint64_t{1} << 21) + 1;
+  general.x = std::uint64_t{1} << 21;
+  EXPECT_NE(message(general).find("allowed a b <= "), std::string::npos);
 }
 
 }  // namespace

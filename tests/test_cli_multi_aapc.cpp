@@ -402,6 +402,41 @@ TEST_F(CliMultiAapc, UnequalOrdersWithAlgorithm1) {
     }
 }
 
+// Issue 24: `multi-aapc -d 3,2,2 -a 3` and `-a 4`, which needed Algorithm 1 before: every
+// AAPC a pair schedule of its order, verified bit for bit against the shuffle; the bound
+// they are held against is hcube's (Corollary 2's form, K/2 + d_1 + ... + d_(s-1)).
+TEST_F(CliMultiAapc, UnequalOrdersWithAlgorithms3And4) {
+  for (const std::string alg : {"3", "4"})
+    for (unsigned m : {3u, 4u}) {
+      const std::vector<unsigned> dims = {3, 2, 2};
+      SCOPED_TRACE("-a " + alg + ", m = " + std::to_string(m));
+      const Cube c{7, m};
+      const Words in = random_words(c.total());
+      write_u64(path("in.npy"), c.shape(), in);
+      const json j = ok_json({"multi-aapc", "-d", "3,2,2", "-m", std::to_string(m), "-a", alg, "-i",
+                              path("in.npy").string(), "-o", path("out.npy").string()});
+      EXPECT_EQ(j["verified"], true);
+      EXPECT_EQ(j["algorithm"], alg);
+      EXPECT_EQ(j["axis_dims"], json(dims));
+      EXPECT_EQ(j["alignments"], 2);
+      const std::uint64_t half = std::uint64_t{1} << (m - 1);
+      EXPECT_EQ(j["bound"], half + 3 + 2);
+      EXPECT_EQ(j["bound_from_paper"], false);
+      EXPECT_GE(j["cycles"].get<std::uint64_t>(), half + 3 + 2);
+      EXPECT_EQ(read_u64(path("out.npy"), c), shuffle_widths(in, c, dims));
+    }
+  // K/2 = 4: order 3 (Algorithm 3 = Algorithm 2 on all 4 pairs) releases pairs at cycles 2, 3, 3, 3 and
+  // order 2 takes them in windows starting 0, 0, 2, 2: lag 4; order 2 to order 2, lag 2; then 4 cycles.
+  const std::string alg3 = ok({"multi-aapc", "-d", "3,2,2", "-a", "3"});
+  EXPECT_TRUE(contains(alg3, "10 routing cycles (derived: 9, ")) << alg3;
+  EXPECT_TRUE(contains(alg3, "note: 10 cycles, 1 more than the derived 9")) << alg3;
+  // 3,3,2: Algorithm 3's span 4 costs more than Algorithm 1's short last group, and Algorithm 4 takes
+  // Algorithm 1's pair schedule (lags 3 and 3 + 2 - 1, then 2 x 2).
+  EXPECT_EQ(ok_json({"multi-aapc", "-d", "3,3,2", "-a", "3"})["cycles"], 12);
+  EXPECT_EQ(ok_json({"multi-aapc", "-d", "3,3,2", "-a", "1"})["cycles"], 11);
+  EXPECT_EQ(ok_json({"multi-aapc", "-d", "3,3,2", "-a", "4"})["cycles"], 11);
+}
+
 // --- trace -----------------------------------------------------------------
 
 TEST_F(CliMultiAapc, TraceShowsTable3) {
@@ -495,7 +530,7 @@ TEST_F(CliMultiAapc, RejectsBadFlags) {
                   {"Figure 4", "s >= 3"});
   // Axes of different orders: non-increasing, Algorithm 1, and agreeing with --axes.
   expect_rejected({"--dims", "2,3"}, {"must not increase", "d_2 = 3", "d_1 = 2"});
-  expect_rejected({"--dims", "3,2", "--algorithm", "4"}, {"unequal order", "3,2", "--algorithm 1"});
+  expect_rejected({"--dims", "3,2", "--algorithm", "5"}, {"unequal order", "3,2", "1, 3 or 4"});
   expect_rejected({"--dims", "3,2", "--algorithm", "1", "--order", "1,0"}, {"--order", "equal order"});
   expect_rejected({"--axes", "3", "--dims", "3,2", "--algorithm", "1"}, {"--axes 3", "lists 2 axes"});
   expect_rejected({"--dims", "3,0", "--algorithm", "1"}, {"d = 0"});

@@ -136,6 +136,41 @@ TEST_F(CliRedistribute, LargeInputFileReadWhereTheMachineNeedsIt) {
 
 // --reverse: cyclic(Kx) on Q back to cyclic(x) on P, the output (P, width)
 // against cyclic(x)'s definition, in as many steps as the forward problem.
+// --y (issue 24): cyclic(x) on P to cyclic(y) on Q for any y, the output against cyclic(y)
+// written here from its definition (y = K x above: element g in block i = g div y on
+// destination i mod Q at local word (i div Q) y + g mod y); --y K x is --K's problem.
+TEST_F(CliRedistribute, AnyDestinationBlockWithY) {
+  for (const char* schedule : {"circulant", "bipartite-greedy"})
+    for (const bool reverse : {false, true}) {
+      SCOPED_TRACE(std::string(schedule) + (reverse ? " reverse" : ""));
+      const Words data = random_words(180);
+      write_u64(path("in.npy"), {data.size()}, data);
+      Args args = {"redistribute", "--P", "3", "--Q", "5", "--x", "6", "--y", "4", "--schedule", schedule,
+                   "-i", path("in.npy").string(), "-o", path("out.npy").string()};
+      if (reverse) args.push_back("--reverse");
+      const json j = ok_json(args);
+      EXPECT_EQ(j["verified"], true);
+      EXPECT_EQ(j["y"], 4);
+      EXPECT_EQ(j["unit"], 2);
+      EXPECT_EQ(j["K"], nullptr);
+      EXPECT_EQ(j["case"], nullptr);
+      EXPECT_EQ(j["contention"], 0);
+      const std::uint64_t width = j["output_shape"][1].get<std::uint64_t>();
+      // Back to cyclic(6) on 3 (reverse) or on to cyclic(4) on 5: the same formula, K = 1.
+      EXPECT_EQ(read_rows(path("out.npy"), reverse ? 3 : 5, width),
+                expected(data, 1, reverse ? 3 : 5, reverse ? 6 : 4, width));
+    }
+  const json k = ok_json({"redistribute", "--P", "6", "--K", "4", "--Q", "9", "--x", "2"});
+  const json y = ok_json({"redistribute", "--P", "6", "--y", "8", "--Q", "9", "--x", "2"});
+  for (const char* key : {"K", "steps", "message_sizes", "case", "N"}) EXPECT_EQ(k[key], y[key]) << key;
+  fs::remove(path("out.npy"));  // bad input must leave nothing behind: start from an empty folder
+  expect_error({"redistribute", "--P", "3", "--Q", "4", "--x", "2"}, {"--K", "--y", "missing"});
+  expect_error({"redistribute", "--P", "3", "--K", "2", "--y", "4", "--Q", "4", "--x", "2"}, {"--K 2", "--y 4", "one"});
+  expect_error({"redistribute", "--P", "3", "--y", "0", "--Q", "4", "--x", "2"}, {"--y 0 out of range"});
+  expect_error({"redistribute", "--P", "3", "--y", "4", "--Q", "4", "--x", "6", "--N", "7"},
+               {"N = 7", "gcd(x, y) = 2"});
+}
+
 TEST_F(CliRedistribute, ReverseGoesBackToCyclicX) {
   for (const bool overlap : {false, true}) {
     SCOPED_TRACE(overlap ? "overlap" : "disjoint");

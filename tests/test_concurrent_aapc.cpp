@@ -171,7 +171,29 @@ TEST(ConcurrentOptions, BadInputIsRejected) {
   EXPECT_THROW(parse_rotation_layout("zigzag"), Error);
 }
 
-class ConcurrentRun : public BackendTest {};
+class ConcurrentRun : public BackendTest {
+ protected:
+  // A sequence on axes of unequal orders, built, checked and run bit for bit
+  // against the generalized shuffle (shuffle_destination) with its two alignments.
+  std::uint64_t run_unequal(AapcAlgorithm alg, const std::vector<unsigned>& dims, unsigned m, bool pipelined) {
+    AapcSequenceOptions o;
+    o.algorithm = alg;
+    o.m = m;
+    o.pipelined = pipelined;
+    o.dims = dims;
+    const Schedule sch = make_aapc_sequence(o);
+    check_schedule(sch);
+    const unsigned n = std::accumulate(dims.begin(), dims.end(), 0u);
+    auto mach = make_labelled(n, m);
+    const auto expected = reference_permute(mach->read(), mach->word_bytes(), mach->geometry().total_words(),
+                                            shuffle_destination(mach->geometry(), dims));
+    const AffineMap id(mach->geometry());
+    run_schedule(*mach, sch, id, id);
+    EXPECT_EQ(mach->read(), expected);
+    EXPECT_EQ(mach->counters().alignments, 2u);
+    return sch.cycles();
+  }
+};
 
 // Bit for bit against the shuffle, for both layouts and every forced number of rotated rows.
 TEST_P(ConcurrentRun, ShuffleForEveryLayoutAndRowCount) {
@@ -233,45 +255,80 @@ TEST_P(ConcurrentRun, ScheduleFileRoundTrip) {
 }
 
 // Sec. 4.1: pipelined Algorithm 1 on axes of non-increasing orders, AAPC i
-// starting d_(i-1) + (d_i - gcd(d_(i-1), d_i)) cycles after AAPC i-1.
+// starting d_(i-1) + (d_i - gcd(d_(i-1), d_i)) cycles after AAPC i-1. The
+// formula counts whole groups: with K/2 >= lcm(d_(i-1), d_i) the schedule
+// takes exactly that; below it a short last group lets AAPC i start sooner.
 TEST_P(ConcurrentRun, UnequalOrdersPipelineWithTheGcdDelay) {
   const std::vector<std::vector<unsigned>> cases = {{2, 1},    {3, 2},    {3, 2, 2}, {3, 3, 2},
                                                     {4, 3, 2}, {4, 2, 1}, {4, 3},    {3, 1, 1}};
   for (const auto& dims : cases)
-    for (unsigned extra : {0u, 1u})
+    for (unsigned extra : {0u, 1u, 2u})
       for (bool pipelined : {true, false}) {
         const unsigned m = dims[0] + extra;
-        const unsigned n = std::accumulate(dims.begin(), dims.end(), 0u);
-        AapcSequenceOptions o;
-        o.algorithm = AapcAlgorithm::alg1;
-        o.m = m;
-        o.pipelined = pipelined;
-        o.dims = dims;
-        const Schedule sch = make_aapc_sequence(o);
         const std::uint64_t half = std::uint64_t{1} << (m - 1);
         std::uint64_t want = dims.back() * ceil_div(half, dims.back());
-        for (std::size_t i = 1; i < dims.size(); ++i)
+        bool whole_groups = true;
+        for (std::size_t i = 1; i < dims.size(); ++i) {
           want += pipelined ? dims[i - 1] + dims[i] - std::gcd(dims[i - 1], dims[i])
                             : dims[i - 1] * ceil_div(half, dims[i - 1]);
+          whole_groups = whole_groups && half >= std::lcm(dims[i - 1], dims[i]);
+        }
         SCOPED_TRACE(testing::Message() << "orders " << fmt::format("{}", fmt::join(dims, ",")) << ", m = " << m
                                         << (pipelined ? ", pipelined" : ", sequential"));
-        EXPECT_EQ(sch.cycles(), want);
-        if (pipelined) {
-          EXPECT_EQ(unequal_orders_cycles(dims, m), want);
+        const std::uint64_t cycles = run_unequal(AapcAlgorithm::alg1, dims, m, pipelined);
+        EXPECT_EQ(unequal_orders_cycles(dims, m, pipelined), want);
+        EXPECT_LE(cycles, want);
+        if (whole_groups || !pipelined) {
+          EXPECT_EQ(cycles, want);
         }
-        check_schedule(sch);
-        auto mach = make_labelled(n, m);
-        const auto expected = reference_permute(mach->read(), mach->word_bytes(), mach->geometry().total_words(),
-                                                shuffle_destination(mach->geometry(), dims));
-        const AffineMap id(mach->geometry());
-        run_schedule(*mach, sch, id, id);
-        ASSERT_EQ(mach->read(), expected);
-        EXPECT_EQ(mach->counters().alignments, 2u);
       }
   // The paper's extra delay, d_i - gcd(d_(i-1), d_i): 1 for 3 -> 2, 0 for 4 -> 2, 2 for 4 -> 3.
   EXPECT_EQ(unequal_orders_cycles({3, 2}, 3), 3u + 1u + 2u * 2u);
   EXPECT_EQ(unequal_orders_cycles({4, 2}, 4), 4u + 0u + 2u * 4u);
   EXPECT_EQ(unequal_orders_cycles({4, 3}, 4), 4u + 2u + 3u * 3u);
+  // K/2 = 8 < lcm(4, 3): AAPC 1's pairs leave at cycles 3 (x4) and 7 (x4), AAPC 2's groups of 3
+  // start at 0 (x3), 3 (x3), 6 (x2): the lag is max(3 - 0, 7 - 3) + 1 = 5, not 4 + 3 - 1 = 6.
+  EXPECT_EQ(run_unequal(AapcAlgorithm::alg1, {4, 3}, 4, true), 5u + 9u);
+}
+
+// Algorithms 3 and 4 on unequal orders (issue 24): every AAPC a pair schedule
+// of its own order (Algorithm 3's; Algorithm 4 runs Algorithm 1's where the
+// order divides K/2, which then has the same windows as Algorithm 3's, or
+// Algorithm 1's throughout when that is fewer), AAPC i's slots taking the
+// pairs in the order they leave AAPC i-1.
+TEST_P(ConcurrentRun, UnequalOrdersWithAlgorithms3And4) {
+  const std::vector<std::vector<unsigned>> cases = {{3, 2}, {3, 2, 2}, {3, 3, 2}, {4, 3}, {4, 3, 2, 1}, {5, 3}, {2, 1}};
+  for (const auto& dims : cases)
+    for (unsigned extra : {0u, 1u})
+      for (bool pipelined : {true, false}) {
+        const unsigned m = dims[0] + extra;
+        if (std::accumulate(dims.begin(), dims.end(), 0u) + m > 14) continue;
+        SCOPED_TRACE(testing::Message() << "orders " << fmt::format("{}", fmt::join(dims, ",")) << ", m = " << m
+                                        << (pipelined ? ", pipelined" : ", sequential"));
+        const std::uint64_t half = std::uint64_t{1} << (m - 1);
+        const std::uint64_t a1 = run_unequal(AapcAlgorithm::alg1, dims, m, pipelined);
+        const std::uint64_t a3 = run_unequal(AapcAlgorithm::alg3, dims, m, pipelined);
+        const std::uint64_t a4 = run_unequal(AapcAlgorithm::alg4, dims, m, pipelined);
+        EXPECT_EQ(a4, std::min(a1, a3));
+        // Every channel of the last axis is busy K/2 / d_s cycles at best, and pipelining
+        // cannot start it before a pair has crossed the earlier axes' dimensions.
+        std::uint64_t before = 0;
+        for (std::size_t i = 0; i + 1 < dims.size(); ++i) before += dims[i];
+        EXPECT_GE(a3, half + (pipelined ? before : (dims.size() - 1) * half));
+        if (!pipelined) {
+          EXPECT_EQ(a3, dims.size() * half);  // Algorithm 3 takes K/2 cycles for any order
+        }
+      }
+  // Worked by hand (docs/multi-aapc.md). (3,2), K/2 = 4: Algorithm 3 on order 3 is Algorithm 2 on
+  // all 4 pairs, which leave at cycles 2, 3, 3, 3; order 2 takes them in windows starting 0, 0, 2, 2:
+  // lag max(2, 3, 1, 1) + 1 = 4, 8 cycles (K/2 + d_1 = 7).
+  EXPECT_EQ(run_unequal(AapcAlgorithm::alg3, {3, 2}, 3, true), 8u);
+  // (4,3), K/2 = 16: order 4 releases pairs at 3, 7, 11, 15 (four each); order 3 (16 mod 3 = 1:
+  // Algorithm 2 on 4 pairs, windows starting 0, 0, 0, 1, then groups of 3 at 4, 7, 10, 13) needs a
+  // lag of 15 - 10 + 1 = 6: 22 cycles, against Algorithm 1's 6 + 3 ceil(16/3) = 24.
+  EXPECT_EQ(run_unequal(AapcAlgorithm::alg3, {4, 3}, 5, true), 22u);
+  EXPECT_EQ(run_unequal(AapcAlgorithm::alg4, {4, 3}, 5, true), 22u);
+  EXPECT_EQ(run_unequal(AapcAlgorithm::alg1, {4, 3}, 5, true), 24u);
 }
 
 TEST(UnequalOrders, BadInputIsRejected) {
@@ -280,8 +337,8 @@ TEST(UnequalOrders, BadInputIsRejected) {
   o.dims = {2, 3};
   EXPECT_THROW(make_aapc_sequence(o), Error);  // increasing
   o.dims = {3, 2};
-  o.algorithm = AapcAlgorithm::alg4;
-  EXPECT_THROW(make_aapc_sequence(o), Error);  // Algorithm 1 only
+  o.algorithm = AapcAlgorithm::alg2;
+  EXPECT_THROW(make_aapc_sequence(o), Error);  // Algorithm 2's span is K/2
   o.algorithm = AapcAlgorithm::alg1;
   o.m = 2;
   EXPECT_THROW(make_aapc_sequence(o), Error);  // m below d_1

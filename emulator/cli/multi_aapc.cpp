@@ -71,7 +71,7 @@ void add_multi_aapc(CLI::App& app, const ResultSink& sink) {
   cmd->add_option("-s,--axes", f->axes, "number of AAPCs s: processor axes a_1..a_s of d bits each, n = s d");
   cmd->add_option("-d,--dims", f->dims,
                   "dimensions d of each axis (and of the memory axis a_0); or each axis' order, non-increasing, "
-                  "e.g. 3,2,2 (Algorithm 1, sec. 4.1)")
+                  "e.g. 3,2,2 (Algorithms 1, 3, 4, sec. 4.1)")
       ->required();
   cmd->add_option("-m,--mem-dims", f->m,
                   "machine memory dimensions m >= d (default d; 2d for Algorithm 5): K = 2^m words per node");

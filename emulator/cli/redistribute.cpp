@@ -1,5 +1,6 @@
 // hcube redistribute: cyclic(x) on P source processors to cyclic(Kx) on Q
-// destination processors (Park, Prasanna and Raghavendra 1998) on the
+// destination processors (Park, Prasanna and Raghavendra 1998), or to
+// cyclic(y) for any y, on the
 // machine's router, by the circulant schedule or a baseline, verified against
 // the layouts' formulas (docs/redistribution.md).
 #include <fmt/format.h>
@@ -24,7 +25,9 @@ namespace hcube::cli {
 namespace {
 
 struct RedistributeFlags {
-  long long P = 0, Q = 0, K = 0, x = 0, N = 0, dims = -1;
+  long long P = 0, Q = 0, K = 0, x = 0, y = 0, N = 0, dims = -1;
+  CLI::Option* K_option = nullptr;
+  CLI::Option* y_option = nullptr;
   std::string schedule = "circulant";
   bool overlap = false;
   bool reverse = false;
@@ -80,7 +83,14 @@ void run_redistribute(const RedistributeFlags& f) {
                             f.tc, f.tau));
   const double tc = element_time(f);
   // Every flag is checked before anything is allocated or written.
-  Redistribution r{positive(f.P, "P"), positive(f.K, "K"), positive(f.Q, "Q"), positive(f.x, "x"), 0, f.reverse};
+  const bool has_K = f.K_option->count() > 0, has_y = f.y_option->count() > 0;
+  if (has_K == has_y)
+    throw Error(has_K ? fmt::format("--K {} and --y {} both give the destination block: give one (--y for any size, "
+                                    "--K for K x)",
+                                    f.K, f.y)
+                      : "the destination block is missing: give --K (cyclic(Kx)) or --y (cyclic(y))");
+  Redistribution r{positive(f.P, "P"), has_K ? positive(f.K, "K") : 0, positive(f.Q, "Q"), positive(f.x, "x"), 0,
+                   f.reverse, has_y ? positive(f.y, "y") : 0};
   // A regular input file is read where the machine needs it (ElementReader);
   // a pipe or FIFO is read whole.
   std::shared_ptr<const NpyFile> file = f.io.input.empty() ? nullptr : NpyFile::open(f.io.input);
@@ -97,7 +107,7 @@ void run_redistribute(const RedistributeFlags& f) {
       throw Error(fmt::format("{} holds {} elements but --N is {}: drop --N or give the file N elements", f.io.input,
                               in_elements, f.N));
   }
-  if (f.N < 0) throw Error(fmt::format("--N {} out of range: allowed a positive multiple of x = {}", f.N, r.x));
+  if (f.N < 0) throw Error(fmt::format("--N {} out of range: allowed a positive multiple of {}", f.N, r.unit() == r.x ? fmt::format("x = {}", r.x) : fmt::format("gcd(x, y) = {}", r.unit())));
   r.N = in_shape != nullptr ? in_elements : static_cast<std::uint64_t>(f.N);  // 0: one superblock
   const ElementType type =
       element_type(f.machine, file ? std::optional<ElementType>(file->type()) : input ? std::optional(input->type) : std::nullopt,
@@ -140,7 +150,7 @@ void run_redistribute(const RedistributeFlags& f) {
       nlohmann::json msgs = nlohmann::json::array();
       for (const RedistMessage& m : *step)
         msgs.push_back({{"src_node", pl.source_node(m.src)}, {"dst_node", pl.destination_node(m.dst)},
-                        {"elements", m.blocks.size() * r.x}});
+                        {"elements", m.blocks.size() * r.unit()}});
       entry["messages"] = std::move(msgs);
     }
     states.push_back(std::move(entry));
@@ -174,12 +184,14 @@ void run_redistribute(const RedistributeFlags& f) {
                             {"P", r.P},
                             {"Q", r.Q},
                             {"reverse", r.reverse},
-                            {"K", r.K},
+                            {"K", r.dest_block() % r.x == 0 ? nlohmann::json(r.dest_block() / r.x) : nlohmann::json(nullptr)},
                             {"x", r.x},
+                            {"y", r.dest_block()},
+                            {"unit", r.unit()},
                             {"N", r.N},
                             {"schedule", sch.name},
                             {"overlap", f.overlap},
-                            {"case", p.lemma_case},
+                            {"case", p.lemma_case == 0 ? nlohmann::json(nullptr) : nlohmann::json(p.lemma_case)},
                             {"superblock_blocks", p.L},
                             {"steps", st.steps},
                             {"lower_bound_steps", st.partners},
@@ -212,11 +224,14 @@ void run_redistribute(const RedistributeFlags& f) {
   }
   const char* cases[] = {"", "G > K: not all-to-all", "K a multiple of G: all-to-all, equal messages",
                          "G < K, G not dividing K: all-to-all, two message sizes"};
-  const std::string small = fmt::format("cyclic({}) on {}", r.x, r.P), big = fmt::format("cyclic({}) on {}", r.K * r.x, r.Q);
-  fmt::print("redistribute R_{}({}, {}, {}){}: N = {} elements, {} sources -> {} destinations ({})\n", r.x, r.P, r.K,
-             r.Q, r.reverse ? " reversed" : "", r.N, r.reverse ? big : small, r.reverse ? small : big,
+  const std::string small = fmt::format("cyclic({}) on {}", r.x, r.P), big = fmt::format("cyclic({}) on {}", r.dest_block(), r.Q);
+  fmt::print("redistribute {}{}: N = {} elements, {} sources -> {} destinations ({})\n", describe(r),
+             r.reverse ? " reversed" : "", r.N, r.reverse ? big : small, r.reverse ? small : big,
              f.overlap ? "the same nodes" : "disjoint nodes");
-  fmt::print("case {} ({}), superblock of {} blocks\n", p.lemma_case, cases[p.lemma_case], p.L);
+  if (p.lemma_case != 0)
+    fmt::print("case {} ({}), superblock of {} blocks\n", p.lemma_case, cases[p.lemma_case], p.L);
+  else
+    fmt::print("y not a multiple of x: units of gcd(x, y) = {} elements, superblock of {} units\n", r.unit(), p.L);
   fmt::print("{} schedule: {} steps (every schedule needs at least {}), largest message {} elements, contention {}\n",
              sch.name, st.steps, st.partners, st.max_message, st.contention);
   fmt::print("modelled cost (t_s = {}, t_c = {}): {}\n", f.ts, tc, st.modelled_cost(f.ts, tc));
@@ -229,7 +244,7 @@ void run_redistribute(const RedistributeFlags& f) {
   fmt::print("schedule computed in {:.6f} s; ran in {:.6f} s on the {} backend ({} launches: pack, {} router steps, "
              "unpack), n = {}, m = {}\n",
              schedule_seconds, rep.seconds, to_string(mach.backend().kind()), rep.launches, st.steps, pl.n, pl.m);
-  fmt::print("verified against the {} layout: yes\n", r.reverse ? fmt::format("cyclic(x) on P") : "cyclic(Kx)");
+  fmt::print("verified against the {} layout: yes\n", r.reverse ? small : big);
   if (!f.io.output.empty()) fmt::print("wrote {} (shape {} x {})\n", f.io.output, receivers(r), D);
 }
 
@@ -240,18 +255,25 @@ void add_redistribute(CLI::App& app, const ResultSink& sink) {
   f->io.sink = sink;
   auto* cmd = app.add_subcommand(
       "redistribute",
-      "block-cyclic redistribution, cyclic(x) on P processors to cyclic(Kx) on Q, one router step a step, verified");
+      "block-cyclic redistribution, cyclic(x) on P processors to cyclic(Kx) (or any cyclic(y)) on Q, one router step a "
+      "step, verified");
   cmd->add_option("--P", f->P, "source processors")->required();
   cmd->add_option("--Q", f->Q, "destination processors")->required();
-  cmd->add_option("--K", f->K, "the destination block is K times the source block")->required();
+  f->K_option = cmd->add_option("--K", f->K, "the destination block is K times the source block (or give --y)");
+  f->y_option = cmd->add_option("--y", f->y,
+                                "the destination block size, elements, any y (cyclic(x) on P -> cyclic(y) on Q; "
+                                "instead of --K)");
   cmd->add_option("--x", f->x, "the source block size, elements")->required();
-  cmd->add_option("--N", f->N, "elements (a multiple of x; default one superblock, lcm(P, KQ) x, or --input's length)");
+  cmd->add_option("--N", f->N,
+                  "elements (a multiple of x, of gcd(x, y) with --y; default one superblock, lcm(P, KQ) x, or "
+                  "--input's length)");
   choices(cmd->add_option("--schedule", f->schedule, "the communication schedule (docs/redistribution.md)"),
           redistribution_schedule_names())
       ->capture_default_str();
   cmd->add_flag("--overlap", f->overlap, "sources and destinations on the same nodes (default: disjoint nodes)");
   cmd->add_flag("--reverse", f->reverse,
-                "the other way: cyclic(Kx) on Q processors to cyclic(x) on P, by the same schedules turned around");
+                "the other way: cyclic(Kx) (or cyclic(y)) on Q processors to cyclic(x) on P, by the same schedules "
+                "turned around");
   cmd->add_option("--dims", f->dims, "the cube's processor dimensions (default: the fewest that hold the processors)");
   cmd->add_option("--ts", f->ts, "start-up time a message, for modelled_cost")->capture_default_str();
   f->tc_option = cmd->add_option("--tc", f->tc, "time an element (word), for modelled_cost")->capture_default_str();

@@ -230,9 +230,9 @@ RedistributionPlacement placement_of(const RedistributePlan::Options& o) {
   Redistribution r = o.problem;
   if (r.N == 0) {
     // One superblock: the shortest array on which every pair of processors meets.
-    r.N = r.x;
+    r.N = r.unit();
     check_redistribution(r);
-    r.N = redistribution_params(r).L * r.x;
+    r.N = redistribution_params(r).L * r.unit();
   }
   check_redistribution(r);
   RedistributionPlacement pl = place_redistribution(r, o.overlap);

@@ -14,9 +14,15 @@
 namespace hcube {
 namespace {
 
-// Blocks a source holds: those i < N/x with i mod P = j.
-std::uint64_t source_blocks(const Redistribution& r, std::uint64_t j) {
-  return r.blocks() > j ? (r.blocks() - j + r.P - 1) / r.P : 0;
+// The local units a layout's processors reach: the highest local unit + 1.
+// Local units grow with i div (procs x block units), so the highest lies among
+// the last procs x block units of the array.
+std::uint64_t local_units(const Redistribution& r, std::uint64_t span,
+                          BlockPlace (*place)(const Redistribution&, std::uint64_t)) {
+  std::uint64_t slots = 0;
+  for (std::uint64_t i = r.blocks() > span ? r.blocks() - span : 0; i < r.blocks(); ++i)
+    slots = std::max(slots, place(r, i).local_block + 1);
+  return slots;
 }
 
 // A block-cyclic layout, cyclic(block) on `procs` processors, read backwards
@@ -31,12 +37,12 @@ struct CyclicLayout {
   }
   std::string name() const { return fmt::format("cyclic({}) on {}", block, procs); }
 };
-// cyclic(x) on P, or cyclic(Kx) on Q, as the direction puts them.
+// cyclic(x) on P, or cyclic(y) on Q (y = Kx for the paper's problem), as the direction puts them.
 CyclicLayout sender_layout(const Redistribution& r) {
-  return r.reverse ? CyclicLayout{r.K * r.x, r.Q} : CyclicLayout{r.x, r.P};
+  return r.reverse ? CyclicLayout{r.dest_block(), r.Q} : CyclicLayout{r.x, r.P};
 }
 CyclicLayout receiver_layout(const Redistribution& r) {
-  return r.reverse ? CyclicLayout{r.x, r.P} : CyclicLayout{r.K * r.x, r.Q};
+  return r.reverse ? CyclicLayout{r.x, r.P} : CyclicLayout{r.dest_block(), r.Q};
 }
 
 }  // namespace
@@ -46,19 +52,16 @@ RedistributionPlacement place_redistribution(const Redistribution& r, bool overl
   RedistributionPlacement pl;
   pl.r = r;
   pl.overlap = overlap;
-  // The highest cyclic(Kx) local block + 1: local blocks grow with i div KQ,
-  // so the highest lies among the last KQ blocks.
-  std::uint64_t slots = 0;
-  for (std::uint64_t i = r.blocks() > r.K * r.Q ? r.blocks() - r.K * r.Q : 0; i < r.blocks(); ++i)
-    slots = std::max(slots, destination_place(r, i).local_block + 1);
-  pl.source_words = (r.reverse ? slots : source_blocks(r, 0)) * r.x;
-  pl.dest_words = (r.reverse ? source_blocks(r, 0) : slots) * r.x;
+  const std::uint64_t small = local_units(r, r.source_units() * r.P, source_place),
+                      big = local_units(r, r.dest_units() * r.Q, destination_place);
+  pl.source_words = (r.reverse ? big : small) * r.unit();
+  pl.dest_words = (r.reverse ? small : big) * r.unit();
   const std::uint64_t nodes = overlap ? std::max(r.P, r.Q) : r.P + r.Q;
   pl.n = ceil_log2(nodes);
   pl.m = ceil_log2(std::max(pl.source_words, pl.dest_offset() + pl.dest_words));
   if (pl.n + pl.m > kMaxAddressBits)
-    throw Error(fmt::format("R_{}({}, {}, {}) on N = {} needs 2^{} nodes of 2^{} words: allowed n + m <= {}", r.x, r.P,
-                            r.K, r.Q, r.N, pl.n, pl.m, kMaxAddressBits));
+    throw Error(fmt::format("{} on N = {} needs 2^{} nodes of 2^{} words: allowed n + m <= {}", describe(r), r.N,
+                            pl.n, pl.m, kMaxAddressBits));
   return pl;
 }
 
@@ -69,7 +72,8 @@ std::vector<unsigned char> source_image(const RedistributionPlacement& pl, const
   const auto* in = static_cast<const unsigned char*>(data);
   for (std::uint64_t i = 0; i < r.blocks(); ++i) {
     const BlockPlace s = send_place(r, i);
-    std::memcpy(&image[(pl.source_node(s.proc) * K + s.local_block * r.x) * wb], in + i * r.x * wb, r.x * wb);
+    const std::uint64_t u = r.unit();
+    std::memcpy(&image[(pl.source_node(s.proc) * K + s.local_block * u) * wb], in + i * u * wb, u * wb);
   }
   return image;
 }
@@ -81,7 +85,8 @@ std::vector<unsigned char> expected_destinations(const RedistributionPlacement& 
   const auto* in = static_cast<const unsigned char*>(data);
   for (std::uint64_t i = 0; i < r.blocks(); ++i) {
     const BlockPlace d = receive_place(r, i);
-    std::memcpy(&rows[(d.proc * pl.dest_words + d.local_block * r.x) * wb], in + i * r.x * wb, r.x * wb);
+    const std::uint64_t u = r.unit();
+    std::memcpy(&rows[(d.proc * pl.dest_words + d.local_block * u) * wb], in + i * u * wb, u * wb);
   }
   return rows;
 }
@@ -237,7 +242,7 @@ std::vector<BlockRouteStep> direct_steps(const RedistributionPlacement& pl, cons
   for (const RedistStep& step : s.steps) {
     BlockRouteStep& bs = steps.emplace_back();
     bs.dst_lo = pl.dest_offset();
-    bs.block_words = r.x;
+    bs.block_words = r.unit();
     bs.from_step = L / senders(r);
     bs.to_step = L / receivers(r);
     for (const RedistMessage& msg : step) {
@@ -264,7 +269,7 @@ RedistributionReport run_redistribution(Machine& mach, const RedistributionPlace
                             geo.n, geo.m));
   RedistributionReport rep;
   rep.stats = check_redistribution_schedule(r, s);
-  const std::uint64_t S = pl.source_words, x = r.x;
+  const std::uint64_t S = pl.source_words, x = r.unit();
   const std::uint64_t before = mach.counters().kernel_launches;
   double seconds = 0;  // the machine's work only, not the tables' making
   const auto timed = [&](const auto& f) {

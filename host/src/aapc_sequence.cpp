@@ -13,22 +13,23 @@
 namespace hcube {
 namespace {
 
-// Axis t's offset for the relative address: the node's other axes folded onto
-// memory bits 0..d-1 (node bit k of axis u != t adds memory bit k mod d).
-NodeOffsetMap other_axes(unsigned d, unsigned axes, unsigned t) {
-  NodeOffsetMap map(d * axes, 0);
-  for (unsigned k = 0; k < d * axes; ++k)
-    if (k / d != t) map[k] = bit(k % d);
+// Axis i's offset for the relative address: the node's other axes folded onto
+// memory bits (bit b of axis u != i adds memory bit b; widths[u] bits each).
+NodeOffsetMap other_axes(const std::vector<unsigned>& widths, unsigned i) {
+  NodeOffsetMap map;
+  for (unsigned u = 0; u < widths.size(); ++u)
+    for (unsigned b = 0; b < widths[u]; ++b) map.push_back(u != i ? bit(b) : 0);
   return map;
 }
 
-// For a complement pair crossing dimension r of axis t: which member moves
-// flips with bit r of the node's other axes, i.e. the address is xored with
-// all d low bits when that parity is 1.
-NodeOffsetMap pair_flip(unsigned d, unsigned axes, unsigned t, unsigned r) {
-  NodeOffsetMap map(d * axes, 0);
-  for (unsigned u = 0; u < axes; ++u)
-    if (u != t) map[u * d + r] = low_mask(d);
+// For a complement pair (in the low `pair_bits` memory bits) crossing dimension
+// b of axis i: which member moves flips with bit b of the node's other axes
+// (those that have one), i.e. the address is xored with all pair_bits low bits
+// when that parity is 1.
+NodeOffsetMap pair_flip(const std::vector<unsigned>& widths, unsigned i, unsigned b, unsigned pair_bits) {
+  NodeOffsetMap map;
+  for (unsigned u = 0; u < widths.size(); ++u)
+    for (unsigned k = 0; k < widths[u]; ++k) map.push_back(u != i && k == b ? low_mask(pair_bits) : 0);
   return map;
 }
 
@@ -49,11 +50,6 @@ std::uint64_t max_pair_span(const Schedule& s) {
 
 std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
 
-// Pipelined lag between AAPC i-1 (order a) and AAPC i (order b): pairs leave
-// AAPC i-1 a at a time every a cycles and enter AAPC i b at a time every b
-// cycles; the latest-ready group of AAPC i waits a + b - gcd(a, b) cycles.
-std::uint64_t unequal_lag(unsigned a, unsigned b) { return a + b - std::gcd(a, b); }
-
 void check_orders(const std::vector<unsigned>& dims, unsigned m) {
   for (std::size_t u = 0; u < dims.size(); ++u) {
     if (dims[u] < 1) throw Error(fmt::format("axis {} of order d = 0 out of range: allowed d >= 1", u + 1));
@@ -69,31 +65,48 @@ void check_orders(const std::vector<unsigned>& dims, unsigned m) {
     throw Error(fmt::format("n + m = {} + {} out of range: allowed at most {}", n, m, kMaxAddressBits));
 }
 
-// The cycle each AAPC of unequal orders starts in, and the total: AAPC i
-// after AAPC i-1's lag (pipelined) or its whole d ceil(K/2d) cycles.
-std::vector<std::uint64_t> unequal_starts(const std::vector<unsigned>& w, unsigned m, bool pipelined,
-                                          std::uint64_t* total) {
-  const std::uint64_t pairs = bit(m - 1);
-  std::vector<std::uint64_t> start(w.size(), 0);
-  for (std::size_t i = 1; i < w.size(); ++i)
-    start[i] = start[i - 1] + (pipelined ? unequal_lag(w[i - 1], w[i]) : w[i - 1] * ceil_div(pairs, w[i - 1]));
-  *total = start.back() + w.back() * ceil_div(pairs, w.back());
-  return start;
+// A single AAPC of order w that moves complement pairs (Algorithms 1-3): each
+// cycle's moves (pair, dimension), pair P being (pair_low, pair_low xor
+// (2^w - 1)) with pair_low = insert_zero_bit(P, w - 1); and each pair's first
+// and last cycle.
+struct PairMoves {
+  std::vector<std::vector<std::pair<std::uint64_t, unsigned>>> cycles;
+  std::vector<std::uint64_t> first, last;
+};
+
+PairMoves pair_moves(AapcAlgorithm alg, unsigned w, unsigned m) {
+  const Schedule one = make_aapc_schedule(AapcOptions{alg, w, w, m, LineDrawing::diagonal});
+  PairMoves pm;
+  pm.first.assign(bit(m - 1), ~std::uint64_t{0});
+  pm.last.assign(bit(m - 1), 0);
+  for (std::size_t c = 0; c < one.cycles(); ++c) {
+    auto& moves = pm.cycles.emplace_back();
+    for (std::size_t e = 0; e < one.cycle_size(c); ++e) {
+      const Exchange& x = one.cycle_begin(c)[e];
+      const std::uint64_t low = test_bit(x.addr, w - 1) ? x.addr ^ low_mask(w) : x.addr;
+      const std::uint64_t P = remove_bit(low, w - 1);
+      moves.emplace_back(P, x.dim);
+      pm.first[P] = std::min<std::uint64_t>(pm.first[P], c);
+      pm.last[P] = c;
+    }
+  }
+  return pm;
 }
 
-// Sec. 4.1: Algorithm 1 on axes of different orders. Every AAPC keeps the
-// complement pairs of the first (a d_1-complement pair is a d_i-complement
-// pair in the low d_i bits), taking them d_i at a time in the same order.
-Schedule make_unequal_sequence(const AapcSequenceOptions& o, unsigned m) {
+// Sec. 4.1 on axes of orders d_1 >= d_2 >= ...: every AAPC moves complement
+// pairs of the low d_1 bits (a d_1-complement pair is a d_i-complement pair in
+// its low d_i bits, so any pair schedule of order d_i serves), and pair p may
+// enter AAPC i once it has left AAPC i-1. Pipelined, AAPC i's pair slots,
+// earliest first, take the pairs in the order they leave AAPC i-1: that
+// matching gives the smallest start for AAPC i (an exchange argument), i.e.
+// start_i = max_k (finish_(k) - first_(k)) + 1 over the two sorted lists.
+// Sequential: each AAPC after the previous one's last cycle, pairs unchanged.
+// AAPC i runs the pair schedule of algs[i] (1 or 3).
+Schedule compose_unequal(const AapcSequenceOptions& o, unsigned m, const std::vector<AapcAlgorithm>& algs) {
   const std::vector<unsigned>& w = o.dims;
   const unsigned d1 = w[0], s_axes = static_cast<unsigned>(w.size());
-  if (o.algorithm != AapcAlgorithm::alg1)
-    throw Error(fmt::format("axes of unequal order ({}) need --algorithm 1 (sec. 4.1): Algorithm {} regroups its "
-                            "addresses when the order changes",
-                            fmt::join(w, ","), static_cast<int>(o.algorithm)));
-  if (!o.order.empty()) throw Error("axes of unequal order run in the order 0, 1, ..., s-1 only");
   Schedule seq;
-  seq.algorithm = "1";
+  seq.algorithm = std::to_string(static_cast<int>(o.algorithm));
   seq.d = d1;
   seq.m = m;
   seq.axes = s_axes;
@@ -101,34 +114,64 @@ Schedule make_unequal_sequence(const AapcSequenceOptions& o, unsigned m) {
   std::vector<unsigned> offset(s_axes, 0);
   for (unsigned u = 1; u < s_axes; ++u) offset[u] = offset[u - 1] + w[u - 1];
   seq.n = offset.back() + w.back();
-  // Node dimension k = offset[i] + b: which pair member crosses flips with bit b of the other axes.
   for (unsigned i = 0; i < s_axes; ++i)
-    for (unsigned b = 0; b < w[i]; ++b) {
-      NodeOffsetMap map(seq.n, 0);
-      for (unsigned u = 0; u < s_axes; ++u)
-        if (u != i && b < w[u]) map[offset[u] + b] = low_mask(d1);
-      seq.offset_maps.push_back(std::move(map));
-    }
+    for (unsigned b = 0; b < w[i]; ++b) seq.offset_maps.push_back(pair_flip(w, i, b, d1));
   const std::uint64_t pairs = bit(m - 1);
+  std::vector<PairMoves> aapc;
+  std::vector<std::uint64_t> start(s_axes, 0);
+  std::vector<std::vector<std::uint64_t>> slot_pair(s_axes);  // AAPC i's slot P carries pair slot_pair[i][P]
+  std::vector<std::uint64_t> finish(pairs);                   // the cycle each pair left the previous AAPC
+  for (unsigned i = 0; i < s_axes; ++i) {
+    const PairMoves& pm = aapc.emplace_back(pair_moves(algs[i], w[i], m));
+    std::vector<std::uint64_t> slots(pairs), ready(pairs);
+    std::iota(slots.begin(), slots.end(), 0);
+    std::iota(ready.begin(), ready.end(), 0);
+    if (i > 0 && o.pipelined) {
+      std::stable_sort(slots.begin(), slots.end(), [&](auto a, auto b) { return pm.first[a] < pm.first[b]; });
+      std::stable_sort(ready.begin(), ready.end(), [&](auto a, auto b) { return finish[a] < finish[b]; });
+      for (std::uint64_t k = 0; k < pairs; ++k)
+        start[i] = std::max(start[i], finish[ready[k]] + 1 - std::min(finish[ready[k]] + 1, pm.first[slots[k]]));
+    } else if (i > 0) {
+      start[i] = start[i - 1] + aapc[i - 1].cycles.size();
+    }
+    slot_pair[i].resize(pairs);
+    for (std::uint64_t k = 0; k < pairs; ++k) {
+      slot_pair[i][slots[k]] = ready[k];
+      finish[ready[k]] = start[i] + pm.last[slots[k]];
+    }
+  }
   std::uint64_t total = 0;
-  const std::vector<std::uint64_t> start = unequal_starts(w, m, o.pipelined, &total);
-  // Pair p: its low member has bit d1-1 clear (p with that bit inserted).
-  const auto low_of = [d1](std::uint64_t p) { return insert_zero_bit(p, d1 - 1); };
+  for (unsigned i = 0; i < s_axes; ++i) total = std::max<std::uint64_t>(total, start[i] + aapc[i].cycles.size());
   for (std::uint64_t g = 0; g < total; ++g) {
     for (unsigned i = 0; i < s_axes; ++i) {
-      if (g < start[i]) continue;
-      const std::uint64_t h = (g - start[i]) / w[i], c = (g - start[i]) % w[i];
-      for (std::uint64_t j = 0; j < w[i]; ++j) {
-        const std::uint64_t p = h * w[i] + j;
-        if (p >= pairs) break;
-        const unsigned b = static_cast<unsigned>((j + c) % w[i]);
-        const std::uint64_t low = low_of(p), addr = test_bit(low, b) ? low : low ^ low_mask(d1);
+      if (g < start[i] || g - start[i] >= aapc[i].cycles.size()) continue;
+      for (const auto& [P, b] : aapc[i].cycles[g - start[i]]) {
+        const std::uint64_t low = insert_zero_bit(slot_pair[i][P], d1 - 1);
+        const std::uint64_t addr = test_bit(low, b) ? low : low ^ low_mask(d1);
         seq.add(Exchange{offset[i] + b, addr, addr, 1 + offset[i] + b});
       }
     }
     seq.end_cycle();
   }
   return seq;
+}
+
+// Algorithm 4's necklace blocks are not pairs: on unequal orders it runs
+// Algorithm 1's pair schedule where the order divides K/2 (K/2 cycles, span
+// d_i) and Algorithm 3's elsewhere, or Algorithm 1's throughout when that is
+// fewer cycles (a short last group can cost less than Algorithm 3's longer span).
+Schedule make_unequal_sequence(const AapcSequenceOptions& o, unsigned m) {
+  if (o.algorithm == AapcAlgorithm::alg2)
+    throw Error("axes of unequal order run with --algorithm 1, 3 or 4: Algorithm 2's span is K/2");
+  if (!o.order.empty()) throw Error("axes of unequal order run in the order 0, 1, ..., s-1 only");
+  if (o.algorithm != AapcAlgorithm::alg4) return compose_unequal(o, m, std::vector<AapcAlgorithm>(o.dims.size(), o.algorithm));
+  std::vector<AapcAlgorithm> mixed;
+  for (unsigned w : o.dims) mixed.push_back(bit(m - 1) % w == 0 ? AapcAlgorithm::alg1 : AapcAlgorithm::alg3);
+  Schedule best = compose_unequal(o, m, mixed);
+  Schedule ones = compose_unequal(o, m, std::vector<AapcAlgorithm>(o.dims.size(), AapcAlgorithm::alg1));
+  if (ones.cycles() < best.cycles()) best = std::move(ones);
+  best.algorithm = "4";
+  return best;
 }
 
 }  // namespace
@@ -180,12 +223,13 @@ Schedule make_aapc_sequence(const AapcSequenceOptions& o) {
     if (order[t] != t) seq.axis_order = order;
   if (s_axes == 1) return make_aapc_schedule(AapcOptions{o.algorithm, d, d, m, o.lines});
   std::uint64_t lag = one.cycles();
+  const std::vector<unsigned> widths(s_axes, d);
   if (o.pipelined) {
     lag = max_pair_span(one);
     for (unsigned t = 0; t < s_axes; ++t)
-      for (unsigned r = 0; r < d; ++r) seq.offset_maps.push_back(pair_flip(d, s_axes, order[t], r));
+      for (unsigned r = 0; r < d; ++r) seq.offset_maps.push_back(pair_flip(widths, order[t], r, d));
   } else {
-    for (unsigned t = 0; t < s_axes; ++t) seq.offset_maps.push_back(other_axes(d, s_axes, order[t]));
+    for (unsigned t = 0; t < s_axes; ++t) seq.offset_maps.push_back(other_axes(widths, order[t]));
   }
   const std::uint64_t total = one.cycles() + (s_axes - 1) * lag;
   seq.reserve(total, one.exchanges() * s_axes);
@@ -240,9 +284,20 @@ AddressMap shuffle_destination(const Geometry& geo, unsigned d, unsigned axes, s
 
 std::uint64_t unequal_orders_cycles(const std::vector<unsigned>& dims, unsigned m, bool pipelined) {
   check_orders(dims, m);
-  std::uint64_t total = 0;
-  unequal_starts(dims, m, pipelined, &total);
+  const std::uint64_t pairs = bit(m - 1);
+  std::uint64_t total = dims.back() * ceil_div(pairs, dims.back());
+  for (std::size_t i = 1; i < dims.size(); ++i) {
+    const unsigned a = dims[i - 1], b = dims[i];
+    total += pipelined ? a + b - std::gcd(a, b) : a * ceil_div(pairs, a);
+  }
   return total;
+}
+
+std::uint64_t unequal_orders_target(const std::vector<unsigned>& dims, unsigned m, bool pipelined) {
+  check_orders(dims, m);
+  const std::uint64_t pairs = bit(m - 1);
+  if (!pipelined) return dims.size() * pairs;
+  return pairs + std::accumulate(dims.begin(), dims.end() - 1, std::uint64_t{0});
 }
 
 std::uint64_t corollary2_cycles(AapcAlgorithm alg, unsigned d, unsigned m, unsigned axes) {

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <map>
 #include <numeric>
 #include <unordered_map>
 
@@ -53,15 +54,75 @@ PairBlocks pair_blocks(const Redistribution& r) {
   return pb;
 }
 
-// Delta: the most partners any source or destination has, which no schedule
-// can do in fewer steps.
-std::uint64_t most_partners(const Redistribution& r, const PairBlocks& pb) {
+// Delta: the most partners any source or destination has (among the pairs
+// `edges`, all when empty), which no schedule can do in fewer steps.
+std::uint64_t most_partners(const Redistribution& r, const PairBlocks& pb, const std::vector<std::uint64_t>* edges = nullptr) {
   std::vector<std::uint64_t> degree(r.P + r.Q, 0);
-  for (const auto& [s, d] : pb.pairs) {
-    ++degree[s];
-    ++degree[r.P + d];
+  const auto count = [&](std::uint64_t e) {
+    ++degree[pb.pairs[e].first];
+    ++degree[r.P + pb.pairs[e].second];
+  };
+  if (edges != nullptr) {
+    for (const std::uint64_t e : *edges) count(e);
+  } else {
+    for (std::uint64_t e = 0; e < pb.pairs.size(); ++e) count(e);
   }
-  return pb.pairs.empty() ? 0 : *std::max_element(degree.begin(), degree.end());
+  return *std::max_element(degree.begin(), degree.end());
+}
+
+// Koenig's edge colouring of the pairs `edges` with Delta (of those edges)
+// colours from `first` on: each pair gets its colour in `colour`. Built edge by
+// edge; when the free colours at the two ends differ, the path from the
+// destination alternating them is swapped (in a bipartite graph it cannot end
+// at the source). Returns Delta.
+std::uint64_t koenig_colouring(const Redistribution& r, const PairBlocks& pb, const std::vector<std::uint64_t>& edges,
+                               std::uint64_t first, std::vector<std::uint64_t>& colour) {
+  const std::uint64_t nodes = r.P + r.Q, delta = most_partners(r, pb, &edges);
+  constexpr std::uint64_t none = ~std::uint64_t{0};
+  // at[v * delta + c]: the pair of colour c at node v (sources 0..P-1, destinations P..).
+  std::vector<std::uint64_t> at(nodes * delta, none), local(pb.pairs.size(), none);
+  const auto other = [&](std::uint64_t e, std::uint64_t v) {
+    return v < r.P ? r.P + pb.pairs[e].second : pb.pairs[e].first;
+  };
+  const auto free_colour = [&](std::uint64_t v) {
+    for (std::uint64_t c = 0; c < delta; ++c)
+      if (at[v * delta + c] == none) return c;
+    throw Error("internal: edge colouring ran out of colours");
+  };
+  for (const std::uint64_t e : edges) {
+    const std::uint64_t u = pb.pairs[e].first, v = r.P + pb.pairs[e].second;
+    const std::uint64_t a = free_colour(u), b = free_colour(v);
+    if (at[v * delta + a] != none) {
+      std::vector<std::uint64_t> path;
+      std::uint64_t w = v, c = a;
+      while (at[w * delta + c] != none) {
+        const std::uint64_t f = at[w * delta + c];
+        path.push_back(f);
+        w = other(f, w);
+        c = c == a ? b : a;
+      }
+      for (const std::uint64_t f : path) {
+        at[pb.pairs[f].first * delta + local[f]] = none;
+        at[(r.P + pb.pairs[f].second) * delta + local[f]] = none;
+      }
+      for (const std::uint64_t f : path) {
+        local[f] = local[f] == a ? b : a;
+        at[pb.pairs[f].first * delta + local[f]] = f;
+        at[(r.P + pb.pairs[f].second) * delta + local[f]] = f;
+      }
+    }
+    local[e] = a;
+    at[u * delta + a] = e;
+    at[v * delta + a] = e;
+  }
+  for (const std::uint64_t e : edges) colour[e] = first + local[e];
+  return delta;
+}
+
+std::vector<std::uint64_t> all_edges(const PairBlocks& pb) {
+  std::vector<std::uint64_t> edges(pb.pairs.size());
+  std::iota(edges.begin(), edges.end(), 0u);
+  return edges;
 }
 
 // Steps given as a colour per pair: step c holds the pairs of colour c.
@@ -76,6 +137,22 @@ RedistSchedule schedule_from_colours(const std::string& name, const PairBlocks& 
   for (RedistStep& step : s.steps)
     std::sort(step.begin(), step.end(), [](const RedistMessage& a, const RedistMessage& b) { return a.src < b.src; });
   return s;
+}
+
+// Where the paper gives no schedule (P > Q, or y not a multiple of x): the
+// fewest steps, Delta, with one message size a step where that costs no step.
+// A step mixing sizes costs its largest (sec. 2's model), so each size is
+// coloured apart (Koenig per size, Delta_s colours each); when the Delta_s add
+// up to Delta that is the schedule, else a colouring of all pairs at once.
+RedistSchedule equal_size_colouring(const Redistribution& r) {
+  const PairBlocks pb = pair_blocks(r);
+  std::map<std::uint64_t, std::vector<std::uint64_t>> by_size;
+  for (std::uint64_t e = 0; e < pb.pairs.size(); ++e) by_size[pb.blocks[e].size()].push_back(e);
+  std::vector<std::uint64_t> colour(pb.pairs.size());
+  std::uint64_t used = 0;
+  for (auto it = by_size.rbegin(); it != by_size.rend(); ++it) used += koenig_colouring(r, pb, it->second, used, colour);
+  if (used > most_partners(r, pb)) koenig_colouring(r, pb, all_edges(pb), 0, colour);
+  return schedule_from_colours("circulant", pb, colour);
 }
 
 }  // namespace
@@ -99,26 +176,53 @@ std::uint64_t MessageBlocks::size() const {
 
 std::vector<std::uint64_t> MessageBlocks::to_vector() const { return {begin(), end()}; }
 
+std::uint64_t Redistribution::unit() const { return std::gcd(x, dest_block()); }
+
 void check_redistribution(const Redistribution& r) {
   const auto count = [](std::uint64_t v, const char* name) {
     if (v == 0 || v > kMaxCount)
       throw Error(fmt::format("{} = {} out of range: allowed 1..{}", name, v, kMaxCount));
   };
   count(r.P, "P");
-  count(r.K, "K");
   count(r.Q, "Q");
   if (r.x == 0 || r.x > kMaxElements) throw Error(fmt::format("x = {} out of range: allowed 1..{}", r.x, kMaxElements));
+  if (r.y == 0) {
+    count(r.K, "K");
+  } else {
+    if (r.y > kMaxElements) throw Error(fmt::format("y = {} out of range: allowed 1..{}", r.y, kMaxElements));
+    // The superblock, lcm(aP, bQ) units, stays below 2^60 with a b <= 2^20 (K <= 2^20 for the paper's).
+    const std::uint64_t u = std::gcd(r.x, r.y), a = r.x / u, b = r.y / u;
+    if (a > kMaxCount || b > kMaxCount || a * b > kMaxCount)
+      throw Error(fmt::format("x = {} and y = {} are a = {} and b = {} units of gcd(x, y) = {}: allowed a b <= {}", r.x,
+                              r.y, a, b, u, kMaxCount));
+    if (r.K != 0 && r.K * r.x != r.y)
+      throw Error(fmt::format("K = {} with y = {}: the destination block is K x = {}; give one of them (K = 0 with y)",
+                              r.K, r.y, r.K * r.x));
+  }
   if (r.N == 0 || r.N > kMaxElements) throw Error(fmt::format("N = {} out of range: allowed 1..{}", r.N, kMaxElements));
-  if (r.N % r.x != 0)
-    throw Error(fmt::format("N = {} is not a multiple of the block size x = {}: allowed multiples of {} (such as {})",
-                            r.N, r.x, r.x, (r.N / r.x + 1) * r.x));
+  const std::uint64_t u = r.unit();
+  if (r.N % u != 0) {
+    if (u == r.x)
+      throw Error(fmt::format("N = {} is not a multiple of the block size x = {}: allowed multiples of {} (such as {})",
+                              r.N, r.x, r.x, (r.N / r.x + 1) * r.x));
+    throw Error(fmt::format("N = {} is not a multiple of gcd(x, y) = {}: allowed multiples of {} (such as {})", r.N, u,
+                            u, (r.N / u + 1) * u));
+  }
 }
 
-BlockPlace source_place(const Redistribution& r, std::uint64_t i) { return {i % r.P, i / r.P}; }
+std::string describe(const Redistribution& r) {
+  if (r.dest_block() % r.x == 0) return fmt::format("R_{}({}, {}, {})", r.x, r.P, r.dest_block() / r.x, r.Q);
+  return fmt::format("cyclic({}) on {} -> cyclic({}) on {}", r.x, r.P, r.dest_block(), r.Q);
+}
+
+BlockPlace source_place(const Redistribution& r, std::uint64_t i) {
+  const std::uint64_t a = r.source_units(), block = i / a;
+  return {block % r.P, (block / r.P) * a + i % a};
+}
 
 BlockPlace destination_place(const Redistribution& r, std::uint64_t i) {
-  const std::uint64_t big = i / r.K;
-  return {big % r.Q, (big / r.Q) * r.K + i % r.K};
+  const std::uint64_t b = r.dest_units(), big = i / b;
+  return {big % r.Q, (big / r.Q) * b + i % b};
 }
 
 std::uint64_t senders(const Redistribution& r) { return r.reverse ? r.Q : r.P; }
@@ -149,8 +253,17 @@ RedistSchedule turned_around(RedistSchedule s) {
 RedistributionParams redistribution_params(const Redistribution& r) {
   check_redistribution(r);
   RedistributionParams p;
-  p.G1 = std::gcd(r.P, r.K);
-  p.K1 = r.K / p.G1;
+  if (r.source_units() != 1) {
+    // Not the paper's problem: its superblock only, in units.
+    const std::uint64_t a = r.source_units() * r.P, b = r.dest_units() * r.Q;
+    p.L = a / std::gcd(a, b) * b;
+    p.Ls = p.L / r.P;
+    p.Ld = p.L / r.Q;
+    return p;
+  }
+  const std::uint64_t K = r.dest_units();
+  p.G1 = std::gcd(r.P, K);
+  p.K1 = K / p.G1;
   p.P1 = r.P / p.G1;
   p.G2 = std::gcd(p.P1, r.Q);
   p.Q1 = r.Q / p.G2;
@@ -170,7 +283,7 @@ RedistributionParams redistribution_params(const Redistribution& r) {
   }
   p.n = p.P1 == 1 ? 0 : mod(x0, p.P1);
   p.m = (static_cast<std::int64_t>(p.n * p.K1) - 1) / static_cast<std::int64_t>(p.P1);  // exact; -1 when P1 = 1
-  p.lemma_case = p.G > r.K ? 1 : (r.K % p.G == 0 ? 2 : 3);
+  p.lemma_case = p.G > K ? 1 : (K % p.G == 0 ? 2 : 3);
   p.steps = p.lemma_case == 1 ? p.Ls : r.Q;
   return p;
 }
@@ -189,13 +302,15 @@ std::uint64_t circulant_local_block(const RedistributionParams& p, std::uint64_t
 
 RedistSchedule circulant_schedule(const Redistribution& r) {
   if (r.reverse) return turned_around(circulant_schedule(forward_of(r)));
-  if (r.P > r.Q) {
-    // The paper's rows repeat for P > Q (a receiver is hit twice); the edge
-    // colouring is contention-free in the fewest steps.
-    RedistSchedule s = bipartite_stepwise_schedule(r);
+  check_redistribution(r);
+  if (r.source_units() != 1 && r.dest_units() == 1) {
+    // y divides x: cyclic(x) on P -> cyclic(y) on Q is the paper's R_y(Q, x/y, P)
+    // undone, on the same units: its schedule turned around.
+    RedistSchedule s = turned_around(circulant_schedule(Redistribution{r.Q, r.source_units(), r.P, r.unit(), r.N}));
     s.name = "circulant";
     return s;
   }
+  if (r.P > r.Q || r.source_units() != 1) return equal_size_colouring(r);
   const RedistributionParams p = redistribution_params(r);
   // Step of (source j, destination d): the row of C_send (Eq. 17) where column
   // j names d. Rows 0 .. steps-1: all of them (not all-to-all, G > K), or the
@@ -211,9 +326,8 @@ RedistSchedule circulant_schedule(const Redistribution& r) {
   for (std::uint64_t b = 0; b < std::min(p.L, r.blocks()); ++b) {
     const std::uint64_t j = source_place(r, b).proc, d = destination_place(r, b).proc, i = step_of[j * r.Q + d];
     if (i == ~std::uint64_t{0})
-      throw Error(fmt::format("internal: the circulant schedule of R_{}({}, {}, {}) has no step from source {} to "
-                              "destination {}",
-                              r.x, r.P, r.K, r.Q, j, d));
+      throw Error(fmt::format("internal: the circulant schedule of {} has no step from source {} to destination {}",
+                              describe(r), j, d));
     message[i * r.P + j].push_back(b);
   }
   for (std::uint64_t i = 0; i < p.steps; ++i)
@@ -249,48 +363,8 @@ RedistSchedule bipartite_stepwise_schedule(const Redistribution& r) {
   if (r.reverse) return turned_around(bipartite_stepwise_schedule(forward_of(r)));
   check_redistribution(r);
   const PairBlocks pb = pair_blocks(r);
-  const std::uint64_t nodes = r.P + r.Q, delta = most_partners(r, pb);
-  constexpr std::uint64_t none = ~std::uint64_t{0};
-  // at[v * delta + c]: the pair of colour c at node v (sources 0..P-1, destinations P..).
-  std::vector<std::uint64_t> at(nodes * delta, none), colour(pb.pairs.size(), none);
-  const auto other = [&](std::uint64_t e, std::uint64_t v) {
-    return v < r.P ? r.P + pb.pairs[e].second : pb.pairs[e].first;
-  };
-  const auto free_colour = [&](std::uint64_t v) {
-    for (std::uint64_t c = 0; c < delta; ++c)
-      if (at[v * delta + c] == none) return c;
-    throw Error("internal: edge colouring ran out of colours");
-  };
-  for (std::uint64_t e = 0; e < pb.pairs.size(); ++e) {
-    const std::uint64_t u = pb.pairs[e].first, v = r.P + pb.pairs[e].second;
-    const std::uint64_t a = free_colour(u), b = free_colour(v);
-    if (at[v * delta + a] != none) {
-      // Koenig: swap a and b along the path from v that alternates them; in a
-      // bipartite graph it cannot end at u, so a becomes free at v and stays free at u.
-      std::vector<std::uint64_t> path;
-      std::uint64_t w = v, c = a;
-      while (at[w * delta + c] != none) {
-        const std::uint64_t f = at[w * delta + c];
-        path.push_back(f);
-        w = other(f, w);
-        c = c == a ? b : a;
-      }
-      for (const std::uint64_t f : path) {
-        const std::uint64_t s = pb.pairs[f].first, d = r.P + pb.pairs[f].second;
-        at[s * delta + colour[f]] = none;
-        at[d * delta + colour[f]] = none;
-      }
-      for (const std::uint64_t f : path) {
-        colour[f] = colour[f] == a ? b : a;
-        const std::uint64_t s = pb.pairs[f].first, d = r.P + pb.pairs[f].second;
-        at[s * delta + colour[f]] = f;
-        at[d * delta + colour[f]] = f;
-      }
-    }
-    colour[e] = a;
-    at[u * delta + a] = e;
-    at[v * delta + a] = e;
-  }
+  std::vector<std::uint64_t> colour(pb.pairs.size());
+  koenig_colouring(r, pb, all_edges(pb), 0, colour);
   return schedule_from_colours("bipartite-stepwise", pb, colour);
 }
 
@@ -379,7 +453,7 @@ RedistStats check_redistribution_schedule(const Redistribution& r, const RedistS
           throw Error(fmt::format("{} step {}: block {} goes {} -> {}, the message {} -> {}", s.name, i, b,
                                   send_place(r, b).proc, receive_place(r, b).proc, msg.src, msg.dst));
       }
-      largest = std::max<std::uint64_t>(largest, msg.blocks.size() * r.x);
+      largest = std::max<std::uint64_t>(largest, msg.blocks.size() * r.unit());
     }
     st.message_sizes.push_back(largest);
     st.max_message = std::max(st.max_message, largest);

@@ -103,17 +103,19 @@ MultiAapcDesign plan_multi_aapc(const MultiAapcRequest& f) {
   o.m = p.m;
   p.order = parse_order("", su);
   if (!equal) {
-    p.bound = unequal_orders_cycles(p.dims, p.m, o.pipelined);  // checks the orders do not increase
-    if (p.algorithm != "1")
-      throw Error(fmt::format("axes of unequal order ({}) need --algorithm 1 (sec. 4.1): the others regroup their "
-                              "addresses when the order changes",
-                              join(p.dims)));
+    if (alg5) throw Error(fmt::format("axes of unequal order ({}) run with --algorithm 1, 3 or 4 (sec. 4.1)", join(p.dims)));
     if (!f.order.empty()) throw Error("--order applies to axes of equal order only");
-    o.algorithm = AapcAlgorithm::alg1;
+    o.algorithm = parse_aapc_algorithm(p.algorithm);
     o.dims = p.dims;
     p.kind = MultiAapcKind::unequal;
-    p.bound_source = o.pipelined ? "sec. 4.1: lags d_(i-1) + d_i - gcd(d_(i-1), d_i)" : "sequential";
     p.bound_from_paper = false;
+    if (o.algorithm == AapcAlgorithm::alg1) {
+      p.bound = unequal_orders_cycles(p.dims, p.m, o.pipelined);  // checks the orders do not increase
+      p.bound_source = o.pipelined ? "sec. 4.1: lags d_(i-1) + d_i - gcd(d_(i-1), d_i)" : "sequential";
+    } else {
+      p.bound = unequal_orders_target(p.dims, p.m, o.pipelined);
+      p.bound_source = o.pipelined ? "Corollary 2's form, K/2 + d_1 + ... + d_(s-1)" : "s x K/2";
+    }
     return p;
   }
   if (!alg5) {
@@ -179,6 +181,16 @@ std::string multi_aapc_note(const MultiAapcDesign& p, std::uint64_t cycles) {
         "pipelined Algorithm 4 takes {} cycles, {} more than {}'s {}: d = {} does not divide K/2 = {}, so it "
         "pipelines with Algorithm 3's pair schedule (docs/multi-aapc.md)",
         cycles, cycles - p.bound, p.bound_source, p.bound, d, half);
+  if (p.kind == MultiAapcKind::unequal && p.options.pipelined && cycles != p.bound) {
+    if (cycles < p.bound)
+      return fmt::format("{} cycles, {} fewer than the derived {}: K/2 = {} is below lcm(d_(i-1), d_i) for some "
+                         "orders, and a short last group lets the next AAPC start sooner",
+                         cycles, p.bound - cycles, p.bound, half);
+    return fmt::format("{} cycles, {} more than the derived {} ({}): where an order does not divide K/2 = {}, "
+                       "Algorithm 1's short last group leaves channels idle and Algorithm 3's span d_i + (K/2 mod "
+                       "d_i) delays the next AAPC (docs/multi-aapc.md)",
+                       cycles, cycles - p.bound, p.bound, p.bound_source, half);
+  }
   if (p.kind == MultiAapcKind::concurrent && cycles > p.bound)
     return fmt::format("{} cycles, {} more than {}'s {}: {} (docs/multi-aapc.md)", cycles, cycles - p.bound,
                        p.bound_source, p.bound,

@@ -215,7 +215,7 @@ class DistributedFftPlan : public Plan {
 class RedistributePlan : public Plan {
  public:
   struct Options {
-    Redistribution problem;  // P, K, Q, x, N (0: one superblock, lcm(P, KQ) x)
+    Redistribution problem;  // P, K or y, Q, x, N (0: one superblock, lcm(P, KQ) x; lcm(aP, bQ) units for y)
     std::string schedule = "circulant";
     bool overlap = false;
     long long dims = -1;     // the cube's n (default: the fewest nodes that hold the processors)

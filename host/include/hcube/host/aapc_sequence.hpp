@@ -29,7 +29,8 @@ struct AapcSequenceOptions {
   std::vector<unsigned> order;
   // Axes of different orders d_1 >= d_2 >= ... (sec. 4.1), axis u the next
   // dims[u] node bits, exchanging with memory bits 0..dims[u]-1 (nested in
-  // d_1's): Algorithm 1 only, d and axes then come from the list. Empty: d each.
+  // d_1's): Algorithms 1, 3 and 4 (each AAPC a pair schedule of its order), d
+  // and axes then come from the list. Empty: d each.
   std::vector<unsigned> dims;
 };
 
@@ -55,7 +56,13 @@ std::uint64_t corollary2_cycles(AapcAlgorithm alg, unsigned d, unsigned m, unsig
 // Algorithm 1 starts AAPC i d_(i-1) + (d_i - gcd(d_(i-1), d_i)) cycles after
 // AAPC i-1 (the paper's extra delay d_i - gcd), so s AAPCs take the sum of
 // those lags plus d_s ceil(K/2d_s); one after another (pipelined = false), the
-// sum of every d_i ceil(K/2d_i).
+// sum of every d_i ceil(K/2d_i). Derived for whole groups: the schedule meets
+// it when K/2 >= lcm(d_(i-1), d_i) for every i, and takes fewer cycles below.
 std::uint64_t unequal_orders_cycles(const std::vector<unsigned>& dims, unsigned m, bool pipelined = true);
+// What Algorithms 3 and 4 on unequal orders are held against (derived, not a
+// number the paper prints): Corollary 2's form K/2 + d_1 + ... + d_(s-1), every
+// AAPC with all channels busy and starting the previous one's order after it;
+// s K/2 one after another.
+std::uint64_t unequal_orders_target(const std::vector<unsigned>& dims, unsigned m, bool pipelined = true);
 
 }  // namespace hcube

@@ -17,25 +17,41 @@ namespace hcube {
 // backwards, cyclic(Kx) on Q to cyclic(x) on P (the paper's redistribution
 // undone): the same pairs exchange the same blocks, so every schedule of the
 // forward problem, each message turned around, is one of the reverse.
+//
+// The general problem, cyclic(x) on P to cyclic(y) on Q for any x and y, sets
+// y (K is then 0, or y / x when x divides y). Its pieces are units of
+// u = gcd(x, y) elements: a source block is a = x/u units, a destination
+// block b = y/u, and unit i belongs to source block i div a and destination
+// block i div b. For y = K x the unit is the paper's block (a = 1, b = K).
 struct Redistribution {
   std::uint64_t P = 0, K = 0, Q = 0, x = 0, N = 0;
   bool reverse = false;
-  std::uint64_t blocks() const { return N / x; }
+  std::uint64_t y = 0;  // the destination block, elements; 0: K x
+  std::uint64_t dest_block() const { return y != 0 ? y : K * x; }
+  std::uint64_t unit() const;                                     // gcd(x, dest_block())
+  std::uint64_t source_units() const { return x / unit(); }       // a
+  std::uint64_t dest_units() const { return dest_block() / unit(); }  // b
+  std::uint64_t blocks() const { return N / unit(); }            // units in the array
 };
 
-// Throws hcube::Error naming the bad value and the allowed range: P, K, Q, x
-// at least 1, N a positive multiple of x, and the sizes within 2^40.
+// Throws hcube::Error naming the bad value and the allowed range: P, Q, x at
+// least 1; K at least 1, or with y either 0 or y / x; N a positive multiple
+// of the unit gcd(x, y) (x for the paper's problem); the sizes within 2^40.
 void check_redistribution(const Redistribution& r);
+// "R_x(P, K, Q)" for the paper's problem, "cyclic(x) on P -> cyclic(y) on Q" otherwise.
+std::string describe(const Redistribution& r);
 
-// Where global block i lives: processor and local block index (its elements
-// are local addresses local_block * x .. + x - 1).
+// Where global unit i lives: processor and local unit index (its elements
+// are local addresses local_block * unit .. + unit - 1). For the paper's
+// problem a unit is a block of x.
 struct BlockPlace {
   std::uint64_t proc = 0, local_block = 0;
 };
-// cyclic(x) on P: block i on source i mod P, local block i div P.
+// cyclic(x) on P: block i on source i mod P, local block i div P; in units,
+// source block c = i div a on source c mod P, local unit (c div P) a + i mod a.
 BlockPlace source_place(const Redistribution& r, std::uint64_t i);
 // cyclic(Kx) on Q: block i in big block i div K, on destination (i div K) mod Q,
-// local block ((i div K) div Q) K + i mod K.
+// local block ((i div K) div Q) K + i mod K (in units: b for K).
 BlockPlace destination_place(const Redistribution& r, std::uint64_t i);
 // The sides in r's direction: the senders hold the array before (cyclic(x) on
 // P forward, cyclic(Kx) on Q in reverse), the receivers after. A message's
@@ -45,7 +61,9 @@ std::uint64_t receivers(const Redistribution& r);
 BlockPlace send_place(const Redistribution& r, std::uint64_t i);
 BlockPlace receive_place(const Redistribution& r, std::uint64_t i);
 
-// Theorem 2's parameters and Lemma 1's case.
+// Theorem 2's parameters and Lemma 1's case, for the paper's problem (x
+// dividing y: K = y / x). The general problem has only the superblock: L =
+// lcm(a P, b Q) units, Ls = L / P, Ld = L / Q, and lemma_case 0.
 struct RedistributionParams {
   std::uint64_t G1 = 0, K1 = 0, P1 = 0, G2 = 0, Q1 = 0, P2 = 0, G = 0;
   std::uint64_t L = 0;   // superblock: lcm(P, KQ) blocks
@@ -53,7 +71,7 @@ struct RedistributionParams {
   std::uint64_t Ld = 0;  // L / Q
   std::uint64_t n = 0;  // n K1 - m P1 = 1 (extended Euclid), 0 <= n < P1
   std::int64_t m = 0;   // -1 when P1 = 1
-  int lemma_case = 0;  // 1: G > K (not all-to-all); 2: K a multiple of G; 3: G < K, G does not divide K
+  int lemma_case = 0;  // 1: G > K (not all-to-all); 2: K a multiple of G; 3: G < K, G does not divide K; 0: general
   std::uint64_t steps = 0;  // the circulant schedule's steps for P <= Q: Ls if G > K, else Q
 };
 RedistributionParams redistribution_params(const Redistribution& r);
@@ -122,9 +140,13 @@ struct RedistSchedule {
 };
 
 // The paper's circulant schedule (sec. 4) for P <= Q, with the all-to-all
-// folding; for P > Q, where the paper's rows repeat, the pair graph's edge
-// colouring (bipartite_stepwise_schedule), which is contention-free in the
-// fewest steps any schedule can take.
+// folding. Where the paper gives none it takes the fewest steps any schedule
+// can (Delta), contention-free: for P > Q, where the paper's rows repeat, and
+// for the general cyclic(x) -> cyclic(y), an edge colouring of the pair graph
+// that gives every step messages of one size (the paper's equal messages) when
+// colouring each size apart still takes Delta steps, else any colouring; and
+// for y dividing x, the paper's schedule of the mirrored problem (cyclic(y)
+// on Q to cyclic(x) on P) turned around.
 RedistSchedule circulant_schedule(const Redistribution& r);
 // Caterpillar (ScaLAPACK's REDIST): max(P, Q) steps; in step t source s sends
 // to destination (T - 1 - t - s) mod T, T = max(P, Q), its whole message.

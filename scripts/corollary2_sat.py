@@ -1,0 +1,336 @@
+#!/usr/bin/env python3
+"""Decide the fewest routing cycles for a pipelined sequence of AAPCs on hcube's machine (issue 24, item 3).
+
+Johnsson & Ho 1992, Corollary 2: s AAPCs on d-bit axes sharing the memory axis take K/2 + (s-1) d cycles.
+hcube pipelines Algorithm 4 with Algorithm 3's pair schedule when d does not divide K/2 (d = 3, s = 2,
+K = 8: 8 cycles against the paper's 7).  This script asks a SAT solver whether T cycles suffice on the
+machine hcube runs, for T = 1, 2, ..., and writes the answer (docs/multi-aapc.md, "Corollary 2 decided").
+
+The model (every choice hcube's cycles allow, nothing more):
+  * 2^n nodes of K = 2^m words, n = s d; before the cycles Lemma 1's single pre-alignment
+    i -> i xor a_1 xor ... xor a_s (node bit k onto memory bit k mod d), after them the same post-alignment;
+    the cycles must carry every word from its aligned source slot to its aligned destination slot of the
+    generalized shuffle (l,k,j|i) -> ... (any path, any order of dimensions: the search is not restricted
+    to AAPC after AAPC or to complement pairs).
+  * a routing cycle has at most one exchange per cube dimension r (all-port, channel width 1).  An exchange
+    is hcube's Exchange{dim r, addr, peer_addr, offset map L}: node j with bit r clear swaps its word at
+    addr xor L(j) with the word of node j xor 2^r at peer_addr xor L(j xor 2^r), L any linear map from the
+    node address to the memory address over GF(2).  Written per edge: the low node touches u(j) = a xor L'(j)
+    (L' = L without column r, an arbitrary linear map of the other n-1 node bits) and the high node
+    u(j) xor delta (delta = addr xor peer_addr xor L(2^r), an arbitrary constant).  A cycle may leave a
+    dimension idle.
+  * no word takes part in two exchanges of one cycle (hcube's checker, find_violation).
+
+Encoding: each slot holds the destination of its word in n + m bits; a swap copies the partner's bits; the
+last state must have every word at home.  T feasible implies T + 1 feasible (an idle cycle), so the
+fewest cycles is the first satisfiable T.  A satisfying assignment is written as an hcube schedule file
+(format hcube-schedule/1) and checked here by simulation before it is written.
+
+Needs CaDiCaL (Debian: apt-get install cadical; scripts/install-solver.sh).  Not used by the build or
+the tests: tests/test_aapc_sequence_sat.cpp pins the results this script printed.
+
+Usage: scripts/corollary2_sat.py --d 3 --axes 2 --m 3 [--from 1] [--to 8] [--out DIR] [--timeout S]
+"""
+import argparse
+import hashlib
+import itertools
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def bit(v, k):
+    return (v >> k) & 1
+
+
+class Cnf:
+    def __init__(self):
+        self.nvars = 0
+        self.clauses = []
+
+    def var(self):
+        self.nvars += 1
+        return self.nvars
+
+    def vars(self, count):
+        return [self.var() for _ in range(count)]
+
+    def add(self, clause):
+        self.clauses.append(clause)
+
+    # Literal for a constant (None) or variable; helper for xor chains with constants.
+    def xor(self, lits, const=0):
+        """A literal equal to the xor of lits (variables, possibly negated) and const."""
+        if not lits:
+            t = self.var()
+            self.add([t] if const else [-t])
+            return t
+        acc = lits[0]
+        for b in lits[1:]:
+            z = self.var()
+            # z = acc xor b
+            self.add([-z, acc, b])
+            self.add([-z, -acc, -b])
+            self.add([z, -acc, b])
+            self.add([z, acc, -b])
+            acc = z
+        return -acc if const else acc
+
+    def and_eq(self, out, lits):
+        """out <-> AND(lits)."""
+        for x in lits:
+            self.add([-out, x])
+        self.add([out] + [-x for x in lits])
+
+    def dimacs(self):
+        lines = [f"p cnf {self.nvars} {len(self.clauses)}"]
+        lines.extend(" ".join(map(str, c)) + " 0" for c in self.clauses)
+        return "\n".join(lines) + "\n"
+
+
+def routing_target(n, m, widths):
+    """Aligned slot -> aligned slot of the word that is there before the cycles (Lemma 1 around the shuffle)."""
+    offsets = [sum(widths[:u]) for u in range(len(widths))]
+
+    def fold(node):
+        x = 0
+        for u, w in enumerate(widths):
+            x ^= (node >> offsets[u]) & ((1 << w) - 1)
+        return x
+
+    def shuffle(node, local):
+        for u, w in enumerate(widths):
+            lo = (1 << w) - 1
+            axis = (node >> offsets[u]) & lo
+            mem = local & lo
+            node = (node & ~(lo << offsets[u])) | (mem << offsets[u])
+            local = (local & ~lo) | axis
+        return node, local
+
+    target = {}
+    for node in range(1 << n):
+        for x in range(1 << m):
+            src_local = x ^ fold(node)
+            dn, dl = shuffle(node, src_local)
+            target[(node, x)] = (dn, dl ^ fold(dn))
+    return target
+
+
+def encode(n, m, widths, T, keep_address=False):
+    cnf = Cnf()
+    N, K = 1 << n, 1 << m
+    B = n + m  # bits of a destination
+    target = routing_target(n, m, widths)
+    # dest[t][(j, u)]: list of B literals (t = 0 and t = T are constants, given as +/- of a fixed true var).
+    true = cnf.var()
+    cnf.add([true])
+
+    def const_bits(value):
+        return [true if bit(value, b) else -true for b in range(B)]
+
+    def code(slot):
+        j, u = slot
+        return (j << m) | u
+
+    dest = [{(j, u): const_bits(code(target[(j, u)])) for j in range(N) for u in range(K)}]
+    params = []
+    for t in range(T):
+        cyc = []
+        touch = {}  # (r, j, u) -> literal: node j's word at u takes part in the exchange of dimension r
+        out = {}  # (r, j) -> B literals: the destination of the word node j sends across dimension r
+        for r in range(n):
+            act = cnf.var()
+            a = cnf.vars(m)
+            cols = {k: cnf.vars(m) for k in range(n) if k != r}
+            delta = cnf.vars(m)
+            if keep_address:  # a restriction, for a quicker search: peer_addr = addr xor L(2^r)
+                for v in delta:
+                    cnf.add([-v])
+            cyc.append({"act": act, "a": a, "cols": cols, "delta": delta})
+            for j in range(N):
+                if bit(j, r):
+                    continue
+                # Address bits touched by the low node j and the high node j ^ 2^r.
+                lo_bits = [cnf.xor([a[b]] + [cols[k][b] for k in cols if bit(j, k)]) for b in range(m)]
+                hi_bits = [cnf.xor([lo_bits[b], delta[b]]) for b in range(m)]
+                for node, bits in ((j, lo_bits), (j | (1 << r), hi_bits)):
+                    sent = cnf.vars(B)
+                    out[(r, node)] = sent
+                    for u in range(K):
+                        lit = cnf.var()
+                        cnf.and_eq(lit, [act] + [bits[b] if bit(u, b) else -bits[b] for b in range(m)])
+                        touch[(r, node, u)] = lit
+                        src = dest[t][(node, u)]
+                        for b in range(B):
+                            cnf.add([-lit, -src[b], sent[b]])
+                            cnf.add([-lit, src[b], -sent[b]])
+        params.append(cyc)
+        last = t == T - 1
+        nxt = {}
+        for j in range(N):
+            for u in range(K):
+                slot = (j, u)
+                new = const_bits(code(slot)) if last else cnf.vars(B)
+                nxt[slot] = new
+                lits = [touch[(r, j, u)] for r in range(n)]
+                # No word in two exchanges of one cycle.
+                for x in range(n):
+                    for y in range(x + 1, n):
+                        cnf.add([-lits[x], -lits[y]])
+                old = dest[t][slot]
+                # Implied, to help the solver: a word moves at most one dimension per cycle, so the word here
+                # after cycle t (time t+1) is at most T-t-1 dimensions from its destination node.
+                if not last:
+                    far = [new[m + k] if not bit(j, k) else -new[m + k] for k in range(n)]
+                    left = T - t - 1
+                    if left < n:
+                        for group in itertools.combinations(far, left + 1):
+                            cnf.add([-x for x in group])
+                for b in range(B):  # untouched: the word stays
+                    cnf.add(lits + [-old[b], new[b]])
+                    cnf.add(lits + [old[b], -new[b]])
+                for r in range(n):  # touched: the partner's word arrives
+                    src = out[(r, j ^ (1 << r))]
+                    for b in range(B):
+                        cnf.add([-lits[r], -src[b], new[b]])
+                        cnf.add([-lits[r], src[b], -new[b]])
+        dest.append(nxt)
+    return cnf, params
+
+
+def decode(model, params, n, m):
+    """The exchanges of a satisfying assignment, cycle by cycle."""
+    val = lambda v: v in model
+    cycles = []
+    for cyc in params:
+        ex = []
+        for r, p in enumerate(cyc):
+            if not val(p["act"]):
+                continue
+            num = lambda bits: sum(1 << b for b, v in enumerate(bits) if val(v))
+            a, delta = num(p["a"]), num(p["delta"])
+            cols = [0 if k == r else num(p["cols"][k]) for k in range(n)]
+            ex.append({"dim": r, "addr": a, "peer_addr": a ^ delta, "columns": cols})
+        cycles.append(ex)
+    return cycles
+
+
+def simulate(n, m, widths, cycles):
+    """Runs the exchanges on the aligned slots and checks every word ends at home (independent of the CNF)."""
+    N, K = 1 << n, 1 << m
+    target = routing_target(n, m, widths)
+    mem = {slot: target[slot] for slot in target}  # slot -> destination of the word there
+    for ex in cycles:
+        used = set()
+        moves = []
+        for e in ex:
+            r = e["dim"]
+            for j in range(N):
+                if bit(j, r):
+                    continue
+                off = 0
+                for k in range(n):
+                    if bit(j, k):
+                        off ^= e["columns"][k]
+                hi = j | (1 << r)
+                s1, s2 = (j, e["addr"] ^ off), (hi, e["peer_addr"] ^ off)  # column r is 0
+                for s in (s1, s2):
+                    if s in used:
+                        raise AssertionError(f"word {s} in two exchanges")
+                    used.add(s)
+                moves.append((s1, s2))
+        for s1, s2 in moves:
+            mem[s1], mem[s2] = mem[s2], mem[s1]
+    return all(mem[s] == s for s in mem)
+
+
+def schedule_json(n, m, d, widths, cycles):
+    """The found cycles as an hcube schedule file (docs/schedule-format.md)."""
+    maps = []
+    out_cycles = []
+    for ex in cycles:
+        row = []
+        for e in ex:
+            maps.append(e["columns"])
+            row.append({"dim": e["dim"], "addr": e["addr"], "peer_addr": e["peer_addr"], "map": len(maps)})
+        out_cycles.append(row)
+    sch = {"format": "hcube-schedule/1", "algorithm": "sat", "d": d, "n": n, "m": m, "axes": len(widths),
+           "offset_maps": maps, "cycles": out_cycles}
+    if len(set(widths)) > 1:
+        sch["axis_dims"] = widths
+    return sch
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--d", type=int, default=3)
+    ap.add_argument("--axes", type=int, default=2)
+    ap.add_argument("--dims", type=str, default="", help="axis orders d_1,d_2,... (instead of --d/--axes)")
+    ap.add_argument("--m", type=int, default=0, help="memory bits (default d_1)")
+    ap.add_argument("--from", dest="lo", type=int, default=1)
+    ap.add_argument("--to", dest="hi", type=int, default=0, help="last T tried (default: until satisfiable)")
+    ap.add_argument("--timeout", type=int, default=0, help="seconds per solver call (0: none)")
+    ap.add_argument("--out", default="", help="folder for results.json and the schedule found")
+    ap.add_argument("--solver", default="cadical")
+    ap.add_argument("--keep-address", action="store_true",
+                    help="restrict the search to exchanges whose word keeps its address (delta = 0): its UNSAT "
+                         "decides nothing about the full model, its SAT does")
+    args = ap.parse_args()
+    widths = [int(w) for w in args.dims.split(",")] if args.dims else [args.d] * args.axes
+    n, m = sum(widths), args.m or widths[0]
+    if shutil.which(args.solver) is None:
+        sys.exit(f"{args.solver} not found: run scripts/install-solver.sh")
+    results = {"widths": widths, "n": n, "m": m, "solver": args.solver, "keep_address": args.keep_address,
+               "solver_version": subprocess.run([args.solver, "--version"], capture_output=True, text=True).stdout.strip(),
+               "runs": []}
+    label = ",".join(map(str, widths))
+    T = args.lo
+    while True:
+        t0 = time.time()
+        cnf, params = encode(n, m, widths, T, args.keep_address)
+        text = cnf.dimacs()
+        digest = hashlib.sha256(text.encode()).hexdigest()
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "f.cnf")
+            with open(path, "w") as f:
+                f.write(text)
+            cmd = [args.solver, "-q", path]
+            if args.timeout:
+                cmd.insert(1, f"-t={args.timeout}")
+            proc = subprocess.run(cmd, capture_output=True, text=True)
+        took = time.time() - t0
+        status = {10: "SAT", 20: "UNSAT"}.get(proc.returncode, "UNKNOWN")
+        run = {"T": T, "status": status, "vars": cnf.nvars, "clauses": len(cnf.clauses), "cnf_sha256": digest,
+               "seconds": round(took, 1)}
+        print(f"dims {label} m {m}: T = {T}: {status} ({cnf.nvars} vars, {len(cnf.clauses)} clauses, {took:.1f} s)",
+              flush=True)
+        if status == "SAT":
+            model = set()
+            for line in proc.stdout.splitlines():
+                if line.startswith("v "):
+                    model.update(int(x) for x in line[2:].split() if int(x) > 0)
+            cycles = decode(model, params, n, m)
+            if not simulate(n, m, widths, cycles):
+                sys.exit("internal error: the solver's schedule does not route every word home")
+            run["schedule"] = schedule_json(n, m, widths[0], widths, cycles)
+        results["runs"].append(run)
+        if status == "SAT":
+            results["fewest_cycles"] = T
+            break
+        if status == "UNKNOWN" or (args.hi and T >= args.hi):
+            break
+        T += 1
+    if args.out:
+        os.makedirs(args.out, exist_ok=True)
+        name = os.path.join(args.out, f"corollary2_{label.replace(',', '-')}_m{m}{'_keep' if args.keep_address else ''}.json")
+        with open(name, "w") as f:
+            json.dump(results, f, indent=1)
+        print(f"wrote {name}")
+
+
+if __name__ == "__main__":
+    main()
