@@ -178,15 +178,24 @@ def fft(x, nodes_log2, order="natural", backend="auto"):
     return _hcube.fft(_host(x), int(nodes_log2), str(order), str(backend))
 
 
-def redistribute(a, P, Q, K, x, schedule="circulant", overlap=False, reverse=False, backend="auto"):
-    """Block-cyclic redistribution of a flat array, cyclic(x) on P processors to cyclic(K x) on Q.
+def redistribute(a, P, Q, K=None, x=None, schedule="circulant", overlap=False, reverse=False, backend="auto", *,
+                 y=None):
+    """Block-cyclic redistribution of a flat array, cyclic(x) on P processors to cyclic(K x) on Q,
+    or to cyclic(y) for any y (``y=``, instead of K: ``hcube redistribute --y``).
 
     Returns the destinations' memories, shape (Q, N/Q) as ``hcube redistribute --output`` writes:
     row q holds, in order, the elements destination q owns under cyclic(K x). reverse=True runs
     it backwards (``--reverse``): cyclic(K x) on Q to cyclic(x) on P, shape (P, N/P).
     """
-    out, _ = _hcube.redistribute(_host(a), int(P), int(Q), int(K), int(x), str(schedule), bool(overlap),
-                                 bool(reverse), str(backend))
+    if x is None:
+        raise ValueError("x is required: the source block, elements")
+    if (K is None) == (y is None):
+        raise ValueError("give K (cyclic(K x) on Q) or y (cyclic(y) on Q), not both" if K is not None
+                         else "give K (cyclic(K x) on Q) or y (cyclic(y) on Q)")
+    if y is not None and int(y) < 1:
+        raise ValueError(f"y = {int(y)} out of range: allowed 1 or more")
+    out, _ = _hcube.redistribute(_host(a), int(P), int(Q), 0 if K is None else int(K), int(x), str(schedule),
+                                 bool(overlap), bool(reverse), str(backend), 0 if y is None else int(y))
     return out
 
 

@@ -384,18 +384,24 @@ py::array fft(const py::handle& a, long long nodes_log2, const std::string& orde
 }
 
 // The block-cyclic redistribution of a flat array: the destinations' rows, (Q, N/Q) as hcube redistribute writes.
+// y > 0: cyclic(x) on P to cyclic(y) on Q, K unused (0).
 py::tuple redistribute(const py::handle& a, long long P, long long Q, long long K, long long x,
-                       const std::string& schedule, bool overlap, bool reverse, const std::string& backend) {
+                       const std::string& schedule, bool overlap, bool reverse, const std::string& backend,
+                       long long y) {
   const ArrayRef r = host_array(a, "array", false);
   if (r.shape.size() != 1)
     throw py::value_error("array has " + std::to_string(r.shape.size()) +
                           " dimensions: the array must be one-dimensional, N elements in global order");
-  for (const auto& [v, name] : {std::pair{P, "P"}, {Q, "Q"}, {K, "K"}, {x, "x"}})
+  for (const auto& [v, name] : {std::pair{P, "P"}, {Q, "Q"}, {y > 0 ? 1 : K, "K"}, {x, "x"}})
     if (v < 1)
       throw py::value_error(std::string(name) + " = " + std::to_string(v) + " out of range: allowed 1 or more");
-  const hcube::Redistribution problem{static_cast<std::uint64_t>(P), static_cast<std::uint64_t>(K),
-                                      static_cast<std::uint64_t>(Q), static_cast<std::uint64_t>(x), r.shape[0],
-                                      reverse};
+  const hcube::Redistribution problem{static_cast<std::uint64_t>(P),
+                                      y > 0 ? 0 : static_cast<std::uint64_t>(K),
+                                      static_cast<std::uint64_t>(Q),
+                                      static_cast<std::uint64_t>(x),
+                                      r.shape[0],
+                                      reverse,
+                                      static_cast<std::uint64_t>(std::max(y, 0LL))};
   hcube::RedistributePlan plan(
       hcube::RedistributePlan::Options{problem, schedule, overlap, -1, {r.type, backend_choice(backend)}});
   const hcube::RedistributionPlacement& pl = plan.placement();

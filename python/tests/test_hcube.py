@@ -151,6 +151,25 @@ def test_reverse_redistribution_places_every_element_by_cyclic_x(P, Q, K, x):
     np.testing.assert_array_equal(out, want)
 
 
+@pytest.mark.parametrize("P,Q,x,y", [(2, 3, 2, 3), (3, 2, 4, 6), (4, 4, 6, 4), (5, 3, 2, 2)])
+def test_redistribution_to_any_block_size(P, Q, x, y):
+    # cyclic(y) on Q, written from its definition: element g in block b = g // y, owned by
+    # destination b mod Q at local position (b // Q) y + g mod y.
+    N = 2 * math.lcm(P * x, Q * y)
+    a = labelled((N,), np.uint32, P + Q)
+    out = hcube.redistribute(a, P=P, Q=Q, x=x, y=y)
+    assert out.shape == (Q, N // Q)
+    want = np.zeros_like(out)
+    for g in range(N):
+        b = g // y
+        want[b % Q, (b // Q) * y + g % y] = a[g]
+    np.testing.assert_array_equal(out, want)
+    with pytest.raises(ValueError, match="give K .* or y .*not both"):
+        hcube.redistribute(a, P=P, Q=Q, K=1, x=x, y=y)
+    with pytest.raises(ValueError, match="y = 0 out of range"):
+        hcube.redistribute(a, P=P, Q=Q, x=x, y=0)
+
+
 def test_machine_load_read_and_counters():
     a = labelled((16, 16), np.uint32)
     mach = hcube.Machine(4, 4, dtype=np.uint32, backend="cpu")
