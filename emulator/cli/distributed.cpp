@@ -15,7 +15,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
-#include <thread>
 #include <utility>
 
 #include "hcube/core/error.hpp"
@@ -225,19 +224,6 @@ void run_step_across_ranks(const MachineFlags& mf, const IoFlags& io, const std:
   report(s, io, fields(counters, seconds), summary(counters, seconds), true, counters);
 }
 
-namespace {
-
-// The other ranks wait for rank 0's run of one process without spinning a core it needs.
-void idle_until_rank0_done() {
-  MPI_Request done;
-  MPI_Ibarrier(world().comm(), &done);
-  int finished = 0;
-  while (MPI_Test(&done, &finished, MPI_STATUS_IGNORE) == MPI_SUCCESS && finished == 0)
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-}
-
-}  // namespace
-
 void run_bench_across_ranks(const BenchRequest& request, bool compare_single, bool json) {
   mpi::DistributedBenchResult d;
   on_every_rank([&] { mpi::check_distributed_bench(request); });
@@ -256,7 +242,8 @@ void run_bench_across_ranks(const BenchRequest& request, bool compare_single, bo
       }
       omp_set_num_threads(threads);
     }
-    idle_until_rank0_done();
+    // The other ranks wait for rank 0's run without spinning a core it needs.
+    mpi::barrier(world().comm());
     world().agree(error);
   }
   if (!prints_results()) return;

@@ -23,7 +23,7 @@ namespace {
 
 // Every rank starts together and the slowest rank's time counts: a step is done when all are.
 double timed_together(const std::function<double()>& run, MPI_Comm comm) {
-  MPI_Barrier(comm);
+  barrier(comm);
   return slowest(run(), comm);
 }
 
@@ -120,7 +120,7 @@ DistributedBenchResult run_distributed_bench(const BenchRequest& req, MPI_Comm c
     advance_reference(s, destination);
     const std::string error = check_share(s, r.what);
     int bad = error.empty() ? 0 : 1;
-    MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, comm);
+    allreduce(&bad, 1, MPI_INT, MPI_MAX, comm);
     if (bad != 0)
       throw CollectiveError(error.empty() ? "verification failed on another rank: run with --json on one process to compare"
                                           : error);

@@ -9,6 +9,7 @@
 
 #include "hcube/core/error.hpp"
 #include "hcube/emulator/element_type.hpp"
+#include "hcube/mpi/world.hpp"
 
 namespace hcube::mpi {
 namespace {
@@ -167,7 +168,7 @@ void DistributedMachine::exchange_between_ranks(const Cycle& across, const Offse
   }
   meanwhile();
   const auto start = Clock::now();
-  MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+  wait_all(static_cast<int>(requests.size()), requests.data());
   MPI_Type_free(&word);
   Counters waited;
   waited.add_phase("ranks", std::chrono::duration<double>(Clock::now() - start).count());
@@ -260,8 +261,10 @@ void DistributedMachine::permute_address_bits(const std::vector<unsigned>& to) {
       receive_at[receive_from[c]] = static_cast<int>(c);
     }
     const auto start = Clock::now();
-    MPI_Alltoallv(out.data(), send_counts.data(), send_at.data(), block, in.data(), receive_counts.data(),
-                  receive_at.data(), block, comm_);
+    MPI_Request request;
+    MPI_Ialltoallv(out.data(), send_counts.data(), send_at.data(), block, in.data(), receive_counts.data(),
+                   receive_at.data(), block, comm_, &request);
+    wait(request);
     Counters waited;
     waited.add_phase("ranks", std::chrono::duration<double>(Clock::now() - start).count());
     local_->add_counters(waited);
@@ -290,13 +293,13 @@ Counters DistributedMachine::counters() const {
   c.bytes_written += remote_hops_ * wb;
   // Words, bytes and links add up over the shares; events happen once on every rank alike.
   unsigned long long sums[4] = {c.element_hops, c.bytes_read, c.bytes_written, c.router_contention};
-  MPI_Allreduce(MPI_IN_PLACE, sums, 4, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm_);
+  allreduce(sums, 4, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm_);
   c.element_hops = sums[0];
   c.bytes_read = sums[1];
   c.bytes_written = sums[2];
   c.router_contention = sums[3];
   std::vector<unsigned long long> links(c.links_used_per_cycle.begin(), c.links_used_per_cycle.end());
-  MPI_Allreduce(MPI_IN_PLACE, links.data(), static_cast<int>(links.size()), MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm_);
+  allreduce(links.data(), static_cast<int>(links.size()), MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm_);
   c.links_used_per_cycle.assign(links.begin(), links.end());
   c.links_total = std::uint64_t{geo_.n} * geo_.nodes();
   // Phase times: the slowest rank's, over rank 0's list of phases.
@@ -315,7 +318,7 @@ Counters DistributedMachine::counters() const {
   }
   std::vector<double> seconds;
   for (const PhaseTime& p : phases) seconds.push_back(p.seconds);
-  MPI_Allreduce(MPI_IN_PLACE, seconds.data(), static_cast<int>(seconds.size()), MPI_DOUBLE, MPI_MAX, comm_);
+  allreduce(seconds.data(), static_cast<int>(seconds.size()), MPI_DOUBLE, MPI_MAX, comm_);
   for (std::size_t i = 0; i < phases.size(); ++i) phases[i].seconds = seconds[i];
   c.phases = std::move(phases);
   return c;

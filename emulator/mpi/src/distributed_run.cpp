@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "hcube/emulator/schedule_run.hpp"
+#include "hcube/mpi/world.hpp"
 
 namespace hcube::mpi {
 
@@ -56,7 +57,7 @@ double run_job_schedule(DistributedSession& s, const Job& job) {
 }
 
 double slowest(double seconds, MPI_Comm comm) {
-  MPI_Allreduce(MPI_IN_PLACE, &seconds, 1, MPI_DOUBLE, MPI_MAX, comm);
+  allreduce(&seconds, 1, MPI_DOUBLE, MPI_MAX, comm);
   return seconds;
 }
 

@@ -5,8 +5,14 @@
 #include <mpi-ext.h>
 #endif
 
+#include <sched.h>
+#include <sys/prctl.h>
+#include <time.h>
+
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <string_view>
 
 namespace hcube::mpi {
@@ -35,6 +41,57 @@ bool cuda_aware() {
 #else
   return false;
 #endif
+}
+
+namespace {
+
+bool spin_wait() {
+  static const bool spin = [] {
+    const char* v = std::getenv("HCUBE_MPI_WAIT");
+    return v != nullptr && std::strcmp(v, "spin") == 0;
+  }();
+  return spin;
+}
+
+}  // namespace
+
+void wait_all(int count, MPI_Request* requests) {
+  if (spin_wait()) {
+    MPI_Waitall(count, requests, MPI_STATUSES_IGNORE);
+    return;
+  }
+  // A sleep of 1 us takes the thread's timer slack (50 us by default) on top: ask for 1 us of slack.
+  static thread_local const bool slack = ::prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0) == 0;
+  (void)slack;
+  using Clock = std::chrono::steady_clock;
+  constexpr auto kYielding = std::chrono::microseconds(50);
+  constexpr long kMaxSleepNs = 100000;
+  const Clock::time_point start = Clock::now();
+  long sleep_ns = 1000;
+  for (;;) {
+    int done = 0;
+    MPI_Testall(count, requests, &done, MPI_STATUSES_IGNORE);
+    if (done != 0) return;
+    if (Clock::now() - start < kYielding) {
+      ::sched_yield();
+      continue;
+    }
+    const timespec ts{0, sleep_ns};
+    ::nanosleep(&ts, nullptr);
+    sleep_ns = std::min(2 * sleep_ns, kMaxSleepNs);
+  }
+}
+
+void allreduce(void* data, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+  MPI_Request request;
+  MPI_Iallreduce(MPI_IN_PLACE, data, count, type, op, comm, &request);
+  wait(request);
+}
+
+void barrier(MPI_Comm comm) {
+  MPI_Request request;
+  MPI_Ibarrier(comm, &request);
+  wait(request);
 }
 
 World::World(int& argc, char**& argv) {
@@ -73,8 +130,8 @@ void World::check(int argc, char** argv) const {
       if (*c == '\0') break;
     }
   unsigned long long low = hash, high = hash;
-  MPI_Allreduce(MPI_IN_PLACE, &low, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
-  MPI_Allreduce(MPI_IN_PLACE, &high, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+  allreduce(&low, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
+  allreduce(&high, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
   if (low != high)
     throw CollectiveError("the MPI ranks were given different arguments: every rank must run the same hcube command");
 }
@@ -82,7 +139,7 @@ void World::check(int argc, char** argv) const {
 void World::agree(const std::string& error) {
   agreed_ = true;
   int lowest = error.empty() ? size_ : rank_;
-  MPI_Allreduce(MPI_IN_PLACE, &lowest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  allreduce(&lowest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (lowest == size_) return;
   // The lowest failing rank's text, so that every rank names the same cause.
   std::string text = error;

@@ -20,6 +20,18 @@ std::string library_version();
 // mpi-ext.h declares it, else false.
 bool cuda_aware();
 
+// Waits for `count` requests without holding a core that another rank or
+// process needs (docs/distributed.md, Cores): MPI_Testall polled, the core
+// yielded between polls (sched_yield), and once the wait has lasted about
+// 50 us, short sleeps between polls that double from 1 us to 100 us. A plain
+// MPI_Waitall spins in Open MPI whenever the node is not oversubscribed.
+// HCUBE_MPI_WAIT=spin waits in MPI_Waitall instead (for comparisons).
+void wait_all(int count, MPI_Request* requests);
+inline void wait(MPI_Request& request) { wait_all(1, &request); }
+// MPI_Allreduce in place and MPI_Barrier, each waited for as wait_all waits.
+void allreduce(void* data, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm);
+void barrier(MPI_Comm comm);
+
 // An error every rank raised at the same point (World::agree, or a check that
 // every rank makes alike): each rank prints it and ends, none waits for another.
 class CollectiveError : public Error {
