@@ -4,8 +4,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <climits>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
+#include <thread>
 
 #include "hcube/core/error.hpp"
 #include "hcube/emulator/element_type.hpp"
@@ -22,6 +26,24 @@ OffsetMaps share_maps(const OffsetMaps& maps, unsigned local_n) {
   OffsetMaps out;
   for (const NodeOffsetMap& m : maps) out.emplace_back(m.begin(), m.begin() + std::min<std::size_t>(local_n, m.size()));
   return out;
+}
+
+// HCUBE_DEBUG_RANK=R:exit, R:kill or R:sleep:S: what rank `rank` does at its first exchange.
+struct DebugFault {
+  bool exit = false, kill = false;
+  double sleep = 0;
+};
+DebugFault debug_fault(int rank) {
+  const char* v = std::getenv("HCUBE_DEBUG_RANK");
+  if (v == nullptr) return {};
+  const std::string text(v);
+  const std::size_t colon = text.find(':');
+  if (colon == std::string::npos || std::atoi(text.substr(0, colon).c_str()) != rank) return {};
+  const std::string what = text.substr(colon + 1);
+  if (what == "exit") return {true, false, 0};
+  if (what == "kill") return {false, true, 0};
+  if (what.rfind("sleep:", 0) == 0) return {false, false, std::atof(what.c_str() + 6)};
+  return {};
 }
 
 }  // namespace
@@ -117,12 +139,30 @@ void DistributedMachine::run_on_share(const Exchange* exchanges, std::size_t cou
   remote_hops_ += across.size() * nodes;
 }
 
+void DistributedMachine::before_exchange() {
+  if (exchanged_) return;
+  exchanged_ = true;
+  const DebugFault fault = debug_fault(rank_);
+  if (fault.exit) {
+    std::fprintf(stderr, "hcube: rank %d exits at its first exchange (HCUBE_DEBUG_RANK)\n", rank_);
+    std::fflush(stderr);
+    std::_Exit(3);
+  }
+  if (fault.kill) {
+    std::fprintf(stderr, "hcube: rank %d kills itself at its first exchange (HCUBE_DEBUG_RANK)\n", rank_);
+    std::fflush(stderr);
+    std::raise(SIGKILL);
+  }
+  if (fault.sleep > 0) std::this_thread::sleep_for(std::chrono::duration<double>(fault.sleep));
+}
+
 void DistributedMachine::exchange_between_ranks(const Cycle& across, const OffsetMaps& maps,
                                                 const std::function<void()>& meanwhile) {
   if (across.empty()) {
     meanwhile();
     return;
   }
+  before_exchange();
   const unsigned local_n = geo_.n - r_;
   const std::uint64_t nodes = bit(local_n), K = geo_.words_per_node();
   const std::size_t wb = local_->word_bytes();
@@ -243,6 +283,7 @@ void DistributedMachine::permute_address_bits(const std::vector<unsigned>& to) {
     if (!identity(local_to)) local_->permute_address_bits(local_to);
     return;
   }
+  before_exchange();
   {
     std::vector<unsigned char>& out = send_buffer_;
     std::vector<unsigned char>& in = receive_buffer_;

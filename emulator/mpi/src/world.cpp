@@ -65,7 +65,7 @@ void wait_all(int count, MPI_Request* requests) {
   (void)slack;
   using Clock = std::chrono::steady_clock;
   constexpr auto kYielding = std::chrono::microseconds(50);
-  constexpr long kMaxSleepNs = 100000;
+  constexpr long kMaxSleepNs = 1000000;
   const Clock::time_point start = Clock::now();
   long sleep_ns = 1000;
   for (;;) {

@@ -81,6 +81,9 @@ class DistributedMachine {
  private:
   // One cycle: `maps` the global offset maps, `local_maps` their columns on the share's node bits.
   void run_on_share(const Exchange* exchanges, std::size_t count, const OffsetMaps& maps, const OffsetMaps& local_maps);
+  // Before every exchange between ranks: the fault HCUBE_DEBUG_RANK asks this
+  // rank for, at its first exchange (docs/distributed.md, Failures).
+  void before_exchange();
   // The cycle's exchanges along rank dimensions: one message each way per
   // partner rank, `meanwhile` run while they are in flight.
   void exchange_between_ranks(const Cycle& across, const OffsetMaps& maps, const std::function<void()>& meanwhile);
@@ -95,6 +98,7 @@ class DistributedMachine {
   std::vector<std::uint64_t> remote_links_per_cycle_;
   std::uint64_t remote_hops_ = 0;
   RankTraffic traffic_;
+  bool exchanged_ = false;  // before_exchange ran once
   // permute_address_bits' chunks out and in, kept for the next call: fresh
   // pages cost more than the copy into them.
   std::vector<unsigned char> send_buffer_, receive_buffer_;

@@ -23,7 +23,8 @@ bool cuda_aware();
 // Waits for `count` requests without holding a core that another rank or
 // process needs (docs/distributed.md, Cores): MPI_Testall polled, the core
 // yielded between polls (sched_yield), and once the wait has lasted about
-// 50 us, short sleeps between polls that double from 1 us to 100 us. A plain
+// 50 us, sleeps between polls that double from 1 us to 1 ms (a wait
+// overshoots by at most about its own length). A plain
 // MPI_Waitall spins in Open MPI whenever the node is not oversubscribed.
 // HCUBE_MPI_WAIT=spin waits in MPI_Waitall instead (for comparisons).
 void wait_all(int count, MPI_Request* requests);
