@@ -224,6 +224,21 @@ void run_step_across_ranks(const MachineFlags& mf, const IoFlags& io, const std:
   report(s, io, fields(counters, seconds), summary(counters, seconds), true, counters);
 }
 
+void run_route_across_ranks(const MachineFlags& mf, const IoFlags& io, const RouterStep& step,
+                            const RouterLimits& limits, const RouteFields& fields, const RouteSummary& summary) {
+  DistributedSession s = open_share(mf, io);
+  world().agree();
+  const auto start = std::chrono::steady_clock::now();
+  const RouterStepReport rep = s.machine->route(step, limits);
+  const double seconds =
+      slowest(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  world().agree(mpi::check_share_drawn(s, route_source(s.machine->geometry(), step), "the router step"));
+  write_shares(s, io);
+  nlohmann::json j = fields(rep);
+  j["seconds"] = seconds;
+  report(s, io, j, summary(rep), true, s.machine->counters());
+}
+
 void run_bench_across_ranks(const BenchRequest& request, bool compare_single, bool json) {
   mpi::DistributedBenchResult d;
   on_every_rank([&] { mpi::check_distributed_bench(request); });

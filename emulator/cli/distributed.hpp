@@ -40,6 +40,12 @@ DistributedStep alignment_step(const AffineMap& map);                     // Dis
 void run_step_across_ranks(const MachineFlags& mf, const IoFlags& io, const std::string& what,
                            const AddressMap& destination, const DistributedStep& step, const JobFields& fields,
                            const JobSummary& summary);
+// route: the router step across the ranks (DistributedMachine::route), each
+// rank's words checked against the words they were drawn from (route_source).
+using RouteFields = std::function<nlohmann::json(const RouterStepReport&)>;
+using RouteSummary = std::function<std::string(const RouterStepReport&)>;
+void run_route_across_ranks(const MachineFlags& mf, const IoFlags& io, const RouterStep& step,
+                            const RouterLimits& limits, const RouteFields& fields, const RouteSummary& summary);
 // bench: the operation across the ranks beside MPI_Alltoall of the same data,
 // and with `compare_single` one process's run of it (rank 0, the others idle).
 void run_bench_across_ranks(const BenchRequest& request, bool compare_single, bool json);

@@ -48,6 +48,11 @@ void run_step_across_ranks(const MachineFlags&, const IoFlags&, const std::strin
   throw Error("internal: a distributed run in a build without MPI");
 }
 
+void run_route_across_ranks(const MachineFlags&, const IoFlags&, const RouterStep&, const RouterLimits&,
+                            const RouteFields&, const RouteSummary&) {
+  throw Error("internal: a distributed run in a build without MPI");
+}
+
 void run_bench_across_ranks(const BenchRequest&, bool, bool) {
   throw Error("internal: a distributed run in a build without MPI");
 }

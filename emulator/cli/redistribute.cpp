@@ -42,35 +42,6 @@ std::uint64_t positive(long long v, const char* name) {
   return static_cast<std::uint64_t>(v);
 }
 
-// Elements of a one-dimensional .npy file read by index through a small
-// direct-mapped cache of windows: the machine asks for them strided by the
-// block-cyclic layouts, a window at a time from the file, never the whole array.
-class ElementReader {
- public:
-  ElementReader(std::shared_ptr<const NpyFile> file, std::size_t word_bytes)
-      : file_(std::move(file)), wb_(word_bytes) {
-    // Left uninitialized: only the windows read become resident.
-    if (file_) buf_.reset(new unsigned char[kSlots * kWindow * wb_]);
-  }
-  void read(std::uint64_t g, unsigned char* out) {
-    const std::uint64_t window = g / kWindow, slot = window % kSlots;
-    unsigned char* base = buf_.get() + slot * kWindow * wb_;
-    if (tag_[slot] != window) {
-      const std::uint64_t first = window * kWindow * wb_;
-      file_->read(first, base, std::min<std::uint64_t>(kWindow * wb_, file_->data_bytes() - first));
-      tag_[slot] = window;
-    }
-    std::memcpy(out, base + (g % kWindow) * wb_, wb_);
-  }
-
- private:
-  static constexpr std::uint64_t kWindow = 1 << 14, kSlots = 64;  // 2^20 elements: 8 MiB of uint64 at most
-  std::shared_ptr<const NpyFile> file_;
-  std::size_t wb_;
-  std::unique_ptr<unsigned char[]> buf_;
-  std::vector<std::uint64_t> tag_ = std::vector<std::uint64_t>(kSlots, ~std::uint64_t{0});
-};
-
 // The time an element, from --tc or its old spelling --tau.
 double element_time(const RedistributeFlags& f) { return f.tau_option->count() > 0 ? f.tau : f.tc; }
 
@@ -120,7 +91,7 @@ void run_redistribute(const RedistributeFlags& f) {
   // Element g of the array: the file's (read through a small cache), or its
   // label. The machine is loaded and checked from this, so no copy of the
   // array or image of the machine is held beside it.
-  ElementReader from_file(file, wb);
+  NpyWordReader from_file(file, wb);
   const RedistElement element = [&](std::uint64_t g, unsigned char* out) {
     if (file)
       from_file.read(g, out);

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <csignal>
 #include <climits>
+#include <map>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -156,25 +157,73 @@ void DistributedMachine::before_exchange() {
   if (fault.sleep > 0) std::this_thread::sleep_for(std::chrono::duration<double>(fault.sleep));
 }
 
-void DistributedMachine::exchange_between_ranks(const Cycle& across, const OffsetMaps& maps,
-                                                const std::function<void()>& meanwhile) {
-  if (across.empty()) {
+void DistributedMachine::exchange(std::vector<Transfer>& transfers, const std::function<void()>& meanwhile) {
+  const std::size_t wb = local_->word_bytes();
+  std::uint64_t out_words = 0, in_words = 0;
+  for (const Transfer& t : transfers) {
+    const std::uint64_t in = t.swap ? t.send.size() : t.receive.size();
+    for (const std::uint64_t words : {static_cast<std::uint64_t>(t.send.size()), in})
+      if (words > static_cast<std::uint64_t>(INT_MAX))
+        throw Error(fmt::format("{} words cross between ranks {} and {} at once: more than one MPI message holds ({})",
+                                words, rank_, t.rank, INT_MAX));
+    out_words += t.send.size();
+    in_words += in;
+  }
+  if (out_words == 0 && in_words == 0) {
     meanwhile();
     return;
   }
   before_exchange();
+  send_buffer_.resize(out_words * wb);
+  receive_buffer_.resize(in_words * wb);
+  MPI_Datatype word;
+  MPI_Type_contiguous(static_cast<int>(wb), MPI_BYTE, &word);
+  MPI_Type_commit(&word);
+  std::vector<MPI_Request> requests;
+  std::uint64_t out_at = 0, in_at = 0;
+  for (const Transfer& t : transfers) {
+    const std::uint64_t in = t.swap ? t.send.size() : t.receive.size();
+    if (in > 0) {
+      requests.emplace_back();
+      MPI_Irecv(receive_buffer_.data() + in_at * wb, static_cast<int>(in), word, t.rank, 0, comm_, &requests.back());
+      in_at += in;
+    }
+    if (!t.send.empty()) {
+      unsigned char* out = send_buffer_.data() + out_at * wb;
+      local_->gather(t.send.data(), t.send.size(), out, "pack");
+      requests.emplace_back();
+      MPI_Isend(out, static_cast<int>(t.send.size()), word, t.rank, 0, comm_, &requests.back());
+      out_at += t.send.size();
+      traffic_.bytes_sent += t.send.size() * wb;
+      ++traffic_.messages_sent;
+    }
+  }
+  meanwhile();
+  const auto start = Clock::now();
+  wait_all(static_cast<int>(requests.size()), requests.data());
+  MPI_Type_free(&word);
+  Counters waited;
+  waited.add_phase("ranks", std::chrono::duration<double>(Clock::now() - start).count());
+  local_->add_counters(waited);
+  in_at = 0;
+  for (const Transfer& t : transfers) {
+    const std::vector<std::uint64_t>& places = t.swap ? t.send : t.receive;
+    if (places.empty()) continue;
+    local_->scatter(places.data(), places.size(), receive_buffer_.data() + in_at * wb, "pack");
+    in_at += places.size();
+    traffic_.bytes_received += places.size() * wb;
+  }
+}
+
+void DistributedMachine::exchange_between_ranks(const Cycle& across, const OffsetMaps& maps,
+                                                const std::function<void()>& meanwhile) {
   const unsigned local_n = geo_.n - r_;
   const std::uint64_t nodes = bit(local_n), K = geo_.words_per_node();
-  const std::size_t wb = local_->word_bytes();
-  struct Partner {
-    int rank = 0;
-    std::vector<std::uint64_t> places;  // local global addresses of the words that cross, in the partner's order
-    std::vector<unsigned char> out, in;
-  };
-  std::vector<Partner> partners;
-  for (unsigned b = 0; b < r_; ++b) {
-    Partner p;
-    p.rank = rank_ ^ (1 << b);
+  std::vector<Transfer> transfers;
+  for (unsigned b = 0; b < r_ && !across.empty(); ++b) {
+    Transfer t;
+    t.rank = rank_ ^ (1 << b);
+    t.swap = true;
     // The rank with the bit clear holds the exchanges' `addr` side. Both ranks
     // list the words exchange by exchange, node by node: word k of one
     // message is the partner of word k of the other.
@@ -184,41 +233,92 @@ void DistributedMachine::exchange_between_ranks(const Cycle& across, const Offse
       const NodeOffsetMap* map = x.offset_map != 0 ? &maps[x.offset_map - 1] : nullptr;
       const std::uint64_t addr = upper ? x.peer_addr : x.addr;
       for (std::uint64_t j = 0; j < nodes; ++j)
-        p.places.push_back(j * K + (addr ^ (map != nullptr ? apply_offset(*map, first_node() + j) : 0)));
+        t.send.push_back(j * K + (addr ^ (map != nullptr ? apply_offset(*map, first_node() + j) : 0)));
     }
-    if (p.places.empty()) continue;
-    if (p.places.size() > static_cast<std::uint64_t>(INT_MAX))
-      throw Error(fmt::format("{} words cross to rank {} in one cycle: more than one MPI message holds ({})",
-                              p.places.size(), p.rank, INT_MAX));
-    p.out.resize(p.places.size() * wb);
-    p.in.resize(p.out.size());
-    local_->gather(p.places.data(), p.places.size(), p.out.data(), "pack");
-    partners.push_back(std::move(p));
+    if (!t.send.empty()) transfers.push_back(std::move(t));
   }
-  MPI_Datatype word;
-  MPI_Type_contiguous(static_cast<int>(wb), MPI_BYTE, &word);
-  MPI_Type_commit(&word);
-  std::vector<MPI_Request> requests;
-  for (Partner& p : partners) {
-    const int words = static_cast<int>(p.places.size());
-    requests.emplace_back();
-    MPI_Irecv(p.in.data(), words, word, p.rank, 0, comm_, &requests.back());
-    requests.emplace_back();
-    MPI_Isend(p.out.data(), words, word, p.rank, 0, comm_, &requests.back());
+  exchange(transfers, meanwhile);
+}
+
+RouterStepReport DistributedMachine::route(const RouterStep& step, const RouterLimits& limits) {
+  const RouterStepReport rep = check_router_step(geo_, step, limits);
+  const std::uint64_t K = geo_.words_per_node(), first = first_node();
+  const std::size_t wb = local_->word_bytes();
+  RouterStep inside;
+  std::vector<Transfer> transfers(static_cast<std::size_t>(ranks()));
+  for (int p = 0; p < ranks(); ++p) transfers[p].rank = p;
+  Counters crossing;                       // what this rank's messages to other ranks count
+  std::map<std::uint64_t, unsigned> hits;  // messages received by each node of this rank
+  for (const Message& m : step) {
+    const int from = rank_of(m.src_node), to = rank_of(m.dst_node);
+    if (to == rank_) ++hits[m.dst_node];
+    if (from == rank_ && to == rank_) {
+      inside.push_back(Message{m.src_node - first, m.src_addr, m.dst_node - first, m.dst_addr, m.length});
+    } else if (from == rank_) {
+      for (std::uint64_t k = 0; k < m.length; ++k) transfers[to].send.push_back((m.src_node - first) * K + m.src_addr + k);
+      crossing.element_hops += m.length * popcount(m.src_node ^ m.dst_node);
+      crossing.bytes_read += m.length * wb;
+      crossing.bytes_written += m.length * wb;
+    } else if (to == rank_) {
+      for (std::uint64_t k = 0; k < m.length; ++k)
+        transfers[from].receive.push_back((m.dst_node - first) * K + m.dst_addr + k);
+    }
   }
-  meanwhile();
-  const auto start = Clock::now();
-  wait_all(static_cast<int>(requests.size()), requests.data());
-  MPI_Type_free(&word);
-  Counters waited;
-  waited.add_phase("ranks", std::chrono::duration<double>(Clock::now() - start).count());
-  local_->add_counters(waited);
-  for (Partner& p : partners) {
-    local_->scatter(p.places.data(), p.places.size(), p.in.data(), "pack");
-    traffic_.bytes_sent += p.out.size();
-    traffic_.bytes_received += p.in.size();
-    ++traffic_.messages_sent;
+  RouterStepReport here;
+  exchange(transfers, [&] { here = local_->route(inside, limits); });
+  // Contention at this rank's nodes, of which the local machine counted the messages between them.
+  for (const auto& hit : hits)
+    if (hit.second > 1) ++crossing.router_contention;
+  crossing.router_contention -= here.contention;
+  local_->add_counters(crossing);
+  return rep;
+}
+
+RouterStepReport DistributedMachine::route_blocks(const std::vector<BlockRouteStep>& steps) {
+  const RouterStepReport rep = check_block_route(geo_, steps);
+  if (steps.empty()) return rep;
+  const std::uint64_t K = geo_.words_per_node(), first = first_node();
+  const std::size_t wb = local_->word_bytes();
+  std::vector<Transfer> transfers(static_cast<std::size_t>(ranks()));
+  for (int p = 0; p < ranks(); ++p) transfers[p].rank = p;
+  Counters crossing;
+  // The local addresses of a message's words on one side: block f of the message is
+  // block table[first + f mod per] + (f div per) period of that side.
+  const auto words_of = [&](const BlockRouteStep& s, const BlockMessage& m, bool sender, std::vector<std::uint64_t>& out) {
+    const std::vector<std::uint64_t>& table = sender ? s.from : s.to;
+    const std::uint64_t node = (sender ? m.src_node : m.dst_node) - first, period = sender ? s.from_step : s.to_step;
+    const std::uint64_t lo = sender ? s.src_lo : s.dst_lo, bw = s.block_words;
+    for (std::uint64_t f = 0; f < m.blocks; ++f) {
+      const std::uint64_t block = table[m.first + f % m.per] + (f / m.per) * period;
+      for (std::uint64_t w = 0; w < bw; ++w) out.push_back(node * K + lo + block * bw + w);
+    }
+  };
+  std::vector<BlockRouteStep> inside;
+  for (const BlockRouteStep& s : steps) {
+    BlockRouteStep& here = inside.emplace_back(s);
+    here.messages.clear();
+    for (const BlockMessage& m : s.messages) {
+      const int from = rank_of(m.src_node), to = rank_of(m.dst_node);
+      if (from == rank_ && to == rank_) {
+        BlockMessage local = m;
+        local.src_node -= first;
+        local.dst_node -= first;
+        here.messages.push_back(local);
+      } else if (from == rank_) {
+        words_of(s, m, true, transfers[to].send);
+        const std::uint64_t words = m.blocks * s.block_words;
+        crossing.element_hops += words * popcount(m.src_node ^ m.dst_node);
+        crossing.bytes_read += words * wb;
+        crossing.bytes_written += words * wb;
+      } else if (to == rank_) {
+        words_of(s, m, false, transfers[from].receive);
+      }
+    }
   }
+  // Every rank runs the local launch, so that each counts the steps as one machine does.
+  exchange(transfers, [&] { local_->route_blocks(inside); });
+  local_->add_counters(crossing);
+  return rep;
 }
 
 void DistributedMachine::align(const AlignmentStep& step) {

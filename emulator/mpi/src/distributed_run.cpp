@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
+#include <optional>
 
 #include "hcube/emulator/schedule_run.hpp"
 #include "hcube/mpi/world.hpp"
@@ -33,6 +35,38 @@ void advance_reference(DistributedSession& s, const AddressMap& dest) {
 std::string check_share(const DistributedSession& s, const std::string& what) {
   try {
     verify_share(s.machine->local(), s.machine->geometry(), s.machine->first_word(), s.placed, s.source.get(), what);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return {};
+}
+
+std::string check_share_drawn(const DistributedSession& s, const AddressMap& from, const std::string& what) {
+  const Machine& local = s.machine->local();
+  const Geometry& geo = s.machine->geometry();
+  const Layout& layout = local.layout();
+  const ElementType type = local.type();
+  const std::size_t wb = local.word_bytes();
+  std::optional<NpyWordReader> file;
+  if (s.source) file.emplace(s.source, wb);
+  std::vector<unsigned char> want(wb);
+  try {
+    local.scan_storage([&](std::uint64_t first, std::uint64_t words, const unsigned char* data) {
+      for (std::uint64_t k = 0; k < words; ++k) {
+        const std::uint64_t a =
+            s.machine->first_word() + local.geometry().global(layout.node_at(first + k), layout.local_at(first + k));
+        const std::uint64_t g = from(a);
+        if (file)
+          file->read(g, want.data());
+        else
+          write_label(type, g, want.data());
+        const unsigned char* got = data + k * wb;
+        if (!std::equal(got, got + wb, want.data()))
+          throw Error(fmt::format("verification of {} failed: word {} of node {} holds {}, the reference has {}", what,
+                                  geo.local_of(a), geo.node_of(a), format_element(type, got),
+                                  format_element(type, want.data())));
+      }
+    });
   } catch (const Error& e) {
     return e.what();
   }
