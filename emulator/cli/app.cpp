@@ -27,7 +27,8 @@ void add_commands(CLI::App& app, const ResultSink& sink) {
   for (CLI::App* cmd : app.get_subcommands([](const CLI::App*) { return true; })) {
     const std::string name = cmd->get_name();
     if (name == "info" || name == "aapc" || name == "run" || name == "cycle" || name == "permute" || name == "bench" ||
-        name == "align" || name == "multi-aapc" || name == "route")
+        name == "align" || name == "multi-aapc" || name == "route" ||
+        name == "redistribute")
       continue;
     cmd->preparse_callback([name](std::size_t) { refuse_if_distributed(name); });
   }

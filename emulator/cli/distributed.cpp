@@ -83,20 +83,21 @@ void write_at(int fd, const std::string& path, std::uint64_t offset, const void*
   }
 }
 
-// --output: rank 0 makes the file (a temporary until every rank has written),
-// every rank writes its own rows at their offsets, rank 0 commits it.
-void write_shares(const DistributedSession& s, const IoFlags& io) {
+// Hands over runs of an output's body: `bytes` at byte `offset` of it.
+using BodyWriter = std::function<void(std::uint64_t offset, const void* src, std::uint64_t bytes)>;
+
+// --output of `shape` x `type`: rank 0 makes the file (a temporary until every
+// rank has written), every rank writes its own runs (`store`) at their
+// offsets, rank 0 commits it.
+void write_file(const IoFlags& io, ElementType type, const std::vector<std::uint64_t>& shape,
+                const std::function<void(const BodyWriter&)>& store) {
   if (io.output.empty()) return;
-  const mpi::DistributedMachine& mach = *s.machine;
-  const Geometry& geo = mach.geometry();
-  const std::size_t wb = mach.local().word_bytes();
   std::unique_ptr<NpyWriter> out;
   std::string path;
   unsigned long long offset = 0;
   on_every_rank([&] {
-    if (mach.rank() != 0) return;
-    out = std::make_unique<NpyWriter>(io.output, mach.local().type(),
-                                      std::vector<std::uint64_t>{geo.nodes(), geo.words_per_node()});
+    if (world().rank() != 0) return;
+    out = std::make_unique<NpyWriter>(io.output, type, shape);
     path = out->body_path();
     offset = out->body_offset();
   });
@@ -107,17 +108,13 @@ void write_shares(const DistributedSession& s, const IoFlags& io) {
   MPI_Bcast(&offset, 1, MPI_UNSIGNED_LONG_LONG, 0, world().comm());
   on_every_rank([&] {
     if (out) {
-      mach.store_runs([&](std::uint64_t g, std::uint64_t words, const void* src) {
-        out->write_at(g * wb, src, words * wb);
-      });
+      store([&](std::uint64_t at, const void* src, std::uint64_t bytes) { out->write_at(at, src, bytes); });
       return;
     }
     const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
     if (fd < 0) throw Error(fmt::format("--output: cannot open {}: {}", path, std::strerror(errno)));
     try {
-      mach.store_runs([&](std::uint64_t g, std::uint64_t words, const void* src) {
-        write_at(fd, path, offset + g * wb, src, words * wb);
-      });
+      store([&](std::uint64_t at, const void* src, std::uint64_t bytes) { write_at(fd, path, offset + at, src, bytes); });
     } catch (...) {
       ::close(fd);
       throw;
@@ -129,6 +126,16 @@ void write_shares(const DistributedSession& s, const IoFlags& io) {
   });
   on_every_rank([&] {
     if (out) out->commit();
+  });
+}
+
+// --output of the machine: every rank writes its own rows.
+void write_shares(const DistributedSession& s, const IoFlags& io) {
+  const mpi::DistributedMachine& mach = *s.machine;
+  const Geometry& geo = mach.geometry();
+  const std::size_t wb = mach.local().word_bytes();
+  write_file(io, mach.local().type(), {geo.nodes(), geo.words_per_node()}, [&](const BodyWriter& write) {
+    mach.store_runs([&](std::uint64_t g, std::uint64_t words, const void* src) { write(g * wb, src, words * wb); });
   });
 }
 
@@ -237,6 +244,48 @@ void run_route_across_ranks(const MachineFlags& mf, const IoFlags& io, const Rou
   nlohmann::json j = fields(rep);
   j["seconds"] = seconds;
   report(s, io, j, summary(rep), true, s.machine->counters());
+}
+
+void run_redistribute_across_ranks(const MachineFlags& mf, const IoFlags& io, const RedistributePlan& plan,
+                                   ElementType type, const std::shared_ptr<const NpyFile>& file,
+                                   const RedistributeFields& fields, const std::string& summary) {
+  if (io.trace)
+    throw mpi::CollectiveError("--trace prints every step's messages from one machine: not across MPI ranks yet; run "
+                               "without mpirun");
+  if (!io.input.empty() && !file)
+    throw mpi::CollectiveError(fmt::format("--input {}: under mpirun every rank reads its own elements, so it must be "
+                                           "a regular file (not a pipe or FIFO)",
+                                           io.input));
+  const RedistributionPlacement& pl = plan.placement();
+  if (pl.n < world().rank_dims())
+    throw mpi::CollectiveError(fmt::format("the redistribution's cube has n = {} node dimensions, fewer than the {} "
+                                           "that {} ranks hold: allowed --dims {}..40",
+                                           pl.n, world().rank_dims(), world().size(), world().rank_dims()));
+  const std::size_t wb = info(type).bytes;
+  NpyWordReader reader(file, wb);
+  const RedistElement element = [&](std::uint64_t g, unsigned char* out) {
+    if (file)
+      reader.read(g, out);
+    else
+      write_label(type, g, out);
+  };
+  DistributedSession s;
+  on_every_rank([&] {
+    const BackendChoice backend = parse_backend_choice(mf.backend);
+    s.machine = std::make_unique<mpi::DistributedMachine>(pl.machine(type, backend, mf.tile_dims), world().comm());
+    s.backend_note = backend_note(backend, s.machine->local().backend());
+    mpi::load_sources(*s.machine, pl, element);
+  });
+  RedistributionReport rep = mpi::run_redistribution(*s.machine, pl, plan.schedule());
+  rep.seconds = slowest(rep.seconds);
+  world().agree(mpi::check_destinations(*s.machine, pl, element));
+  write_file(io, type, {receivers(pl.r), pl.dest_words}, [&](const BodyWriter& write) {
+    s.machine->store_runs([&](std::uint64_t g, std::uint64_t words, const void* src) {
+      destination_runs(pl, wb, g, words, static_cast<const unsigned char*>(src),
+                       [&](std::uint64_t w, std::uint64_t n, const unsigned char* p) { write(w * wb, p, n * wb); });
+    });
+  });
+  report(s, io, fields(rep, s.machine->local().backend()), summary, true, s.machine->counters());
 }
 
 void run_bench_across_ranks(const BenchRequest& request, bool compare_single, bool json) {

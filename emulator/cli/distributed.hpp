@@ -11,6 +11,7 @@
 
 #include "common.hpp"
 #include "hcube/emulator/measure.hpp"
+#include "hcube/plans.hpp"
 
 namespace hcube::mpi {
 class DistributedMachine;
@@ -46,6 +47,14 @@ using RouteFields = std::function<nlohmann::json(const RouterStepReport&)>;
 using RouteSummary = std::function<std::string(const RouterStepReport&)>;
 void run_route_across_ranks(const MachineFlags& mf, const IoFlags& io, const RouterStep& step,
                             const RouterLimits& limits, const RouteFields& fields, const RouteSummary& summary);
+// redistribute: the plan's router steps across the ranks; each rank loads its
+// sources (the labels, or `file` read through a cache) and checks its
+// destinations; --output is written by each rank at its rows' offsets.
+// `fields(report, backend)`: the command's JSON; `summary` its line.
+using RedistributeFields = std::function<nlohmann::json(const RedistributionReport&, const Backend&)>;
+void run_redistribute_across_ranks(const MachineFlags& mf, const IoFlags& io, const RedistributePlan& plan,
+                                   ElementType type, const std::shared_ptr<const NpyFile>& file,
+                                   const RedistributeFields& fields, const std::string& summary);
 // bench: the operation across the ranks beside MPI_Alltoall of the same data,
 // and with `compare_single` one process's run of it (rank 0, the others idle).
 void run_bench_across_ranks(const BenchRequest& request, bool compare_single, bool json);

@@ -53,6 +53,11 @@ void run_route_across_ranks(const MachineFlags&, const IoFlags&, const RouterSte
   throw Error("internal: a distributed run in a build without MPI");
 }
 
+void run_redistribute_across_ranks(const MachineFlags&, const IoFlags&, const RedistributePlan&, ElementType,
+                                   const std::shared_ptr<const NpyFile>&, const RedistributeFields&, const std::string&) {
+  throw Error("internal: a distributed run in a build without MPI");
+}
+
 void run_bench_across_ranks(const BenchRequest&, bool, bool) {
   throw Error("internal: a distributed run in a build without MPI");
 }

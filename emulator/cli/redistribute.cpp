@@ -13,6 +13,8 @@
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "distributed.hpp"
+#include "ranks.hpp"
 #include "hcube/emulator/npy.hpp"
 #include "hcube/emulator/redistribute.hpp"
 #include "hcube/core/bits.hpp"
@@ -56,6 +58,10 @@ void run_redistribute(const RedistributeFlags& f) {
   // a pipe or FIFO is read whole.
   std::shared_ptr<const NpyFile> file = f.io.input.empty() ? nullptr : NpyFile::open(f.io.input);
   std::optional<NpyArray> input;
+  if (!f.io.input.empty() && !file && distributed())
+    throw Error(fmt::format("--input {}: under mpirun every rank reads its own elements, so it must be a regular file "
+                            "(not a pipe or FIFO)",
+                            f.io.input));
   if (!f.io.input.empty() && !file) input = read_npy(f.io.input);
   const std::vector<std::uint64_t>* in_shape = file ? &file->shape() : input ? &input->shape : nullptr;
   std::uint64_t in_elements = 0;
@@ -84,6 +90,61 @@ void run_redistribute(const RedistributeFlags& f) {
     throw Error(fmt::format("the generated array labels element g with g < N = {}, which {} cannot hold: use "
                             "--type uint64 (or --input)",
                             r.N, info(type).name));
+  }
+  const RedistributionParams p = redistribution_params(r);
+  // Every block of every message: made only when --trace --json asks for it.
+  const auto trace = [&] {
+    nlohmann::json steps = nlohmann::json::array();
+    for (std::size_t t = 0; t < sch.steps.size(); ++t) {
+      nlohmann::json msgs = nlohmann::json::array();
+      for (const RedistMessage& m : sch.steps[t]) msgs.push_back({{"src", m.src}, {"dst", m.dst}, {"blocks", m.blocks.to_vector()}});
+      steps.push_back({{"step", t}, {"messages", msgs}});
+    }
+    return steps;
+  };
+  // The command's JSON, from the run's report and the backend it ran on.
+  const auto fields = [&](const RedistributionReport& rep, const Backend& backend) -> nlohmann::json {
+    const RedistStats& st = rep.stats;
+    return {{"command", "redistribute"},
+            {"P", r.P},
+            {"Q", r.Q},
+            {"reverse", r.reverse},
+            {"K", r.K},
+            {"x", r.x},
+            {"N", r.N},
+            {"schedule", sch.name},
+            {"overlap", f.overlap},
+            {"case", p.lemma_case},
+            {"superblock_blocks", p.L},
+            {"steps", st.steps},
+            {"lower_bound_steps", st.partners},
+            {"message_sizes", st.message_sizes},
+            {"max_message", st.max_message},
+            {"contention", st.contention},
+            {"ts", f.ts},
+            {"tc", tc},
+            {"tau", tc},  // the old name of "tc"
+            {"modelled_cost", st.modelled_cost(f.ts, tc)},
+            {"schedule_seconds", schedule_seconds},
+            {"launches", rep.launches},
+            {"n", pl.n},
+            {"m", pl.m},
+            {"output_shape", {receivers(r), pl.dest_words}},
+            {"source_words", pl.source_words},
+            {"first_destination_word", pl.dest_offset()},
+            {"first_destination_node", pl.destination_node(0)},
+            {"type", info(type).name},
+            {"backend", to_string(backend.kind())},
+            {"device", backend.device_name()},
+            {"verified", true},
+            {"seconds", rep.seconds}};
+  };
+  if (distributed()) {
+    run_redistribute_across_ranks(
+        f.machine, f.io, plan, type, file, fields,
+        fmt::format("redistribute R_{}({}, {}, {}){}: N = {} elements, the {} schedule, {} router steps", r.x, r.P, r.K,
+                    r.Q, r.reverse ? " reversed" : "", r.N, sch.name, plan.schedule().steps.size()));
+    return;
   }
   const std::size_t wb = info(type).bytes;
   // The machine first: it checks its own size before the host copies below are made.
@@ -129,51 +190,8 @@ void run_redistribute(const RedistributeFlags& f) {
     out.commit();
   }
 
-  const RedistributionParams p = redistribution_params(r);
   const RedistStats& st = rep.stats;
-  // Every block of every message: made only when --trace --json asks for it.
-  const auto trace = [&] {
-    nlohmann::json steps = nlohmann::json::array();
-    for (std::size_t t = 0; t < sch.steps.size(); ++t) {
-      nlohmann::json msgs = nlohmann::json::array();
-      for (const RedistMessage& m : sch.steps[t]) msgs.push_back({{"src", m.src}, {"dst", m.dst}, {"blocks", m.blocks.to_vector()}});
-      steps.push_back({{"step", t}, {"messages", msgs}});
-    }
-    return steps;
-  };
-  const nlohmann::json j = {{"command", "redistribute"},
-                            {"P", r.P},
-                            {"Q", r.Q},
-                            {"reverse", r.reverse},
-                            {"K", r.K},
-                            {"x", r.x},
-                            {"N", r.N},
-                            {"schedule", sch.name},
-                            {"overlap", f.overlap},
-                            {"case", p.lemma_case},
-                            {"superblock_blocks", p.L},
-                            {"steps", st.steps},
-                            {"lower_bound_steps", st.partners},
-                            {"message_sizes", st.message_sizes},
-                            {"max_message", st.max_message},
-                            {"contention", st.contention},
-                            {"ts", f.ts},
-                            {"tc", tc},
-                            {"tau", tc},  // the old name of "tc"
-                            {"modelled_cost", st.modelled_cost(f.ts, tc)},
-                            {"schedule_seconds", schedule_seconds},
-                            {"launches", rep.launches},
-                            {"n", pl.n},
-                            {"m", pl.m},
-                            {"output_shape", {receivers(r), D}},
-                            {"source_words", pl.source_words},
-                            {"first_destination_word", pl.dest_offset()},
-                            {"first_destination_node", pl.destination_node(0)},
-                            {"type", info(type).name},
-                            {"backend", to_string(mach.backend().kind())},
-                            {"device", mach.backend().device_name()},
-                            {"verified", true},
-                            {"seconds", rep.seconds}};
+  const nlohmann::json j = fields(rep, mach.backend());
   if (f.io.json || f.io.sink) {
     nlohmann::json out = j;
     if (f.io.trace) out["trace"] = trace();

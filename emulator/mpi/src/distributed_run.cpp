@@ -90,6 +90,49 @@ double run_job_schedule(DistributedSession& s, const Job& job) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+void load_sources(DistributedMachine& machine, const RedistributionPlacement& pl, const RedistElement& element) {
+  const std::size_t wb = machine.local().word_bytes();
+  machine.load_runs([&](std::uint64_t g, std::uint64_t words, void* dst) {
+    source_run(pl, element, wb, g, words, static_cast<unsigned char*>(dst));
+  });
+}
+
+RedistributionReport run_redistribution(DistributedMachine& machine, const RedistributionPlacement& pl,
+                                        const RedistSchedule& s) {
+  const Geometry& geo = machine.geometry();
+  if (geo.n != pl.n || geo.m != pl.m)
+    throw Error(fmt::format("redistribution placed on n = {}, m = {}: the machine has n = {}, m = {}", pl.n, pl.m,
+                            geo.n, geo.m));
+  RedistributionReport rep;
+  rep.stats = check_redistribution_schedule(pl.r, s);
+  const std::vector<BlockRouteStep> steps = redistribution_block_steps(pl, s);
+  const std::uint64_t before = machine.local().counters().kernel_launches;
+  const auto start = std::chrono::steady_clock::now();
+  machine.route_blocks(steps);
+  rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  rep.launches = machine.local().counters().kernel_launches - before;
+  return rep;
+}
+
+std::string check_destinations(const DistributedMachine& machine, const RedistributionPlacement& pl,
+                               const RedistElement& element) {
+  std::string error;
+  unsigned long long elements = 0;
+  try {
+    elements = verify_destination_share(machine.local(), machine.first_node(), pl, element);
+  } catch (const Error& e) {
+    error = e.what();
+  }
+  allreduce(&elements, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, machine.comm());
+  if (!error.empty()) return error;
+  try {
+    check_destination_elements(pl, elements);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return {};
+}
+
 double slowest(double seconds, MPI_Comm comm) {
   allreduce(&seconds, 1, MPI_DOUBLE, MPI_MAX, comm);
   return seconds;

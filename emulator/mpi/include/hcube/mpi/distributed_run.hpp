@@ -10,6 +10,7 @@
 #include <string>
 
 #include "hcube/emulator/npy.hpp"
+#include "hcube/emulator/redistribute.hpp"
 #include "hcube/emulator/verified_run.hpp"
 #include "hcube/mpi/distributed_machine.hpp"
 
@@ -47,5 +48,19 @@ double slowest(double seconds, MPI_Comm comm);
 // After run_job_schedule: advances the reference by job.destination and
 // checks this rank's words (check_share); "" for a job with no destination.
 std::string check_job(DistributedSession& s, const Job& job);
+
+// A block-cyclic redistribution (emulator/redistribute.hpp) across ranks:
+// each rank loads its sources' words (source_run), the schedule's router
+// steps run as one DistributedMachine::route_blocks (run_redistribution's
+// direct run, checked alike), and each rank checks its destinations' words.
+void load_sources(DistributedMachine& machine, const RedistributionPlacement& pl, const RedistElement& element);
+// Collective.
+RedistributionReport run_redistribution(DistributedMachine& machine, const RedistributionPlacement& pl,
+                                        const RedistSchedule& s);
+// Collective: "" when every rank's destination words are the layout's and
+// they hold the N elements between them, else this rank's first difference
+// (or the count's) in one line, for the caller to agree on.
+std::string check_destinations(const DistributedMachine& machine, const RedistributionPlacement& pl,
+                               const RedistElement& element);
 
 }  // namespace hcube::mpi
