@@ -334,7 +334,9 @@ void run_bench_across_ranks(const BenchRequest& request, bool compare_single, bo
              r.backend, r.device);
   fmt::print("median of {}, the slowest rank: {:.6f} s; {} sent between ranks in {} messages a run{}\n",
              request.repeat, r.time.seconds, format_bytes(bytes), messages,
-             d.verified ? ", verified" : " (not verified: the labels do not fit the type)");
+             d.verified                        ? ", verified"
+             : request.op == BenchOp::memcpy ? ""
+                                               : " (not verified: the labels do not fit the type)");
   fmt::print("MPI_Alltoall of the same data: {:.6f} s (hcube / MPI_Alltoall = {:.2f}); every rank's memcpy of its "
              "share: {:.6f} s (ratio to memcpy {:.1f}%)\n",
              d.alltoall_seconds, r.time.seconds / d.alltoall_seconds, r.time.roofline_seconds, 100 * r.ratio());
