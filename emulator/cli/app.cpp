@@ -28,7 +28,7 @@ void add_commands(CLI::App& app, const ResultSink& sink) {
     const std::string name = cmd->get_name();
     if (name == "info" || name == "aapc" || name == "run" || name == "cycle" || name == "permute" || name == "bench" ||
         name == "align" || name == "multi-aapc" || name == "route" ||
-        name == "redistribute")
+        name == "redistribute" || name == "fft")
       continue;
     cmd->preparse_callback([name](std::size_t) { refuse_if_distributed(name); });
   }

@@ -21,6 +21,7 @@
 #include "hcube/emulator/units.hpp"
 #include "hcube/host/output_file.hpp"
 #include "hcube/mpi/distributed_bench.hpp"
+#include "hcube/mpi/distributed_fft.hpp"
 #include "hcube/mpi/distributed_run.hpp"
 #include "hcube/mpi/world.hpp"
 #include "ranks.hpp"
@@ -45,14 +46,19 @@ void on_every_rank(F&& step) {
   world().agree(error);
 }
 
-DistributedSession open_share(const MachineFlags& mf, const IoFlags& io) {
-  if (io.trace)
-    throw mpi::CollectiveError("--trace prints the whole state after every step: not across MPI ranks yet; run "
-                               "without mpirun");
+// Under mpirun every rank writes its own rows of --output at their offsets.
+void check_output_across_ranks(const IoFlags& io) {
   if (!io.output.empty() && check_output(io.output, "--output").in_place)
     throw mpi::CollectiveError(fmt::format("--output {}: under mpirun every rank writes its own rows at their "
                                            "offsets, so it must be a regular file (not a FIFO or device)",
                                            io.output));
+}
+
+DistributedSession open_share(const MachineFlags& mf, const IoFlags& io) {
+  if (io.trace)
+    throw mpi::CollectiveError("--trace prints the whole state after every step: not across MPI ranks yet; run "
+                               "without mpirun");
+  check_output_across_ranks(io);
   std::shared_ptr<const NpyFile> file;
   if (!io.input.empty()) {
     file = NpyFile::open(io.input);
@@ -286,6 +292,78 @@ void run_redistribute_across_ranks(const MachineFlags& mf, const IoFlags& io, co
     });
   });
   report(s, io, fields(rep, s.machine->local().backend()), summary, true, s.machine->counters());
+}
+
+void run_fft_across_ranks(FftAcrossRanks job) {
+  const IoFlags& io = job.io;
+  check_output_across_ranks(io);
+  DistributedSession s;
+  on_every_rank([&] {
+    s.machine = std::make_unique<mpi::DistributedMachine>(
+        MachineOptions{job.n, job.m, job.type, job.backend, job.tile_dims}, world().comm());
+    s.backend_note = backend_note(job.backend, s.machine->local().backend());
+    // This rank's points, in its share's user order: local node j, word l holds
+    // point t = l 2^n + first node + j (point t is at node t mod 2^n, word t div 2^n).
+    const std::vector<std::complex<double>> x = std::move(job.x);
+    const Machine& local = s.machine->local();
+    const std::uint64_t nodes = local.geometry().nodes(), K = local.geometry().words_per_node();
+    const std::size_t wb = local.word_bytes();
+    std::vector<unsigned char> share(local.bytes());
+    for (std::uint64_t j = 0; j < nodes; ++j)
+      for (std::uint64_t l = 0; l < K; ++l) {
+        const std::complex<double>& v = x[(l << job.n) + s.machine->first_node() + j];
+        unsigned char* word = &share[(j * K + l) * wb];
+        if (job.type == ElementType::c128) {
+          std::memcpy(word, &v, 16);
+        } else {
+          const std::complex<float> f(static_cast<float>(v.real()), static_cast<float>(v.imag()));
+          std::memcpy(word, &f, 8);
+        }
+      }
+    s.machine->local().load(share.data(), share.size());
+  });
+  mpi::DistributedFftMachine machine(*s.machine);
+  FftReport rep = distributed_fft(machine, *job.plan, job.options);
+  rep.seconds = slowest(rep.seconds);
+  s.machine->local().release_scratch();
+  // FFTW's transform of the whole input on every rank; each rank checks its words.
+  std::vector<std::complex<double>> reference;
+  FftDifference d;
+  on_every_rank([&] {
+    reference = job.points();
+    fft_reference(reference, job.options);
+    d = fft_share_difference(s.machine->local(), s.machine->geometry(), s.machine->first_word(), reference,
+                             job.options.order);
+  });
+  double parts[2] = {d.diff, d.scale};
+  int nan = d.nan ? 1 : 0;
+  mpi::allreduce(parts, 2, MPI_DOUBLE, MPI_MAX, world().comm());
+  mpi::allreduce(&nan, 1, MPI_INT, MPI_MAX, world().comm());
+  FftCheck check;
+  on_every_rank([&] { check = check_fft_difference(FftDifference{parts[0], parts[1], nan != 0}, job.type); });
+  // --output: X in index order, each rank its result words, in runs of consecutive indices.
+  const std::size_t wb = s.machine->local().word_bytes();
+  write_file(io, job.type, {reference.size()}, [&](const BodyWriter& write) {
+    std::vector<unsigned char> run;
+    std::uint64_t first = 0;
+    const auto flush = [&] {
+      if (!run.empty()) write(first * wb, run.data(), run.size());
+      run.clear();
+    };
+    fft_share_difference(s.machine->local(), s.machine->geometry(), s.machine->first_word(), reference,
+                         job.options.order, [&](std::uint64_t i, const unsigned char* word) {
+                           if (run.empty() || i != first + run.size() / wb) {
+                             flush();
+                             first = i;
+                           }
+                           run.insert(run.end(), word, word + wb);
+                           if (run.size() >= (std::size_t{1} << 20)) flush();
+                         });
+    flush();
+  });
+  const Counters counters = s.machine->counters();
+  report(s, io, job.fields(rep, check, s.machine->local().backend(), s.machine->local().layout().t, counters),
+         job.summary(rep, check), true, counters);
 }
 
 void run_bench_across_ranks(const BenchRequest& request, bool compare_single, bool json) {

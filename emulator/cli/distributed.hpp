@@ -4,12 +4,14 @@
 // (nothing calls them: distributed() is false).
 #pragma once
 
+#include <complex>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "common.hpp"
+#include "hcube/emulator/fft.hpp"
 #include "hcube/emulator/measure.hpp"
 #include "hcube/plans.hpp"
 
@@ -55,6 +57,28 @@ using RedistributeFields = std::function<nlohmann::json(const RedistributionRepo
 void run_redistribute_across_ranks(const MachineFlags& mf, const IoFlags& io, const RedistributePlan& plan,
                                    ElementType type, const std::shared_ptr<const NpyFile>& file,
                                    const RedistributeFields& fields, const std::string& summary);
+// fft: the transform across the ranks (mpi::DistributedFftMachine). Each rank
+// loads its share of `x` (all points in index order, made or read by every
+// rank, since the check is FFTW's transform of the whole vector on every
+// rank; freed once loaded), runs the plan, checks its result words against
+// the reference (`points()` makes or reads them again) and writes them at
+// their offsets of --output.
+struct FftAcrossRanks {
+  unsigned n = 0, m = 0;
+  ElementType type = ElementType::c128;
+  BackendChoice backend = BackendChoice::automatic;
+  long long tile_dims = -1;
+  FftOptions options;
+  const FftPlan* plan = nullptr;
+  std::vector<std::complex<double>> x;
+  std::function<std::vector<std::complex<double>>()> points;
+  IoFlags io;  // json, output
+  // The command's JSON and its summary line, from the run's report, check, backend and counters.
+  std::function<nlohmann::json(const FftReport&, const FftCheck&, const Backend&, unsigned tile_dims, const Counters&)>
+      fields;
+  std::function<std::string(const FftReport&, const FftCheck&)> summary;
+};
+void run_fft_across_ranks(FftAcrossRanks job);
 // bench: the operation across the ranks beside MPI_Alltoall of the same data,
 // and with `compare_single` one process's run of it (rank 0, the others idle).
 void run_bench_across_ranks(const BenchRequest& request, bool compare_single, bool json);

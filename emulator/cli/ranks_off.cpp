@@ -58,6 +58,8 @@ void run_redistribute_across_ranks(const MachineFlags&, const IoFlags&, const Re
   throw Error("internal: a distributed run in a build without MPI");
 }
 
+void run_fft_across_ranks(FftAcrossRanks) { throw Error("internal: a distributed run in a build without MPI"); }
+
 void run_bench_across_ranks(const BenchRequest&, bool, bool) {
   throw Error("internal: a distributed run in a build without MPI");
 }
