@@ -15,9 +15,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <optional>
 #include <utility>
 
+#include "hcube/core/bits.hpp"
 #include "hcube/core/error.hpp"
+#include "hcube/emulator/sdp_run.hpp"
 #include "hcube/emulator/units.hpp"
 #include "hcube/host/output_file.hpp"
 #include "hcube/mpi/distributed_bench.hpp"
@@ -54,7 +57,8 @@ void check_output_across_ranks(const IoFlags& io) {
                                            io.output));
 }
 
-DistributedSession open_share(const MachineFlags& mf, const IoFlags& io) {
+// The flags' checks under mpirun, and --input opened (null: the labels) with the machine's type.
+std::pair<std::shared_ptr<const NpyFile>, ElementType> checked_input(const MachineFlags& mf, const IoFlags& io) {
   if (io.trace)
     throw mpi::CollectiveError("--trace prints the whole state after every step: not across MPI ranks yet; run "
                                "without mpirun");
@@ -71,6 +75,11 @@ DistributedSession open_share(const MachineFlags& mf, const IoFlags& io) {
       element_type(mf, file ? std::optional<ElementType>(file->type()) : std::nullopt, io.input);
   const Geometry geo = make_geometry(mf.n, mf.m);
   if (file) check_machine_shape(file->type(), file->shape(), io.input, geo.n, geo.m, type);
+  return {std::move(file), type};
+}
+
+DistributedSession open_share(const MachineFlags& mf, const IoFlags& io) {
+  auto [file, type] = checked_input(mf, io);
   return mpi::open_distributed_session(
       MachineOptions{mf.n, mf.m, type, parse_backend_choice(mf.backend), mf.tile_dims}, std::move(file),
       world().comm());
@@ -145,6 +154,38 @@ void write_shares(const DistributedSession& s, const IoFlags& io) {
   });
 }
 
+// --output of `total` words in index order, word i the one at global address
+// address(i) of the machine: each rank writes those its share holds, in runs
+// of consecutive i, gathered a chunk at a time.
+void write_indexed(const DistributedSession& s, const IoFlags& io, const std::vector<std::uint64_t>& shape,
+                   std::uint64_t total, const AddressMap& address) {
+  const mpi::DistributedMachine& mach = *s.machine;
+  const Machine& local = mach.local();
+  const std::size_t wb = local.word_bytes();
+  const std::uint64_t first = mach.first_word(), held = local.geometry().total_words();
+  write_file(io, local.type(), shape, [&](const BodyWriter& write) {
+    constexpr std::uint64_t kChunk = std::uint64_t{1} << 16;
+    std::vector<std::uint64_t> places, index;
+    std::vector<unsigned char> words;
+    for (std::uint64_t i0 = 0; i0 < total; i0 += kChunk) {
+      places.clear();
+      index.clear();
+      for (std::uint64_t i = i0; i < std::min(total, i0 + kChunk); ++i) {
+        const std::uint64_t a = address(i);
+        if (a < first || a - first >= held) continue;
+        places.push_back(a - first);
+        index.push_back(i);
+      }
+      words.resize(places.size() * wb);
+      local.gather(places.data(), places.size(), words.data());
+      for (std::size_t k = 0, run = 0; k < index.size(); k = run) {
+        for (run = k + 1; run < index.size() && index[run] == index[run - 1] + 1;) ++run;
+        write(index[k] * wb, &words[k * wb], (run - k) * wb);
+      }
+    }
+  });
+}
+
 // The slowest rank's seconds.
 double slowest(double seconds) { return mpi::slowest(seconds, world().comm()); }
 
@@ -167,20 +208,26 @@ std::pair<std::uint64_t, std::uint64_t> add_traffic(nlohmann::json& j, const std
 
 // Rank 0's report: the job's fields, the machine's (global geometry and
 // counters), "verified", and what crossed between ranks.
+// `data`: the data's geometry when the machine is larger (a plan that embeds
+// the data in a machine of its own geometry), which JSON's n and m name.
 void report(const DistributedSession& s, const IoFlags& io, nlohmann::json j, const std::string& summary,
-            bool verified, const Counters& counters) {
+            bool verified, const Counters& counters, const std::optional<Geometry>& data = std::nullopt) {
   const std::vector<mpi::RankTraffic> traffic = s.machine->all_traffic();
   if (!prints_results()) return;
   const mpi::DistributedMachine& mach = *s.machine;
   const Machine& local = mach.local();
-  j.update(machine_json(s.backend_note, mach.geometry(), local.type(), local.backend(), local.layout().t, counters));
+  j.update(machine_json(s.backend_note, data ? *data : mach.geometry(), local.type(), local.backend(),
+                        local.layout().t, counters));
   j["verified"] = verified;
   j["ranks"] = mach.ranks();
   j["rank_dims"] = mach.rank_dims();
   const auto [total, messages] = add_traffic(j, traffic);
+  const std::string where =
+      data ? fmt::format("routed on the {}, the data ({}) embedded in it", describe(mach.geometry()), describe(*data))
+           : describe(mach.geometry());
   const std::string text = fmt::format("{} ranks of {} backend ({}), {}; {} sent between ranks in {} messages",
                                        mach.ranks(), to_string(local.backend().kind()), local.backend().device_name(),
-                                       describe(mach.geometry()), format_bytes(total), messages);
+                                       where, format_bytes(total), messages);
   report_run(io, j, summary, verified, text, counters);
 }
 
@@ -210,6 +257,71 @@ void run_cycles_across_ranks(const MachineFlags& mf, const IoFlags& io, const st
   }
   write_shares(s, io);
   report(s, io, fields, summary, true, s.machine->counters());
+}
+
+void run_sdp_plan_across_ranks(const MachineFlags& mf, const IoFlags& io, const SdpPlan& plan,
+                               const DimensionPermutation& perm, const JobFields& fields, const JobSummary& summary) {
+  auto [file, type] = checked_input(mf, io);
+  const Geometry data = make_geometry(mf.n, mf.m), big{plan.schedule.n, plan.schedule.m};
+  // The machine bits the data fills (every other machine word holds zero), and
+  // the inverse of the embedding and of the permutation, bit by bit.
+  std::uint64_t image = 0;
+  std::vector<unsigned> unembed(big.address_bits(), 0);
+  for (unsigned i = 0; i < data.address_bits(); ++i) {
+    const unsigned to = plan.embed.empty() ? i : plan.embed[i];
+    image |= bit(to);
+    unembed[to] = i;
+  }
+  const auto data_address = [&](std::uint64_t a) {  // a in the image
+    std::uint64_t g = 0;
+    for (unsigned b = 0; b < big.address_bits(); ++b)
+      if (test_bit(a, b)) g |= bit(unembed[b]);
+    return g;
+  };
+  const auto before = [&](std::uint64_t d) {  // the data address whose word the permutation sends to d
+    std::uint64_t g = 0;
+    for (unsigned i = 0; i < perm.to.size(); ++i)
+      if (test_bit(d, perm.to[i])) g |= bit(i);
+    return g;
+  };
+  DistributedSession s;
+  s.source = file;
+  on_every_rank([&] {
+    const BackendChoice backend = parse_backend_choice(mf.backend);
+    s.machine = std::make_unique<mpi::DistributedMachine>(
+        MachineOptions{big.n, big.m, type, backend, std::min<long long>(mf.tile_dims, big.n)}, world().comm());
+    s.backend_note = backend_note(backend, s.machine->local().backend());
+    const std::size_t wb = s.machine->local().word_bytes();
+    NpyWordReader reader(file, wb);
+    s.machine->load_runs([&](std::uint64_t g, std::uint64_t words, void* dst) {
+      auto* out = static_cast<unsigned char*>(dst);
+      for (std::uint64_t k = 0; k < words; ++k) {
+        unsigned char* word = out + k * wb;
+        if (((g + k) & ~image) != 0)
+          std::fill(word, word + wb, 0);
+        else if (file)
+          reader.read(data_address(g + k), word);
+        else
+          write_label(type, data_address(g + k), word);
+      }
+    });
+  });
+  // The plan as run_sdp_plan runs it: the schedule, the alignments after its cycles, the local reordering.
+  const AffineMap id(big);
+  const Job job{plan.schedule, check_schedule(plan.schedule), id, id, {}, "", "", {}, {}, 0, {}};
+  const auto start = std::chrono::steady_clock::now();
+  mpi::run_job_schedule(s, job);
+  for (const AlignmentStep& step : plan.align_after) s.machine->align(step);
+  const AffineMap after = AffineMap::permute_bits(big, plan.local_after);
+  if (!after.is_identity()) s.machine->align(AlignmentStep(after));
+  const double seconds = slowest(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  world().agree(mpi::check_share_drawn(
+      s, [&](std::uint64_t a) { return (a & ~image) != 0 ? mpi::kZeroWord : before(data_address(a)); },
+      fmt::format("the {} plan", plan.algorithm)));
+  write_indexed(s, io, {data.nodes(), data.words_per_node()}, data.total_words(),
+                [&](std::uint64_t g) { return embedded_address(plan.embed, g); });
+  const Counters counters = s.machine->counters();
+  report(s, io, fields(counters, seconds), summary(counters, seconds), true, counters, data);
 }
 
 DistributedStep fused_permutation_step(const std::vector<unsigned>& to) {
@@ -341,26 +453,10 @@ void run_fft_across_ranks(FftAcrossRanks job) {
   mpi::allreduce(&nan, 1, MPI_INT, MPI_MAX, world().comm());
   FftCheck check;
   on_every_rank([&] { check = check_fft_difference(FftDifference{parts[0], parts[1], nan != 0}, job.type); });
-  // --output: X in index order, each rank its result words, in runs of consecutive indices.
-  const std::size_t wb = s.machine->local().word_bytes();
-  write_file(io, job.type, {reference.size()}, [&](const BodyWriter& write) {
-    std::vector<unsigned char> run;
-    std::uint64_t first = 0;
-    const auto flush = [&] {
-      if (!run.empty()) write(first * wb, run.data(), run.size());
-      run.clear();
-    };
-    fft_share_difference(s.machine->local(), s.machine->geometry(), s.machine->first_word(), reference,
-                         job.options.order, [&](std::uint64_t i, const unsigned char* word) {
-                           if (run.empty() || i != first + run.size() / wb) {
-                             flush();
-                             first = i;
-                           }
-                           run.insert(run.end(), word, word + wb);
-                           if (run.size() >= (std::size_t{1} << 20)) flush();
-                         });
-    flush();
-  });
+  // --output: X in index order, each rank its result words.
+  const Geometry& geo = s.machine->geometry();
+  write_indexed(s, io, {geo.total_words()}, geo.total_words(),
+                [&](std::uint64_t i) { return fft_result_address(i, geo.n, geo.m, job.options.order); });
   const Counters counters = s.machine->counters();
   report(s, io, job.fields(rep, check, s.machine->local().backend(), s.machine->local().layout().t, counters),
          job.summary(rep, check), true, counters);

@@ -13,6 +13,8 @@
 #include "common.hpp"
 #include "hcube/emulator/fft.hpp"
 #include "hcube/emulator/measure.hpp"
+#include "hcube/host/dimension_permutation.hpp"
+#include "hcube/host/sdp_schedules.hpp"
 #include "hcube/plans.hpp"
 
 namespace hcube::mpi {
@@ -31,6 +33,13 @@ using JobSummary = std::function<std::string(const Counters&, double seconds)>;
 // offsets; rank 0 reports, adding "ranks", "rank_dims" and the traffic between ranks.
 void run_job_across_ranks(const MachineFlags& mf, const IoFlags& io, const Job& job, const JobFields& fields,
                           const JobSummary& summary, bool verified = true);
+// permute by a plan that runs on a machine of its own geometry (A1''s spare
+// storage dimension, the extended cube's spare node dimensions: run_sdp_plan):
+// that machine across the ranks, each rank loading the data words its share
+// embeds (the others zero), running the plan, checking its words and writing
+// the data words it holds at their offsets.
+void run_sdp_plan_across_ranks(const MachineFlags& mf, const IoFlags& io, const SdpPlan& plan,
+                               const DimensionPermutation& perm, const JobFields& fields, const JobSummary& summary);
 // cycle: the checked cycles one after another, each verified.
 void run_cycles_across_ranks(const MachineFlags& mf, const IoFlags& io, const std::vector<Cycle>& cycles,
                              const nlohmann::json& fields, const std::string& summary);

@@ -32,6 +32,11 @@ void run_job_across_ranks(const MachineFlags&, const IoFlags&, const Job&, const
   throw Error("internal: a distributed run in a build without MPI");
 }
 
+void run_sdp_plan_across_ranks(const MachineFlags&, const IoFlags&, const SdpPlan&, const DimensionPermutation&,
+                               const JobFields&, const JobSummary&) {
+  throw Error("internal: a distributed run in a build without MPI");
+}
+
 void run_cycles_across_ranks(const MachineFlags&, const IoFlags&, const std::vector<Cycle>&, const nlohmann::json&,
                              const std::string&) {
   throw Error("internal: a distributed run in a build without MPI");

@@ -56,7 +56,9 @@ std::string check_share_drawn(const DistributedSession& s, const AddressMap& fro
         const std::uint64_t a =
             s.machine->first_word() + local.geometry().global(layout.node_at(first + k), layout.local_at(first + k));
         const std::uint64_t g = from(a);
-        if (file)
+        if (g == kZeroWord)
+          std::fill(want.begin(), want.end(), 0);
+        else if (file)
           file->read(g, want.data());
         else
           write_label(type, g, want.data());

@@ -35,9 +35,10 @@ void advance_reference(DistributedSession& s, const AddressMap& dest);
 std::string check_share(const DistributedSession& s, const std::string& what);
 // After a step that copies words (a router step) on a session whose
 // reference has not moved: the word at each global address a of this rank's
-// share must be the input word `from`(a) (route_source). "" when they agree,
-// else the first difference in one line. A file's words are read through a
-// small cache (NpyWordReader).
+// share must be the input word `from`(a) (route_source), or zero where
+// `from`(a) is kZeroWord. "" when they agree, else the first difference in
+// one line. A file's words are read through a small cache (NpyWordReader).
+inline constexpr std::uint64_t kZeroWord = ~std::uint64_t{0};
 std::string check_share_drawn(const DistributedSession& s, const AddressMap& from, const std::string& what);
 // The job's schedule as run_schedule runs it on one machine: its checks, the
 // pre-alignment, the cycles, the post-alignment. Collective; returns this
