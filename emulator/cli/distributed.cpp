@@ -221,6 +221,7 @@ void report(const DistributedSession& s, const IoFlags& io, nlohmann::json j, co
   j["verified"] = verified;
   j["ranks"] = mach.ranks();
   j["rank_dims"] = mach.rank_dims();
+  j["rank_transport"] = mach.transport();
   const auto [total, messages] = add_traffic(j, traffic);
   const std::string where =
       data ? fmt::format("routed on the {}, the data ({}) embedded in it", describe(mach.geometry()), describe(*data))
@@ -489,6 +490,7 @@ void run_bench_across_ranks(const BenchRequest& request, bool compare_single, bo
   nlohmann::json j = bench_json(r);
   j["ranks"] = d.ranks;
   j["rank_dims"] = d.rank_dims;
+  j["rank_transport"] = d.transport;
   const auto [bytes, messages] = add_traffic(j, d.traffic);
   j["verified"] = d.verified ? nlohmann::json(*d.verified) : nlohmann::json(nullptr);
   j["mpi_alltoall_seconds"] = d.alltoall_seconds;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "hcube/emulator/backend.hpp"
 #include "hcube/mpi/world.hpp"
 
 namespace hcube::cli {
@@ -25,6 +26,8 @@ Ranks::Ranks(int& argc, char**& argv) {
   // share, so that no rank's threads wait on cores another rank's need.
   if (std::getenv("OMP_NUM_THREADS") == nullptr)
     omp_set_num_threads(std::max(1, omp_get_num_procs() / world_->ranks_on_this_host()));
+  // A CUDA rank takes its own GPU: its place among the ranks on its node, mod the GPUs there.
+  select_cuda_device(world_->local_rank());
 }
 
 Ranks::~Ranks() { g_world = nullptr; }

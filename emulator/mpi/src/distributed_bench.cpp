@@ -83,6 +83,7 @@ DistributedBenchResult run_distributed_bench(const BenchRequest& req, MPI_Comm c
   Machine& local = mach.local();
   out.ranks = mach.ranks();
   out.rank_dims = mach.rank_dims();
+  out.transport = mach.transport();
   r.backend = to_string(local.backend().kind());
   r.device = local.backend().device_name();
   r.gpu = local.backend().kind() == BackendKind::cuda;

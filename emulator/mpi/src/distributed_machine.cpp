@@ -75,6 +75,21 @@ DistributedMachine::DistributedMachine(const MachineOptions& options, MPI_Comm c
   // A tile never spans more nodes than the share holds; the layout changes no result.
   if (share.tile_dims > share.n) share.tile_dims = share.n;
   local_ = std::make_unique<Machine>(share);
+  device_buffers_ = local_->backend().kind() == BackendKind::cpu || cuda_aware();
+}
+
+std::string DistributedMachine::transport() const {
+  if (local_->backend().kind() == BackendKind::cpu) return "host memory";
+  return device_buffers_ ? "device memory (CUDA-aware MPI)" : "pinned host memory";
+}
+
+Buffer& DistributedMachine::sized(Buffer& b, std::uint64_t bytes) {
+  if (b.bytes() < bytes || !b) {
+    b = Buffer();  // the old one goes first
+    Backend& backend = local_->backend();
+    b = device_buffers_ ? backend.allocate(bytes) : backend.allocate_pinned(bytes);
+  }
+  return b;
 }
 
 void DistributedMachine::load_labels() {
@@ -174,8 +189,10 @@ void DistributedMachine::exchange(std::vector<Transfer>& transfers, const std::f
     return;
   }
   before_exchange();
-  send_buffer_.resize(out_words * wb);
-  receive_buffer_.resize(in_words * wb);
+  Buffer& packed_out = sized(send_buffer_, out_words * wb);
+  Buffer& packed_in = sized(receive_buffer_, in_words * wb);
+  auto* out_bytes = static_cast<unsigned char*>(packed_out.data());
+  auto* in_bytes = static_cast<unsigned char*>(packed_in.data());
   MPI_Datatype word;
   MPI_Type_contiguous(static_cast<int>(wb), MPI_BYTE, &word);
   MPI_Type_commit(&word);
@@ -185,14 +202,16 @@ void DistributedMachine::exchange(std::vector<Transfer>& transfers, const std::f
     const std::uint64_t in = t.swap ? t.send.size() : t.receive.size();
     if (in > 0) {
       requests.emplace_back();
-      MPI_Irecv(receive_buffer_.data() + in_at * wb, static_cast<int>(in), word, t.rank, 0, comm_, &requests.back());
+      MPI_Irecv(in_bytes + in_at * wb, static_cast<int>(in), word, t.rank, 0, comm_, &requests.back());
       in_at += in;
     }
     if (!t.send.empty()) {
-      unsigned char* out = send_buffer_.data() + out_at * wb;
-      local_->gather(t.send.data(), t.send.size(), out, "pack");
+      if (device_buffers_)
+        local_->gather(t.send.data(), t.send.size(), packed_out, out_at, "pack");
+      else
+        local_->gather(t.send.data(), t.send.size(), out_bytes + out_at * wb, "pack");
       requests.emplace_back();
-      MPI_Isend(out, static_cast<int>(t.send.size()), word, t.rank, 0, comm_, &requests.back());
+      MPI_Isend(out_bytes + out_at * wb, static_cast<int>(t.send.size()), word, t.rank, 0, comm_, &requests.back());
       out_at += t.send.size();
       traffic_.bytes_sent += t.send.size() * wb;
       ++traffic_.messages_sent;
@@ -209,7 +228,10 @@ void DistributedMachine::exchange(std::vector<Transfer>& transfers, const std::f
   for (const Transfer& t : transfers) {
     const std::vector<std::uint64_t>& places = t.swap ? t.send : t.receive;
     if (places.empty()) continue;
-    local_->scatter(places.data(), places.size(), receive_buffer_.data() + in_at * wb, "pack");
+    if (device_buffers_)
+      local_->scatter(places.data(), places.size(), packed_in, in_at, "pack");
+    else
+      local_->scatter(places.data(), places.size(), in_bytes + in_at * wb, "pack");
     in_at += places.size();
     traffic_.bytes_received += places.size() * wb;
   }
@@ -385,11 +407,13 @@ void DistributedMachine::permute_address_bits(const std::vector<unsigned>& to) {
   }
   before_exchange();
   {
-    std::vector<unsigned char>& out = send_buffer_;
-    std::vector<unsigned char>& in = receive_buffer_;
-    out.resize(local_->bytes());
-    in.resize(local_->bytes());
-    local_->read_permuted(first, out.data(), out.size());
+    Buffer& out = sized(send_buffer_, local_->bytes());
+    Buffer& in = sized(receive_buffer_, local_->bytes());
+    // Straight into the buffer MPI sends from where it is the machine's own memory.
+    if (device_buffers_)
+      local_->read_permuted(first, out);
+    else
+      local_->read_permuted(first, out.data(), local_->bytes());
     MPI_Datatype word, block;
     MPI_Type_contiguous(static_cast<int>(wb), MPI_BYTE, &word);
     MPI_Type_contiguous(static_cast<int>(chunk), word, &block);
@@ -411,7 +435,10 @@ void DistributedMachine::permute_address_bits(const std::vector<unsigned>& to) {
     local_->add_counters(waited);
     MPI_Type_free(&block);
     MPI_Type_free(&word);
-    local_->load_permuted(second, in.data(), in.size());
+    if (device_buffers_)
+      local_->load_permuted(second, in);
+    else
+      local_->load_permuted(second, in.data(), local_->bytes());
     for (std::uint64_t c = 0; c < bit(s); ++c) {
       if (send_to[c] != rank_) {
         traffic_.bytes_sent += chunk * wb;

@@ -98,6 +98,11 @@ World::World(int& argc, char**& argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
   MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  MPI_Comm host;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &host);
+  MPI_Comm_rank(host, &host_rank_);
+  MPI_Comm_size(host, &host_size_);
+  MPI_Comm_free(&host);
 }
 
 World::~World() { MPI_Finalize(); }
@@ -106,15 +111,6 @@ unsigned World::rank_dims() const {
   unsigned r = 0;
   while ((1 << r) < size_) ++r;
   return r;
-}
-
-int World::ranks_on_this_host() const {
-  MPI_Comm host;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &host);
-  int size = 1;
-  MPI_Comm_size(host, &size);
-  MPI_Comm_free(&host);
-  return size;
 }
 
 void World::check(int argc, char** argv) const {

@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "hcube/emulator/measure.hpp"
@@ -22,6 +23,7 @@ struct DistributedBenchResult {
   double alltoall_seconds = 0;        // their median
   int ranks = 1;
   unsigned rank_dims = 0;
+  std::string transport;  // DistributedMachine::transport
   std::vector<RankTraffic> traffic;  // of one run, per rank
   std::optional<bool> verified;      // the warm-up run against the reference; none where labels do not fit the type, or for memcpy
 };

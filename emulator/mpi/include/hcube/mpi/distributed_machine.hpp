@@ -40,6 +40,11 @@ class DistributedMachine {
   Machine& local() { return *local_; }
   const Machine& local() const { return *local_; }
   MPI_Comm comm() const { return comm_; }
+  // Where the words that cross between ranks wait for MPI: "host memory" (a
+  // CPU rank: the machine's own), "device memory (CUDA-aware MPI)" or "pinned
+  // host memory" (a CUDA rank whose MPI takes no device pointers: the words
+  // copied through page-locked buffers, cudaMemcpyAsync).
+  std::string transport() const;
   int rank() const { return rank_; }
   int ranks() const { return 1 << r_; }
   unsigned rank_dims() const { return r_; }
@@ -127,8 +132,13 @@ class DistributedMachine {
   RankTraffic traffic_;
   bool exchanged_ = false;  // before_exchange ran once
   // The words out and in of an exchange or of permute_address_bits, kept for
-  // the next call: fresh pages cost more than the copy into them.
-  std::vector<unsigned char> send_buffer_, receive_buffer_;
+  // the next call (fresh pages cost more than the copy into them): in the
+  // local machine's own memory when MPI takes it (device_buffers_: the CPU,
+  // or CUDA under a CUDA-aware MPI), else page-locked host memory.
+  bool device_buffers_ = true;
+  Buffer send_buffer_, receive_buffer_;
+  // `b` holding at least `bytes` (made anew when smaller).
+  Buffer& sized(Buffer& b, std::uint64_t bytes);
 };
 
 // The alignment a rank runs on its share: the same map on the low `local_n`

@@ -42,7 +42,8 @@ class CollectiveError : public Error {
 
 class World {
  public:
-  // MPI_Init. Nothing else: check() makes the world's checks.
+  // MPI_Init, and the ranks on this machine (MPI_Comm_split_type). Nothing
+  // else: check() makes the world's checks.
   World(int& argc, char**& argv);
   ~World();  // MPI_Finalize, unless the job was aborted
   World(const World&) = delete;
@@ -56,8 +57,10 @@ class World {
   int rank() const { return rank_; }
   int size() const { return size_; }
   unsigned rank_dims() const;  // r: size = 2^r
-  // The ranks that share this rank's machine (MPI_COMM_TYPE_SHARED). Collective.
-  int ranks_on_this_host() const;
+  // The ranks that share this rank's machine (MPI_COMM_TYPE_SHARED), and
+  // this rank's place among them (which GPU it takes).
+  int ranks_on_this_host() const { return host_size_; }
+  int local_rank() const { return host_rank_; }
   MPI_Comm comm() const { return MPI_COMM_WORLD; }
 
   // Collective, at the same point on every rank: when any rank brings a
@@ -79,6 +82,7 @@ class World {
  private:
   int rank_ = 0;
   int size_ = 1;
+  int host_rank_ = 0, host_size_ = 1;
   bool agreed_ = false;
 };
 
