@@ -76,6 +76,14 @@ DistributedMachine::DistributedMachine(const MachineOptions& options, MPI_Comm c
   if (share.tile_dims > share.n) share.tile_dims = share.n;
   local_ = std::make_unique<Machine>(share);
   device_buffers_ = local_->backend().kind() == BackendKind::cpu || cuda_aware();
+  MPI_Type_contiguous(static_cast<int>(local_->word_bytes()), MPI_BYTE, &word_);
+  MPI_Type_commit(&word_);
+}
+
+DistributedMachine::~DistributedMachine() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (finalized == 0) MPI_Type_free(&word_);
 }
 
 std::string DistributedMachine::transport() const {
@@ -193,9 +201,7 @@ void DistributedMachine::exchange(std::vector<Transfer>& transfers, const std::f
   Buffer& packed_in = sized(receive_buffer_, in_words * wb);
   auto* out_bytes = static_cast<unsigned char*>(packed_out.data());
   auto* in_bytes = static_cast<unsigned char*>(packed_in.data());
-  MPI_Datatype word;
-  MPI_Type_contiguous(static_cast<int>(wb), MPI_BYTE, &word);
-  MPI_Type_commit(&word);
+  const MPI_Datatype word = word_;
   std::vector<MPI_Request> requests;
   std::uint64_t out_at = 0, in_at = 0;
   for (const Transfer& t : transfers) {
@@ -220,7 +226,6 @@ void DistributedMachine::exchange(std::vector<Transfer>& transfers, const std::f
   meanwhile();
   const auto start = Clock::now();
   wait_all(static_cast<int>(requests.size()), requests.data());
-  MPI_Type_free(&word);
   Counters waited;
   waited.add_phase("ranks", std::chrono::duration<double>(Clock::now() - start).count());
   local_->add_counters(waited);
@@ -241,9 +246,11 @@ void DistributedMachine::exchange_between_ranks(const Cycle& across, const Offse
                                                 const std::function<void()>& meanwhile) {
   const unsigned local_n = geo_.n - r_;
   const std::uint64_t nodes = bit(local_n), K = geo_.words_per_node();
-  std::vector<Transfer> transfers;
-  for (unsigned b = 0; b < r_ && !across.empty(); ++b) {
-    Transfer t;
+  // One transfer a rank dimension, kept from cycle to cycle with the capacity of its list.
+  transfers_.resize(r_);
+  for (unsigned b = 0; b < r_; ++b) {
+    Transfer& t = transfers_[b];
+    t.send.clear();
     t.rank = rank_ ^ (1 << b);
     t.swap = true;
     // The rank with the bit clear holds the exchanges' `addr` side. Both ranks
@@ -257,9 +264,8 @@ void DistributedMachine::exchange_between_ranks(const Cycle& across, const Offse
       for (std::uint64_t j = 0; j < nodes; ++j)
         t.send.push_back(j * K + (addr ^ (map != nullptr ? apply_offset(*map, first_node() + j) : 0)));
     }
-    if (!t.send.empty()) transfers.push_back(std::move(t));
   }
-  exchange(transfers, meanwhile);
+  exchange(transfers_, meanwhile);
 }
 
 RouterStepReport DistributedMachine::route(const RouterStep& step, const RouterLimits& limits) {
@@ -414,9 +420,8 @@ void DistributedMachine::permute_address_bits(const std::vector<unsigned>& to) {
       local_->read_permuted(first, out);
     else
       local_->read_permuted(first, out.data(), local_->bytes());
-    MPI_Datatype word, block;
-    MPI_Type_contiguous(static_cast<int>(wb), MPI_BYTE, &word);
-    MPI_Type_contiguous(static_cast<int>(chunk), word, &block);
+    MPI_Datatype block;
+    MPI_Type_contiguous(static_cast<int>(chunk), word_, &block);
     MPI_Type_commit(&block);
     std::vector<int> send_counts(ranks(), 0), send_at(ranks(), 0), receive_counts(ranks(), 0), receive_at(ranks(), 0);
     for (std::uint64_t c = 0; c < bit(s); ++c) {
@@ -434,7 +439,6 @@ void DistributedMachine::permute_address_bits(const std::vector<unsigned>& to) {
     waited.add_phase("ranks", std::chrono::duration<double>(Clock::now() - start).count());
     local_->add_counters(waited);
     MPI_Type_free(&block);
-    MPI_Type_free(&word);
     if (device_buffers_)
       local_->load_permuted(second, in);
     else

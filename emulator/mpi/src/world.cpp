@@ -9,6 +9,7 @@
 #include <sys/prctl.h>
 #include <time.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
@@ -53,6 +54,15 @@ bool spin_wait() {
   return spin;
 }
 
+// How long a wait polls and yields before it sleeps: HCUBE_MPI_YIELD_US, 1000 by default.
+std::chrono::microseconds yielding() {
+  static const std::chrono::microseconds us = [] {
+    const char* v = std::getenv("HCUBE_MPI_YIELD_US");
+    return std::chrono::microseconds(v != nullptr ? std::max(0L, std::atol(v)) : 1000L);
+  }();
+  return us;
+}
+
 }  // namespace
 
 void wait_all(int count, MPI_Request* requests) {
@@ -64,7 +74,7 @@ void wait_all(int count, MPI_Request* requests) {
   static thread_local const bool slack = ::prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0) == 0;
   (void)slack;
   using Clock = std::chrono::steady_clock;
-  constexpr auto kYielding = std::chrono::microseconds(50);
+  const auto yield_for = yielding();
   constexpr long kMaxSleepNs = 1000000;
   const Clock::time_point start = Clock::now();
   long sleep_ns = 1000;
@@ -72,7 +82,7 @@ void wait_all(int count, MPI_Request* requests) {
     int done = 0;
     MPI_Testall(count, requests, &done, MPI_STATUSES_IGNORE);
     if (done != 0) return;
-    if (Clock::now() - start < kYielding) {
+    if (Clock::now() - start < yield_for) {
       ::sched_yield();
       continue;
     }

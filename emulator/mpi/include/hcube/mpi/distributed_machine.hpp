@@ -35,6 +35,9 @@ class DistributedMachine {
   // `options` describe the global machine; comm's size must be 2^r with r <= n
   // (throws hcube::Error, alike on every rank, otherwise). Collective.
   DistributedMachine(const MachineOptions& options, MPI_Comm comm);
+  ~DistributedMachine();
+  DistributedMachine(const DistributedMachine&) = delete;
+  DistributedMachine& operator=(const DistributedMachine&) = delete;
 
   const Geometry& geometry() const { return geo_; }  // the global machine's
   Machine& local() { return *local_; }
@@ -131,6 +134,8 @@ class DistributedMachine {
   std::uint64_t remote_hops_ = 0;
   RankTraffic traffic_;
   bool exchanged_ = false;  // before_exchange ran once
+  MPI_Datatype word_ = MPI_DATATYPE_NULL;  // one word of the machine's type, for every message
+  std::vector<Transfer> transfers_;        // a cycle's, kept with their capacity for the next
   // The words out and in of an exchange or of permute_address_bits, kept for
   // the next call (fresh pages cost more than the copy into them): in the
   // local machine's own memory when MPI takes it (device_buffers_: the CPU,
