@@ -50,11 +50,10 @@ bool prints_results() { return g_world == nullptr || g_world->rank() == 0; }
 
 nlohmann::json mpi_json() { return {{"library", mpi::library_version()}, {"cuda_aware", mpi::cuda_aware()}}; }
 
-void refuse_if_distributed(const std::string& command) {
+void refuse_if_distributed(const std::string& command, const std::string& why) {
   if (g_world != nullptr && g_world->size() > 1)
-    throw mpi::CollectiveError(fmt::format("hcube {} does not run across MPI ranks yet: run it as one process, without "
-                                           "mpirun (docs/distributed.md lists the commands that do)",
-                                           command));
+    throw mpi::CollectiveError(fmt::format("hcube {} runs as one process only: it {}; run it without mpirun",
+                                           command, why));
 }
 
 }  // namespace hcube::cli

@@ -20,7 +20,7 @@ bool distributed() { return false; }
 mpi::World& world() { throw Error("internal: world() without MPI"); }
 bool prints_results() { return true; }
 nlohmann::json mpi_json() { return nullptr; }
-void refuse_if_distributed(const std::string&) {}
+void refuse_if_distributed(const std::string&, const std::string&) {}
 
 }  // namespace hcube::cli
 
