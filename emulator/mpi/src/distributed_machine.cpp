@@ -431,10 +431,8 @@ void DistributedMachine::permute_address_bits(const std::vector<unsigned>& to) {
       receive_at[receive_from[c]] = static_cast<int>(c);
     }
     const auto start = Clock::now();
-    MPI_Request request;
-    MPI_Ialltoallv(out.data(), send_counts.data(), send_at.data(), block, in.data(), receive_counts.data(),
-                   receive_at.data(), block, comm_, &request);
-    wait(request);
+    alltoallv(out.data(), send_counts.data(), send_at.data(), in.data(), receive_counts.data(), receive_at.data(),
+              block, comm_);
     Counters waited;
     waited.add_phase("ranks", std::chrono::duration<double>(Clock::now() - start).count());
     local_->add_counters(waited);

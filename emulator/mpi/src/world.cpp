@@ -93,14 +93,33 @@ void wait_all(int count, MPI_Request* requests) {
 }
 
 void allreduce(void* data, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+  if (spin_wait()) {
+    MPI_Allreduce(MPI_IN_PLACE, data, count, type, op, comm);
+    return;
+  }
   MPI_Request request;
   MPI_Iallreduce(MPI_IN_PLACE, data, count, type, op, comm, &request);
   wait(request);
 }
 
 void barrier(MPI_Comm comm) {
+  if (spin_wait()) {
+    MPI_Barrier(comm);
+    return;
+  }
   MPI_Request request;
   MPI_Ibarrier(comm, &request);
+  wait(request);
+}
+
+void alltoallv(const void* send, const int* send_counts, const int* send_at, void* receive, const int* receive_counts,
+               const int* receive_at, MPI_Datatype type, MPI_Comm comm) {
+  if (spin_wait()) {
+    MPI_Alltoallv(send, send_counts, send_at, type, receive, receive_counts, receive_at, type, comm);
+    return;
+  }
+  MPI_Request request;
+  MPI_Ialltoallv(send, send_counts, send_at, type, receive, receive_counts, receive_at, type, comm, &request);
   wait(request);
 }
 

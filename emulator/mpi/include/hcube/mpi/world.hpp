@@ -30,9 +30,13 @@ bool cuda_aware();
 // instead (for comparisons).
 void wait_all(int count, MPI_Request* requests);
 inline void wait(MPI_Request& request) { wait_all(1, &request); }
-// MPI_Allreduce in place and MPI_Barrier, each waited for as wait_all waits.
+// MPI_Allreduce in place, MPI_Barrier and MPI_Alltoallv, each waited for as
+// wait_all waits (their nonblocking forms; the blocking calls with
+// HCUBE_MPI_WAIT=spin).
 void allreduce(void* data, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm);
 void barrier(MPI_Comm comm);
+void alltoallv(const void* send, const int* send_counts, const int* send_at, void* receive, const int* receive_counts,
+               const int* receive_at, MPI_Datatype type, MPI_Comm comm);
 
 // An error every rank raised at the same point (World::agree, or a check that
 // every rank makes alike): each rank prints it and ends, none waits for another.
