@@ -54,11 +54,11 @@ bool spin_wait() {
   return spin;
 }
 
-// How long a wait polls and yields before it sleeps: HCUBE_MPI_YIELD_US, 1000 by default.
+// How long a wait polls and yields before it sleeps: HCUBE_MPI_YIELD_US, 10000 by default.
 std::chrono::microseconds yielding() {
   static const std::chrono::microseconds us = [] {
     const char* v = std::getenv("HCUBE_MPI_YIELD_US");
-    return std::chrono::microseconds(v != nullptr ? std::max(0L, std::atol(v)) : 1000L);
+    return std::chrono::microseconds(v != nullptr ? std::max(0L, std::atol(v)) : 10000L);
   }();
   return us;
 }

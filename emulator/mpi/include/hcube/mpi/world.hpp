@@ -23,7 +23,7 @@ bool cuda_aware();
 // Waits for `count` requests without holding a core that another rank or
 // process needs (docs/distributed.md, Cores): MPI_Testall polled, the core
 // yielded between polls (sched_yield: any other thread runnable on it runs
-// first), and once the wait has lasted 1 ms (HCUBE_MPI_YIELD_US), sleeps
+// first), and once the wait has lasted 10 ms (HCUBE_MPI_YIELD_US), sleeps
 // between polls that double from 1 us to 1 ms (a wait overshoots by at most
 // about its own length). A plain MPI_Waitall spins in Open MPI whenever the
 // node is not oversubscribed. HCUBE_MPI_WAIT=spin waits in MPI_Waitall
