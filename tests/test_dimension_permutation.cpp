@@ -1023,11 +1023,25 @@ TEST_P(SdpRun, ReadAndLoadThroughAnAddressBitPermutation) {
         mach->load_permuted(p.to, before.data(), before.size());
         ASSERT_EQ(mach->read(), expected);
         EXPECT_EQ(mach->counters().kernel_launches, 2u);
+        // The same on buffers of the backend's own memory (a distributed
+        // machine's MPI buffers): the pass writes and reads them directly.
+        mach->load(before.data(), before.size());
+        Buffer out = mach->backend().allocate(before.size()), in = mach->backend().allocate(before.size());
+        mach->read_permuted(p.to, out);
+        mach->backend().read_storage(out, 0, got.data(), got.size());
+        ASSERT_EQ(got, expected);
+        ASSERT_EQ(mach->read(), before);
+        mach->backend().write_storage(before.data(), in, 0, before.size());
+        mach->load_permuted(p.to, in);
+        ASSERT_EQ(mach->read(), expected);
+        EXPECT_EQ(mach->counters().kernel_launches, 4u);
       }
   auto mach = make_labelled(2, 2);
   std::vector<unsigned char> buf(mach->bytes());
   EXPECT_THROW(mach->read_permuted({0, 1, 1, 3}, buf.data(), buf.size()), Error);
   EXPECT_THROW(mach->load_permuted({0, 1, 2, 3}, buf.data(), buf.size() - 1), Error);
+  const Buffer small = mach->backend().allocate(buf.size() - 1);
+  EXPECT_THROW(mach->load_permuted({0, 1, 2, 3}, small), Error);
 }
 
 HCUBE_ON_EVERY_BACKEND(SdpRun);

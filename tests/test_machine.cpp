@@ -105,6 +105,34 @@ TEST_P(MachineTest, GatherReadsTheWordsAtGivenGlobalAddresses) {
   EXPECT_EQ(got, std::vector<unsigned char>(2 * 4, 0xab));  // nothing read
 }
 
+// The same gather into a buffer of the backend's own memory (device memory on
+// CUDA, what a CUDA-aware MPI is handed), at a word offset, and the scatter
+// back out of one: the words a distributed machine sends and receives.
+TEST_P(MachineTest, GatherAndScatterThroughABackendBuffer) {
+  for (const ElementType type : {ElementType::u32, ElementType::c128})
+    for (unsigned t : {0u, 3u}) {
+      auto mach = make(4, 3, type, t);
+      const std::size_t wb = mach->word_bytes();
+      const std::uint64_t total = mach->geometry().total_words(), at = 5;
+      std::vector<std::uint64_t> where(total);
+      std::iota(where.begin(), where.end(), 0u);
+      std::shuffle(where.begin(), where.end(), rng_);
+      Buffer packed = mach->backend().allocate((at + total) * wb);
+      mach->gather(where.data(), total, packed, at, "pack");
+      std::vector<unsigned char> got(total * wb);
+      mach->backend().read_storage(packed, at * wb, got.data(), got.size());
+      for (std::uint64_t i = 0; i < total; ++i)
+        ASSERT_EQ(read_label(type, &got[i * wb]), where[i]) << info(type).name << " t=" << t << " i=" << i;
+      // Scattered to the same addresses in reverse order: packed word i lands at back[i].
+      std::vector<std::uint64_t> back(where.rbegin(), where.rend());
+      mach->scatter(back.data(), total, packed, at, "pack");
+      const std::vector<unsigned char> now = mach->read();
+      for (std::uint64_t i = 0; i < total; ++i)
+        ASSERT_EQ(read_label(type, &now[back[i] * wb]), where[i]) << info(type).name << " t=" << t << " i=" << i;
+      EXPECT_THROW(mach->gather(where.data(), total, packed, at + 1, "pack"), Error);  // past the buffer
+    }
+}
+
 // store_in_order hands the data over in the user's order, each run where the
 // last ended, a whole tile at a time: what a FIFO or device output needs.
 TEST_P(MachineTest, StoreInOrderIsTheUsersOrderATileAtATime) {

@@ -139,6 +139,34 @@ class BackendImpl final : public Backend {
     });
   }
 
+  void gather_words_into(const Buffer& storage, const std::uint64_t* index, std::uint64_t count, std::size_t wb,
+                         Buffer& packed, std::uint64_t at) override {
+    if (count == 0) return;
+    const auto* idx = static_cast<const std::uint64_t*>(policy_.stage(0, index, count * sizeof(std::uint64_t)));
+    kernels::dispatch_word(wb, [&](auto w) {
+      using W = decltype(w);
+      const kernels::GatherWordsBody<W> body{static_cast<const W*>(storage.data()), idx,
+                                             static_cast<W*>(packed.data()) + at};
+      policy_.launch(count, body);
+    });
+    policy_.synchronize();
+  }
+
+  void scatter_words_from(Buffer& storage, const std::uint64_t* index, std::uint64_t count, std::size_t wb,
+                          const Buffer& packed, std::uint64_t at) override {
+    if (count == 0) return;
+    const auto* idx = static_cast<const std::uint64_t*>(policy_.stage(0, index, count * sizeof(std::uint64_t)));
+    kernels::dispatch_word(wb, [&](auto w) {
+      using W = decltype(w);
+      const kernels::ScatterWordsBody<W> body{static_cast<W*>(storage.data()), idx,
+                                              static_cast<const W*>(packed.data()) + at};
+      policy_.launch(count, body);
+    });
+    policy_.synchronize();
+  }
+
+  Buffer allocate_pinned(std::uint64_t bytes) override { return policy_.allocate_pinned(bytes); }
+
   void exchange(Buffer& storage, const Layout& layout, std::size_t wb, const Exchange* exchanges,
                 std::size_t count, const std::vector<std::uint64_t>& offset_tables, unsigned offset_bytes) override {
     if (count == 0) return;

@@ -1,3 +1,6 @@
+#include <map>
+#include <string>
+
 #include "commands.hpp"
 #include "common.hpp"
 #include "ranks.hpp"
@@ -23,14 +26,18 @@ void add_commands(CLI::App& app, const ResultSink& sink) {
   add_scatter(app, sink);
   add_animate(app);
   check_numbers(app);
-  // Under mpirun on more than one rank, the commands that do not run across
-  // ranks yet say so before they parse (docs/distributed.md).
+  // Under mpirun on more than one rank, the commands that move no data across
+  // a cube say so, and why, before they parse (docs/distributed.md).
+  const std::map<std::string, std::string> one_process = {
+      {"schedule", "builds and prints a schedule, holding no cube to spread over ranks"},
+      {"compare", "times every algorithm on one machine (hcube permute --algorithm A runs each across ranks)"},
+      {"sweep", "measures AAPCs of many sizes on one machine (hcube bench --op aapc measures one across ranks)"},
+      {"demo", "walks through one small machine"},
+      {"animate", "draws one machine's states"}};
   for (CLI::App* cmd : app.get_subcommands([](const CLI::App*) { return true; })) {
-    const std::string name = cmd->get_name();
-    if (name == "info" || name == "aapc" || name == "run" || name == "cycle" || name == "permute" || name == "bench" ||
-        name == "align" || name == "multi-aapc")
-      continue;
-    cmd->preparse_callback([name](std::size_t) { refuse_if_distributed(name); });
+    const auto it = one_process.find(cmd->get_name());
+    if (it == one_process.end()) continue;
+    cmd->preparse_callback([name = it->first, why = it->second](std::size_t) { refuse_if_distributed(name, why); });
   }
 }
 

@@ -15,13 +15,16 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
-#include <thread>
+#include <optional>
 #include <utility>
 
+#include "hcube/core/bits.hpp"
 #include "hcube/core/error.hpp"
+#include "hcube/emulator/sdp_run.hpp"
 #include "hcube/emulator/units.hpp"
 #include "hcube/host/output_file.hpp"
 #include "hcube/mpi/distributed_bench.hpp"
+#include "hcube/mpi/distributed_fft.hpp"
 #include "hcube/mpi/distributed_run.hpp"
 #include "hcube/mpi/world.hpp"
 #include "ranks.hpp"
@@ -46,14 +49,20 @@ void on_every_rank(F&& step) {
   world().agree(error);
 }
 
-DistributedSession open_share(const MachineFlags& mf, const IoFlags& io) {
-  if (io.trace)
-    throw mpi::CollectiveError("--trace prints the whole state after every step: not across MPI ranks yet; run "
-                               "without mpirun");
+// Under mpirun every rank writes its own rows of --output at their offsets.
+void check_output_across_ranks(const IoFlags& io) {
   if (!io.output.empty() && check_output(io.output, "--output").in_place)
     throw mpi::CollectiveError(fmt::format("--output {}: under mpirun every rank writes its own rows at their "
                                            "offsets, so it must be a regular file (not a FIFO or device)",
                                            io.output));
+}
+
+// The flags' checks under mpirun, and --input opened (null: the labels) with the machine's type.
+std::pair<std::shared_ptr<const NpyFile>, ElementType> checked_input(const MachineFlags& mf, const IoFlags& io) {
+  if (io.trace)
+    throw mpi::CollectiveError("--trace prints the whole state after every step: not across MPI ranks yet; run "
+                               "without mpirun");
+  check_output_across_ranks(io);
   std::shared_ptr<const NpyFile> file;
   if (!io.input.empty()) {
     file = NpyFile::open(io.input);
@@ -66,6 +75,11 @@ DistributedSession open_share(const MachineFlags& mf, const IoFlags& io) {
       element_type(mf, file ? std::optional<ElementType>(file->type()) : std::nullopt, io.input);
   const Geometry geo = make_geometry(mf.n, mf.m);
   if (file) check_machine_shape(file->type(), file->shape(), io.input, geo.n, geo.m, type);
+  return {std::move(file), type};
+}
+
+DistributedSession open_share(const MachineFlags& mf, const IoFlags& io) {
+  auto [file, type] = checked_input(mf, io);
   return mpi::open_distributed_session(
       MachineOptions{mf.n, mf.m, type, parse_backend_choice(mf.backend), mf.tile_dims}, std::move(file),
       world().comm());
@@ -84,20 +98,21 @@ void write_at(int fd, const std::string& path, std::uint64_t offset, const void*
   }
 }
 
-// --output: rank 0 makes the file (a temporary until every rank has written),
-// every rank writes its own rows at their offsets, rank 0 commits it.
-void write_shares(const DistributedSession& s, const IoFlags& io) {
+// Hands over runs of an output's body: `bytes` at byte `offset` of it.
+using BodyWriter = std::function<void(std::uint64_t offset, const void* src, std::uint64_t bytes)>;
+
+// --output of `shape` x `type`: rank 0 makes the file (a temporary until every
+// rank has written), every rank writes its own runs (`store`) at their
+// offsets, rank 0 commits it.
+void write_file(const IoFlags& io, ElementType type, const std::vector<std::uint64_t>& shape,
+                const std::function<void(const BodyWriter&)>& store) {
   if (io.output.empty()) return;
-  const mpi::DistributedMachine& mach = *s.machine;
-  const Geometry& geo = mach.geometry();
-  const std::size_t wb = mach.local().word_bytes();
   std::unique_ptr<NpyWriter> out;
   std::string path;
   unsigned long long offset = 0;
   on_every_rank([&] {
-    if (mach.rank() != 0) return;
-    out = std::make_unique<NpyWriter>(io.output, mach.local().type(),
-                                      std::vector<std::uint64_t>{geo.nodes(), geo.words_per_node()});
+    if (world().rank() != 0) return;
+    out = std::make_unique<NpyWriter>(io.output, type, shape);
     path = out->body_path();
     offset = out->body_offset();
   });
@@ -108,17 +123,13 @@ void write_shares(const DistributedSession& s, const IoFlags& io) {
   MPI_Bcast(&offset, 1, MPI_UNSIGNED_LONG_LONG, 0, world().comm());
   on_every_rank([&] {
     if (out) {
-      mach.store_runs([&](std::uint64_t g, std::uint64_t words, const void* src) {
-        out->write_at(g * wb, src, words * wb);
-      });
+      store([&](std::uint64_t at, const void* src, std::uint64_t bytes) { out->write_at(at, src, bytes); });
       return;
     }
     const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
     if (fd < 0) throw Error(fmt::format("--output: cannot open {}: {}", path, std::strerror(errno)));
     try {
-      mach.store_runs([&](std::uint64_t g, std::uint64_t words, const void* src) {
-        write_at(fd, path, offset + g * wb, src, words * wb);
-      });
+      store([&](std::uint64_t at, const void* src, std::uint64_t bytes) { write_at(fd, path, offset + at, src, bytes); });
     } catch (...) {
       ::close(fd);
       throw;
@@ -130,6 +141,48 @@ void write_shares(const DistributedSession& s, const IoFlags& io) {
   });
   on_every_rank([&] {
     if (out) out->commit();
+  });
+}
+
+// --output of the machine: every rank writes its own rows.
+void write_shares(const DistributedSession& s, const IoFlags& io) {
+  const mpi::DistributedMachine& mach = *s.machine;
+  const Geometry& geo = mach.geometry();
+  const std::size_t wb = mach.local().word_bytes();
+  write_file(io, mach.local().type(), {geo.nodes(), geo.words_per_node()}, [&](const BodyWriter& write) {
+    mach.store_runs([&](std::uint64_t g, std::uint64_t words, const void* src) { write(g * wb, src, words * wb); });
+  });
+}
+
+// --output of `total` words in index order, word i the one at global address
+// address(i) of the machine: each rank writes those its share holds, in runs
+// of consecutive i, gathered a chunk at a time.
+void write_indexed(const DistributedSession& s, const IoFlags& io, const std::vector<std::uint64_t>& shape,
+                   std::uint64_t total, const AddressMap& address) {
+  const mpi::DistributedMachine& mach = *s.machine;
+  const Machine& local = mach.local();
+  const std::size_t wb = local.word_bytes();
+  const std::uint64_t first = mach.first_word(), held = local.geometry().total_words();
+  write_file(io, local.type(), shape, [&](const BodyWriter& write) {
+    constexpr std::uint64_t kChunk = std::uint64_t{1} << 16;
+    std::vector<std::uint64_t> places, index;
+    std::vector<unsigned char> words;
+    for (std::uint64_t i0 = 0; i0 < total; i0 += kChunk) {
+      places.clear();
+      index.clear();
+      for (std::uint64_t i = i0; i < std::min(total, i0 + kChunk); ++i) {
+        const std::uint64_t a = address(i);
+        if (a < first || a - first >= held) continue;
+        places.push_back(a - first);
+        index.push_back(i);
+      }
+      words.resize(places.size() * wb);
+      local.gather(places.data(), places.size(), words.data());
+      for (std::size_t k = 0, run = 0; k < index.size(); k = run) {
+        for (run = k + 1; run < index.size() && index[run] == index[run - 1] + 1;) ++run;
+        write(index[k] * wb, &words[k * wb], (run - k) * wb);
+      }
+    }
   });
 }
 
@@ -155,20 +208,27 @@ std::pair<std::uint64_t, std::uint64_t> add_traffic(nlohmann::json& j, const std
 
 // Rank 0's report: the job's fields, the machine's (global geometry and
 // counters), "verified", and what crossed between ranks.
+// `data`: the data's geometry when the machine is larger (a plan that embeds
+// the data in a machine of its own geometry), which JSON's n and m name.
 void report(const DistributedSession& s, const IoFlags& io, nlohmann::json j, const std::string& summary,
-            bool verified, const Counters& counters) {
+            bool verified, const Counters& counters, const std::optional<Geometry>& data = std::nullopt) {
   const std::vector<mpi::RankTraffic> traffic = s.machine->all_traffic();
   if (!prints_results()) return;
   const mpi::DistributedMachine& mach = *s.machine;
   const Machine& local = mach.local();
-  j.update(machine_json(s.backend_note, mach.geometry(), local.type(), local.backend(), local.layout().t, counters));
+  j.update(machine_json(s.backend_note, data ? *data : mach.geometry(), local.type(), local.backend(),
+                        local.layout().t, counters));
   j["verified"] = verified;
   j["ranks"] = mach.ranks();
   j["rank_dims"] = mach.rank_dims();
+  j["rank_transport"] = mach.transport();
   const auto [total, messages] = add_traffic(j, traffic);
+  const std::string where =
+      data ? fmt::format("routed on the {}, the data ({}) embedded in it", describe(mach.geometry()), describe(*data))
+           : describe(mach.geometry());
   const std::string text = fmt::format("{} ranks of {} backend ({}), {}; {} sent between ranks in {} messages",
                                        mach.ranks(), to_string(local.backend().kind()), local.backend().device_name(),
-                                       describe(mach.geometry()), format_bytes(total), messages);
+                                       where, format_bytes(total), messages);
   report_run(io, j, summary, verified, text, counters);
 }
 
@@ -200,6 +260,71 @@ void run_cycles_across_ranks(const MachineFlags& mf, const IoFlags& io, const st
   report(s, io, fields, summary, true, s.machine->counters());
 }
 
+void run_sdp_plan_across_ranks(const MachineFlags& mf, const IoFlags& io, const SdpPlan& plan,
+                               const DimensionPermutation& perm, const JobFields& fields, const JobSummary& summary) {
+  auto [file, type] = checked_input(mf, io);
+  const Geometry data = make_geometry(mf.n, mf.m), big{plan.schedule.n, plan.schedule.m};
+  // The machine bits the data fills (every other machine word holds zero), and
+  // the inverse of the embedding and of the permutation, bit by bit.
+  std::uint64_t image = 0;
+  std::vector<unsigned> unembed(big.address_bits(), 0);
+  for (unsigned i = 0; i < data.address_bits(); ++i) {
+    const unsigned to = plan.embed.empty() ? i : plan.embed[i];
+    image |= bit(to);
+    unembed[to] = i;
+  }
+  const auto data_address = [&](std::uint64_t a) {  // a in the image
+    std::uint64_t g = 0;
+    for (unsigned b = 0; b < big.address_bits(); ++b)
+      if (test_bit(a, b)) g |= bit(unembed[b]);
+    return g;
+  };
+  const auto before = [&](std::uint64_t d) {  // the data address whose word the permutation sends to d
+    std::uint64_t g = 0;
+    for (unsigned i = 0; i < perm.to.size(); ++i)
+      if (test_bit(d, perm.to[i])) g |= bit(i);
+    return g;
+  };
+  DistributedSession s;
+  s.source = file;
+  on_every_rank([&] {
+    const BackendChoice backend = parse_backend_choice(mf.backend);
+    s.machine = std::make_unique<mpi::DistributedMachine>(
+        MachineOptions{big.n, big.m, type, backend, std::min<long long>(mf.tile_dims, big.n)}, world().comm());
+    s.backend_note = backend_note(backend, s.machine->local().backend());
+    const std::size_t wb = s.machine->local().word_bytes();
+    NpyWordReader reader(file, wb);
+    s.machine->load_runs([&](std::uint64_t g, std::uint64_t words, void* dst) {
+      auto* out = static_cast<unsigned char*>(dst);
+      for (std::uint64_t k = 0; k < words; ++k) {
+        unsigned char* word = out + k * wb;
+        if (((g + k) & ~image) != 0)
+          std::fill(word, word + wb, 0);
+        else if (file)
+          reader.read(data_address(g + k), word);
+        else
+          write_label(type, data_address(g + k), word);
+      }
+    });
+  });
+  // The plan as run_sdp_plan runs it: the schedule, the alignments after its cycles, the local reordering.
+  const AffineMap id(big);
+  const Job job{plan.schedule, check_schedule(plan.schedule), id, id, {}, "", "", {}, {}, 0, {}};
+  const auto start = std::chrono::steady_clock::now();
+  mpi::run_job_schedule(s, job);
+  for (const AlignmentStep& step : plan.align_after) s.machine->align(step);
+  const AffineMap after = AffineMap::permute_bits(big, plan.local_after);
+  if (!after.is_identity()) s.machine->align(AlignmentStep(after));
+  const double seconds = slowest(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  world().agree(mpi::check_share_drawn(
+      s, [&](std::uint64_t a) { return (a & ~image) != 0 ? mpi::kZeroWord : before(data_address(a)); },
+      fmt::format("the {} plan", plan.algorithm)));
+  write_indexed(s, io, {data.nodes(), data.words_per_node()}, data.total_words(),
+                [&](std::uint64_t g) { return embedded_address(plan.embed, g); });
+  const Counters counters = s.machine->counters();
+  report(s, io, fields(counters, seconds), summary(counters, seconds), true, counters, data);
+}
+
 DistributedStep fused_permutation_step(const std::vector<unsigned>& to) {
   return [to](mpi::DistributedMachine& m) { m.permute_address_bits(to); };
 }
@@ -225,18 +350,118 @@ void run_step_across_ranks(const MachineFlags& mf, const IoFlags& io, const std:
   report(s, io, fields(counters, seconds), summary(counters, seconds), true, counters);
 }
 
-namespace {
-
-// The other ranks wait for rank 0's run of one process without spinning a core it needs.
-void idle_until_rank0_done() {
-  MPI_Request done;
-  MPI_Ibarrier(world().comm(), &done);
-  int finished = 0;
-  while (MPI_Test(&done, &finished, MPI_STATUS_IGNORE) == MPI_SUCCESS && finished == 0)
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+void run_route_across_ranks(const MachineFlags& mf, const IoFlags& io, const RouterStep& step,
+                            const RouterLimits& limits, const RouteFields& fields, const RouteSummary& summary) {
+  DistributedSession s = open_share(mf, io);
+  world().agree();
+  const auto start = std::chrono::steady_clock::now();
+  const RouterStepReport rep = s.machine->route(step, limits);
+  const double seconds =
+      slowest(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  world().agree(mpi::check_share_drawn(s, route_source(s.machine->geometry(), step), "the router step"));
+  write_shares(s, io);
+  nlohmann::json j = fields(rep);
+  j["seconds"] = seconds;
+  report(s, io, j, summary(rep), true, s.machine->counters());
 }
 
-}  // namespace
+void run_redistribute_across_ranks(const MachineFlags& mf, const IoFlags& io, const RedistributePlan& plan,
+                                   ElementType type, const std::shared_ptr<const NpyFile>& file,
+                                   const RedistributeFields& fields, const std::string& summary) {
+  if (io.trace)
+    throw mpi::CollectiveError("--trace prints every step's messages from one machine: not across MPI ranks yet; run "
+                               "without mpirun");
+  if (!io.input.empty() && !file)
+    throw mpi::CollectiveError(fmt::format("--input {}: under mpirun every rank reads its own elements, so it must be "
+                                           "a regular file (not a pipe or FIFO)",
+                                           io.input));
+  const RedistributionPlacement& pl = plan.placement();
+  if (pl.n < world().rank_dims())
+    throw mpi::CollectiveError(fmt::format("the redistribution's cube has n = {} node dimensions, fewer than the {} "
+                                           "that {} ranks hold: allowed --dims {}..40",
+                                           pl.n, world().rank_dims(), world().size(), world().rank_dims()));
+  const std::size_t wb = info(type).bytes;
+  NpyWordReader reader(file, wb);
+  const RedistElement element = [&](std::uint64_t g, unsigned char* out) {
+    if (file)
+      reader.read(g, out);
+    else
+      write_label(type, g, out);
+  };
+  DistributedSession s;
+  on_every_rank([&] {
+    const BackendChoice backend = parse_backend_choice(mf.backend);
+    s.machine = std::make_unique<mpi::DistributedMachine>(pl.machine(type, backend, mf.tile_dims), world().comm());
+    s.backend_note = backend_note(backend, s.machine->local().backend());
+    mpi::load_sources(*s.machine, pl, element);
+  });
+  RedistributionReport rep = mpi::run_redistribution(*s.machine, pl, plan.schedule());
+  rep.seconds = slowest(rep.seconds);
+  world().agree(mpi::check_destinations(*s.machine, pl, element));
+  write_file(io, type, {receivers(pl.r), pl.dest_words}, [&](const BodyWriter& write) {
+    s.machine->store_runs([&](std::uint64_t g, std::uint64_t words, const void* src) {
+      destination_runs(pl, wb, g, words, static_cast<const unsigned char*>(src),
+                       [&](std::uint64_t w, std::uint64_t n, const unsigned char* p) { write(w * wb, p, n * wb); });
+    });
+  });
+  report(s, io, fields(rep, s.machine->local().backend()), summary, true, s.machine->counters());
+}
+
+void run_fft_across_ranks(FftAcrossRanks job) {
+  const IoFlags& io = job.io;
+  check_output_across_ranks(io);
+  DistributedSession s;
+  on_every_rank([&] {
+    s.machine = std::make_unique<mpi::DistributedMachine>(
+        MachineOptions{job.n, job.m, job.type, job.backend, job.tile_dims}, world().comm());
+    s.backend_note = backend_note(job.backend, s.machine->local().backend());
+    // This rank's points, in its share's user order: local node j, word l holds
+    // point t = l 2^n + first node + j (point t is at node t mod 2^n, word t div 2^n).
+    const std::vector<std::complex<double>> x = std::move(job.x);
+    const Machine& local = s.machine->local();
+    const std::uint64_t nodes = local.geometry().nodes(), K = local.geometry().words_per_node();
+    const std::size_t wb = local.word_bytes();
+    std::vector<unsigned char> share(local.bytes());
+    for (std::uint64_t j = 0; j < nodes; ++j)
+      for (std::uint64_t l = 0; l < K; ++l) {
+        const std::complex<double>& v = x[(l << job.n) + s.machine->first_node() + j];
+        unsigned char* word = &share[(j * K + l) * wb];
+        if (job.type == ElementType::c128) {
+          std::memcpy(word, &v, 16);
+        } else {
+          const std::complex<float> f(static_cast<float>(v.real()), static_cast<float>(v.imag()));
+          std::memcpy(word, &f, 8);
+        }
+      }
+    s.machine->local().load(share.data(), share.size());
+  });
+  mpi::DistributedFftMachine machine(*s.machine);
+  FftReport rep = distributed_fft(machine, *job.plan, job.options);
+  rep.seconds = slowest(rep.seconds);
+  s.machine->local().release_scratch();
+  // FFTW's transform of the whole input on every rank; each rank checks its words.
+  std::vector<std::complex<double>> reference;
+  FftDifference d;
+  on_every_rank([&] {
+    reference = job.points();
+    fft_reference(reference, job.options);
+    d = fft_share_difference(s.machine->local(), s.machine->geometry(), s.machine->first_word(), reference,
+                             job.options.order);
+  });
+  double parts[2] = {d.diff, d.scale};
+  int nan = d.nan ? 1 : 0;
+  mpi::allreduce(parts, 2, MPI_DOUBLE, MPI_MAX, world().comm());
+  mpi::allreduce(&nan, 1, MPI_INT, MPI_MAX, world().comm());
+  FftCheck check;
+  on_every_rank([&] { check = check_fft_difference(FftDifference{parts[0], parts[1], nan != 0}, job.type); });
+  // --output: X in index order, each rank its result words.
+  const Geometry& geo = s.machine->geometry();
+  write_indexed(s, io, {geo.total_words()}, geo.total_words(),
+                [&](std::uint64_t i) { return fft_result_address(i, geo.n, geo.m, job.options.order); });
+  const Counters counters = s.machine->counters();
+  report(s, io, job.fields(rep, check, s.machine->local().backend(), s.machine->local().layout().t, counters),
+         job.summary(rep, check), true, counters);
+}
 
 void run_bench_across_ranks(const BenchRequest& request, bool compare_single, bool json) {
   mpi::DistributedBenchResult d;
@@ -256,7 +481,8 @@ void run_bench_across_ranks(const BenchRequest& request, bool compare_single, bo
       }
       omp_set_num_threads(threads);
     }
-    idle_until_rank0_done();
+    // The other ranks wait for rank 0's run without spinning a core it needs.
+    mpi::barrier(world().comm());
     world().agree(error);
   }
   if (!prints_results()) return;
@@ -264,6 +490,7 @@ void run_bench_across_ranks(const BenchRequest& request, bool compare_single, bo
   nlohmann::json j = bench_json(r);
   j["ranks"] = d.ranks;
   j["rank_dims"] = d.rank_dims;
+  j["rank_transport"] = d.transport;
   const auto [bytes, messages] = add_traffic(j, d.traffic);
   j["verified"] = d.verified ? nlohmann::json(*d.verified) : nlohmann::json(nullptr);
   j["mpi_alltoall_seconds"] = d.alltoall_seconds;
@@ -283,7 +510,9 @@ void run_bench_across_ranks(const BenchRequest& request, bool compare_single, bo
              r.backend, r.device);
   fmt::print("median of {}, the slowest rank: {:.6f} s; {} sent between ranks in {} messages a run{}\n",
              request.repeat, r.time.seconds, format_bytes(bytes), messages,
-             d.verified ? ", verified" : " (not verified: the labels do not fit the type)");
+             d.verified                        ? ", verified"
+             : request.op == BenchOp::memcpy ? ""
+                                               : " (not verified: the labels do not fit the type)");
   fmt::print("MPI_Alltoall of the same data: {:.6f} s (hcube / MPI_Alltoall = {:.2f}); every rank's memcpy of its "
              "share: {:.6f} s (ratio to memcpy {:.1f}%)\n",
              d.alltoall_seconds, r.time.seconds / d.alltoall_seconds, r.time.roofline_seconds, 100 * r.ratio());

@@ -15,6 +15,8 @@
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "distributed.hpp"
+#include "ranks.hpp"
 #include "hcube/emulator/fft.hpp"
 #include "hcube/emulator/npy.hpp"
 #include "hcube/core/error.hpp"
@@ -166,6 +168,77 @@ void add_fft(CLI::App& app) {
     options.local = parse_local_transform(f->local);
     const BackendChoice choice = parse_backend_choice(f->backend);
     const FftPlan plan = plan_fft(n, m, options.order);
+    const std::string source = f->input.empty() ? fmt::format("random points, seed {}", f->seed) : f->input;
+    // The command's JSON from the run's report, its check, the backend and the counters.
+    const auto fields = [&](const FftReport& rep, const FftCheck& check, ElementType type, const Backend& backend,
+                            const std::string& note, unsigned tile_dims, const Counters& counters) {
+      return nlohmann::ordered_json{
+          {"command", "fft"},
+          {"points_log2", P},
+          {"nodes_log2", n},
+          {"m", m},
+          {"points", std::uint64_t{1} << P},
+          {"nodes", std::uint64_t{1} << n},
+          {"type", info(type).name},
+          {"order", to_string(options.order)},
+          {"inverse", options.inverse},
+          {"algorithm", f->algorithm},
+          {"input", f->input.empty() ? nlohmann::json(nullptr) : nlohmann::json(f->input)},
+          {"seed", f->input.empty() ? nlohmann::json(f->seed) : nlohmann::json(nullptr)},
+          {"stages", rep.stages},
+          {"local_transform", rep.local_library},
+          {"local_transforms", rep.local_transforms},
+          {"aapcs", rep.aapcs},
+          {"aapc_dims", rep.aapc_dims},
+          {"single_alignment_pair", rep.single_alignment_pair},
+          {"alignments", rep.alignments},
+          {"cycles", rep.cycles},
+          {"launches", rep.launches},
+          {"max_relative_error", check.error},
+          {"tolerance", check.tolerance},
+          {"verified", true},
+          {"backend", to_string(backend.kind())},
+          {"device", backend.device_name()},
+          {"backend_note", note},
+          {"tile_dims", tile_dims},
+          {"seconds", rep.seconds},
+          {"output", f->output.empty() ? nlohmann::json(nullptr) : nlohmann::json(f->output)},
+          {"counters", counters.to_json()},
+      };
+    };
+    if (distributed()) {
+      FftAcrossRanks job;
+      job.n = n;
+      job.m = m;
+      job.backend = choice;
+      job.tile_dims = f->tile_dims;
+      job.options = options;
+      job.plan = &plan;
+      if (!f->input.empty() && !NpyFile::open(f->input))
+        throw Error(fmt::format("--input {}: under mpirun every rank reads the points, so it must be a regular file "
+                                "(not a pipe or FIFO)",
+                                f->input));
+      Points pts = read_points(*f, P);
+      job.type = pts.type;
+      job.x = std::move(pts.x);
+      job.points = [&] { return read_points(*f, P).x; };
+      job.io.json = f->json;
+      job.io.output = f->output;
+      job.fields = [&](const FftReport& rep, const FftCheck& check, const Backend& backend, unsigned tile_dims,
+                       const Counters& counters) {
+        return nlohmann::json::parse(fields(rep, check, job.type, backend, "", tile_dims, counters).dump());
+      };
+      job.summary = [&](const FftReport& rep, const FftCheck& check) {
+        return fmt::format("{}FFT of 2^{} points ({}, {}) on 2^{} nodes of 2^{} words, {} order: {} AAPCs, {} "
+                           "routing cycles, {} launches in {:.6f} s; max relative error vs FFTW {:.3g} (tolerance "
+                           "{:.0e})",
+                           options.inverse ? "inverse " : "", P, info(job.type).name, source, n, m,
+                           to_string(options.order), rep.aapcs, rep.cycles, rep.launches, rep.seconds, check.error,
+                           check.tolerance);
+      };
+      run_fft_across_ranks(std::move(job));
+      return;
+    }
     Points pts = read_points(*f, P);
 
     Machine mach(MachineOptions{n, m, pts.type, choice, f->tile_dims});
@@ -199,42 +272,8 @@ void add_fft(CLI::App& app) {
       write_npy(f->output, pts.type, {y.size()}, y.data(), y.size() * info(pts.type).bytes);
     }
 
-    const std::string source = f->input.empty() ? fmt::format("random points, seed {}", f->seed) : f->input;
     if (f->json) {
-      nlohmann::ordered_json j = {
-          {"command", "fft"},
-          {"points_log2", P},
-          {"nodes_log2", n},
-          {"m", m},
-          {"points", std::uint64_t{1} << P},
-          {"nodes", std::uint64_t{1} << n},
-          {"type", info(pts.type).name},
-          {"order", to_string(options.order)},
-          {"inverse", options.inverse},
-          {"algorithm", f->algorithm},
-          {"input", f->input.empty() ? nlohmann::json(nullptr) : nlohmann::json(f->input)},
-          {"seed", f->input.empty() ? nlohmann::json(f->seed) : nlohmann::json(nullptr)},
-          {"stages", rep.stages},
-          {"local_transform", rep.local_library},
-          {"local_transforms", rep.local_transforms},
-          {"aapcs", rep.aapcs},
-          {"aapc_dims", rep.aapc_dims},
-          {"single_alignment_pair", rep.single_alignment_pair},
-          {"alignments", rep.alignments},
-          {"cycles", rep.cycles},
-          {"launches", rep.launches},
-          {"max_relative_error", err},
-          {"tolerance", tol},
-          {"verified", true},
-          {"backend", to_string(mach.backend().kind())},
-          {"device", mach.backend().device_name()},
-          {"backend_note", note},
-          {"tile_dims", mach.layout().t},
-          {"seconds", rep.seconds},
-          {"output", f->output.empty() ? nlohmann::json(nullptr) : nlohmann::json(f->output)},
-          {"counters", mach.counters().to_json()},
-      };
-      std::cout << j.dump(2) << "\n";
+      std::cout << fields(rep, check, pts.type, mach.backend(), note, mach.layout().t, mach.counters()).dump(2) << "\n";
       return;
     }
     if (!note.empty()) fmt::print("backend {}\n", note);

@@ -262,12 +262,12 @@ void add_permute(CLI::App& app, const ResultSink& sink) {
                                                       : std::string());
     };
     if (distributed()) {
-      // A plan that is one schedule runs as aapc's jobs do; A1' and the extended cube need a machine of their own.
-      if (!runs_as_schedule(*chosen.plan))
-        throw Error(fmt::format("hcube permute --algorithm {} does not run across MPI ranks yet (it needs a machine of "
-                                "its own geometry): run it as one process, or choose another --algorithm",
-                                to_string(chosen.algorithm)));
-      run_job_across_ranks(data_flags(r, f->machine), io, job, fields, summary_of);
+      // A plan that is one schedule runs as aapc's jobs do; A1' and the extended
+      // cube on a machine of their own geometry, spread over the ranks too.
+      if (runs_as_schedule(*chosen.plan))
+        run_job_across_ranks(data_flags(r, f->machine), io, job, fields, summary_of);
+      else
+        run_sdp_plan_across_ranks(data_flags(r, f->machine), io, *chosen.plan, r.perm, fields, summary_of);
       return;
     }
     Session s = open_session(data_flags(r, f->machine), io);

@@ -135,6 +135,17 @@ void add_route(CLI::App& app) {
     resolve_machine(f->machine, f->io.input);
     const Geometry geo = make_geometry(f->machine.n, f->machine.m);
     check_router_step(geo, step, limits);  // before anything is allocated
+    const auto fields = [&](const RouterStepReport& rep) -> nlohmann::json {
+      return {{"command", "route"},  {"messages", step.size()},         {"contention", rep.contention},
+              {"words", rep.words}, {"max_message", rep.max_message}};
+    };
+    const auto summary = [&](const RouterStepReport& rep) {
+      return fmt::format("1 router step, {} message(s), contention {}", step.size(), rep.contention);
+    };
+    if (distributed()) {
+      run_route_across_ranks(f->machine, f->io, step, limits, fields, summary);
+      return;
+    }
     Session s = open_session(f->machine, f->io);
     begin_trace(s, f->io);
     RouterStepReport rep;
@@ -142,10 +153,7 @@ void add_route(CLI::App& app) {
     run_step(
         s, f->io, "router step", [&](const std::vector<unsigned char>& in) { return reference_route(in, wb, geo, step); },
         [&](Machine& mach) { rep = mach.route(step, limits); });
-    finish_run(s, f->io,
-           {{"command", "route"}, {"messages", step.size()}, {"contention", rep.contention}, {"words", rep.words},
-            {"max_message", rep.max_message}},
-           fmt::format("1 router step, {} message(s), contention {}", step.size(), rep.contention));
+    finish_run(s, f->io, fields(rep), summary(rep));
   });
 }
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "hcube/emulator/backend.hpp"
 #include "hcube/mpi/world.hpp"
 
 namespace hcube::cli {
@@ -25,6 +26,8 @@ Ranks::Ranks(int& argc, char**& argv) {
   // share, so that no rank's threads wait on cores another rank's need.
   if (std::getenv("OMP_NUM_THREADS") == nullptr)
     omp_set_num_threads(std::max(1, omp_get_num_procs() / world_->ranks_on_this_host()));
+  // A CUDA rank takes its own GPU: its place among the ranks on its node, mod the GPUs there.
+  select_cuda_device(world_->local_rank());
 }
 
 Ranks::~Ranks() { g_world = nullptr; }
@@ -47,11 +50,10 @@ bool prints_results() { return g_world == nullptr || g_world->rank() == 0; }
 
 nlohmann::json mpi_json() { return {{"library", mpi::library_version()}, {"cuda_aware", mpi::cuda_aware()}}; }
 
-void refuse_if_distributed(const std::string& command) {
+void refuse_if_distributed(const std::string& command, const std::string& why) {
   if (g_world != nullptr && g_world->size() > 1)
-    throw mpi::CollectiveError(fmt::format("hcube {} does not run across MPI ranks yet: run it as one process, without "
-                                           "mpirun (docs/distributed.md lists the commands that do)",
-                                           command));
+    throw mpi::CollectiveError(fmt::format("hcube {} runs as one process only: it {}; run it without mpirun",
+                                           command, why));
 }
 
 }  // namespace hcube::cli

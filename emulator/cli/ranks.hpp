@@ -41,7 +41,7 @@ mpi::World& world();
 bool prints_results();
 // hcube info's "mpi": {"library", "cuda_aware"}, or null without MPI.
 nlohmann::json mpi_json();
-// Refuses a command that does not run distributed yet on more than one rank.
-void refuse_if_distributed(const std::string& command);
+// Refuses, on more than one rank, a command that runs as one process only, saying `why`.
+void refuse_if_distributed(const std::string& command, const std::string& why);
 
 }  // namespace hcube::cli

@@ -20,7 +20,7 @@ bool distributed() { return false; }
 mpi::World& world() { throw Error("internal: world() without MPI"); }
 bool prints_results() { return true; }
 nlohmann::json mpi_json() { return nullptr; }
-void refuse_if_distributed(const std::string&) {}
+void refuse_if_distributed(const std::string&, const std::string&) {}
 
 }  // namespace hcube::cli
 
@@ -29,6 +29,11 @@ void refuse_if_distributed(const std::string&) {}
 namespace hcube::cli {
 
 void run_job_across_ranks(const MachineFlags&, const IoFlags&, const Job&, const JobFields&, const JobSummary&, bool) {
+  throw Error("internal: a distributed run in a build without MPI");
+}
+
+void run_sdp_plan_across_ranks(const MachineFlags&, const IoFlags&, const SdpPlan&, const DimensionPermutation&,
+                               const JobFields&, const JobSummary&) {
   throw Error("internal: a distributed run in a build without MPI");
 }
 
@@ -47,6 +52,18 @@ void run_step_across_ranks(const MachineFlags&, const IoFlags&, const std::strin
                            const DistributedStep&, const JobFields&, const JobSummary&) {
   throw Error("internal: a distributed run in a build without MPI");
 }
+
+void run_route_across_ranks(const MachineFlags&, const IoFlags&, const RouterStep&, const RouterLimits&,
+                            const RouteFields&, const RouteSummary&) {
+  throw Error("internal: a distributed run in a build without MPI");
+}
+
+void run_redistribute_across_ranks(const MachineFlags&, const IoFlags&, const RedistributePlan&, ElementType,
+                                   const std::shared_ptr<const NpyFile>&, const RedistributeFields&, const std::string&) {
+  throw Error("internal: a distributed run in a build without MPI");
+}
+
+void run_fft_across_ranks(FftAcrossRanks) { throw Error("internal: a distributed run in a build without MPI"); }
 
 void run_bench_across_ranks(const BenchRequest&, bool, bool) {
   throw Error("internal: a distributed run in a build without MPI");

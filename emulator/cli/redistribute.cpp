@@ -14,6 +14,8 @@
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "distributed.hpp"
+#include "ranks.hpp"
 #include "hcube/emulator/npy.hpp"
 #include "hcube/emulator/redistribute.hpp"
 #include "hcube/core/bits.hpp"
@@ -45,35 +47,6 @@ std::uint64_t positive(long long v, const char* name) {
   return static_cast<std::uint64_t>(v);
 }
 
-// Elements of a one-dimensional .npy file read by index through a small
-// direct-mapped cache of windows: the machine asks for them strided by the
-// block-cyclic layouts, a window at a time from the file, never the whole array.
-class ElementReader {
- public:
-  ElementReader(std::shared_ptr<const NpyFile> file, std::size_t word_bytes)
-      : file_(std::move(file)), wb_(word_bytes) {
-    // Left uninitialized: only the windows read become resident.
-    if (file_) buf_.reset(new unsigned char[kSlots * kWindow * wb_]);
-  }
-  void read(std::uint64_t g, unsigned char* out) {
-    const std::uint64_t window = g / kWindow, slot = window % kSlots;
-    unsigned char* base = buf_.get() + slot * kWindow * wb_;
-    if (tag_[slot] != window) {
-      const std::uint64_t first = window * kWindow * wb_;
-      file_->read(first, base, std::min<std::uint64_t>(kWindow * wb_, file_->data_bytes() - first));
-      tag_[slot] = window;
-    }
-    std::memcpy(out, base + (g % kWindow) * wb_, wb_);
-  }
-
- private:
-  static constexpr std::uint64_t kWindow = 1 << 14, kSlots = 64;  // 2^20 elements: 8 MiB of uint64 at most
-  std::shared_ptr<const NpyFile> file_;
-  std::size_t wb_;
-  std::unique_ptr<unsigned char[]> buf_;
-  std::vector<std::uint64_t> tag_ = std::vector<std::uint64_t>(kSlots, ~std::uint64_t{0});
-};
-
 // The time an element, from --tc or its old spelling --tau.
 double element_time(const RedistributeFlags& f) { return f.tau_option->count() > 0 ? f.tau : f.tc; }
 
@@ -95,6 +68,10 @@ void run_redistribute(const RedistributeFlags& f) {
   // a pipe or FIFO is read whole.
   std::shared_ptr<const NpyFile> file = f.io.input.empty() ? nullptr : NpyFile::open(f.io.input);
   std::optional<NpyArray> input;
+  if (!f.io.input.empty() && !file && distributed())
+    throw Error(fmt::format("--input {}: under mpirun every rank reads its own elements, so it must be a regular file "
+                            "(not a pipe or FIFO)",
+                            f.io.input));
   if (!f.io.input.empty() && !file) input = read_npy(f.io.input);
   const std::vector<std::uint64_t>* in_shape = file ? &file->shape() : input ? &input->shape : nullptr;
   std::uint64_t in_elements = 0;
@@ -124,13 +101,70 @@ void run_redistribute(const RedistributeFlags& f) {
                             "--type uint64 (or --input)",
                             r.N, info(type).name));
   }
+  const RedistributionParams p = redistribution_params(r);
+  // Every block of every message: made only when --trace --json asks for it.
+  const auto trace = [&] {
+    nlohmann::json steps = nlohmann::json::array();
+    for (std::size_t t = 0; t < sch.steps.size(); ++t) {
+      nlohmann::json msgs = nlohmann::json::array();
+      for (const RedistMessage& m : sch.steps[t]) msgs.push_back({{"src", m.src}, {"dst", m.dst}, {"blocks", m.blocks.to_vector()}});
+      steps.push_back({{"step", t}, {"messages", msgs}});
+    }
+    return steps;
+  };
+  // The command's JSON, from the run's report and the backend it ran on.
+  const auto fields = [&](const RedistributionReport& rep, const Backend& backend) -> nlohmann::json {
+    const RedistStats& st = rep.stats;
+    return {{"command", "redistribute"},
+            {"P", r.P},
+            {"Q", r.Q},
+            {"reverse", r.reverse},
+            {"K", r.dest_block() % r.x == 0 ? nlohmann::json(r.dest_block() / r.x) : nlohmann::json(nullptr)},
+            {"x", r.x},
+            {"y", r.dest_block()},
+            {"unit", r.unit()},
+            {"N", r.N},
+            {"schedule", sch.name},
+            {"overlap", f.overlap},
+            {"case", p.lemma_case == 0 ? nlohmann::json(nullptr) : nlohmann::json(p.lemma_case)},
+            {"superblock_blocks", p.L},
+            {"steps", st.steps},
+            {"lower_bound_steps", st.partners},
+            {"message_sizes", st.message_sizes},
+            {"max_message", st.max_message},
+            {"contention", st.contention},
+            {"ts", f.ts},
+            {"tc", tc},
+            {"tau", tc},  // the old name of "tc"
+            {"modelled_cost", st.modelled_cost(f.ts, tc)},
+            {"schedule_seconds", schedule_seconds},
+            {"launches", rep.launches},
+            {"n", pl.n},
+            {"m", pl.m},
+            {"output_shape", {receivers(r), pl.dest_words}},
+            {"source_words", pl.source_words},
+            {"first_destination_word", pl.dest_offset()},
+            {"first_destination_node", pl.destination_node(0)},
+            {"type", info(type).name},
+            {"backend", to_string(backend.kind())},
+            {"device", backend.device_name()},
+            {"verified", true},
+            {"seconds", rep.seconds}};
+  };
+  if (distributed()) {
+    run_redistribute_across_ranks(
+        f.machine, f.io, plan, type, file, fields,
+        fmt::format("redistribute {}{}: N = {} elements, the {} schedule, {} router steps", describe(r),
+                    r.reverse ? " reversed" : "", r.N, sch.name, plan.schedule().steps.size()));
+    return;
+  }
   const std::size_t wb = info(type).bytes;
   // The machine first: it checks its own size before the host copies below are made.
   Machine mach(pl.machine(type, parse_backend_choice(f.machine.backend), f.machine.tile_dims));
   // Element g of the array: the file's (read through a small cache), or its
   // label. The machine is loaded and checked from this, so no copy of the
   // array or image of the machine is held beside it.
-  ElementReader from_file(file, wb);
+  NpyWordReader from_file(file, wb);
   const RedistElement element = [&](std::uint64_t g, unsigned char* out) {
     if (file)
       from_file.read(g, out);
@@ -168,53 +202,8 @@ void run_redistribute(const RedistributeFlags& f) {
     out.commit();
   }
 
-  const RedistributionParams p = redistribution_params(r);
   const RedistStats& st = rep.stats;
-  // Every block of every message: made only when --trace --json asks for it.
-  const auto trace = [&] {
-    nlohmann::json steps = nlohmann::json::array();
-    for (std::size_t t = 0; t < sch.steps.size(); ++t) {
-      nlohmann::json msgs = nlohmann::json::array();
-      for (const RedistMessage& m : sch.steps[t]) msgs.push_back({{"src", m.src}, {"dst", m.dst}, {"blocks", m.blocks.to_vector()}});
-      steps.push_back({{"step", t}, {"messages", msgs}});
-    }
-    return steps;
-  };
-  const nlohmann::json j = {{"command", "redistribute"},
-                            {"P", r.P},
-                            {"Q", r.Q},
-                            {"reverse", r.reverse},
-                            {"K", r.dest_block() % r.x == 0 ? nlohmann::json(r.dest_block() / r.x) : nlohmann::json(nullptr)},
-                            {"x", r.x},
-                            {"y", r.dest_block()},
-                            {"unit", r.unit()},
-                            {"N", r.N},
-                            {"schedule", sch.name},
-                            {"overlap", f.overlap},
-                            {"case", p.lemma_case == 0 ? nlohmann::json(nullptr) : nlohmann::json(p.lemma_case)},
-                            {"superblock_blocks", p.L},
-                            {"steps", st.steps},
-                            {"lower_bound_steps", st.partners},
-                            {"message_sizes", st.message_sizes},
-                            {"max_message", st.max_message},
-                            {"contention", st.contention},
-                            {"ts", f.ts},
-                            {"tc", tc},
-                            {"tau", tc},  // the old name of "tc"
-                            {"modelled_cost", st.modelled_cost(f.ts, tc)},
-                            {"schedule_seconds", schedule_seconds},
-                            {"launches", rep.launches},
-                            {"n", pl.n},
-                            {"m", pl.m},
-                            {"output_shape", {receivers(r), D}},
-                            {"source_words", pl.source_words},
-                            {"first_destination_word", pl.dest_offset()},
-                            {"first_destination_node", pl.destination_node(0)},
-                            {"type", info(type).name},
-                            {"backend", to_string(mach.backend().kind())},
-                            {"device", mach.backend().device_name()},
-                            {"verified", true},
-                            {"seconds", rep.seconds}};
+  const nlohmann::json j = fields(rep, mach.backend());
   if (f.io.json || f.io.sink) {
     nlohmann::json out = j;
     if (f.io.trace) out["trace"] = trace();

@@ -52,7 +52,8 @@ BitAffine sequence_cycles_map(const Geometry& geo, unsigned u, unsigned axes) {
   return r;
 }
 
-void check_fft_machine(const Machine& machine) {
+template <class M>
+void check_fft_machine(const M& machine) {
   if (machine.type() != ElementType::c64 && machine.type() != ElementType::c128)
     throw Error(fmt::format("an FFT needs complex64 or complex128 points: the machine holds {}",
                             info(machine.type()).name));
@@ -61,6 +62,41 @@ void check_fft_machine(const Machine& machine) {
     throw Error(fmt::format("an FFT of 2^{} points on 2^{} nodes: each node needs at least 2 points (n <= {})",
                             geo.address_bits(), geo.n, geo.address_bits() == 0 ? 0 : geo.address_bits() - 1));
 }
+
+}  // namespace
+
+AffineTables fft_index_tables(const BitAffine& index, unsigned m) {
+  AffineTables t;
+  const std::vector<std::uint64_t> mem(index.columns.begin(), index.columns.begin() + m);
+  const std::vector<std::uint64_t> node(index.columns.begin() + m, index.columns.end());
+  t.mem = byte_tables(mem, t.mem_bytes);
+  t.node = byte_tables(node, t.node_bytes);
+  t.constant = index.constant;
+  return t;
+}
+
+namespace {
+
+// One machine as an FftMachine.
+class WholeMachine : public FftMachine {
+ public:
+  explicit WholeMachine(Machine& machine) : machine_(machine) {}
+  const Geometry& geometry() const override { return machine_.geometry(); }
+  ElementType type() const override { return machine_.type(); }
+  void fft_stage(unsigned mem_bit, unsigned index_bit, const BitAffine& index, bool inverse) override {
+    machine_.fft_stage(mem_bit, index_bit, fft_index_tables(index, machine_.geometry().m), inverse);
+  }
+  void fft_block(unsigned lo, unsigned h, std::uint64_t group_bits, const BitAffine& index, bool inverse) override {
+    machine_.fft_block(lo, h, group_bits, fft_index_tables(index, machine_.geometry().m), inverse);
+  }
+  void align(const AffineMap& map) override { machine_.align(map); }
+  void run_cycles(const Schedule& schedule) override { machine_.run_cycles(schedule); }
+  Counters counters() const override { return machine_.counters(); }
+  std::string dft_library() const override { return machine_.dft_library(); }
+
+ private:
+  Machine& machine_;
+};
 
 }  // namespace
 
@@ -74,7 +110,7 @@ void check_fft_machine(const Machine& machine) {
 // alignments, the stages between them running at the aligned addresses.
 class FftRunner {
  public:
-  FftRunner(Machine& machine, FftPlan plan, AapcAlgorithm algorithm, bool allow_sequence)
+  FftRunner(FftMachine& machine, FftPlan plan, AapcAlgorithm algorithm, bool allow_sequence)
       : machine_(machine),
         geo_(machine.geometry()),
         plan_(std::move(plan)),
@@ -96,14 +132,14 @@ class FftRunner {
       single_aapc(step);
   }
 
-  void stage(unsigned b, bool inverse) { machine_.fft_stage(local_bit(b), b, index_tables(), inverse); }
+  void stage(unsigned b, bool inverse) { machine_.fft_stage(local_bit(b), b, where_.inverse(), inverse); }
 
   // The stages on index bits hi .. lo at once, through the backend's DFT library.
   void block(unsigned hi, unsigned lo, bool inverse) {
     if (hi < lo) throw Error(fmt::format("FFT block on index bits {} .. {}: hi below lo", hi, lo));
     std::uint64_t group = 0;
     for (unsigned b = lo; b <= hi; ++b) group |= bit(local_bit(b));
-    machine_.fft_block(lo, hi - lo + 1, group, index_tables(), inverse);
+    machine_.fft_block(lo, hi - lo + 1, group, where_.inverse(), inverse);
   }
 
   // Runs the held-back alignment, if any.
@@ -133,18 +169,6 @@ class FftRunner {
     if (popcount(col) != 1 || col >= bit(geo_.m))
       throw Error(fmt::format("index bit {} is not in local memory now: its butterflies span nodes", b));
     return where_.bit_target(b);
-  }
-
-  // Byte tables of (node, local) -> logical index, for the stage kernels.
-  AffineTables index_tables() const {
-    const BitAffine index = where_.inverse();
-    AffineTables t;
-    const std::vector<std::uint64_t> mem(index.columns.begin(), index.columns.begin() + geo_.m);
-    const std::vector<std::uint64_t> node(index.columns.begin() + geo_.m, index.columns.end());
-    t.mem = byte_tables(mem, t.mem_bytes);
-    t.node = byte_tables(node, t.node_bytes);
-    t.constant = index.constant;
-    return t;
   }
 
   // f of an AAPC: its memory bits to 0 .. d-1 in the order of its node bits, the others above.
@@ -265,7 +289,7 @@ class FftRunner {
       for (const AlignmentStep& a : schedule_post_alignment(sequence_, inverse_permutation(geo_, *seq_f_))) defer(a.map);
   }
 
-  Machine& machine_;
+  FftMachine& machine_;
   Geometry geo_;
   FftPlan plan_;
   AapcAlgorithm algorithm_;
@@ -311,6 +335,11 @@ FftReport distributed_fft(Machine& machine, const FftOptions& options) {
 }
 
 FftReport distributed_fft(Machine& machine, const FftPlan& plan, const FftOptions& options) {
+  WholeMachine whole(machine);
+  return distributed_fft(whole, plan, options);
+}
+
+FftReport distributed_fft(FftMachine& machine, const FftPlan& plan, const FftOptions& options) {
   check_fft_machine(machine);
   const Geometry geo = machine.geometry();
   if (plan.n != geo.n || plan.m != geo.m || plan.order != options.order)
@@ -332,7 +361,7 @@ FftReport distributed_fft(Machine& machine, const FftPlan& plan, const FftOption
     }
   }
   runner.finish();
-  const Counters& after = machine.counters();
+  const Counters after = machine.counters();
   FftReport r;
   r.stages = runner.plan().stages();
   r.aapcs = runner.plan().aapcs();
@@ -360,9 +389,11 @@ FftPlan checked_plan(const Machine& machine, FftOrder order) {
 
 struct FftStaging::Impl {
   Impl(Machine& machine, FftOrder order, AapcAlgorithm algorithm)
-      : runner(machine, checked_plan(machine, order), algorithm, false),
+      : whole(machine),
+        runner(whole, checked_plan(machine, order), algorithm, false),
         segments(runner.plan().segments()),
         index(runner.where().inverse()) {}
+  WholeMachine whole;
   FftRunner runner;
   std::vector<FftSegment> segments;
   BitAffine index;       // global address -> logical index, now
@@ -534,26 +565,6 @@ void reference_in_place(std::vector<std::complex<double>>& x, const FftOptions& 
   }
 }
 
-// max |x - ref| / max |ref|, a pair at a time; NaN once either holds a NaN.
-class RelativeError {
- public:
-  void add(std::complex<double> x, std::complex<double> ref) {
-    const double d = std::abs(x - ref), r = std::abs(ref);
-    // std::max drops a NaN in its second argument: a NaN anywhere makes the error NaN.
-    if (std::isnan(d) || std::isnan(r)) nan_ = true;
-    diff_ = std::max(diff_, d);
-    scale_ = std::max(scale_, r);
-  }
-  double value() const {
-    if (nan_) return std::numeric_limits<double>::quiet_NaN();
-    return scale_ == 0 ? diff_ : diff_ / scale_;
-  }
-
- private:
-  double diff_ = 0, scale_ = 0;
-  bool nan_ = false;
-};
-
 FftCheck checked(double error, ElementType type) {
   FftCheck c{error, fft_tolerance(type)};
   // Written so that a NaN error fails.
@@ -565,6 +576,25 @@ FftCheck checked(double error, ElementType type) {
 
 }  // namespace
 
+void FftDifference::add(std::complex<double> x, std::complex<double> ref) {
+  const double d = std::abs(x - ref), r = std::abs(ref);
+  // std::max drops a NaN in its second argument: a NaN anywhere makes the error NaN.
+  if (std::isnan(d) || std::isnan(r)) nan = true;
+  diff = std::max(diff, d);
+  scale = std::max(scale, r);
+}
+
+double FftDifference::relative_error() const {
+  if (nan) return std::numeric_limits<double>::quiet_NaN();
+  return scale == 0 ? diff : diff / scale;
+}
+
+void fft_reference(std::vector<std::complex<double>>& points, const FftOptions& options) {
+  reference_in_place(points, options);
+}
+
+FftCheck check_fft_difference(const FftDifference& d, ElementType type) { return checked(d.relative_error(), type); }
+
 std::vector<std::complex<double>> fftw_dft(const std::vector<std::complex<double>>& x, bool inverse) {
   std::vector<std::complex<double>> in = x, out(x.size());
   fftw_transform(in.data(), out.data(), x.size(), inverse);
@@ -574,9 +604,9 @@ std::vector<std::complex<double>> fftw_dft(const std::vector<std::complex<double
 double max_relative_error(const std::vector<std::complex<double>>& x, const std::vector<std::complex<double>>& ref) {
   if (x.size() != ref.size())
     throw Error(fmt::format("compared vectors differ in length: {} and {}", x.size(), ref.size()));
-  RelativeError e;
+  FftDifference e;
   for (std::size_t i = 0; i < x.size(); ++i) e.add(x[i], ref[i]);
-  return e.value();
+  return e.relative_error();
 }
 
 double fft_tolerance(ElementType type) { return type == ElementType::c128 ? 1e-12 : 1e-4; }
@@ -588,39 +618,65 @@ FftCheck verify_fft(const std::vector<std::complex<double>>& x, const std::vecto
   return checked(max_relative_error(y, ref), type);
 }
 
+namespace {
+
+std::complex<double> point_of(ElementType type, const unsigned char* word) {
+  if (type == ElementType::c128) {
+    std::complex<double> y;
+    std::memcpy(&y, word, 16);
+    return y;
+  }
+  std::complex<float> v;
+  std::memcpy(&v, word, 8);
+  return {v.real(), v.imag()};
+}
+
+}  // namespace
+
+FftDifference fft_share_difference(const Machine& share, const Geometry& geo, std::uint64_t first_word,
+                                   const std::vector<std::complex<double>>& reference, FftOrder order,
+                                   const std::function<void(std::uint64_t i, const unsigned char* word)>& result) {
+  check_fft_machine(share);
+  check_points(reference.size(), geo);
+  // The share's words at the places the result formula gives, gathered a
+  // chunk at a time on its backend: no host copy of the storage on a device.
+  const std::size_t wb = share.word_bytes();
+  const std::uint64_t held = share.geometry().total_words();
+  constexpr std::uint64_t chunk = std::uint64_t{1} << 16;
+  std::vector<std::uint64_t> places, index;
+  std::vector<unsigned char> got;
+  FftDifference e;
+  for (std::uint64_t i0 = 0; i0 < reference.size(); i0 += chunk) {
+    const std::uint64_t words = std::min<std::uint64_t>(chunk, reference.size() - i0);
+    places.clear();
+    index.clear();
+    for (std::uint64_t i = i0; i < i0 + words; ++i) {
+      const std::uint64_t a = fft_result_address(i, geo.n, geo.m, order);
+      if (a < first_word || a - first_word >= held) continue;
+      places.push_back(a - first_word);
+      index.push_back(i);
+    }
+    got.resize(places.size() * wb);
+    share.gather(places.data(), places.size(), got.data());
+    for (std::size_t k = 0; k < places.size(); ++k) {
+      e.add(point_of(share.type(), &got[k * wb]), reference[index[k]]);
+      if (result) result(index[k], &got[k * wb]);
+    }
+  }
+  return e;
+}
+
 FftCheck verify_fft_in_place(const Machine& machine, std::vector<std::complex<double>>& points,
                              const FftOptions& options) {
   check_fft_machine(machine);
   const Geometry& geo = machine.geometry();
   check_points(points.size(), geo);
   reference_in_place(points, options);
-  // The machine's words at the places the result formula gives, gathered a
-  // chunk at a time on its backend: no host copy of the storage on a device.
-  const std::size_t wb = machine.word_bytes();
-  constexpr std::uint64_t chunk = std::uint64_t{1} << 16;
-  std::vector<std::uint64_t> places;
-  std::vector<unsigned char> got;
-  RelativeError e;
-  for (std::uint64_t i0 = 0; i0 < points.size(); i0 += chunk) {
-    const std::uint64_t words = std::min<std::uint64_t>(chunk, points.size() - i0);
-    places.resize(words);
-    got.resize(words * wb);
-    for (std::uint64_t k = 0; k < words; ++k) places[k] = fft_result_address(i0 + k, geo.n, geo.m, options.order);
-    machine.gather(places.data(), words, got.data());
-    for (std::uint64_t k = 0; k < words; ++k) {
-      std::complex<double> y;
-      if (machine.type() == ElementType::c128) {
-        std::memcpy(&y, &got[k * wb], 16);
-      } else {
-        std::complex<float> v;
-        std::memcpy(&v, &got[k * wb], 8);
-        y = std::complex<double>(v.real(), v.imag());
-      }
-      e.add(y, points[i0 + k]);
-      points[i0 + k] = y;
-    }
-  }
-  return checked(e.value(), machine.type());
+  const FftDifference d = fft_share_difference(machine, geo, 0, points, options.order,
+                                               [&](std::uint64_t i, const unsigned char* word) {
+                                                 points[i] = point_of(machine.type(), word);
+                                               });
+  return check_fft_difference(d, machine.type());
 }
 
 }  // namespace hcube

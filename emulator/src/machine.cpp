@@ -239,6 +239,26 @@ void Machine::scatter(const std::uint64_t* global, std::uint64_t count, const vo
   counters_.add_phase(phase, seconds_since(start));
 }
 
+void Machine::gather(const std::uint64_t* global, std::uint64_t count, Buffer& packed, std::uint64_t at,
+                     const char* phase) const {
+  if ((at + count) * word_bytes() > packed.bytes())
+    throw Error(fmt::format("gather of {} words from word {} into a buffer of {} bytes", count, at, packed.bytes()));
+  const std::vector<std::uint64_t> index = storage_indices(global, count, "gather");
+  const auto start = Clock::now();
+  backend_->gather_words_into(storage_, index.data(), count, word_bytes(), packed, at);
+  counters_.add_phase(phase, seconds_since(start));
+}
+
+void Machine::scatter(const std::uint64_t* global, std::uint64_t count, const Buffer& packed, std::uint64_t at,
+                      const char* phase) {
+  if ((at + count) * word_bytes() > packed.bytes())
+    throw Error(fmt::format("scatter of {} words from word {} of a buffer of {} bytes", count, at, packed.bytes()));
+  const std::vector<std::uint64_t> index = storage_indices(global, count, "scatter");
+  const auto start = Clock::now();
+  backend_->scatter_words_from(storage_, index.data(), count, word_bytes(), packed, at);
+  counters_.add_phase(phase, seconds_since(start));
+}
+
 void check_labels_fit(const Geometry& geo, ElementType type) {
   const ElementInfo& ti = info(type);
   if (geo.address_bits() > ti.label_bits)
@@ -415,19 +435,39 @@ void Machine::permute_address_bits(const std::vector<unsigned>& to) {
   if (settle_each_step_) settle();
 }
 
+namespace {
+
+// Storage bit storage_bit(g) holds address bit g, which goes to bit to[g] of the user's index.
+std::vector<unsigned> storage_to_user(const Layout& layout, const std::vector<unsigned>& to) {
+  std::vector<unsigned> storage_to(to.size());
+  for (unsigned g = 0; g < to.size(); ++g) storage_to[layout.storage_bit(g)] = to[g];
+  return storage_to;
+}
+
+// Bit p of the user's index is address bit p, which goes to address bit to[p], at its storage bit.
+std::vector<unsigned> user_to_storage(const Layout& layout, const std::vector<unsigned>& to) {
+  std::vector<unsigned> storage_to(to.size());
+  for (unsigned p = 0; p < to.size(); ++p) storage_to[p] = layout.storage_bit(to[p]);
+  return storage_to;
+}
+
+}  // namespace
+
 void Machine::read_permuted(const std::vector<unsigned>& to, void* dst, std::uint64_t n_bytes) {
   if (n_bytes != bytes()) throw Error(fmt::format("output buffer holds {} bytes: expected {}", n_bytes, bytes()));
   check_address_permutation(geometry(), to);
-  // Storage bit storage_bit(g) holds address bit g, which goes to bit to[g] of the user's index.
-  const unsigned q = geometry().address_bits();
-  std::vector<unsigned> storage_to(q);
-  for (unsigned g = 0; g < q; ++g) storage_to[layout_.storage_bit(g)] = to[g];
   scratch();
-  permute_pass(storage_, scratch_, storage_to);
+  permute_pass(storage_, scratch_, storage_to_user(layout_, to));
   const auto out = Clock::now();
   backend_->read_storage(scratch_, 0, dst, n_bytes);
   backend_->synchronize();
   counters_.add_phase("copy-out", seconds_since(out));
+}
+
+void Machine::read_permuted(const std::vector<unsigned>& to, Buffer& dst) {
+  if (dst.bytes() < bytes()) throw Error(fmt::format("output buffer holds {} bytes: expected {}", dst.bytes(), bytes()));
+  check_address_permutation(geometry(), to);
+  permute_pass(storage_, dst, storage_to_user(layout_, to));
 }
 
 void Machine::load_permuted(const std::vector<unsigned>& to, const void* src, std::uint64_t n_bytes) {
@@ -435,15 +475,20 @@ void Machine::load_permuted(const std::vector<unsigned>& to, const void* src, st
     throw Error(fmt::format("input holds {} bytes: a machine of {} {} words needs {}", n_bytes,
                             geometry().total_words(), info(type_).name, bytes()));
   check_address_permutation(geometry(), to);
-  // Bit p of the user's index is address bit p, which goes to address bit to[p], at its storage bit.
-  const unsigned q = geometry().address_bits();
-  std::vector<unsigned> storage_to(q);
-  for (unsigned p = 0; p < q; ++p) storage_to[p] = layout_.storage_bit(to[p]);
   scratch();
   const auto in = Clock::now();
   backend_->write_storage(src, scratch_, 0, n_bytes);
   counters_.add_phase("copy-in", seconds_since(in));
-  permute_pass(scratch_, storage_, storage_to);
+  permute_pass(scratch_, storage_, user_to_storage(layout_, to));
+  if (settle_each_step_) settle();
+}
+
+void Machine::load_permuted(const std::vector<unsigned>& to, const Buffer& src) {
+  if (src.bytes() < bytes())
+    throw Error(fmt::format("input holds {} bytes: a machine of {} {} words needs {}", src.bytes(),
+                            geometry().total_words(), info(type_).name, bytes()));
+  check_address_permutation(geometry(), to);
+  permute_pass(src, storage_, user_to_storage(layout_, to));
   if (settle_each_step_) settle();
 }
 

@@ -630,4 +630,21 @@ const std::string& NpyWriter::body_path() const { return impl_->out.written_path
 
 std::uint64_t NpyWriter::body_offset() const { return impl_->header_bytes; }
 
+NpyWordReader::NpyWordReader(std::shared_ptr<const NpyFile> file, std::size_t word_bytes)
+    : file_(std::move(file)), wb_(word_bytes) {
+  // Left uninitialized: only the windows read become resident.
+  if (file_) buf_.reset(new unsigned char[kSlots * kWindow * wb_]);
+}
+
+void NpyWordReader::read(std::uint64_t g, unsigned char* out) {
+  const std::uint64_t window = g / kWindow, slot = window % kSlots;
+  unsigned char* base = buf_.get() + slot * kWindow * wb_;
+  if (tag_[slot] != window) {
+    const std::uint64_t first = window * kWindow * wb_;
+    file_->read(first, base, std::min<std::uint64_t>(kWindow * wb_, file_->data_bytes() - first));
+    tag_[slot] = window;
+  }
+  std::memcpy(out, base + (g % kWindow) * wb_, wb_);
+}
+
 }  // namespace hcube

@@ -125,12 +125,7 @@ class DestinationCheck {
     }
   }
 
-  void finish() const {
-    if (elements_ != pl_.r.N)
-      throw Error(fmt::format("verification failed: {} x {} destination words hold {} of the N = {} elements of "
-                              "{}: the rows are too short",
-                              layout_.procs, pl_.dest_words, elements_, pl_.r.N, layout_.name()));
-  }
+  std::uint64_t elements() const { return elements_; }
 
  private:
   [[noreturn]] void fail(std::uint64_t w, const unsigned char* got, const std::string& want) const {
@@ -167,33 +162,53 @@ void verify_redistribution(const RedistributionPlacement& pl, const std::vector<
   const RedistElement element = [&](std::uint64_t g, unsigned char* out) { std::memcpy(out, in + g * wb, wb); };
   DestinationCheck check(pl, type, element);
   for (std::uint64_t w = 0; w < receivers(r) * pl.dest_words; ++w) check.word(w, &rows[w * wb]);
-  check.finish();
+  check_destination_elements(pl, check.elements());
+}
+
+std::uint64_t verify_destination_share(const Machine& share, std::uint64_t first_node, const RedistributionPlacement& pl,
+                                       const RedistElement& element) {
+  const Layout& layout = share.layout();
+  const std::size_t wb = share.word_bytes();
+  DestinationCheck check(pl, share.type(), element);
+  share.scan_storage([&](std::uint64_t first, std::uint64_t words, const unsigned char* data) {
+    for (std::uint64_t s = first; s < first + words; ++s)
+      if (const auto w = destination_word(pl, first_node + layout.node_at(s), layout.local_at(s)))
+        check.word(*w, data + (s - first) * wb);
+  });
+  return check.elements();
+}
+
+void check_destination_elements(const RedistributionPlacement& pl, std::uint64_t elements) {
+  if (elements != pl.r.N)
+    throw Error(fmt::format("verification failed: {} x {} destination words hold {} of the N = {} elements of "
+                            "{}: the rows are too short",
+                            receivers(pl.r), pl.dest_words, elements, pl.r.N, receiver_layout(pl.r).name()));
 }
 
 void verify_redistribution(const Machine& mach, const RedistributionPlacement& pl, const RedistElement& element) {
-  const Layout& layout = mach.layout();
-  const std::size_t wb = mach.word_bytes();
-  DestinationCheck check(pl, mach.type(), element);
-  mach.scan_storage([&](std::uint64_t first, std::uint64_t words, const unsigned char* data) {
-    for (std::uint64_t s = first; s < first + words; ++s)
-      if (const auto w = destination_word(pl, layout.node_at(s), layout.local_at(s)))
-        check.word(*w, data + (s - first) * wb);
-  });
-  check.finish();
+  check_destination_elements(pl, verify_destination_share(mach, 0, pl, element));
+}
+
+void destination_runs(const RedistributionPlacement& pl, std::size_t wb, std::uint64_t g, std::uint64_t words,
+                      const unsigned char* src, const DestinationRunWriter& write) {
+  const Geometry geo{pl.n, pl.m};
+  const std::uint64_t node = geo.node_of(g), local = geo.local_of(g), first = pl.destination_node(0);
+  const std::uint64_t O = pl.dest_offset(), D = pl.dest_words;
+  // The words of this row in the destination region [O, O + D).
+  const std::uint64_t lo = std::max(local, O), hi = std::min(local + words, O + D);
+  if (node >= first && node - first < receivers(pl.r) && lo < hi)
+    write((node - first) * D + (lo - O), hi - lo, src + (lo - local) * wb);
 }
 
 void store_destinations(const Machine& mach, const RedistributionPlacement& pl, const DestinationRunWriter& write) {
   const Geometry& geo = mach.geometry();
   const std::size_t wb = mach.word_bytes();
-  const std::uint64_t K = geo.words_per_node(), O = pl.dest_offset(), D = pl.dest_words, first = pl.destination_node(0);
+  const std::uint64_t K = geo.words_per_node();
   // In the user's order, so the destination words come in order w = 0, 1, ...: a FIFO output needs no seek.
   mach.store_in_order([&](std::uint64_t g0, std::uint64_t words, const void* src) {
     for (std::uint64_t g = g0; g < g0 + words;) {
-      const std::uint64_t node = geo.node_of(g), local = geo.local_of(g), end = std::min(g0 + words, g - local + K);
-      // The words of this row in the destination region [O, O + D).
-      const std::uint64_t lo = std::max(local, O), hi = std::min(local + (end - g), O + D);
-      if (node >= first && node - first < receivers(pl.r) && lo < hi)
-        write((node - first) * D + (lo - O), hi - lo, static_cast<const unsigned char*>(src) + (g - g0 + lo - local) * wb);
+      const std::uint64_t end = std::min(g0 + words, g - geo.local_of(g) + K);  // the end of g's row
+      destination_runs(pl, wb, g, end - g, static_cast<const unsigned char*>(src) + (g - g0) * wb, write);
       g = end;
     }
   });
@@ -208,25 +223,27 @@ std::vector<unsigned char> destination_rows(const Machine& mach, const Redistrib
   return rows;
 }
 
-void load_sources(Machine& mach, const RedistributionPlacement& pl, const RedistElement& element) {
+void source_run(const RedistributionPlacement& pl, const RedistElement& element, std::size_t wb, std::uint64_t g0,
+                std::uint64_t words, unsigned char* out) {
   const Redistribution& r = pl.r;
-  const Geometry& geo = mach.geometry();
-  const std::size_t wb = mach.word_bytes();
-  mach.load_runs([&](std::uint64_t g0, std::uint64_t words, void* dst) {
-    auto* out = static_cast<unsigned char*>(dst);
-    std::memset(out, 0, words * wb);
-    const std::uint64_t node = geo.node_of(g0), local0 = geo.local_of(g0);
-    if (node < pl.source_node(0) || node - pl.source_node(0) >= senders(r)) return;
-    const std::uint64_t j = node - pl.source_node(0);
-    const CyclicLayout layout = sender_layout(r);
-    for (std::uint64_t local = local0; local < std::min(local0 + words, pl.source_words); ++local) {
-      const std::uint64_t g = layout.element(j, local);
-      if (g < r.N) element(g, out + (local - local0) * wb);
-    }
-  });
+  const Geometry geo{pl.n, pl.m};
+  std::memset(out, 0, words * wb);
+  const std::uint64_t node = geo.node_of(g0), local0 = geo.local_of(g0);
+  if (node < pl.source_node(0) || node - pl.source_node(0) >= senders(r)) return;
+  const std::uint64_t j = node - pl.source_node(0);
+  const CyclicLayout layout = sender_layout(r);
+  for (std::uint64_t local = local0; local < std::min(local0 + words, pl.source_words); ++local) {
+    const std::uint64_t g = layout.element(j, local);
+    if (g < r.N) element(g, out + (local - local0) * wb);
+  }
 }
 
-namespace {
+void load_sources(Machine& mach, const RedistributionPlacement& pl, const RedistElement& element) {
+  const std::size_t wb = mach.word_bytes();
+  mach.load_runs([&](std::uint64_t g0, std::uint64_t words, void* dst) {
+    source_run(pl, element, wb, g0, words, static_cast<unsigned char*>(dst));
+  });
+}
 
 // The direct run's steps: each message moves its blocks straight from their
 // places at the sender to their places at the receiver (route_blocks, the
@@ -235,7 +252,7 @@ namespace {
 // after b at its sender and uL/Q after it at its receiver, so a message's
 // first superblock describes it. No step reads what any writes: all run in
 // one launch.
-std::vector<BlockRouteStep> direct_steps(const RedistributionPlacement& pl, const RedistSchedule& s) {
+std::vector<BlockRouteStep> redistribution_block_steps(const RedistributionPlacement& pl, const RedistSchedule& s) {
   const Redistribution& r = pl.r;
   const std::uint64_t L = redistribution_params(r).L;
   std::vector<BlockRouteStep> steps;
@@ -258,8 +275,6 @@ std::vector<BlockRouteStep> direct_steps(const RedistributionPlacement& pl, cons
   return steps;
 }
 
-}  // namespace
-
 RedistributionReport run_redistribution(Machine& mach, const RedistributionPlacement& pl, const RedistSchedule& s,
                                         const RedistStepDone& after_step) {
   const Redistribution& r = pl.r;
@@ -279,7 +294,7 @@ RedistributionReport run_redistribution(Machine& mach, const RedistributionPlace
   };
   const std::uint64_t P = senders(r), Q = receivers(r), L = redistribution_params(r).L;
   if (!after_step) {
-    const std::vector<BlockRouteStep> block_steps = direct_steps(pl, s);
+    const std::vector<BlockRouteStep> block_steps = redistribution_block_steps(pl, s);
     timed([&] { mach.route_blocks(block_steps); });
     rep.seconds = seconds;
     rep.launches = mach.counters().kernel_launches - before;

@@ -27,15 +27,15 @@ SdpRunResult run_on(Machine& mach, const SdpPlan& plan, const Machine::Progress&
   return r;
 }
 
-// Machine address of data address g: data bit i at machine bit embed[i].
-std::uint64_t embedded(const std::vector<unsigned>& embed, std::uint64_t g) {
+}  // namespace
+
+std::uint64_t embedded_address(const std::vector<unsigned>& embed, std::uint64_t g) {
+  if (embed.empty()) return g;
   std::uint64_t a = 0;
   for (unsigned i = 0; i < embed.size(); ++i)
     if (test_bit(g, i)) a |= bit(embed[i]);
   return a;
 }
-
-}  // namespace
 
 SdpRunResult run_sdp_plan(Machine& data, const SdpPlan& plan, const Machine::Progress& progress) {
   if (plan.embed.empty()) return run_on(data, plan, progress);
@@ -51,14 +51,14 @@ SdpRunResult run_sdp_plan(Machine& data, const SdpPlan& plan, const Machine::Pro
   const std::vector<unsigned char> in = data.read();
   std::vector<unsigned char> words(big.bytes(), 0);
   for (std::uint64_t g = 0; g < dg.total_words(); ++g)
-    std::memcpy(&words[embedded(plan.embed, g) * wb], &in[g * wb], wb);
+    std::memcpy(&words[embedded_address(plan.embed, g) * wb], &in[g * wb], wb);
   big.load(words.data(), words.size());
   const SdpRunResult r = run_on(big, plan, progress);
   data.add_counters(r.counters);
   big.read(words.data(), words.size());
   std::vector<unsigned char> out(in.size());
   for (std::uint64_t g = 0; g < dg.total_words(); ++g)
-    std::memcpy(&out[g * wb], &words[embedded(plan.embed, g) * wb], wb);
+    std::memcpy(&out[g * wb], &words[embedded_address(plan.embed, g) * wb], wb);
   data.load(out.data(), out.size());
   return r;
 }

@@ -1,5 +1,7 @@
 #include "hcube/host/reference.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "hcube/core/error.hpp"
@@ -65,6 +67,23 @@ std::vector<unsigned char> reference_route(const std::vector<unsigned char>& in,
       std::memcpy(&out[geo.global(m.dst_node, m.dst_addr + w) * word_bytes],
                   &in[geo.global(m.src_node, m.src_addr + w) * word_bytes], word_bytes);
   return out;
+}
+
+AddressMap route_source(const Geometry& geo, const RouterStep& step) {
+  // Each message's written run [to, to + length) and where it reads from, by `to`.
+  struct Run {
+    std::uint64_t to, from, length;
+  };
+  std::vector<Run> runs;
+  for (const Message& m : step)
+    runs.push_back(Run{geo.global(m.dst_node, m.dst_addr), geo.global(m.src_node, m.src_addr), m.length});
+  std::sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) { return a.to < b.to; });
+  return [runs = std::move(runs)](std::uint64_t a) {
+    auto it = std::upper_bound(runs.begin(), runs.end(), a, [](std::uint64_t v, const Run& r) { return v < r.to; });
+    if (it == runs.begin()) return a;
+    --it;
+    return a - it->to < it->length ? it->from + (a - it->to) : a;
+  };
 }
 
 }  // namespace hcube

@@ -232,6 +232,7 @@ struct CpuPolicy {
   // Kernels read host memory directly: nothing is staged or copied.
   const void* stage(int, const void* host, std::size_t) { return host; }
   std::uint64_t max_chunk_bytes() const { return chunk_bytes_; }
+  Buffer allocate_pinned(std::uint64_t bytes) { return allocate(bytes); }
   const void* readable(const void* host, std::uint64_t) { return host; }
   void* writable(void* host, std::uint64_t) { return host; }
   void publish(void*, const void*, std::uint64_t) {}

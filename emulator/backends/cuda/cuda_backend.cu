@@ -208,6 +208,19 @@ class CudaPolicy {
     return Buffer(p, bytes, DeviceFree{});
   }
 
+  // Page-locked host memory (cudaHostAlloc): the copies between it and the
+  // device run as DMA, asynchronously on the stream.
+  Buffer allocate_pinned(std::uint64_t bytes) {
+    void* p = nullptr;
+    const cudaError_t err = cudaHostAlloc(&p, std::max<std::uint64_t>(bytes, 1), cudaHostAllocDefault);
+    if (err != cudaSuccess) {
+      cudaGetLastError();
+      throw OutOfMemory(
+          fmt::format("cuda backend: pinned host allocation of {} bytes failed: {}", bytes, cudaGetErrorString(err)));
+    }
+    return Buffer(p, bytes, [](void* q) { cudaFreeHost(q); });
+  }
+
   template <class Body>
   void launch(std::uint64_t count, const Body& body) {
     kernels::cuda::launch(count, body, stream_);
@@ -479,6 +492,14 @@ int cuda_device_count(std::string* why) {
   }
   if (count == 0 && why != nullptr) *why = "no CUDA device found";
   return count;
+}
+
+int select_cuda_device(int local_rank) {
+  const int count = cuda_device_count();
+  if (count <= 0) return -1;
+  const int device = local_rank % count;
+  check(cudaSetDevice(device), "cudaSetDevice");
+  return device;
 }
 
 std::unique_ptr<Backend> make_cuda_backend() { return std::make_unique<BackendImpl<CudaPolicy>>(); }

@@ -14,7 +14,10 @@
 #include "hcube/host/aapc.hpp"
 #include "hcube/host/aapc_permutation.hpp"
 #include "hcube/host/dimension_permutation.hpp"
+#include "hcube/host/cycle.hpp"
+#include "hcube/host/reference.hpp"
 #include "hcube/host/schedule.hpp"
+#include "hcube/plans.hpp"
 #include "hcube/mpi/distributed_run.hpp"
 #include "hcube/mpi/world.hpp"
 
@@ -23,7 +26,7 @@ namespace {
 
 // Every rank starts together and the slowest rank's time counts: a step is done when all are.
 double timed_together(const std::function<double()>& run, MPI_Comm comm) {
-  MPI_Barrier(comm);
+  barrier(comm);
   return slowest(run(), comm);
 }
 
@@ -33,15 +36,13 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 }  // namespace
 
-bool runs_across_ranks(BenchOp op) {
-  return op == BenchOp::aapc || op == BenchOp::fused_transpose || op == BenchOp::fused_bit_reversal;
-}
+bool runs_across_ranks(BenchOp op) { return op != BenchOp::gather_bit_reversal; }
 
 void check_distributed_bench(const BenchRequest& r) {
   check_bench(r);
   if (!runs_across_ranks(r.op))
-    throw Error(fmt::format("--op {} does not run across MPI ranks yet: allowed aapc, fused-transpose, "
-                            "fused-bit-reversal (or run it as one process, without mpirun)",
+    throw Error(fmt::format("--op {} is one process's baseline (an index gather over the whole array in host memory), "
+                            "which has no counterpart across ranks: run it without mpirun",
                             to_string(r.op)));
 }
 
@@ -54,15 +55,22 @@ DistributedBenchResult run_distributed_bench(const BenchRequest& req, MPI_Comm c
   r.n = q / 2;
   r.m = q - r.n;
   r.data_bytes = bit(q) * info(req.type).bytes;
-  const MachineOptions options{r.n, r.m, req.type, req.backend, req.tile_dims};
-  bool labels = true;
-  try {
-    check_labels_fit(make_geometry(r.n, r.m), req.type);
-  } catch (const Error&) {
-    labels = false;  // timed on zeros, as one process times it, and not verified
+  MachineOptions options{r.n, r.m, req.type, req.backend, req.tile_dims};
+  // R_x(P, K, Q) on N = 2^q elements: the circulant schedule on its own machine, as one process runs it.
+  std::optional<RedistributePlan> redistribution;
+  if (req.op == BenchOp::redistribute) {
+    const Redistribution problem{static_cast<std::uint64_t>(req.P), static_cast<std::uint64_t>(req.K),
+                                 static_cast<std::uint64_t>(req.Q), static_cast<std::uint64_t>(req.x), bit(q), false};
+    redistribution.emplace(RedistributePlan::Options{problem, "circulant", false, -1, {req.type, req.backend}});
+    options = redistribution->placement().machine(req.type, req.backend, req.tile_dims);
+    r.n = redistribution->placement().n;
+    r.m = redistribution->placement().m;
   }
+  // Labels g < 2^q in the type (the redistribution's elements, else the
+  // machine's words); otherwise timed on zeros, as one process times it, and not verified.
+  bool labels = q <= info(req.type).label_bits;
   DistributedSession s;
-  if (labels) {
+  if (labels && !redistribution) {
     s = open_distributed_session(options, nullptr, comm);
   } else {
     s.machine = std::make_unique<DistributedMachine>(options, comm);
@@ -75,62 +83,111 @@ DistributedBenchResult run_distributed_bench(const BenchRequest& req, MPI_Comm c
   Machine& local = mach.local();
   out.ranks = mach.ranks();
   out.rank_dims = mach.rank_dims();
+  out.transport = mach.transport();
   r.backend = to_string(local.backend().kind());
   r.device = local.backend().device_name();
   r.gpu = local.backend().kind() == BackendKind::cuda;
   r.spec_bytes_per_second = local.backend().spec_bytes_per_second();
+  // The roofline: every rank copies its share of the data at once.
+  const std::uint64_t share = r.data_bytes / static_cast<std::uint64_t>(out.ranks);
+  const std::function<double()> copy = local.backend().copy_timer(share);
 
+  const auto timed = [](const std::function<void()>& f) {
+    const auto start = std::chrono::steady_clock::now();
+    f();
+    return seconds_since(start);
+  };
   std::function<double()> run;
-  AddressMap destination;
+  AddressMap destination;  // where the warm-up run sends each word (empty: checked otherwise or not at all)
+  std::function<std::string()> check;  // the warm-up run's check on this rank, "" when it passed
   std::optional<Job> job;
-  if (req.op == BenchOp::aapc) {
-    AapcOptions o;
-    o.d = geo.n;
-    PermutationPlan plan = plan_aapc_permutation(AapcPermutation::transpose, geo, geo.n);
-    Schedule schedule = make_aapc_schedule(o);
-    ScheduleStats stats = check_schedule(schedule);
-    job.emplace(Job{std::move(schedule), std::move(stats), std::move(plan.f), std::move(plan.g), {}, "transpose",
-                    plan.formula, {}, {}, 0, {}});
-    destination = std::move(plan.destination);
-    r.what = fmt::format("a full AAPC (the transpose), Algorithm 4, {} cycles and 2 alignments, on {} ranks",
-                         job->schedule.cycles(), out.ranks);
-    run = [&] { return run_job_schedule(s, *job); };
-  } else {
-    const bool transpose = req.op == BenchOp::fused_transpose;
-    const DimensionPermutation p =
-        parse_dimension_permutation(transpose ? "transpose" : "bit-reversal", geo.n, geo.m);
-    destination = [p](std::uint64_t g) { return p.apply(g); };
-    r.what = fmt::format("the {} in one tiled pass a side of one MPI_Alltoallv, on {} ranks",
-                         transpose ? "transpose" : "bit reversal", out.ranks);
-    run = [&mach, to = p.to] {
-      const auto start = std::chrono::steady_clock::now();
-      mach.permute_address_bits(to);
-      return seconds_since(start);
-    };
+  switch (req.op) {
+    case BenchOp::memcpy:
+      r.what = fmt::format("every rank's memcpy of its share (the roofline), on {} ranks", out.ranks);
+      run = copy;
+      break;
+    case BenchOp::cycle: {
+      PortRules rules;
+      const Cycle c = half_memory_cycle(geo, rules);
+      r.what = fmt::format("one all-port routing cycle, {} exchanges a node pair (K/2 words a node), on {} ranks",
+                           c.size(), out.ranks);
+      r.check_seconds = seconds_of([&] { check_cycle(geo, c, rules, 0); });
+      destination = cycle_destination(geo, c);
+      run = [&mach, c, timed] { return timed([&] { mach.run_checked_cycle(c); }); };
+      break;
+    }
+    case BenchOp::alignment: {
+      const unsigned d = std::min(geo.n, geo.m);
+      const AffineMap map = AffineMap::xor_fold(geo, d, 1);
+      r.what = fmt::format("the AAPC alignment (j|i) -> (j|i xor j) on {} bits, in place, on {} ranks", d, out.ranks);
+      destination = alignment_destination(map);
+      run = [&mach, map, timed] { return timed([&] { mach.align(AlignmentStep(map)); }); };
+      break;
+    }
+    case BenchOp::aapc: {
+      AapcOptions o;
+      o.d = geo.n;
+      PermutationPlan plan = plan_aapc_permutation(AapcPermutation::transpose, geo, geo.n);
+      Schedule schedule = make_aapc_schedule(o);
+      ScheduleStats stats = check_schedule(schedule);
+      job.emplace(Job{std::move(schedule), std::move(stats), std::move(plan.f), std::move(plan.g), {}, "transpose",
+                      plan.formula, {}, {}, 0, {}});
+      destination = std::move(plan.destination);
+      r.what = fmt::format("a full AAPC (the transpose), Algorithm 4, {} cycles and 2 alignments, on {} ranks",
+                           job->schedule.cycles(), out.ranks);
+      run = [&] { return run_job_schedule(s, *job); };
+      break;
+    }
+    case BenchOp::redistribute: {
+      const RedistributionPlacement& pl = redistribution->placement();
+      const RedistElement label = [&](std::uint64_t g, unsigned char* word) { write_label(req.type, g, word); };
+      if (labels) {
+        load_sources(mach, pl, label);
+        check = [&mach, &pl, label] { return check_destinations(mach, pl, label); };
+      }
+      r.what = fmt::format("block-cyclic redistribution R_{}({}, {}, {}), {} circulant steps, on {} ranks", req.x,
+                           req.P, req.K, req.Q, redistribution->schedule().steps.size(), out.ranks);
+      // Each run leaves the sources as they were, so each is the same run.
+      run = [&] { return run_redistribution(mach, pl, redistribution->schedule()).seconds; };
+      break;
+    }
+    default: {
+      const bool transpose = req.op == BenchOp::fused_transpose;
+      const DimensionPermutation p =
+          parse_dimension_permutation(transpose ? "transpose" : "bit-reversal", geo.n, geo.m);
+      destination = [p](std::uint64_t g) { return p.apply(g); };
+      r.what = fmt::format("the {} in one tiled pass a side of one MPI_Alltoallv, on {} ranks",
+                           transpose ? "transpose" : "bit reversal", out.ranks);
+      run = [&mach, to = p.to, timed] { return timed([&] { mach.permute_address_bits(to); }); };
+    }
   }
+  if (labels && destination)
+    check = [&] {
+      advance_reference(s, destination);
+      return check_share(s, r.what);
+    };
 
   // The warm-up: counted (the bytes one run moves), verified, and its traffic kept.
   run();
   const Counters counters = mach.counters();
-  // A fused pass reads and writes the data once, as one machine counts it; the
-  // AAPC's counters are the emulated machine's, the same on any number of ranks.
-  r.bytes_moved = req.op == BenchOp::aapc ? counters.bytes_read + counters.bytes_written : 2 * r.data_bytes;
+  // A fused pass reads and writes the data once, as one machine counts it, and
+  // so does a copy; the emulated steps' counters are the emulated machine's,
+  // the same on any number of ranks.
+  const bool fused = req.op == BenchOp::fused_transpose || req.op == BenchOp::fused_bit_reversal;
+  r.bytes_moved = fused || req.op == BenchOp::memcpy ? 2 * r.data_bytes : counters.bytes_read + counters.bytes_written;
   out.traffic = mach.all_traffic();
-  if (labels) {
-    advance_reference(s, destination);
-    const std::string error = check_share(s, r.what);
+  if (check) {
+    std::string error = check();
     int bad = error.empty() ? 0 : 1;
-    MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, comm);
+    allreduce(&bad, 1, MPI_INT, MPI_MAX, comm);
     if (bad != 0)
       throw CollectiveError(error.empty() ? "verification failed on another rank: run with --json on one process to compare"
                                           : error);
     out.verified = true;
   }
 
-  // The roofline: every rank copies its share at once; and MPI_Alltoall of the
-  // same data, each rank's share split into equal blocks, one to each rank.
-  const std::uint64_t share = local.bytes(), block = share / static_cast<std::uint64_t>(out.ranks);
-  const std::function<double()> copy = local.backend().copy_timer(share);
+  // MPI_Alltoall of the same data: each rank's share split into equal blocks, one to each rank.
+  const std::uint64_t block = share / static_cast<std::uint64_t>(out.ranks);
   if (block > static_cast<std::uint64_t>(INT_MAX))
     throw Error(fmt::format("MPI_Alltoall of {} bytes a rank pair: more than one MPI message holds ({})", block,
                             INT_MAX));

@@ -4,11 +4,17 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <climits>
+#include <map>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
+#include <thread>
 
 #include "hcube/core/error.hpp"
 #include "hcube/emulator/element_type.hpp"
+#include "hcube/mpi/world.hpp"
 
 namespace hcube::mpi {
 namespace {
@@ -21,6 +27,24 @@ OffsetMaps share_maps(const OffsetMaps& maps, unsigned local_n) {
   OffsetMaps out;
   for (const NodeOffsetMap& m : maps) out.emplace_back(m.begin(), m.begin() + std::min<std::size_t>(local_n, m.size()));
   return out;
+}
+
+// HCUBE_DEBUG_RANK=R:exit, R:kill or R:sleep:S: what rank `rank` does at its first exchange.
+struct DebugFault {
+  bool exit = false, kill = false;
+  double sleep = 0;
+};
+DebugFault debug_fault(int rank) {
+  const char* v = std::getenv("HCUBE_DEBUG_RANK");
+  if (v == nullptr) return {};
+  const std::string text(v);
+  const std::size_t colon = text.find(':');
+  if (colon == std::string::npos || std::atoi(text.substr(0, colon).c_str()) != rank) return {};
+  const std::string what = text.substr(colon + 1);
+  if (what == "exit") return {true, false, 0};
+  if (what == "kill") return {false, true, 0};
+  if (what.rfind("sleep:", 0) == 0) return {false, false, std::atof(what.c_str() + 6)};
+  return {};
 }
 
 }  // namespace
@@ -51,6 +75,29 @@ DistributedMachine::DistributedMachine(const MachineOptions& options, MPI_Comm c
   // A tile never spans more nodes than the share holds; the layout changes no result.
   if (share.tile_dims > share.n) share.tile_dims = share.n;
   local_ = std::make_unique<Machine>(share);
+  device_buffers_ = local_->backend().kind() == BackendKind::cpu || cuda_aware();
+  MPI_Type_contiguous(static_cast<int>(local_->word_bytes()), MPI_BYTE, &word_);
+  MPI_Type_commit(&word_);
+}
+
+DistributedMachine::~DistributedMachine() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (finalized == 0) MPI_Type_free(&word_);
+}
+
+std::string DistributedMachine::transport() const {
+  if (local_->backend().kind() == BackendKind::cpu) return "host memory";
+  return device_buffers_ ? "device memory (CUDA-aware MPI)" : "pinned host memory";
+}
+
+Buffer& DistributedMachine::sized(Buffer& b, std::uint64_t bytes) {
+  if (b.bytes() < bytes || !b) {
+    b = Buffer();  // the old one goes first
+    Backend& backend = local_->backend();
+    b = device_buffers_ ? backend.allocate(bytes) : backend.allocate_pinned(bytes);
+  }
+  return b;
 }
 
 void DistributedMachine::load_labels() {
@@ -116,24 +163,96 @@ void DistributedMachine::run_on_share(const Exchange* exchanges, std::size_t cou
   remote_hops_ += across.size() * nodes;
 }
 
-void DistributedMachine::exchange_between_ranks(const Cycle& across, const OffsetMaps& maps,
-                                                const std::function<void()>& meanwhile) {
-  if (across.empty()) {
+void DistributedMachine::before_exchange() {
+  if (exchanged_) return;
+  exchanged_ = true;
+  const DebugFault fault = debug_fault(rank_);
+  if (fault.exit) {
+    std::fprintf(stderr, "hcube: rank %d exits at its first exchange (HCUBE_DEBUG_RANK)\n", rank_);
+    std::fflush(stderr);
+    std::_Exit(3);
+  }
+  if (fault.kill) {
+    std::fprintf(stderr, "hcube: rank %d kills itself at its first exchange (HCUBE_DEBUG_RANK)\n", rank_);
+    std::fflush(stderr);
+    std::raise(SIGKILL);
+  }
+  if (fault.sleep > 0) std::this_thread::sleep_for(std::chrono::duration<double>(fault.sleep));
+}
+
+void DistributedMachine::exchange(std::vector<Transfer>& transfers, const std::function<void()>& meanwhile) {
+  const std::size_t wb = local_->word_bytes();
+  std::uint64_t out_words = 0, in_words = 0;
+  for (const Transfer& t : transfers) {
+    const std::uint64_t in = t.swap ? t.send.size() : t.receive.size();
+    for (const std::uint64_t words : {static_cast<std::uint64_t>(t.send.size()), in})
+      if (words > static_cast<std::uint64_t>(INT_MAX))
+        throw Error(fmt::format("{} words cross between ranks {} and {} at once: more than one MPI message holds ({})",
+                                words, rank_, t.rank, INT_MAX));
+    out_words += t.send.size();
+    in_words += in;
+  }
+  if (out_words == 0 && in_words == 0) {
     meanwhile();
     return;
   }
+  before_exchange();
+  Buffer& packed_out = sized(send_buffer_, out_words * wb);
+  Buffer& packed_in = sized(receive_buffer_, in_words * wb);
+  auto* out_bytes = static_cast<unsigned char*>(packed_out.data());
+  auto* in_bytes = static_cast<unsigned char*>(packed_in.data());
+  const MPI_Datatype word = word_;
+  std::vector<MPI_Request> requests;
+  std::uint64_t out_at = 0, in_at = 0;
+  for (const Transfer& t : transfers) {
+    const std::uint64_t in = t.swap ? t.send.size() : t.receive.size();
+    if (in > 0) {
+      requests.emplace_back();
+      MPI_Irecv(in_bytes + in_at * wb, static_cast<int>(in), word, t.rank, 0, comm_, &requests.back());
+      in_at += in;
+    }
+    if (!t.send.empty()) {
+      if (device_buffers_)
+        local_->gather(t.send.data(), t.send.size(), packed_out, out_at, "pack");
+      else
+        local_->gather(t.send.data(), t.send.size(), out_bytes + out_at * wb, "pack");
+      requests.emplace_back();
+      MPI_Isend(out_bytes + out_at * wb, static_cast<int>(t.send.size()), word, t.rank, 0, comm_, &requests.back());
+      out_at += t.send.size();
+      traffic_.bytes_sent += t.send.size() * wb;
+      ++traffic_.messages_sent;
+    }
+  }
+  meanwhile();
+  const auto start = Clock::now();
+  wait_all(static_cast<int>(requests.size()), requests.data());
+  Counters waited;
+  waited.add_phase("ranks", std::chrono::duration<double>(Clock::now() - start).count());
+  local_->add_counters(waited);
+  in_at = 0;
+  for (const Transfer& t : transfers) {
+    const std::vector<std::uint64_t>& places = t.swap ? t.send : t.receive;
+    if (places.empty()) continue;
+    if (device_buffers_)
+      local_->scatter(places.data(), places.size(), packed_in, in_at, "pack");
+    else
+      local_->scatter(places.data(), places.size(), in_bytes + in_at * wb, "pack");
+    in_at += places.size();
+    traffic_.bytes_received += places.size() * wb;
+  }
+}
+
+void DistributedMachine::exchange_between_ranks(const Cycle& across, const OffsetMaps& maps,
+                                                const std::function<void()>& meanwhile) {
   const unsigned local_n = geo_.n - r_;
   const std::uint64_t nodes = bit(local_n), K = geo_.words_per_node();
-  const std::size_t wb = local_->word_bytes();
-  struct Partner {
-    int rank = 0;
-    std::vector<std::uint64_t> places;  // local global addresses of the words that cross, in the partner's order
-    std::vector<unsigned char> out, in;
-  };
-  std::vector<Partner> partners;
+  // One transfer a rank dimension, kept from cycle to cycle with the capacity of its list.
+  transfers_.resize(r_);
   for (unsigned b = 0; b < r_; ++b) {
-    Partner p;
-    p.rank = rank_ ^ (1 << b);
+    Transfer& t = transfers_[b];
+    t.send.clear();
+    t.rank = rank_ ^ (1 << b);
+    t.swap = true;
     // The rank with the bit clear holds the exchanges' `addr` side. Both ranks
     // list the words exchange by exchange, node by node: word k of one
     // message is the partner of word k of the other.
@@ -143,41 +262,91 @@ void DistributedMachine::exchange_between_ranks(const Cycle& across, const Offse
       const NodeOffsetMap* map = x.offset_map != 0 ? &maps[x.offset_map - 1] : nullptr;
       const std::uint64_t addr = upper ? x.peer_addr : x.addr;
       for (std::uint64_t j = 0; j < nodes; ++j)
-        p.places.push_back(j * K + (addr ^ (map != nullptr ? apply_offset(*map, first_node() + j) : 0)));
+        t.send.push_back(j * K + (addr ^ (map != nullptr ? apply_offset(*map, first_node() + j) : 0)));
     }
-    if (p.places.empty()) continue;
-    if (p.places.size() > static_cast<std::uint64_t>(INT_MAX))
-      throw Error(fmt::format("{} words cross to rank {} in one cycle: more than one MPI message holds ({})",
-                              p.places.size(), p.rank, INT_MAX));
-    p.out.resize(p.places.size() * wb);
-    p.in.resize(p.out.size());
-    local_->gather(p.places.data(), p.places.size(), p.out.data(), "pack");
-    partners.push_back(std::move(p));
   }
-  MPI_Datatype word;
-  MPI_Type_contiguous(static_cast<int>(wb), MPI_BYTE, &word);
-  MPI_Type_commit(&word);
-  std::vector<MPI_Request> requests;
-  for (Partner& p : partners) {
-    const int words = static_cast<int>(p.places.size());
-    requests.emplace_back();
-    MPI_Irecv(p.in.data(), words, word, p.rank, 0, comm_, &requests.back());
-    requests.emplace_back();
-    MPI_Isend(p.out.data(), words, word, p.rank, 0, comm_, &requests.back());
+  exchange(transfers_, meanwhile);
+}
+
+RouterStepReport DistributedMachine::route(const RouterStep& step, const RouterLimits& limits) {
+  const RouterStepReport rep = check_router_step(geo_, step, limits);
+  const std::uint64_t K = geo_.words_per_node(), first = first_node();
+  const std::size_t wb = local_->word_bytes();
+  RouterStep inside;
+  std::vector<Transfer> transfers(static_cast<std::size_t>(ranks()));
+  for (int p = 0; p < ranks(); ++p) transfers[p].rank = p;
+  Counters crossing;                       // what this rank's messages to other ranks count
+  std::map<std::uint64_t, unsigned> hits;  // messages received by each node of this rank
+  for (const Message& m : step) {
+    const int from = rank_of(m.src_node), to = rank_of(m.dst_node);
+    if (to == rank_) ++hits[m.dst_node];
+    if (from == rank_ && to == rank_) {
+      inside.push_back(Message{m.src_node - first, m.src_addr, m.dst_node - first, m.dst_addr, m.length});
+    } else if (from == rank_) {
+      for (std::uint64_t k = 0; k < m.length; ++k) transfers[to].send.push_back((m.src_node - first) * K + m.src_addr + k);
+      crossing.element_hops += m.length * popcount(m.src_node ^ m.dst_node);
+      crossing.bytes_read += m.length * wb;
+      crossing.bytes_written += m.length * wb;
+    } else if (to == rank_) {
+      for (std::uint64_t k = 0; k < m.length; ++k)
+        transfers[from].receive.push_back((m.dst_node - first) * K + m.dst_addr + k);
+    }
   }
-  meanwhile();
-  const auto start = Clock::now();
-  MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
-  MPI_Type_free(&word);
-  Counters waited;
-  waited.add_phase("ranks", std::chrono::duration<double>(Clock::now() - start).count());
-  local_->add_counters(waited);
-  for (Partner& p : partners) {
-    local_->scatter(p.places.data(), p.places.size(), p.in.data(), "pack");
-    traffic_.bytes_sent += p.out.size();
-    traffic_.bytes_received += p.in.size();
-    ++traffic_.messages_sent;
+  RouterStepReport here;
+  exchange(transfers, [&] { here = local_->route(inside, limits); });
+  // Contention at this rank's nodes, of which the local machine counted the messages between them.
+  for (const auto& hit : hits)
+    if (hit.second > 1) ++crossing.router_contention;
+  crossing.router_contention -= here.contention;
+  local_->add_counters(crossing);
+  return rep;
+}
+
+RouterStepReport DistributedMachine::route_blocks(const std::vector<BlockRouteStep>& steps) {
+  const RouterStepReport rep = check_block_route(geo_, steps);
+  if (steps.empty()) return rep;
+  const std::uint64_t K = geo_.words_per_node(), first = first_node();
+  const std::size_t wb = local_->word_bytes();
+  std::vector<Transfer> transfers(static_cast<std::size_t>(ranks()));
+  for (int p = 0; p < ranks(); ++p) transfers[p].rank = p;
+  Counters crossing;
+  // The local addresses of a message's words on one side: block f of the message is
+  // block table[first + f mod per] + (f div per) period of that side.
+  const auto words_of = [&](const BlockRouteStep& s, const BlockMessage& m, bool sender, std::vector<std::uint64_t>& out) {
+    const std::vector<std::uint64_t>& table = sender ? s.from : s.to;
+    const std::uint64_t node = (sender ? m.src_node : m.dst_node) - first, period = sender ? s.from_step : s.to_step;
+    const std::uint64_t lo = sender ? s.src_lo : s.dst_lo, bw = s.block_words;
+    for (std::uint64_t f = 0; f < m.blocks; ++f) {
+      const std::uint64_t block = table[m.first + f % m.per] + (f / m.per) * period;
+      for (std::uint64_t w = 0; w < bw; ++w) out.push_back(node * K + lo + block * bw + w);
+    }
+  };
+  std::vector<BlockRouteStep> inside;
+  for (const BlockRouteStep& s : steps) {
+    BlockRouteStep& here = inside.emplace_back(s);
+    here.messages.clear();
+    for (const BlockMessage& m : s.messages) {
+      const int from = rank_of(m.src_node), to = rank_of(m.dst_node);
+      if (from == rank_ && to == rank_) {
+        BlockMessage local = m;
+        local.src_node -= first;
+        local.dst_node -= first;
+        here.messages.push_back(local);
+      } else if (from == rank_) {
+        words_of(s, m, true, transfers[to].send);
+        const std::uint64_t words = m.blocks * s.block_words;
+        crossing.element_hops += words * popcount(m.src_node ^ m.dst_node);
+        crossing.bytes_read += words * wb;
+        crossing.bytes_written += words * wb;
+      } else if (to == rank_) {
+        words_of(s, m, false, transfers[from].receive);
+      }
+    }
   }
+  // Every rank runs the local launch, so that each counts the steps as one machine does.
+  exchange(transfers, [&] { local_->route_blocks(inside); });
+  local_->add_counters(crossing);
+  return rep;
 }
 
 void DistributedMachine::align(const AlignmentStep& step) {
@@ -242,15 +411,17 @@ void DistributedMachine::permute_address_bits(const std::vector<unsigned>& to) {
     if (!identity(local_to)) local_->permute_address_bits(local_to);
     return;
   }
+  before_exchange();
   {
-    std::vector<unsigned char>& out = send_buffer_;
-    std::vector<unsigned char>& in = receive_buffer_;
-    out.resize(local_->bytes());
-    in.resize(local_->bytes());
-    local_->read_permuted(first, out.data(), out.size());
-    MPI_Datatype word, block;
-    MPI_Type_contiguous(static_cast<int>(wb), MPI_BYTE, &word);
-    MPI_Type_contiguous(static_cast<int>(chunk), word, &block);
+    Buffer& out = sized(send_buffer_, local_->bytes());
+    Buffer& in = sized(receive_buffer_, local_->bytes());
+    // Straight into the buffer MPI sends from where it is the machine's own memory.
+    if (device_buffers_)
+      local_->read_permuted(first, out);
+    else
+      local_->read_permuted(first, out.data(), local_->bytes());
+    MPI_Datatype block;
+    MPI_Type_contiguous(static_cast<int>(chunk), word_, &block);
     MPI_Type_commit(&block);
     std::vector<int> send_counts(ranks(), 0), send_at(ranks(), 0), receive_counts(ranks(), 0), receive_at(ranks(), 0);
     for (std::uint64_t c = 0; c < bit(s); ++c) {
@@ -260,14 +431,16 @@ void DistributedMachine::permute_address_bits(const std::vector<unsigned>& to) {
       receive_at[receive_from[c]] = static_cast<int>(c);
     }
     const auto start = Clock::now();
-    MPI_Alltoallv(out.data(), send_counts.data(), send_at.data(), block, in.data(), receive_counts.data(),
-                  receive_at.data(), block, comm_);
+    alltoallv(out.data(), send_counts.data(), send_at.data(), in.data(), receive_counts.data(), receive_at.data(),
+              block, comm_);
     Counters waited;
     waited.add_phase("ranks", std::chrono::duration<double>(Clock::now() - start).count());
     local_->add_counters(waited);
     MPI_Type_free(&block);
-    MPI_Type_free(&word);
-    local_->load_permuted(second, in.data(), in.size());
+    if (device_buffers_)
+      local_->load_permuted(second, in);
+    else
+      local_->load_permuted(second, in.data(), local_->bytes());
     for (std::uint64_t c = 0; c < bit(s); ++c) {
       if (send_to[c] != rank_) {
         traffic_.bytes_sent += chunk * wb;
@@ -290,13 +463,13 @@ Counters DistributedMachine::counters() const {
   c.bytes_written += remote_hops_ * wb;
   // Words, bytes and links add up over the shares; events happen once on every rank alike.
   unsigned long long sums[4] = {c.element_hops, c.bytes_read, c.bytes_written, c.router_contention};
-  MPI_Allreduce(MPI_IN_PLACE, sums, 4, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm_);
+  allreduce(sums, 4, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm_);
   c.element_hops = sums[0];
   c.bytes_read = sums[1];
   c.bytes_written = sums[2];
   c.router_contention = sums[3];
   std::vector<unsigned long long> links(c.links_used_per_cycle.begin(), c.links_used_per_cycle.end());
-  MPI_Allreduce(MPI_IN_PLACE, links.data(), static_cast<int>(links.size()), MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm_);
+  allreduce(links.data(), static_cast<int>(links.size()), MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm_);
   c.links_used_per_cycle.assign(links.begin(), links.end());
   c.links_total = std::uint64_t{geo_.n} * geo_.nodes();
   // Phase times: the slowest rank's, over rank 0's list of phases.
@@ -315,7 +488,7 @@ Counters DistributedMachine::counters() const {
   }
   std::vector<double> seconds;
   for (const PhaseTime& p : phases) seconds.push_back(p.seconds);
-  MPI_Allreduce(MPI_IN_PLACE, seconds.data(), static_cast<int>(seconds.size()), MPI_DOUBLE, MPI_MAX, comm_);
+  allreduce(seconds.data(), static_cast<int>(seconds.size()), MPI_DOUBLE, MPI_MAX, comm_);
   for (std::size_t i = 0; i < phases.size(); ++i) phases[i].seconds = seconds[i];
   c.phases = std::move(phases);
   return c;

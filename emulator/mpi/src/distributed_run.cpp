@@ -2,9 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
+#include <optional>
 
 #include "hcube/emulator/schedule_run.hpp"
+#include "hcube/mpi/world.hpp"
 
 namespace hcube::mpi {
 
@@ -38,6 +41,40 @@ std::string check_share(const DistributedSession& s, const std::string& what) {
   return {};
 }
 
+std::string check_share_drawn(const DistributedSession& s, const AddressMap& from, const std::string& what) {
+  const Machine& local = s.machine->local();
+  const Geometry& geo = s.machine->geometry();
+  const Layout& layout = local.layout();
+  const ElementType type = local.type();
+  const std::size_t wb = local.word_bytes();
+  std::optional<NpyWordReader> file;
+  if (s.source) file.emplace(s.source, wb);
+  std::vector<unsigned char> want(wb);
+  try {
+    local.scan_storage([&](std::uint64_t first, std::uint64_t words, const unsigned char* data) {
+      for (std::uint64_t k = 0; k < words; ++k) {
+        const std::uint64_t a =
+            s.machine->first_word() + local.geometry().global(layout.node_at(first + k), layout.local_at(first + k));
+        const std::uint64_t g = from(a);
+        if (g == kZeroWord)
+          std::fill(want.begin(), want.end(), 0);
+        else if (file)
+          file->read(g, want.data());
+        else
+          write_label(type, g, want.data());
+        const unsigned char* got = data + k * wb;
+        if (!std::equal(got, got + wb, want.data()))
+          throw Error(fmt::format("verification of {} failed: word {} of node {} holds {}, the reference has {}", what,
+                                  geo.local_of(a), geo.node_of(a), format_element(type, got),
+                                  format_element(type, want.data())));
+      }
+    });
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return {};
+}
+
 double run_job_schedule(DistributedSession& s, const Job& job) {
   const Schedule& sch = job.schedule;
   const Geometry& geo = s.machine->geometry();
@@ -55,8 +92,51 @@ double run_job_schedule(DistributedSession& s, const Job& job) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+void load_sources(DistributedMachine& machine, const RedistributionPlacement& pl, const RedistElement& element) {
+  const std::size_t wb = machine.local().word_bytes();
+  machine.load_runs([&](std::uint64_t g, std::uint64_t words, void* dst) {
+    source_run(pl, element, wb, g, words, static_cast<unsigned char*>(dst));
+  });
+}
+
+RedistributionReport run_redistribution(DistributedMachine& machine, const RedistributionPlacement& pl,
+                                        const RedistSchedule& s) {
+  const Geometry& geo = machine.geometry();
+  if (geo.n != pl.n || geo.m != pl.m)
+    throw Error(fmt::format("redistribution placed on n = {}, m = {}: the machine has n = {}, m = {}", pl.n, pl.m,
+                            geo.n, geo.m));
+  RedistributionReport rep;
+  rep.stats = check_redistribution_schedule(pl.r, s);
+  const std::vector<BlockRouteStep> steps = redistribution_block_steps(pl, s);
+  const std::uint64_t before = machine.local().counters().kernel_launches;
+  const auto start = std::chrono::steady_clock::now();
+  machine.route_blocks(steps);
+  rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  rep.launches = machine.local().counters().kernel_launches - before;
+  return rep;
+}
+
+std::string check_destinations(const DistributedMachine& machine, const RedistributionPlacement& pl,
+                               const RedistElement& element) {
+  std::string error;
+  unsigned long long elements = 0;
+  try {
+    elements = verify_destination_share(machine.local(), machine.first_node(), pl, element);
+  } catch (const Error& e) {
+    error = e.what();
+  }
+  allreduce(&elements, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, machine.comm());
+  if (!error.empty()) return error;
+  try {
+    check_destination_elements(pl, elements);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return {};
+}
+
 double slowest(double seconds, MPI_Comm comm) {
-  MPI_Allreduce(MPI_IN_PLACE, &seconds, 1, MPI_DOUBLE, MPI_MAX, comm);
+  allreduce(&seconds, 1, MPI_DOUBLE, MPI_MAX, comm);
   return seconds;
 }
 

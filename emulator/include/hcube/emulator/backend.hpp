@@ -86,6 +86,19 @@ class Backend {
   // count) (the words a distributed machine received from another rank).
   virtual void scatter_words(Buffer& storage, const std::uint64_t* index, std::uint64_t count,
                              std::size_t word_bytes, const void* host);
+  // The same with the packed words in this backend's own memory: `packed`, a
+  // buffer from allocate() (device memory on CUDA), from word `at` on. A
+  // distributed machine hands such a buffer to a CUDA-aware MPI. One launch;
+  // the words are in place when the call returns.
+  virtual void gather_words_into(const Buffer& storage, const std::uint64_t* index, std::uint64_t count,
+                                 std::size_t word_bytes, Buffer& packed, std::uint64_t at) = 0;
+  virtual void scatter_words_from(Buffer& storage, const std::uint64_t* index, std::uint64_t count,
+                                  std::size_t word_bytes, const Buffer& packed, std::uint64_t at) = 0;
+  // Host memory for words a distributed machine sends through the host:
+  // page-locked on CUDA (cudaHostAlloc), so that the copies between it and
+  // the device run as DMA at the bus's speed (cudaMemcpyAsync); plain host
+  // memory on the CPU (allocate()).
+  virtual Buffer allocate_pinned(std::uint64_t bytes) = 0;
 
   // One launch each.
   // offset_tables: byte tables of the cycle's offset maps (empty when no exchange uses one).
@@ -173,6 +186,11 @@ bool cuda_backend_built();
 // Number of CUDA devices; 0 with the reason in *why when none can be used.
 int cuda_device_count(std::string* why = nullptr);
 std::unique_ptr<Backend> make_cuda_backend();
+// The CUDA device this process's CUDA backends use from now on: `local_rank`
+// mod the number of devices, so that the ranks on one node each take their
+// own GPU (call it before any CUDA backend is made). Returns the device, or -1
+// where there is none (or no CUDA backend in the build).
+int select_cuda_device(int local_rank);
 // chunk_bytes: copy-in/out granularity; the CPU needs none, tests use a small
 // one to run the chunked path the CUDA backend takes.
 std::unique_ptr<Backend> make_cpu_backend(std::uint64_t chunk_bytes = ~std::uint64_t{0});

@@ -10,6 +10,7 @@
 
 #include <complex>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -54,6 +55,27 @@ struct FftReport {
   double seconds = 0;                  // wall time of the whole transform
 };
 
+// What an FFT's stages and data motion run on: one machine, or a cube spread
+// over MPI ranks (hcube_mpi's DistributedFftMachine). Every call is the whole
+// cube's step; `index` maps a global address to the logical index of the
+// point there (the stages' twiddles), and every stage's bits are local.
+class FftMachine {
+ public:
+  virtual ~FftMachine() = default;
+  virtual const Geometry& geometry() const = 0;  // the whole cube's
+  virtual ElementType type() const = 0;
+  virtual void fft_stage(unsigned mem_bit, unsigned index_bit, const BitAffine& index, bool inverse) = 0;
+  virtual void fft_block(unsigned lo, unsigned h, std::uint64_t group_bits, const BitAffine& index, bool inverse) = 0;
+  virtual void align(const AffineMap& map) = 0;
+  virtual void run_cycles(const Schedule& schedule) = 0;  // checks it first
+  virtual Counters counters() const = 0;                  // the whole cube's
+  virtual std::string dft_library() const = 0;
+};
+
+// The stage kernels' byte tables of `index` (global address -> logical index)
+// on a machine of m local address bits.
+AffineTables fft_index_tables(const BitAffine& index, unsigned m);
+
 // Transforms the 2^(n+m) points a machine holds in cyclic order, in place:
 // X[k] = sum_x x[t] exp(-2 pi i t k / 2^q). Afterwards the machine holds X in
 // options.order (fft_result_address says where each element is). The machine
@@ -62,6 +84,8 @@ struct FftReport {
 FftReport distributed_fft(Machine& machine, const FftOptions& options = {});
 // The same with a plan made once (plan_fft for the machine's n, m and options.order).
 FftReport distributed_fft(Machine& machine, const FftPlan& plan, const FftOptions& options);
+// The same on any FftMachine (its type and m checked alike).
+FftReport distributed_fft(FftMachine& machine, const FftPlan& plan, const FftOptions& options);
 
 // Staging an FFT of one's own (docs/fft-staging.md): the library runs the
 // plan's data motion -- the AAPCs between the local transforms and the final
@@ -137,5 +161,28 @@ FftCheck verify_fft(const std::vector<std::complex<double>>& x, const std::vecto
 // options.order (as read_result would give it). Peak: the machine and `points`.
 FftCheck verify_fft_in_place(const Machine& machine, std::vector<std::complex<double>>& points,
                              const FftOptions& options);
+
+// FFTW's transform of `points` (the input in index order) in place, in
+// options.order (X[rev k] at k for bit-reversed): the reference.
+void fft_reference(std::vector<std::complex<double>>& points, const FftOptions& options);
+// max_relative_error's parts over some of the points: the largest difference
+// and the largest reference magnitude met, and whether either held a NaN.
+// Shares of a distributed machine combine theirs by max (and or).
+struct FftDifference {
+  double diff = 0, scale = 0;
+  bool nan = false;
+  void add(std::complex<double> x, std::complex<double> ref);
+  double relative_error() const;  // NaN when `nan`
+};
+// The result words a machine holding the global addresses [first_word,
+// first_word + its words) of a cube of `geo` has (a rank's share; first_word
+// 0 and its own geometry for a whole machine), each against reference[i] for
+// the result index i whose place (fft_result_address) it is, in index order;
+// `result(i, word)`, if given, is handed each word after its comparison.
+FftDifference fft_share_difference(const Machine& share, const Geometry& geo, std::uint64_t first_word,
+                                   const std::vector<std::complex<double>>& reference, FftOrder order,
+                                   const std::function<void(std::uint64_t i, const unsigned char* word)>& result = {});
+// The difference against the type's tolerance; throws hcube::Error when it is not below it (a NaN fails).
+FftCheck check_fft_difference(const FftDifference& d, ElementType type);
 
 }  // namespace hcube

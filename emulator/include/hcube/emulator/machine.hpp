@@ -105,6 +105,13 @@ class Machine {
   // machine's words from another rank). Throws hcube::Error, before writing
   // anything, for an address outside the machine.
   void scatter(const std::uint64_t* global, std::uint64_t count, const void* src, const char* phase = "copy-in");
+  // The same with the packed words in a buffer of the machine's own memory
+  // (backend().allocate(): device memory on CUDA), from word `at` on: a
+  // distributed machine hands it to a CUDA-aware MPI with no copy through the host.
+  void gather(const std::uint64_t* global, std::uint64_t count, Buffer& packed, std::uint64_t at,
+              const char* phase) const;
+  void scatter(const std::uint64_t* global, std::uint64_t count, const Buffer& packed, std::uint64_t at,
+               const char* phase);
 
   // Primitive 1: checks the cycle against the port rules, then one launch.
   void run_cycle(const Cycle& cycle, const PortRules& rules = {}, const OffsetMaps& maps = {});
@@ -157,6 +164,10 @@ class Machine {
   // no conversion of the layout this way. One launch each, phase "permute".
   void read_permuted(const std::vector<unsigned>& to, void* dst, std::uint64_t bytes);
   void load_permuted(const std::vector<unsigned>& to, const void* src, std::uint64_t bytes);
+  // The same on a buffer of the machine's own memory (backend().allocate(),
+  // bytes() of it): the pass writes into it, or reads from it, directly.
+  void read_permuted(const std::vector<unsigned>& to, Buffer& dst);
+  void load_permuted(const std::vector<unsigned>& to, const Buffer& src);
   void permute_local(const std::vector<std::uint64_t>& from) { permute_local(from, LocalRegion{}); }
   // Primitive 3: checks the step, then one launch; returns its counts.
   RouterStepReport route(const RouterStep& step, const RouterLimits& limits);

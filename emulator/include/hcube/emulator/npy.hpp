@@ -72,6 +72,23 @@ class NpyFile {
   std::uint64_t data_offset_ = 0, data_bytes_ = 0;
 };
 
+// Words of a .npy file read by index (word g: `word_bytes` bytes at byte
+// g * word_bytes of the body) through a small direct-mapped cache of windows,
+// for callers that ask for them scattered (a block-cyclic layout, a router
+// step's sources): a window at a time from the file, never the whole array.
+class NpyWordReader {
+ public:
+  NpyWordReader(std::shared_ptr<const NpyFile> file, std::size_t word_bytes);
+  void read(std::uint64_t g, unsigned char* out);
+
+ private:
+  static constexpr std::uint64_t kWindow = 1 << 14, kSlots = 64;  // 2^20 words: 8 MiB of uint64 at most
+  std::shared_ptr<const NpyFile> file_;
+  std::size_t wb_;
+  std::unique_ptr<unsigned char[]> buf_;
+  std::vector<std::uint64_t> tag_ = std::vector<std::uint64_t>(kSlots, ~std::uint64_t{0});
+};
+
 // A .npy file written in pieces through an OutputFile: the header first, then
 // the body at any offset when the target is a regular file (seekable()), else
 // in order. commit() makes it visible; destroying it uncommitted removes it.

@@ -72,13 +72,27 @@ void verify_redistribution(const RedistributionPlacement& pl, const std::vector<
 using RedistElement = std::function<void(std::uint64_t g, unsigned char* out)>;
 // The sources' regions hold the array in cyclic(x) (source_image), every other word zero.
 void load_sources(Machine& mach, const RedistributionPlacement& pl, const RedistElement& element);
+// The same for a run of one node's row, words [g, g + words) of the whole
+// cube by global address (a share of a distributed machine loads its runs so).
+void source_run(const RedistributionPlacement& pl, const RedistElement& element, std::size_t word_bytes,
+                std::uint64_t g, std::uint64_t words, unsigned char* out);
 // verify_redistribution of the machine's destination regions.
 void verify_redistribution(const Machine& mach, const RedistributionPlacement& pl, const RedistElement& element);
+// The same checks of the destination words in a share of the cube: `share`
+// holds the nodes from `first_node` on. Returns the elements met; the shares'
+// sums must be N (check_destination_elements).
+std::uint64_t verify_destination_share(const Machine& share, std::uint64_t first_node, const RedistributionPlacement& pl,
+                                       const RedistElement& element);
+void check_destination_elements(const RedistributionPlacement& pl, std::uint64_t elements);
 // The destination rows as the machine holds them, handed over in runs:
 // destination words [w, w + words) of the Q x D rows, for an output written
 // at its offsets without a copy of the rows.
 using DestinationRunWriter = std::function<void(std::uint64_t w, std::uint64_t words, const unsigned char* src)>;
 void store_destinations(const Machine& mach, const RedistributionPlacement& pl, const DestinationRunWriter& write);
+// The destination words in a run of the machine's words [g, g + words) of
+// one node's row (global addresses), handed to `write` (store_destinations' pieces).
+void destination_runs(const RedistributionPlacement& pl, std::size_t word_bytes, std::uint64_t g, std::uint64_t words,
+                      const unsigned char* src, const DestinationRunWriter& write);
 // destination_rows read from the machine (store_destinations into one vector).
 std::vector<unsigned char> destination_rows(const Machine& mach, const RedistributionPlacement& pl);
 
@@ -100,6 +114,9 @@ struct RedistributionReport {
 // router step ("communication step t", the schedule's step t) and the unpack
 // ("unpack", null). The destination regions end the same either way.
 using RedistStepDone = std::function<void(const std::string& name, const RedistStep* step)>;
+// The direct run's router steps: each message's blocks straight from their
+// places at the sender to theirs at the receiver (Machine::route_blocks).
+std::vector<BlockRouteStep> redistribution_block_steps(const RedistributionPlacement& pl, const RedistSchedule& s);
 RedistributionReport run_redistribution(Machine& mach, const RedistributionPlacement& pl, const RedistSchedule& s,
                                         const RedistStepDone& after_step = {});
 

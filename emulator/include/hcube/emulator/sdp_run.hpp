@@ -19,4 +19,8 @@ struct SdpRunResult {
 
 SdpRunResult run_sdp_plan(Machine& data, const SdpPlan& plan, const Machine::Progress& progress = {});
 
+// The machine address of data address g in a plan's embedding: data bit i at
+// machine bit embed[i] (embed empty: g itself).
+std::uint64_t embedded_address(const std::vector<unsigned>& embed, std::uint64_t g);
+
 }  // namespace hcube

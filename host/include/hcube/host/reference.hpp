@@ -30,5 +30,9 @@ AddressMap alignment_destination(const AlignmentStep& step);
 // its source keeps its old value, so this reference returns the whole new state.
 std::vector<unsigned char> reference_route(const std::vector<unsigned char>& in, std::size_t word_bytes,
                                            const Geometry& geo, const RouterStep& step);
+// The same as a map, for a state not held whole (a rank's share): after the
+// step, the word at global address a is the one that was at route_source(a)
+// before it (a itself where no message writes).
+AddressMap route_source(const Geometry& geo, const RouterStep& step);
 
 }  // namespace hcube

@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "hcube/emulator/measure.hpp"
@@ -22,13 +23,15 @@ struct DistributedBenchResult {
   double alltoall_seconds = 0;        // their median
   int ranks = 1;
   unsigned rank_dims = 0;
+  std::string transport;  // DistributedMachine::transport
   std::vector<RankTraffic> traffic;  // of one run, per rank
-  std::optional<bool> verified;      // the warm-up run against the reference; none where labels do not fit the type
+  std::optional<bool> verified;      // the warm-up run against the reference; none where labels do not fit the type, or for memcpy
 };
 
-// The operations that run across ranks: aapc, fused-transpose, fused-bit-reversal.
+// The operations that run across ranks: all but gather-bit-reversal, one
+// process's baseline.
 bool runs_across_ranks(BenchOp op);
-// check_bench, and the op one of those (throws hcube::Error naming them).
+// check_bench, and the op one of those (throws hcube::Error saying why not).
 void check_distributed_bench(const BenchRequest& r);
 // Collective. Throws CollectiveError on every rank when the warm-up run's
 // words differ from the reference on any rank.

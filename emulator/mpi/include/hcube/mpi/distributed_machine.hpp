@@ -35,10 +35,19 @@ class DistributedMachine {
   // `options` describe the global machine; comm's size must be 2^r with r <= n
   // (throws hcube::Error, alike on every rank, otherwise). Collective.
   DistributedMachine(const MachineOptions& options, MPI_Comm comm);
+  ~DistributedMachine();
+  DistributedMachine(const DistributedMachine&) = delete;
+  DistributedMachine& operator=(const DistributedMachine&) = delete;
 
   const Geometry& geometry() const { return geo_; }  // the global machine's
   Machine& local() { return *local_; }
   const Machine& local() const { return *local_; }
+  MPI_Comm comm() const { return comm_; }
+  // Where the words that cross between ranks wait for MPI: "host memory" (a
+  // CPU rank: the machine's own), "device memory (CUDA-aware MPI)" or "pinned
+  // host memory" (a CUDA rank whose MPI takes no device pointers: the words
+  // copied through page-locked buffers, cudaMemcpyAsync).
+  std::string transport() const;
   int rank() const { return rank_; }
   int ranks() const { return 1 << r_; }
   unsigned rank_dims() const { return r_; }
@@ -70,6 +79,18 @@ class DistributedMachine {
   // stays on its rank. Collective.
   void permute_address_bits(const std::vector<unsigned>& to);
 
+  // Machine::route and Machine::route_blocks on the global machine, with the
+  // same checks (check_router_step with its contention policy,
+  // check_block_route) made by every rank on the whole step: the messages
+  // between this rank's nodes run on the local machine, as one launch, while
+  // the words of the others cross in one message per partner rank (the router
+  // steps' words to and from each rank aggregated; no step reads a word any
+  // writes, so the order is free). Counted as one machine counts the steps
+  // (each rank the messages it sends and the contention at its nodes).
+  // Return the global step's report. Collective.
+  RouterStepReport route(const RouterStep& step, const RouterLimits& limits);
+  RouterStepReport route_blocks(const std::vector<BlockRouteStep>& steps);
+
   // The global machine's counters, reduced over the ranks onto every rank:
   // event counts (cycles, alignments, launches) as one machine counts them,
   // words and bytes summed, phase times the slowest rank's. Collective.
@@ -81,6 +102,23 @@ class DistributedMachine {
  private:
   // One cycle: `maps` the global offset maps, `local_maps` their columns on the share's node bits.
   void run_on_share(const Exchange* exchanges, std::size_t count, const OffsetMaps& maps, const OffsetMaps& local_maps);
+  // Words to and from one partner rank: the local addresses (in the share's
+  // numbering) of the words sent, in order, and of the places the words
+  // received land at; `swap`: they land where the words sent were.
+  struct Transfer {
+    int rank = 0;
+    std::vector<std::uint64_t> send, receive;
+    bool swap = false;
+  };
+  // One message each way per transfer that has words (MPI_Isend/MPI_Irecv,
+  // all at once): the words sent are gathered first, `meanwhile` runs while
+  // they are in flight, the words received are scattered last.
+  void exchange(std::vector<Transfer>& transfers, const std::function<void()>& meanwhile);
+  // The rank that holds a global node.
+  int rank_of(std::uint64_t node) const { return static_cast<int>(node >> (geo_.n - r_)); }
+  // Before every exchange between ranks: the fault HCUBE_DEBUG_RANK asks this
+  // rank for, at its first exchange (docs/distributed.md, Failures).
+  void before_exchange();
   // The cycle's exchanges along rank dimensions: one message each way per
   // partner rank, `meanwhile` run while they are in flight.
   void exchange_between_ranks(const Cycle& across, const OffsetMaps& maps, const std::function<void()>& meanwhile);
@@ -95,9 +133,17 @@ class DistributedMachine {
   std::vector<std::uint64_t> remote_links_per_cycle_;
   std::uint64_t remote_hops_ = 0;
   RankTraffic traffic_;
-  // permute_address_bits' chunks out and in, kept for the next call: fresh
-  // pages cost more than the copy into them.
-  std::vector<unsigned char> send_buffer_, receive_buffer_;
+  bool exchanged_ = false;  // before_exchange ran once
+  MPI_Datatype word_ = MPI_DATATYPE_NULL;  // one word of the machine's type, for every message
+  std::vector<Transfer> transfers_;        // a cycle's, kept with their capacity for the next
+  // The words out and in of an exchange or of permute_address_bits, kept for
+  // the next call (fresh pages cost more than the copy into them): in the
+  // local machine's own memory when MPI takes it (device_buffers_: the CPU,
+  // or CUDA under a CUDA-aware MPI), else page-locked host memory.
+  bool device_buffers_ = true;
+  Buffer send_buffer_, receive_buffer_;
+  // `b` holding at least `bytes` (made anew when smaller).
+  Buffer& sized(Buffer& b, std::uint64_t bytes);
 };
 
 // The alignment a rank runs on its share: the same map on the low `local_n`

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "hcube/emulator/npy.hpp"
+#include "hcube/emulator/redistribute.hpp"
 #include "hcube/emulator/verified_run.hpp"
 #include "hcube/mpi/distributed_machine.hpp"
 
@@ -32,6 +33,13 @@ void advance_reference(DistributedSession& s, const AddressMap& dest);
 // file's words are read again a chunk at a time, each rank keeping those that
 // belong in its share: every rank reads the whole file, none holds it.
 std::string check_share(const DistributedSession& s, const std::string& what);
+// After a step that copies words (a router step) on a session whose
+// reference has not moved: the word at each global address a of this rank's
+// share must be the input word `from`(a) (route_source), or zero where
+// `from`(a) is kZeroWord. "" when they agree, else the first difference in
+// one line. A file's words are read through a small cache (NpyWordReader).
+inline constexpr std::uint64_t kZeroWord = ~std::uint64_t{0};
+std::string check_share_drawn(const DistributedSession& s, const AddressMap& from, const std::string& what);
 // The job's schedule as run_schedule runs it on one machine: its checks, the
 // pre-alignment, the cycles, the post-alignment. Collective; returns this
 // rank's seconds of data motion. The reference is not advanced (check_job does).
@@ -41,5 +49,19 @@ double slowest(double seconds, MPI_Comm comm);
 // After run_job_schedule: advances the reference by job.destination and
 // checks this rank's words (check_share); "" for a job with no destination.
 std::string check_job(DistributedSession& s, const Job& job);
+
+// A block-cyclic redistribution (emulator/redistribute.hpp) across ranks:
+// each rank loads its sources' words (source_run), the schedule's router
+// steps run as one DistributedMachine::route_blocks (run_redistribution's
+// direct run, checked alike), and each rank checks its destinations' words.
+void load_sources(DistributedMachine& machine, const RedistributionPlacement& pl, const RedistElement& element);
+// Collective.
+RedistributionReport run_redistribution(DistributedMachine& machine, const RedistributionPlacement& pl,
+                                        const RedistSchedule& s);
+// Collective: "" when every rank's destination words are the layout's and
+// they hold the N elements between them, else this rank's first difference
+// (or the count's) in one line, for the caller to agree on.
+std::string check_destinations(const DistributedMachine& machine, const RedistributionPlacement& pl,
+                               const RedistElement& element);
 
 }  // namespace hcube::mpi
