@@ -45,6 +45,8 @@ std::vector<unsigned> reversal(unsigned q) {
 kernels::TilingView view_of(const BitPermutationTiling& plan) {
   return kernels::TilingView{plan.table.data(), plan.tile_bits, plan.run_bits, plan.outer_bits};
 }
+// The view borrows the plan's tables: a temporary plan would leave it dangling.
+kernels::TilingView view_of(BitPermutationTiling&&) = delete;
 
 // Every (tile, word) pair is one source index, read in runs of 2^b and written
 // in runs of 2^b, and lands where pi sends it.
@@ -209,7 +211,8 @@ TEST(BitPermutationTiling, BlockTransposesStreamedAndStaged) {
   }
   // Keeping the lowest bit: no block transpose, the gather runs.
   std::vector<unsigned> keep_low = {0, 3, 2, 1};
-  EXPECT_FALSE(kernels::cpu::plan_lane_transpose<std::uint32_t>(view_of(plan_bit_permutation_tiling(keep_low, 4)), aligned).usable);
+  const BitPermutationTiling keep_low_plan = plan_bit_permutation_tiling(keep_low, 4);
+  EXPECT_FALSE(kernels::cpu::plan_lane_transpose<std::uint32_t>(view_of(keep_low_plan), aligned).usable);
   check_launchers<std::uint32_t>(keep_low, 4);
 }
 
@@ -227,7 +230,8 @@ TEST(BitPermutationTiling, BlockNetworkForEveryOtherPermutation) {
         for (unsigned k = 0; k < 2; ++k) std::swap(to[k], *std::find(to.begin(), to.end(), k));
       if (trial % 4 == 2) std::iota(to.begin(), to.end(), 0u);    // the identity
       for (unsigned cap : {6u, 8u, 12u}) {
-        const kernels::TilingView view = view_of(plan_bit_permutation_tiling(to, cap));
+        const BitPermutationTiling tiling = plan_bit_permutation_tiling(to, cap);  // the view borrows its tables
+        const kernels::TilingView view = view_of(tiling);
         const bool lanes = kernels::cpu::plan_lane_transpose<std::uint32_t>(view, aligned).usable;
         const kernels::cpu::LaneNetwork net = kernels::cpu::plan_lane_network<std::uint32_t>(view, aligned);
         if (kernels::cpu::have_avx2() && view.run_bits >= 3 && view.tile_bits >= 6) {
