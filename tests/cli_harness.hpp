@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -25,7 +26,10 @@
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
+
+#include <sys/stat.h>
 
 #include "hcube/emulator/npy.hpp"
 
@@ -132,9 +136,12 @@ inline constexpr const char* kTypes[] = {"uint32", "int32", "uint64", "float", "
 
 // Runs a program (argv[0] a path) with stdout and stderr sent to the files
 // `out` and `err`; its exit status, both streams and its peak memory.
-inline Result run_program(std::vector<std::string> argv, const fs::path& out, const fs::path& err) {
+// `in`: the file standard input is opened from (a FIFO: the open waits for its writer); empty: this process's.
+inline Result run_program(std::vector<std::string> argv, const fs::path& out, const fs::path& err,
+                          const fs::path& in = {}) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
+  if (!in.empty()) posix_spawn_file_actions_addopen(&actions, 0, in.c_str(), O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   std::vector<char*> pointers;
@@ -182,6 +189,48 @@ class Cli : public ::testing::Test {
     Args argv{HCUBE_BINARY};
     argv.insert(argv.end(), args.begin(), args.end());
     const Result r = run_program(argv, path(".stdout"), path(".stderr"));
+    if (!r.started) ADD_FAILURE() << r.err;
+    return r;
+  }
+
+  // Runs hcube with `bytes` (or the file `from`, copied a piece at a time so
+  // that this process holds nothing large) on its standard input through a
+  // pipe, as `cat from | hcube args` would: the writer stops quietly when
+  // hcube closes the pipe early.
+  Result run_piped(const Args& args, const std::string& bytes, const fs::path& from = {}) const {
+    const fs::path fifo = path(".stdin");
+    fs::remove(fifo);
+    if (::mkfifo(fifo.c_str(), 0600) != 0) {
+      ADD_FAILURE() << "mkfifo: " << std::strerror(errno);
+      return {};
+    }
+    std::signal(SIGPIPE, SIG_IGN);
+    std::thread writer([&] {
+      const int fd = ::open(fifo.c_str(), O_WRONLY | O_CLOEXEC);  // waits for the child's stdin
+      if (fd < 0) return;
+      const auto put = [&](const char* p, std::size_t n) {
+        while (n > 0) {
+          const ssize_t w = ::write(fd, p, n);
+          if (w < 0 && errno == EINTR) continue;
+          if (w <= 0) return false;
+          p += w;
+          n -= static_cast<std::size_t>(w);
+        }
+        return true;
+      };
+      bool open = put(bytes.data(), bytes.size());
+      if (!from.empty()) {
+        std::ifstream file(from, std::ios::binary);
+        std::vector<char> buf(1 << 16);
+        while (open && file.read(buf.data(), static_cast<std::streamsize>(buf.size())).gcount() > 0)
+          open = put(buf.data(), static_cast<std::size_t>(file.gcount()));
+      }
+      ::close(fd);
+    });
+    Args argv{HCUBE_BINARY};
+    argv.insert(argv.end(), args.begin(), args.end());
+    const Result r = run_program(argv, path(".stdout"), path(".stderr"), fifo);
+    writer.join();
     if (!r.started) ADD_FAILURE() << r.err;
     return r;
   }

@@ -6,6 +6,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <csignal>
 #include <fstream>
 #include <thread>
@@ -139,6 +140,93 @@ TEST_F(CliReliability, InputIsReadOnlyAsFarAsItsHeaderSays) {
       EXPECT_TRUE(contains(r.err, "trailing data")) << r.err;
     }
   }
+}
+
+// The preamble and header NumPy would write for `shape` (Python's repr) of
+// `descr`, with no data after it.
+std::string npy_header(const std::string& descr, const std::string& shape) {
+  std::string dict = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
+  dict.append(64 - (10 + dict.size() + 1) % 64, ' ');
+  dict += '\n';
+  std::string out = "\x93NUMPY";
+  out += '\x01';
+  out += '\0';
+  out += static_cast<char>(dict.size() & 0xff);
+  out += static_cast<char>(dict.size() >> 8);
+  return out + dict;
+}
+
+// A header is read only once its length is checked: a version-2 header that
+// claims 1 GiB (in a sparse file) is refused as NumPy refuses it, unread.
+TEST_F(CliReliability, HugeHeaderIsRefusedBeforeItIsRead) {
+  const fs::path p = path("hdr.npy");
+  {
+    std::ofstream out(p, std::ios::binary);
+    out << "\x93NUMPY" << '\x02' << '\0';
+    const std::uint32_t len = std::uint32_t{1} << 30;
+    out.write(reinterpret_cast<const char*>(&len), 4);
+  }
+  fs::resize_file(p, (std::uintmax_t{1} << 30) + 4096);
+  expect_small_error({"aapc", "-d", "2", "-i", p.string()}, {"hdr.npy", "claims 1073741824 bytes", "at most 10000"});
+}
+
+// A stream whose header claims a large shape is held only as far as it has
+// arrived (or in the machine itself, which its pages fill as words arrive):
+// a short one is refused at its end, small and fast.
+TEST_F(CliReliability, ShortStreamIsRefusedHavingHeldOnlyWhatArrived) {
+  const std::string tail(1000, '\x01');
+  const struct {
+    Args args;
+    std::string header;
+  } cases[] = {
+      {{"aapc", "-d", "13"}, npy_header("<u4", "(8192, 8192)")},                       // 256 MiB
+      {{"permute", "--perm", "transpose"}, npy_header("<u4", "(8192, 8192)")},         // n, m from the stream
+      {{"fft", "-P", "24", "-n", "2"}, npy_header("<c16", "(16777216,)")},             // 256 MiB of points
+      {{"redistribute", "--P", "2", "--Q", "2", "--K", "1", "--x", "1"}, npy_header("<u8", "(33554432,)")},
+  };
+  for (const auto& c : cases) {
+    Args args = c.args;
+    for (const char* a : {"--backend", "cpu", "-i", "/dev/stdin"}) args.push_back(a);
+    SCOPED_TRACE(::testing::PrintToString(args));
+    const auto start = std::chrono::steady_clock::now();
+    const Result r = run_piped(args, c.header + tail);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_GT(r.code, 0);
+    EXPECT_TRUE(contains(r.err, "truncated data")) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_LT(r.peak_kib, kSmallKib) << "peaked at " << r.peak_kib << " KiB";
+    EXPECT_LT(seconds, 1.0);
+  }
+}
+
+// n and m from a pipe's shape: its header is read once and the open stream
+// handed on, so its body is still there to load (a second open would read
+// the data as the header). The results are checked against the permutation
+// computed here.
+TEST_F(CliReliability, DimsComeFromAPipesShape) {
+  const Cube c{3, 3};
+  const Words in = random_words(c.total());
+  const fs::path file = path("in.npy"), out = path("out.npy");
+  write_u64(file, c.shape(), in);
+  const std::string bytes = read(file);
+  Result r = run_piped({"permute", "--perm", "transpose", "-i", "/dev/stdin", "-o", out.string()}, bytes);
+  ASSERT_EQ(r.code, 0) << r.err;
+  Words want(c.total());
+  for (std::uint64_t j = 0; j < c.nodes(); ++j)
+    for (std::uint64_t i = 0; i < c.K(); ++i) want[c.g(i, j)] = in[c.g(j, i)];
+  EXPECT_EQ(read_u64(out, c), want);
+
+  r = run_piped({"cycle", "--cycle", "0:1,2:3", "-i", "/dev/stdin", "-o", out.string(), "--json"}, bytes);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "\"verified_by\": \"fingerprint\"")) << r.out;
+  want = in;
+  exchange(want, c, 0, 1, 1);
+  exchange(want, c, 2, 3, 3);
+  EXPECT_EQ(read_u64(out, c), want);
+
+  r = run_piped({"align", "--xor-proc", "0,1,2", "--xor-mem", "0,1,2", "-i", "/dev/stdin", "-o", out.string()}, bytes);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(read_u64(out, c), align(in, c, [](std::uint64_t j, std::uint64_t i) { return i ^ j; }));
 }
 
 // Sizes come from the flags or a file's header and are checked before any allocation or planning.

@@ -200,13 +200,17 @@ void add_machine_flags(CLI::App& cmd, MachineFlags& f, const char* dims_help) {
   add_backend_flags(cmd, f);
 }
 
-void resolve_machine(MachineFlags& mf, const std::string& input, long long data_dims) {
+std::shared_ptr<NpyInput> open_input(const std::string& path) {
+  return path.empty() ? nullptr : std::make_shared<NpyInput>(path);
+}
+
+void resolve_machine(MachineFlags& mf, const NpyInput* input, long long data_dims) {
   const bool n_set = mf.n != kUnsetDims, m_set = mf.m != kUnsetDims;
-  if (!input.empty() && !(n_set && m_set)) {
+  if (input != nullptr && !(n_set && m_set)) {
     // The header alone: open_session reads the data once the geometry is known.
     std::optional<long long> n = n_set ? std::optional<long long>(mf.n) : std::nullopt;
     std::optional<long long> m = m_set ? std::optional<long long>(mf.m) : std::nullopt;
-    machine_dims_from_shape(read_npy_header(input).shape, input, n, m, data_dims);
+    machine_dims_from_shape(input->shape(), input->path(), n, m, data_dims);
     if (n) mf.n = *n;
     if (m) mf.m = *m;
   }
@@ -247,30 +251,28 @@ ElementType element_type(const MachineFlags& mf, std::optional<ElementType> inpu
   return type;
 }
 
-ElementType element_type(const MachineFlags& mf, const NpyArray* input, const std::string& input_path) {
-  return element_type(mf, input != nullptr ? std::optional<ElementType>(input->type) : std::nullopt, input_path);
-}
-
-Session open_session(const MachineFlags& mf, const IoFlags& io) {
-  // A regular file is read in pieces into the machine and stays the reference: no host copy.
-  if (std::shared_ptr<const NpyFile> file = io.input.empty() ? nullptr : NpyFile::open(io.input)) {
-    const ElementType type = element_type(mf, file->type(), io.input);
-    const Geometry geo = make_geometry(mf.n, mf.m);
-    check_machine_shape(file->type(), file->shape(), io.input, geo.n, geo.m, type);
-    Session s;
-    static_cast<hcube::Session&>(s) = hcube::open_session(
-        MachineOptions{mf.n, mf.m, type, parse_backend_choice(mf.backend), mf.tile_dims}, std::move(file));
+Session open_session(const MachineFlags& mf, const IoFlags& io, std::shared_ptr<NpyInput> input, bool needs_words) {
+  if (!input) input = open_input(io.input);
+  const BackendChoice backend = parse_backend_choice(mf.backend);
+  Session s;
+  if (!input) {
+    static_cast<hcube::Session&>(s) =
+        hcube::open_session(MachineOptions{mf.n, mf.m, element_type(mf, std::nullopt, io.input), backend, mf.tile_dims});
     return s;
   }
-  std::optional<NpyArray> input;
-  if (!io.input.empty()) input = read_npy(io.input);
-  const ElementType type = element_type(mf, input ? &*input : nullptr, io.input);
+  const ElementType type = element_type(mf, input->type(), io.input);
+  const MachineOptions options{mf.n, mf.m, type, backend, mf.tile_dims};
   const Geometry geo = make_geometry(mf.n, mf.m);
-  if (input) check_machine_array(*input, io.input, geo.n, geo.m, type);
-  Session s;
-  static_cast<hcube::Session&>(s) =
-      hcube::open_session(MachineOptions{mf.n, mf.m, type, parse_backend_choice(mf.backend), mf.tile_dims},
-                          input ? std::move(input->data) : std::vector<unsigned char>{});
+  check_machine_shape(input->type(), input->shape(), io.input, geo.n, geo.m, type);
+  if (std::shared_ptr<const NpyFile> file = input->file()) {
+    // A regular file is read in pieces into the machine and stays the reference: no host copy.
+    static_cast<hcube::Session&>(s) = hcube::open_session(options, std::move(file));
+  } else if (!needs_words) {
+    static_cast<hcube::Session&>(s) = hcube::open_session(options, *input);
+  } else {
+    check_machine_fits(geo, type, *make_backend(backend));  // before the words are held
+    static_cast<hcube::Session&>(s) = hcube::open_session(options, input->read_all());
+  }
   return s;
 }
 
@@ -397,6 +399,8 @@ void finish_run(Session& s, const IoFlags& io, nlohmann::json j, const std::stri
   const Machine& mach = *s.machine;
   j.update(machine_json(s));
   j["verified"] = verified;
+  // A stream is read once: its result is checked against its fingerprint, not its words read again.
+  if (verified) j["verified_by"] = s.fingerprint ? "fingerprint" : "words";
   if (io.trace) j["trace"] = s.trace;
   report_run(io, j, summary, verified,
              fmt::format("{} backend ({}), {}", to_string(mach.backend().kind()), mach.backend().device_name(),
@@ -410,8 +414,12 @@ void report_run(const IoFlags& io, const nlohmann::json& j, const std::string& s
                 const std::string& machine_text, const Counters& counters) {
   emit(io, j, [&] {
     fmt::print("{} on {}\n", summary, machine_text);
+    const bool by_fingerprint = j.value("verified_by", "") == "fingerprint";
     fmt::print("verified against the reference: {}\n{}",
-               verified ? "yes" : "no (the schedule names no permutation to check it against)", counters.to_text());
+               !verified        ? "no (the schedule names no permutation to check it against)"
+               : by_fingerprint ? "yes (the input, a stream read once, by the fingerprint of its words)"
+                                : "yes",
+               counters.to_text());
     if (!io.output.empty()) fmt::print("wrote {}\n", io.output);
   });
 }

@@ -68,12 +68,16 @@ std::string parse_error_text(CLI::App& app, const CLI::ParseError& e, const std:
 std::vector<std::string> nearest_names(const std::string& word, const std::vector<std::string>& names);
 
 void add_machine_flags(CLI::App& cmd, MachineFlags& f, const char* dims_help = "processor dimensions n (2^n nodes)");
+// --input opened once, its header read and checked (null for no input): a
+// pipe's header cannot be read twice, so the one opened object gives n and m
+// (resolve_machine) and then the data (open_session).
+std::shared_ptr<NpyInput> open_input(const std::string& path);
 // Settles -n and -m before a command uses them. A flag given stays (open_session
-// checks it against the file); one left out comes from --input's shape
+// checks it against the file); one left out comes from `input`'s shape
 // (2^n, 2^m), or for a flat (2^(n+m),) input from the other flag, else is 4.
 // `data_dims` >= 0: the input holds 2^data_dims nodes' data inside a larger
 // cube (permute --subcube-dims), so its shape gives m but not n.
-void resolve_machine(MachineFlags& mf, const std::string& input, long long data_dims = -1);
+void resolve_machine(MachineFlags& mf, const NpyInput* input, long long data_dims = -1);
 
 // Refuses, before any planning or allocation, a machine of -n, -m and --type
 // larger than its backend holds (check_machine_fits).
@@ -87,7 +91,6 @@ void add_io_flags(CLI::App& cmd, IoFlags& f, bool input_gives_dims = false);
 
 // The element type of a run: --type, which --input's dtype must match, else
 // --input's dtype, else uint32. Throws naming the file when they disagree.
-ElementType element_type(const MachineFlags& mf, const NpyArray* input, const std::string& input_path);
 ElementType element_type(const MachineFlags& mf, std::optional<ElementType> input, const std::string& input_path);
 
 // A verified run (hcube/emulator/verified_run.hpp) and, with --trace --json,
@@ -97,8 +100,13 @@ struct Session : hcube::Session {
 };
 // The machine with --input's data (its dtype, unless --type disagrees) or the
 // address labels. Nothing is printed until the machine exists, so a bad flag
-// prints only its error.
-Session open_session(const MachineFlags& mf, const IoFlags& io);
+// prints only its error. `input`: --input already opened (open_input), else
+// it is opened here. A regular file is read into the machine in pieces and
+// read again to verify; a stream is read into the machine a chunk at a time
+// and verified by its fingerprint, unless `needs_words` (a trace, a router
+// step's reference computed from the words): then it is read whole first.
+Session open_session(const MachineFlags& mf, const IoFlags& io, std::shared_ptr<NpyInput> input = nullptr,
+                     bool needs_words = false);
 // Says which backend auto chose and, with --trace, shows the initial state.
 void begin_trace(Session& s, const IoFlags& io);
 

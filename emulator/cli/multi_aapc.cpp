@@ -210,7 +210,7 @@ void add_multi_aapc(CLI::App& app, const ResultSink& sink) {
       run_job_across_ranks(mf, io, job, fields, summary_of);
       return;
     }
-    Session s = open_session(mf, io);
+    Session s = open_session(mf, io, nullptr, io.trace);
     const double seconds = run_job(s, io, job);
     const Counters counters = s.machine->counters();
     finish_run(s, io, fields(counters, seconds), summary_of(counters, seconds));

@@ -168,7 +168,8 @@ void add_permute(CLI::App& app, const ResultSink& sink) {
   add_io_flags(*cmd, f->io, true);
   cmd->callback([f] {
     const IoFlags& io = f->io;
-    resolve_machine(f->machine, io.input, f->cost.subcube);
+    const std::shared_ptr<NpyInput> input = open_input(io.input);
+    resolve_machine(f->machine, input.get(), f->cost.subcube);
     const SdpProblem r = analyse(f->perm, f->machine, f->cost);  // every flag is checked before anything runs
     const SdpAlgorithm algorithm = parse_sdp_algorithm(f->algorithm);
     check_trace_size(io, r.perm.n, r.perm.m);
@@ -205,7 +206,7 @@ void add_permute(CLI::App& app, const ResultSink& sink) {
                               fused_permutation_step(perm.to), fields, summary);
         return;
       }
-      Session s = open_session(data_flags(r, f->machine), io);
+      Session s = open_session(data_flags(r, f->machine), io, input, io.trace);
       begin_trace(s, io);
       const auto start = std::chrono::steady_clock::now();
       run_step(s, io, "fused permutation", destination, [&](Machine& m) { m.permute_address_bits(perm.to); });
@@ -258,7 +259,7 @@ void add_permute(CLI::App& app, const ResultSink& sink) {
       run_job_across_ranks(data_flags(r, f->machine), io, job, fields, summary_of);
       return;
     }
-    Session s = open_session(data_flags(r, f->machine), io);
+    Session s = open_session(data_flags(r, f->machine), io, input, io.trace);
     const double seconds = run_plan(s, io, job, *chosen.plan);
     const Counters counters = s.machine->counters();
     finish_run(s, io, fields(counters, seconds), summary_of(counters, seconds), true,
@@ -275,7 +276,7 @@ void add_compare(CLI::App& app) {
   add_machine_flags(*cmd, f->machine);
   cmd->add_flag("--json", f->io.json, "print one JSON object instead of the table");
   cmd->callback([f] {
-    resolve_machine(f->machine, "");
+    resolve_machine(f->machine, nullptr);
     const SdpProblem r = analyse(f->perm, f->machine, f->cost);
     check_machine_size(data_flags(r, f->machine));
     std::vector<SdpCandidate> all = sdp_candidates(r);

@@ -82,11 +82,10 @@ void run_redistribute(const RedistributeFlags& f) {
   // Every flag is checked before anything is allocated or written.
   Redistribution r{positive(f.P, "P"), positive(f.K, "K"), positive(f.Q, "Q"), positive(f.x, "x"), 0, f.reverse};
   // A regular input file is read where the machine needs it (ElementReader);
-  // a pipe or FIFO is read whole.
-  std::shared_ptr<const NpyFile> file = f.io.input.empty() ? nullptr : NpyFile::open(f.io.input);
-  std::optional<NpyArray> input;
-  if (!f.io.input.empty() && !file) input = read_npy(f.io.input);
-  const std::vector<std::uint64_t>* in_shape = file ? &file->shape() : input ? &input->shape : nullptr;
+  // a pipe or FIFO is read whole once every size is checked, its buffer
+  // growing as its bytes arrive.
+  const std::shared_ptr<NpyInput> opened = open_input(f.io.input);
+  const std::vector<std::uint64_t>* in_shape = opened ? &opened->shape() : nullptr;
   std::uint64_t in_elements = 0;
   if (in_shape != nullptr) {
     if (in_shape->size() != 1)
@@ -100,8 +99,7 @@ void run_redistribute(const RedistributeFlags& f) {
   if (f.N < 0) throw Error(fmt::format("--N {} out of range: allowed a positive multiple of x = {}", f.N, r.x));
   r.N = in_shape != nullptr ? in_elements : static_cast<std::uint64_t>(f.N);  // 0: one superblock
   const ElementType type =
-      element_type(f.machine, file ? std::optional<ElementType>(file->type()) : input ? std::optional(input->type) : std::nullopt,
-                   f.io.input);
+      element_type(f.machine, opened ? std::optional<ElementType>(opened->type()) : std::nullopt, f.io.input);
   const auto t0 = std::chrono::steady_clock::now();
   RedistributePlan plan(RedistributePlan::Options{r, f.schedule, f.overlap, f.dims,
                                                   PlanTarget{type, parse_backend_choice(f.machine.backend)}});
@@ -117,6 +115,9 @@ void run_redistribute(const RedistributeFlags& f) {
   const std::size_t wb = info(type).bytes;
   // The machine first: it checks its own size before the host copies below are made.
   Machine mach(pl.machine(type, parse_backend_choice(f.machine.backend), f.machine.tile_dims));
+  const std::shared_ptr<const NpyFile> file = opened ? opened->file() : nullptr;
+  std::optional<NpyArray> input;
+  if (opened && !file) input = NpyArray{opened->type(), opened->shape(), opened->read_all()};
   // Element g of the array: the file's (read through a small cache), or its
   // label. The machine is loaded and checked from this, so no copy of the
   // array or image of the machine is held beside it.

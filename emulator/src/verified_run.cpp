@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <random>
 
 #include "hcube/emulator/schedule_run.hpp"
 #include "hcube/core/error.hpp"
@@ -63,6 +64,60 @@ Session open_session(const MachineOptions& options, std::shared_ptr<const NpyFil
   return s;
 }
 
+namespace {
+
+std::uint64_t mix64(std::uint64_t x) {  // splitmix64's finalizer: every input bit reaches every output bit
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+// Input words a fingerprint sums together: a failed check names a range this long.
+constexpr std::uint64_t kFingerprintChunk = std::uint64_t{1} << 16;
+
+}  // namespace
+
+std::uint64_t InputFingerprint::hash(std::uint64_t g, const unsigned char* word, std::size_t word_bytes) const {
+  std::uint64_t h = mix64(key ^ mix64(g + 0x9e3779b97f4a7c15ULL));
+  for (std::size_t at = 0; at < word_bytes; at += 8) {
+    std::uint64_t lane = 0;
+    std::memcpy(&lane, word + at, std::min<std::size_t>(8, word_bytes - at));
+    h = mix64(h ^ lane) + at;
+  }
+  return h;
+}
+
+Session open_session(const MachineOptions& options, NpyInput& stream) {
+  {
+    const Geometry geo = make_geometry(options.n, options.m);
+    check_machine_shape(stream.type(), stream.shape(), stream.path(), geo.n, geo.m, options.type);
+  }
+  Session s = new_session(options);
+  Machine& mach = *s.machine;
+  const Geometry& geo = mach.geometry();
+  const std::size_t wb = mach.word_bytes();
+  auto fp = std::make_shared<InputFingerprint>();
+  fp->key = (static_cast<std::uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
+  fp->chunk_words = kFingerprintChunk;
+  fp->sums.assign((geo.total_words() + kFingerprintChunk - 1) / kFingerprintChunk, 0);
+  std::vector<std::uint64_t> places;
+  // Each chunk to its words' places as it arrives (1 MiB: whole words of any type).
+  stream.read_body([&](std::uint64_t offset, const unsigned char* bytes, std::size_t count) {
+    const std::uint64_t g0 = offset / wb, words = count / wb;
+    places.resize(words);
+    for (std::uint64_t k = 0; k < words; ++k) {
+      places[k] = g0 + k;
+      fp->sums[(g0 + k) / kFingerprintChunk] += fp->hash(g0 + k, bytes + k * wb, wb);
+    }
+    mach.scatter(places.data(), words, bytes);
+  });
+  s.fingerprint = std::move(fp);
+  s.placed = [](std::uint64_t g) { return g; };
+  return s;
+}
+
 Session open_session(const MachineOptions& options, std::vector<unsigned char> data) {
   Session s = new_session(options);
   if (!data.empty()) {
@@ -77,6 +132,9 @@ Session open_session(const MachineOptions& options, std::vector<unsigned char> d
 
 const std::vector<unsigned char>& expected_words(Session& s) {
   if (!s.expected.empty() || !s.placed) return s.expected;
+  if (s.fingerprint)
+    throw Error("the input was a stream, read once and known by its fingerprint: its words are not held "
+                "(a command that shows or computes the words reads a stream whole)");
   const std::size_t wb = s.machine->word_bytes();
   s.expected.resize(s.machine->bytes());
   for_each_input_chunk(s, [&](std::uint64_t g, std::uint64_t words, const unsigned char* bytes) {
@@ -97,7 +155,7 @@ void advance_reference(Session& s, const AddressMap& dest) {
 }
 
 void verify_share(const Machine& machine, const Geometry& geo, std::uint64_t base, const AddressMap& placed,
-                  const NpyFile* source, const std::string& what) {
+                  const NpyFile* source, const std::string& what, const InputFingerprint* fingerprint) {
   const Layout& layout = machine.layout();
   const std::size_t wb = machine.word_bytes();
   const std::uint64_t total = geo.total_words(), held = machine.geometry().total_words();
@@ -105,6 +163,33 @@ void verify_share(const Machine& machine, const Geometry& geo, std::uint64_t bas
     return Error(fmt::format("verification of {} failed: word {} of node {} holds {}, the reference has {}", what,
                              geo.local_of(g), geo.node_of(g), format_element(machine.type(), got), reference));
   };
+  if (fingerprint != nullptr) {
+    // Each chunk of input words g: the words at their places placed(g), hashed
+    // with g, must sum to what the input's words summed to as they arrived.
+    if (base != 0 || held != total) throw Error("internal: a fingerprint checks a whole machine, not a share");
+    const std::uint64_t chunk = fingerprint->chunk_words;
+    std::vector<std::uint64_t> places;
+    std::vector<unsigned char> got;
+    for (std::uint64_t g0 = 0, c = 0; g0 < total; g0 += chunk, ++c) {
+      const std::uint64_t words = std::min(chunk, total - g0);
+      places.resize(words);
+      for (std::uint64_t k = 0; k < words; ++k) {
+        places[k] = placed(g0 + k);
+        if (places[k] >= total)
+          throw Error(
+              fmt::format("verification of {}: the reference places word {} outside the machine", what, g0 + k));
+      }
+      got.resize(words * wb);
+      machine.gather(places.data(), words, got.data());
+      std::uint64_t sum = 0;
+      for (std::uint64_t k = 0; k < words; ++k) sum += fingerprint->hash(g0 + k, &got[k * wb], wb);
+      if (sum != fingerprint->sums[c])
+        throw Error(fmt::format("verification of {} failed: the words at the reference places of input words {}..{} "
+                                "are not the input's (their fingerprint differs)",
+                                what, g0, g0 + words - 1));
+    }
+    return;
+  }
   if (source != nullptr) {
     // The file's words, read again in order, each against the machine's word
     // at the place the reference gives it (when that place is here), gathered
@@ -162,7 +247,7 @@ void verify(Session& s, const std::string& what) {
   const Layout& layout = machine.layout();
   const std::size_t wb = machine.word_bytes();
   if (s.expected.empty() && s.placed) {
-    verify_share(machine, geo, 0, s.placed, s.source.get(), what);
+    verify_share(machine, geo, 0, s.placed, s.source.get(), what, s.fingerprint.get());
     return;
   }
   machine.scan_storage([&](std::uint64_t first, std::uint64_t words, const unsigned char* data) {
