@@ -193,11 +193,12 @@ class Cli : public ::testing::Test {
     return r;
   }
 
-  // Runs hcube with `bytes` (or the file `from`, copied a piece at a time so
-  // that this process holds nothing large) on its standard input through a
-  // pipe, as `cat from | hcube args` would: the writer stops quietly when
-  // hcube closes the pipe early.
-  Result run_piped(const Args& args, const std::string& bytes, const fs::path& from = {}) const {
+  // Runs hcube with `bytes`, then the file `from` (copied a piece at a time so
+  // that this process holds nothing large), then `filler` repeated to
+  // `filler_bytes`, on its standard input through a pipe, as `cat from | hcube
+  // args` would: the writer stops quietly when hcube closes the pipe early.
+  Result run_piped(const Args& args, const std::string& bytes, const fs::path& from = {},
+                   const std::string& filler = {}, std::uint64_t filler_bytes = 0) const {
     const fs::path fifo = path(".stdin");
     fs::remove(fifo);
     if (::mkfifo(fifo.c_str(), 0600) != 0) {
@@ -225,6 +226,8 @@ class Cli : public ::testing::Test {
         while (open && file.read(buf.data(), static_cast<std::streamsize>(buf.size())).gcount() > 0)
           open = put(buf.data(), static_cast<std::size_t>(file.gcount()));
       }
+      for (std::uint64_t sent = 0; open && !filler.empty() && sent < filler_bytes; sent += filler.size())
+        open = put(filler.data(), filler.size());
       ::close(fd);
     });
     Args argv{HCUBE_BINARY};

@@ -2,6 +2,7 @@
 // not be, no unbounded work, one line of error, and every refusal fast and
 // small. Special files are made in the test's own directory; real device
 // files are only ever read.
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -242,7 +243,67 @@ TEST_F(CliReliability, SizesAreCheckedBeforeAllocationOrPlanning) {
   j["m"] = 40;
   const fs::path huge = path("huge.json");
   std::ofstream(huge) << j.dump();
-  expect_small_error({"run", "--schedule", huge.string()}, {"huge.json", "m = 40", "host memory"});
+  expect_small_error({"run", "--schedule", huge.string()}, {"huge.json", "m = 40", "needs"});
+}
+
+// What a schedule file can cover is checked before its per-address records
+// are made: a 300-byte AAPC declaring m = 26 holds 4 of the 2^26 exchanges it
+// needs, and is refused at once, small (it took 3 s and 1.5 GB).
+TEST_F(CliReliability, AScheduleIsCheckedAgainstWhatItCanCover) {
+  json j = json::parse(ok({"schedule", "-d", "2", "--json"}));
+  j["m"] = 26;
+  const fs::path p = path("m26.json");
+  std::ofstream(p) << j.dump();
+  ASSERT_LT(fs::file_size(p), 400u);
+  const auto start = std::chrono::steady_clock::now();
+  expect_small_error({"run", "--schedule", p.string()}, {"m26.json", "m = 26", "needs K d / 2 = 67108864", "holds 4"});
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 1.0);
+}
+
+// A schedule file is read as the .npy reader reads an input: bounded in its
+// size, its strings and numbers, its nesting and its silences, its keys
+// checked in linear time, a read error naming the file.
+TEST_F(CliReliability, ScheduleFilesAreBounded) {
+  // A string that never ends, on a pipe: refused at its 4097th byte (it grew to 2.6 GB).
+  Result r = run_piped({"run", "--schedule", "/dev/stdin"}, "{\"format\": \"", {}, std::string(1 << 16, 'a'),
+                       std::uint64_t{400} << 20);
+  EXPECT_GT(r.code, 0);
+  EXPECT_TRUE(contains(r.err, "more than 4096 bytes")) << r.err;
+  EXPECT_LT(r.peak_kib, kSmallKib);
+  // 10 MB of '[' (757 MB before): the format nests four deep.
+  const fs::path deep = path("deep.json");
+  std::ofstream(deep) << std::string(10 << 20, '[');
+  expect_small_error({"run", "--schedule", deep.string()}, {"deep.json", "nested deeper", "4 levels"});
+  // 80000 keys and the last one repeated: the check is linear (5.4 s before).
+  std::string keys = ok({"schedule", "-d", "2", "--json"});
+  keys.pop_back();  // the newline
+  keys.pop_back();  // the closing brace
+  keys += ", \"x\": {";
+  for (int k = 0; k < 80000; ++k) keys += "\"k" + std::to_string(k) + "\": 1, ";
+  keys += "\"k0\": 2}}";
+  const fs::path many = path("keys.json");
+  std::ofstream(many) << keys;
+  const auto start = std::chrono::steady_clock::now();
+  expect_small_error({"run", "--schedule", many.string()}, {"keys.json", "duplicate key \"k0\""});
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 1.0);
+  // A FIFO whose writer opens it and says nothing: refused after HCUBE_INPUT_WAIT, as an input .npy is (it hung).
+  const fs::path fifo = path("s.fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::thread writer([&] {
+    const int fd = ::open(fifo.c_str(), O_WRONLY);  // returns once hcube has opened it
+    std::this_thread::sleep_for(std::chrono::milliseconds(600));
+    ::close(fd);
+  });
+  ::setenv("HCUBE_INPUT_WAIT", "0.3", 1);
+  const auto fifo_start = std::chrono::steady_clock::now();
+  r = run({"run", "--schedule", fifo.string()});
+  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - fifo_start).count();
+  ::unsetenv("HCUBE_INPUT_WAIT");
+  writer.join();
+  EXPECT_TRUE(contains(r.err, "no data arrived for 0.3 s")) << r.err;
+  EXPECT_LT(waited, 1.0);
+  // A file that fails to read names itself (it was "basic_filebuf::underflow error reading the file").
+  expect_small_error({"run", "--schedule", "/proc/self/mem"}, {"/proc/self/mem", "cannot read"});
 }
 
 TEST_F(CliReliability, ScheduleFilesAreReadSafely) {

@@ -5,7 +5,6 @@
 #include "hcube/emulator/npy.hpp"
 
 #include <fcntl.h>
-#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -22,6 +21,7 @@
 
 #include "hcube/core/error.hpp"
 #include "hcube/host/host_memory.hpp"
+#include "hcube/host/input_file.hpp"
 #include "hcube/host/output_file.hpp"
 
 // Array bytes are copied as they are, so '<' and '=' dtypes mean host order.
@@ -364,19 +364,6 @@ namespace {
 // arrive, and a machine is loaded a chunk at a time (a multiple of every word size).
 constexpr std::size_t kBodyChunk = std::size_t{1} << 20;
 
-// The silence a stream is waited through: since it was opened or since its
-// last byte, whether no writer has opened the FIFO yet or the writer says nothing.
-double input_wait_seconds() {
-  constexpr double kDefault = 5;
-  const char* text = std::getenv("HCUBE_INPUT_WAIT");
-  if (text == nullptr || *text == '\0') return kDefault;
-  char* end = nullptr;
-  const double v = std::strtod(text, &end);
-  if (end == text || *end != '\0' || !(v > 0) || v > 86400)
-    throw Error(std::string("HCUBE_INPUT_WAIT = '") + printable(text) + "' out of range: allowed seconds in (0, 86400]");
-  return v;
-}
-
 }  // namespace
 
 // A file opened for reading a .npy: a regular file's length is known before
@@ -385,30 +372,13 @@ double input_wait_seconds() {
 // silent FIFO can neither hang nor grow a run.
 class NpySource {
  public:
-  explicit NpySource(const std::string& path) : path_(path), wait_ms_(input_wait_seconds() * 1000) {
-    if (path.empty()) throw Error("an empty path names no .npy file");
-    // O_NONBLOCK: opening a FIFO does not wait for a writer; reads poll instead.
-    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd_ < 0) fail(path, "cannot open: " + errno_text());
-    struct stat st {};
-    if (::fstat(fd_, &st) != 0) fail(path, "cannot read: " + errno_text());
-    if (S_ISDIR(st.st_mode)) fail(path, "cannot read: Is a directory");
-    regular_ = S_ISREG(st.st_mode);
-    fifo_ = S_ISFIFO(st.st_mode);
-    if (regular_) total_ = static_cast<std::uint64_t>(st.st_size);
-    last_data_ = std::chrono::steady_clock::now();
+  explicit NpySource(const std::string& path) : file_(path, path.empty() ? "--input" : path) {
+    if (file_.regular()) total_ = file_.size();
   }
-  ~NpySource() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  bool regular() const { return regular_; }
-  const std::string& path() const { return path_; }
+  bool regular() const { return file_.regular(); }
+  const std::string& path() const { return file_.path(); }
   // Hands the open file over (to NpyFile, which reads it again at offsets).
-  int release() {
-    const int fd = fd_;
-    fd_ = -1;
-    return fd;
-  }
+  int release() { return file_.release(); }
   NpySource(const NpySource&) = delete;
   NpySource& operator=(const NpySource&) = delete;
 
@@ -423,13 +393,13 @@ class NpySource {
         for (std::size_t i = length_bytes; i-- > 0;) header_len = header_len << 8 | buf_[kPreambleLen + i];
         // Checked before it is read: a 4-byte length may claim 4 GiB.
         if (header_len > kMaxHeaderLen && std::memcmp(buf_.data(), kMagic, kMagicLen) == 0)
-          fail(path_, "the .npy header claims " + std::to_string(header_len) + " bytes: allowed at most " +
+          fail(path(), "the .npy header claims " + std::to_string(header_len) + " bytes: allowed at most " +
                           std::to_string(kMaxHeaderLen) + " (NumPy's own limit, max_header_size)");
         fill(kPreambleLen + length_bytes + header_len);
       }
     }
     // At the end of a stream its length is known, and messages say it.
-    return parse_header(buf_.data(), buf_.size(), path_, eof_ ? buf_.size() : total_);
+    return parse_header(buf_.data(), buf_.size(), path(), eof_ ? buf_.size() : total_);
   }
 
   // The body after the header `h` in order, in chunks of kBodyChunk bytes
@@ -454,17 +424,17 @@ class NpySource {
       }
       while (used < want) {
         const std::size_t got = read_some(chunk.data() + used, want - used);
-        if (got == 0) parse_header(buf_.data(), buf_.size(), path_, h.data_offset + done + used);  // names the shortfall
+        if (got == 0) parse_header(buf_.data(), buf_.size(), path(), h.data_offset + done + used);  // names the shortfall
         used += got;
       }
       f(done, chunk.data(), used);
       done += used;
     }
     std::vector<unsigned char>().swap(buf_);
-    if (!regular_) {
+    if (!regular()) {
       unsigned char extra = 0;
       if (read_some(&extra, 1) != 0)
-        fail(path_, "trailing data: the stream holds more than the " + std::to_string(h.data_bytes) +
+        fail(path(), "trailing data: the stream holds more than the " + std::to_string(h.data_bytes) +
                         " data bytes its shape " + shape_str(h.shape) + " of " + info(h.type).npy_descr + " needs");
     }
   }
@@ -473,9 +443,9 @@ class NpySource {
   // header), so it is allocated at once; a stream's buffer grows as its bytes
   // arrive, so a header that claims more than arrives costs nothing.
   std::vector<unsigned char> data(const Header& h) {
-    check_host_memory(h.data_bytes, path_ + ": the .npy data");
+    check_host_memory(h.data_bytes, path() + ": the .npy data");
     std::vector<unsigned char> out;
-    if (regular_) out.reserve(static_cast<std::size_t>(h.data_bytes));
+    if (regular()) out.reserve(static_cast<std::size_t>(h.data_bytes));
     body(h, [&](std::uint64_t, const unsigned char* bytes, std::size_t size) {
       if (out.capacity() - out.size() < size)
         out.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(h.data_bytes, 2 * out.size() + size)));
@@ -490,7 +460,7 @@ class NpySource {
 
   // Reads until buf_ holds `want` bytes or the file ends.
   void fill(std::uint64_t want) {
-    if (regular_) want = std::min(want, total_);
+    if (regular()) want = std::min(want, total_);
     while (buf_.size() < want && !eof_) {
       const std::size_t old = buf_.size();
       buf_.resize(static_cast<std::size_t>(std::min<std::uint64_t>(want, old + kBodyChunk)));
@@ -500,55 +470,11 @@ class NpySource {
     }
   }
 
-  // Up to n bytes, 0 at the end of the file. A stream is waited on while it is
-  // silent, at most wait_ms_ since it was opened or since its last byte: one
-  // bound for the writer's open and its data, not one for each read.
-  std::size_t read_some(unsigned char* p, std::size_t n) {
-    for (;;) {
-      const ssize_t got = ::read(fd_, p, n);
-      if (got > 0) {
-        writer_seen_ = true;
-        last_data_ = std::chrono::steady_clock::now();
-        return static_cast<std::size_t>(got);
-      }
-      if (got < 0 && errno == EINTR) continue;
-      if (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK) fail(path_, "cannot read: " + errno_text());
-      // A FIFO reads as ended until a writer opens it; once one has, the end is the end.
-      if (got == 0 && !(fifo_ && !writer_seen_)) return 0;
-      if (got < 0) writer_seen_ = true;  // EAGAIN: a writer holds it open
-      const double left = wait_ms_ - std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
-                                                                                last_data_).count();
-      if (left <= 0) {
-        const std::string seconds = fmt_seconds(wait_ms_ / 1000);
-        fail(path_, (writer_seen_ ? "no data arrived for " + seconds + " s: nothing writes it"
-                                  : "nothing wrote to the FIFO for " + seconds + " s") +
-                        " (HCUBE_INPUT_WAIT sets the wait in seconds)");
-      }
-      if (got == 0) {
-        // No writer yet: poll() would report the hang-up at once, so look again shortly.
-        ::poll(nullptr, 0, static_cast<int>(std::min(left, 10.0)) + 1);
-        continue;
-      }
-      pollfd pfd{fd_, POLLIN, 0};
-      if (::poll(&pfd, 1, static_cast<int>(left) + 1) < 0 && errno != EINTR) fail(path_, "cannot read: " + errno_text());
-    }
-  }
+  std::size_t read_some(unsigned char* p, std::size_t n) { return file_.read_some(p, n); }
 
-  static std::string fmt_seconds(double s) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%g", s);
-    return buf;
-  }
-
-  std::string path_;
-  double wait_ms_;
-  int fd_ = -1;
-  bool regular_ = false;
-  bool fifo_ = false;
-  bool writer_seen_ = false;  // a byte arrived, or a read found a writer holding the FIFO open
+  InputFile file_;
   bool eof_ = false;
   std::uint64_t total_ = kUnknownTotal;
-  std::chrono::steady_clock::time_point last_data_;
   std::vector<unsigned char> buf_;
 };
 
