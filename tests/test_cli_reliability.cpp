@@ -246,6 +246,62 @@ TEST_F(CliReliability, SizesAreCheckedBeforeAllocationOrPlanning) {
   expect_small_error({"run", "--schedule", huge.string()}, {"huge.json", "m = 40", "needs"});
 }
 
+// An environment variable set for the commands a test runs, unset after.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) { ::setenv(name, value.c_str(), 1); }
+  ~ScopedEnv() { ::unsetenv(name_); }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+};
+
+// The up-front check counts each command's real footprint, not the machine
+// alone: fft and the fused pass hold a scratch copy beside the machine (fft
+// -P 30 -n 2 was accepted with 16 GiB of data, needing 32). HCUBE_MEMORY_LIMIT
+// stands for a smaller machine, so nothing here depends on this one's memory.
+TEST_F(CliReliability, EachCommandsFootprintIsCheckedBeforeTheRun) {
+  const ScopedEnv limit("HCUBE_MEMORY_LIMIT", "24M");
+  expect_small_error({"fft", "-P", "20", "-n", "2", "--backend", "cpu"},
+                     {"hcube fft -P 20 -n 2 needs 32.0 MiB", "the machine 16.0 MiB + its scratch copy 16.0 MiB",
+                      "24.0 MiB available"});
+  expect_small_error({"permute", "--perm", "bit-reversal", "-n", "11", "-m", "11", "--fused", "--backend", "cpu"},
+                     {"hcube permute --fused needs 32.0 MiB", "scratch copy", "24.0 MiB available"});
+  // The machine alone fits: 16 MiB of u32 words swapped in place.
+  const Result r = run({"cycle", "-n", "11", "-m", "11", "--cycle", "0:1", "--backend", "cpu"});
+  EXPECT_EQ(r.code, 0) << r.err;
+}
+
+// A redistribution counts its machine and the router program of one
+// superblock, estimated within a small factor of what it takes; the issue's
+// own example was refused from a stale estimate of 96 bytes an element
+// (here 2^22 elements: "needs 384 MiB" of a 100 MiB limit).
+TEST_F(CliReliability, ARedistributionCountsItsMachineAndOneSuperblock) {
+  {
+    const ScopedEnv limit("HCUBE_MEMORY_LIMIT", "100M");
+    const json j = ok_json({"redistribute", "--P", "2", "--Q", "2", "--K", "1", "--x", "1", "--N", "4194304", "--type",
+                            "uint64", "--backend", "cpu"});
+    EXPECT_EQ(j["verified"], true);
+    EXPECT_LT(j["router_program_bytes"].get<std::uint64_t>(), 4096u);  // a superblock of 2 blocks
+    // 997 x 1000 processors: a superblock of 997000 blocks, each pair of processors a message: 289 MiB.
+    expect_small_error({"redistribute", "--P", "997", "--Q", "1000", "--K", "1", "--x", "1", "--backend", "cpu"},
+                       {"router program of one superblock", "100.0 MiB available"});
+  }
+  // The estimate against the peak of a run whose program dwarfs its data (251 x 241 processors, 60491 blocks).
+  const long base = run({"redistribute", "--P", "2", "--Q", "2", "--K", "1", "--x", "1", "--backend", "cpu"}).peak_kib;
+  const Result r = run({"redistribute", "--P", "251", "--Q", "241", "--K", "1", "--x", "1", "--type", "uint64",
+                        "--backend", "cpu", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json j = json::parse(r.out);
+  const double estimate = static_cast<double>(j["router_program_bytes"].get<std::uint64_t>()) / 1024;
+  const double data = static_cast<double>(j["N"].get<std::uint64_t>()) * 8 / 1024;  // sources and destinations
+  const double program = static_cast<double>(r.peak_kib - base) - 2 * data;
+  EXPECT_GT(program, estimate / 2) << "peak " << r.peak_kib << " KiB, baseline " << base;
+  EXPECT_LT(program, estimate * 2) << "peak " << r.peak_kib << " KiB, baseline " << base;
+}
+
 // What a schedule file can cover is checked before its per-address records
 // are made: a 300-byte AAPC declaring m = 26 holds 4 of the 2^26 exchanges it
 // needs, and is refused at once, small (it took 3 s and 1.5 GB).

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "hcube/emulator/npy.hpp"
+#include "pipe.hpp"
 #include "hcube/emulator/verified_run.hpp"
 #include "hcube/host/output_file.hpp"
 #include "hcube/core/error.hpp"
@@ -605,34 +606,6 @@ TEST_F(NpyFiles, SessionFromAFileLoadsStoresAndVerifiesAgainstIt) {
   EXPECT_EQ(hcube::NpyFile::open(dir_.string()), nullptr);  // not a regular file: read whole by read_npy
 }
 
-// `bytes` through a pipe, as `cat file |` gives them: the path of its read
-// end, written by a thread that close() joins.
-class Pipe {
- public:
-  explicit Pipe(Bytes bytes) : bytes_(std::move(bytes)) {
-    std::signal(SIGPIPE, SIG_IGN);
-    if (::pipe(fd_) != 0) throw std::runtime_error("pipe failed");
-    writer_ = std::thread([this] {
-      for (std::size_t at = 0; at < bytes_.size();) {
-        const ssize_t w = ::write(fd_[1], bytes_.data() + at, bytes_.size() - at);
-        if (w <= 0) break;
-        at += static_cast<std::size_t>(w);
-      }
-      ::close(fd_[1]);
-    });
-  }
-  ~Pipe() {
-    ::close(fd_[0]);
-    writer_.join();
-  }
-  std::string path() const { return "/proc/self/fd/" + std::to_string(fd_[0]); }
-
- private:
-  Bytes bytes_;
-  int fd_[2] = {-1, -1};
-  std::thread writer_;
-};
-
 // A machine loaded from a stream a chunk at a time (1 MiB chunks: several
 // here) verifies by the input's fingerprint: every word at its place passes,
 // and a wrong word, two words swapped (the same values, misplaced) or a step
@@ -644,7 +617,7 @@ TEST(NpyStream, SessionFromAStreamVerifiesByTheFingerprint) {
     SCOPED_TRACE(hcube::info(type).name);
     Bytes data(std::size_t{wb} << (n + m));
     for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<unsigned char>((i * 2654435761u) >> 13);
-    Pipe pipe(hcube::encode_npy(type, {1u << n, 1u << m}, data.data(), data.size()));
+    hcube::test::Pipe pipe(hcube::encode_npy(type, {1u << n, 1u << m}, data.data(), data.size()));
     hcube::NpyInput in(pipe.path());
     EXPECT_FALSE(in.regular());
     EXPECT_EQ(in.file(), nullptr);

@@ -352,7 +352,9 @@ void add_aapc(CLI::App& app, const ResultSink& sink) {
           [&](const Counters& k, double seconds) { return job_summary(job, k, seconds); });
       return;
     }
-    Session s = open_session(mf, io, nullptr, io.trace);
+    const std::shared_ptr<NpyInput> input = open_input(io.input);
+    check_job_fits("hcube aapc", mf, input.get(), job, io.trace);
+    Session s = open_session(mf, io, input, io.trace);
     const double seconds = run_job(s, io, job);
     const Counters& k = s.machine->counters();
     finish_run(s, io, aapc_json("aapc", job, k, seconds), job_summary(job, k, seconds));
@@ -407,7 +409,9 @@ void add_run(CLI::App& app) {
           [&](const Counters& k, double seconds) { return job_summary(job, k, seconds); }, named.has_value());
       return;
     }
-    Session s = open_session(mf, io, nullptr, io.trace);
+    const std::shared_ptr<NpyInput> input = open_input(io.input);
+    check_job_fits("hcube run", mf, input.get(), job, io.trace);
+    Session s = open_session(mf, io, input, io.trace);
     const double seconds = run_job(s, io, job);
     const Counters& k = s.machine->counters();
     nlohmann::json j = aapc_json("run", job, k, seconds);

@@ -223,6 +223,34 @@ void check_machine_size(const MachineFlags& mf) {
   check_machine_fits(make_geometry(mf.n, mf.m), type, *make_backend(parse_backend_choice(mf.backend)));
 }
 
+ElementType run_type(const MachineFlags& mf, const NpyInput* input) {
+  return input != nullptr ? element_type(mf, input->type(), input->path()) : element_type(mf, std::nullopt, "");
+}
+
+void check_fits(const std::string& run, const MachineFlags& mf, const NpyInput* input, std::vector<MemoryNeed> parts,
+                bool needs_words) {
+  const ElementType type = run_type(mf, input);
+  const Geometry geo = make_geometry(mf.n, mf.m);
+  const std::unique_ptr<Backend> backend = make_backend(parse_backend_choice(mf.backend));
+  check_machine_fits(geo, type, *backend);
+  if (input != nullptr && !input->regular() && needs_words)
+    parts.push_back({"the input stream read whole", input->data_bytes(), false});
+  check_run_fits(run, geo, type, *backend, parts);
+}
+
+void check_job_fits(const std::string& run, const MachineFlags& mf, const NpyInput* input, const Job& job,
+                    bool needs_words) {
+  check_fits(run, mf, input,
+             scratch_copy(schedule_needs_scratch(job.schedule, job.f, job.g), mf, input,
+                          "its scratch copy (an alignment that copies)"),
+             needs_words);
+}
+
+std::vector<MemoryNeed> scratch_copy(bool needed, const MachineFlags& mf, const NpyInput* input, const char* why) {
+  if (!needed) return {};
+  return {{why, make_geometry(mf.n, mf.m).total_words() * info(run_type(mf, input)).bytes, true}};
+}
+
 void add_backend_flags(CLI::App& cmd, MachineFlags& f) {
   choices(cmd.add_option("-t,--type", f.type, "element type (default uint32, or --input's)"),
           split_names(element_type_names()));

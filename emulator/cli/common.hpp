@@ -82,6 +82,18 @@ void resolve_machine(MachineFlags& mf, const NpyInput* input, long long data_dim
 // Refuses, before any planning or allocation, a machine of -n, -m and --type
 // larger than its backend holds (check_machine_fits).
 void check_machine_size(const MachineFlags& mf);
+// Refuses, before anything is read or allocated, a run whose real footprint
+// does not fit: the machine of -n, -m (of --type, else `input`'s type) and
+// `parts` beside it (check_run_fits); a stream read whole (`needs_words`)
+// adds its host copy. `run` names the command ("hcube permute --fused").
+void check_fits(const std::string& run, const MachineFlags& mf, const NpyInput* input, std::vector<MemoryNeed> parts,
+                bool needs_words = false);
+// check_fits for a schedule's run: its scratch copy when an alignment copies.
+void check_job_fits(const std::string& run, const MachineFlags& mf, const NpyInput* input, const Job& job,
+                    bool needs_words);
+// The machine's scratch copy, when `needed` (a step that copies through it).
+std::vector<MemoryNeed> scratch_copy(bool needed, const MachineFlags& mf, const NpyInput* input,
+                                     const char* why = "its scratch copy");
 
 // The machine flags other than the geometry: --type, --backend, --tile-dims
 // (for commands that take n and m from elsewhere).
@@ -92,6 +104,8 @@ void add_io_flags(CLI::App& cmd, IoFlags& f, bool input_gives_dims = false);
 // The element type of a run: --type, which --input's dtype must match, else
 // --input's dtype, else uint32. Throws naming the file when they disagree.
 ElementType element_type(const MachineFlags& mf, std::optional<ElementType> input, const std::string& input_path);
+// The same for an opened input (null: none).
+ElementType run_type(const MachineFlags& mf, const NpyInput* input);
 
 // A verified run (hcube/emulator/verified_run.hpp) and, with --trace --json,
 // the states it recorded.

@@ -188,6 +188,22 @@ void add_fft(CLI::App& app) {
     const std::shared_ptr<const NpyFile> file = input ? input->file() : nullptr;
     // A stream cannot be read again for the check: its points stay beside the machine.
     NpyInput* stream = input && !file ? input.get() : nullptr;
+    {
+      // The machine and its scratch while the transform runs; the points (complex128 on the
+      // host) beside the machine while it loads and is checked, and throughout for a stream.
+      const std::unique_ptr<Backend> backend = make_backend(choice);
+      const Geometry geo{n, m};
+      const std::uint64_t data = geo.total_words() * info(type).bytes, points = geo.total_words() * 16;
+      std::vector<MemoryNeed> parts{{"its scratch copy", data, true}};
+      if (stream != nullptr)
+        parts.push_back({"the points read from the stream, kept for the check", points, false});
+      else if (backend->kind() != BackendKind::cpu)
+        parts.push_back({"the points, made again for the check", points, false});
+      else if (points > data)  // complex64: the points take twice the machine, the scratch is gone by then
+        parts.push_back({"the points for the check, beyond the scratch they replace", points - data, false});
+      check_machine_fits(geo, type, *backend);
+      check_run_fits(fmt::format("hcube fft -P {} -n {}", P, n), geo, type, *backend, parts);
+    }
     Points pts = read_points(*f, P, type, file.get(), stream);
 
     Machine mach(MachineOptions{n, m, pts.type, choice, f->tile_dims});

@@ -210,7 +210,9 @@ void add_multi_aapc(CLI::App& app, const ResultSink& sink) {
       run_job_across_ranks(mf, io, job, fields, summary_of);
       return;
     }
-    Session s = open_session(mf, io, nullptr, io.trace);
+    const std::shared_ptr<NpyInput> input = open_input(io.input);
+    check_job_fits("hcube multi-aapc", mf, input.get(), job, io.trace);
+    Session s = open_session(mf, io, input, io.trace);
     const double seconds = run_job(s, io, job);
     const Counters counters = s.machine->counters();
     finish_run(s, io, fields(counters, seconds), summary_of(counters, seconds));

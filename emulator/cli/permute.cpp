@@ -206,6 +206,8 @@ void add_permute(CLI::App& app, const ResultSink& sink) {
                               fused_permutation_step(perm.to), fields, summary);
         return;
       }
+      check_fits("hcube permute --fused", data_flags(r, f->machine), input.get(),
+                 scratch_copy(true, data_flags(r, f->machine), input.get(), "its scratch copy (the fused pass)"), io.trace);
       Session s = open_session(data_flags(r, f->machine), io, input, io.trace);
       begin_trace(s, io);
       const auto start = std::chrono::steady_clock::now();
@@ -258,6 +260,13 @@ void add_permute(CLI::App& app, const ResultSink& sink) {
                                 to_string(chosen.algorithm)));
       run_job_across_ranks(data_flags(r, f->machine), io, job, fields, summary_of);
       return;
+    }
+    {
+      const MachineFlags data = data_flags(r, f->machine);
+      const std::size_t wb = info(run_type(data, input.get())).bytes;
+      const std::uint64_t bytes = bit(r.perm.n + r.perm.m) * wb;
+      check_fits("hcube permute --algorithm " + to_string(chosen.algorithm), data, input.get(),
+                 {{"what the plan needs beside the data", sdp_scratch_bytes(*chosen.plan, bytes, wb), true}}, io.trace);
     }
     Session s = open_session(data_flags(r, f->machine), io, input, io.trace);
     const double seconds = run_plan(s, io, job, *chosen.plan);

@@ -62,6 +62,7 @@ void add_cycle(CLI::App& app) {
       run_cycles_across_ranks(f->machine, f->io, cycles, fields, summary);
       return;
     }
+    check_fits("hcube cycle", f->machine, input.get(), {}, f->io.trace);  // the cycles swap in place
     Session s = open_session(f->machine, f->io, input, f->io.trace);
     begin_trace(s, f->io);
     for (std::size_t c = 0; c < cycles.size(); ++c)
@@ -103,6 +104,9 @@ void add_align(CLI::App& app) {
           [&](const Counters&, double) { return "1 alignment (" + map.describe() + ")"; });
       return;
     }
+    check_fits("hcube align", f->machine, input.get(),
+               scratch_copy(!map.is_involution(), f->machine, input.get(), "its scratch copy (the alignment copies)"),
+               f->io.trace);
     Session s = open_session(f->machine, f->io, input, f->io.trace);
     begin_trace(s, f->io);
     run_step(s, f->io, "alignment", alignment_destination(map),
@@ -139,6 +143,10 @@ void add_route(CLI::App& app) {
     const Geometry geo = make_geometry(f->machine.n, f->machine.m);
     check_router_step(geo, step, limits);  // before anything is allocated
     // The router step's reference is computed from the words: a stream is read whole.
+    std::vector<MemoryNeed> words = scratch_copy(true, f->machine, input.get(), "the reference state and the next one");
+    words[0].bytes *= 2;
+    words[0].on_backend = false;
+    check_fits("hcube route", f->machine, input.get(), words, true);
     Session s = open_session(f->machine, f->io, input, true);
     begin_trace(s, f->io);
     RouterStepReport rep;

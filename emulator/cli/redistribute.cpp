@@ -82,8 +82,8 @@ void run_redistribute(const RedistributeFlags& f) {
   // Every flag is checked before anything is allocated or written.
   Redistribution r{positive(f.P, "P"), positive(f.K, "K"), positive(f.Q, "Q"), positive(f.x, "x"), 0, f.reverse};
   // A regular input file is read where the machine needs it (ElementReader);
-  // a pipe or FIFO is read whole once every size is checked, its buffer
-  // growing as its bytes arrive.
+  // a pipe or FIFO is read into the machine as it arrives, once every size is
+  // checked, and known afterwards by its fingerprint.
   const std::shared_ptr<NpyInput> opened = open_input(f.io.input);
   const std::vector<std::uint64_t>* in_shape = opened ? &opened->shape() : nullptr;
   std::uint64_t in_elements = 0;
@@ -116,8 +116,6 @@ void run_redistribute(const RedistributeFlags& f) {
   // The machine first: it checks its own size before the host copies below are made.
   Machine mach(pl.machine(type, parse_backend_choice(f.machine.backend), f.machine.tile_dims));
   const std::shared_ptr<const NpyFile> file = opened ? opened->file() : nullptr;
-  std::optional<NpyArray> input;
-  if (opened && !file) input = NpyArray{opened->type(), opened->shape(), opened->read_all()};
   // Element g of the array: the file's (read through a small cache), or its
   // label. The machine is loaded and checked from this, so no copy of the
   // array or image of the machine is held beside it.
@@ -125,12 +123,14 @@ void run_redistribute(const RedistributeFlags& f) {
   const RedistElement element = [&](std::uint64_t g, unsigned char* out) {
     if (file)
       from_file.read(g, out);
-    else if (input)
-      std::memcpy(out, &input->data[g * wb], wb);
     else
       write_label(type, g, out);
   };
-  load_sources(mach, pl, element);
+  std::optional<InputFingerprint> streamed;
+  if (opened && !file)
+    streamed = load_sources(mach, pl, *opened);
+  else
+    load_sources(mach, pl, element);
   // --trace --json on a small machine: every state, for hcube animate (the
   // reads then fall inside rep.seconds).
   nlohmann::json states = nlohmann::json::array();
@@ -149,7 +149,10 @@ void run_redistribute(const RedistributeFlags& f) {
   if (record) snapshot("initial", nullptr);
   const RedistributionReport rep = plan.execute_traced(mach, record ? RedistStepDone(snapshot) : nullptr);
   mach.release_scratch();  // the unpack's: a check after the run needs no scratch
-  verify_redistribution(mach, pl, element);
+  if (streamed)
+    verify_redistribution(mach, pl, *streamed);
+  else
+    verify_redistribution(mach, pl, element);
   const std::uint64_t D = pl.dest_words;
   if (!f.io.output.empty()) {
     NpyWriter out(f.io.output, type, {receivers(r), D});
@@ -192,6 +195,7 @@ void run_redistribute(const RedistributeFlags& f) {
                             {"tau", tc},  // the old name of "tc"
                             {"modelled_cost", st.modelled_cost(f.ts, tc)},
                             {"schedule_seconds", schedule_seconds},
+                            {"router_program_bytes", redistribution_program_bytes(r)},
                             {"launches", rep.launches},
                             {"n", pl.n},
                             {"m", pl.m},
@@ -203,6 +207,7 @@ void run_redistribute(const RedistributeFlags& f) {
                             {"backend", to_string(mach.backend().kind())},
                             {"device", mach.backend().device_name()},
                             {"verified", true},
+                            {"verified_by", streamed ? "fingerprint" : "words"},
                             {"seconds", rep.seconds}};
   if (f.io.json || f.io.sink) {
     nlohmann::json out = j;
@@ -230,7 +235,8 @@ void run_redistribute(const RedistributeFlags& f) {
   fmt::print("schedule computed in {:.6f} s; ran in {:.6f} s on the {} backend ({} launches: pack, {} router steps, "
              "unpack), n = {}, m = {}\n",
              schedule_seconds, rep.seconds, to_string(mach.backend().kind()), rep.launches, st.steps, pl.n, pl.m);
-  fmt::print("verified against the {} layout: yes\n", r.reverse ? fmt::format("cyclic(x) on P") : "cyclic(Kx)");
+  fmt::print("verified against the {} layout: yes{}\n", r.reverse ? fmt::format("cyclic(x) on P") : "cyclic(Kx)",
+             streamed ? " (the input, a stream read once, by the fingerprint of its elements)" : "");
   if (!f.io.output.empty()) fmt::print("wrote {} (shape {} x {})\n", f.io.output, receivers(r), D);
 }
 

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <random>
 
 #include "hcube/emulator/schedule_run.hpp"
 #include "hcube/core/error.hpp"
@@ -64,31 +63,6 @@ Session open_session(const MachineOptions& options, std::shared_ptr<const NpyFil
   return s;
 }
 
-namespace {
-
-std::uint64_t mix64(std::uint64_t x) {  // splitmix64's finalizer: every input bit reaches every output bit
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ULL;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
-// Input words a fingerprint sums together: a failed check names a range this long.
-constexpr std::uint64_t kFingerprintChunk = std::uint64_t{1} << 16;
-
-}  // namespace
-
-std::uint64_t InputFingerprint::hash(std::uint64_t g, const unsigned char* word, std::size_t word_bytes) const {
-  std::uint64_t h = mix64(key ^ mix64(g + 0x9e3779b97f4a7c15ULL));
-  for (std::size_t at = 0; at < word_bytes; at += 8) {
-    std::uint64_t lane = 0;
-    std::memcpy(&lane, word + at, std::min<std::size_t>(8, word_bytes - at));
-    h = mix64(h ^ lane) + at;
-  }
-  return h;
-}
-
 Session open_session(const MachineOptions& options, NpyInput& stream) {
   {
     const Geometry geo = make_geometry(options.n, options.m);
@@ -98,10 +72,7 @@ Session open_session(const MachineOptions& options, NpyInput& stream) {
   Machine& mach = *s.machine;
   const Geometry& geo = mach.geometry();
   const std::size_t wb = mach.word_bytes();
-  auto fp = std::make_shared<InputFingerprint>();
-  fp->key = (static_cast<std::uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
-  fp->chunk_words = kFingerprintChunk;
-  fp->sums.assign((geo.total_words() + kFingerprintChunk - 1) / kFingerprintChunk, 0);
+  auto fp = std::make_shared<InputFingerprint>(geo.total_words());
   std::vector<std::uint64_t> places;
   // Each chunk to its words' places as it arrives (1 MiB: whole words of any type).
   stream.read_body([&](std::uint64_t offset, const unsigned char* bytes, std::size_t count) {
@@ -109,7 +80,7 @@ Session open_session(const MachineOptions& options, NpyInput& stream) {
     places.resize(words);
     for (std::uint64_t k = 0; k < words; ++k) {
       places[k] = g0 + k;
-      fp->sums[(g0 + k) / kFingerprintChunk] += fp->hash(g0 + k, bytes + k * wb, wb);
+      fp->add(g0 + k, bytes + k * wb, wb);
     }
     mach.scatter(places.data(), words, bytes);
   });

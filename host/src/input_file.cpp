@@ -2,8 +2,10 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <linux/magic.h>
 #include <poll.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -41,7 +43,10 @@ InputFile::InputFile(const std::string& path, const std::string& what)
     throw Error(fmt::format("{}: cannot read: Is a directory", what));
   }
   regular_ = S_ISREG(st.st_mode);
-  fifo_ = S_ISFIFO(st.st_mode);
+  // A named FIFO reads as ended until a writer opens it; an anonymous pipe
+  // (`cat x | hcube`, on pipefs) was made with its writer, so its end is the end.
+  struct statfs fs {};
+  fifo_ = S_ISFIFO(st.st_mode) && !(::fstatfs(fd_, &fs) == 0 && fs.f_type == PIPEFS_MAGIC);
   if (regular_) size_ = static_cast<std::uint64_t>(st.st_size);
   last_data_ = std::chrono::steady_clock::now();
 }

@@ -78,6 +78,7 @@ class Plan {
   // The plan's data motion on a machine of its geometry and type.
   virtual void run(Machine& machine) = 0;
   void set_scratch_bytes(std::uint64_t b) { scratch_bytes_ = b; }
+  const Backend& backend() const { return *backend_; }
 
  private:
   Counters run_on(void* data, std::uint64_t bytes, Scratch scratch, CudaStream stream, bool device);

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "hcube/emulator/fingerprint.hpp"
 #include "hcube/emulator/machine.hpp"
 #include "hcube/emulator/npy.hpp"
 #include "hcube/host/affine_map.hpp"
@@ -18,18 +19,6 @@
 #include "hcube/host/schedule.hpp"
 
 namespace hcube {
-
-// What a run keeps of an input it cannot read again (a pipe): for each chunk
-// of input words, the sum of a keyed 64-bit hash of (address g, the word),
-// the key drawn afresh for every run. A check sums the same hash over the
-// words the reference places; a wrong or misplaced word changes its chunk's
-// sum but for a chance of about 2^-64.
-struct InputFingerprint {
-  std::uint64_t key = 0;
-  std::uint64_t chunk_words = 0;   // input words g in [c chunk_words, (c + 1) chunk_words) add to sums[c]
-  std::vector<std::uint64_t> sums;
-  std::uint64_t hash(std::uint64_t g, const unsigned char* word, std::size_t word_bytes) const;
-};
 
 // A machine with its data loaded and the reference state. Labelled data needs
 // no host copy: the reference is where each label now belongs, so a run's

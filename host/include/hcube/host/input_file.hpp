@@ -38,7 +38,7 @@ class InputFile {
   double wait_ms_;
   int fd_ = -1;
   bool regular_ = false;
-  bool fifo_ = false;
+  bool fifo_ = false;  // a named FIFO (not an anonymous pipe)
   bool writer_seen_ = false;  // a byte arrived, or a read found a writer holding the FIFO open
   std::uint64_t size_ = 0;
   std::chrono::steady_clock::time_point last_data_;
