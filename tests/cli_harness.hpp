@@ -57,6 +57,21 @@ inline std::string read_text(const fs::path& path) {
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
+// Whether two files hold the same bytes, compared a piece at a time: a test
+// measuring a child's memory must not hold large buffers itself (Result::peak_kib).
+inline bool same_files(const fs::path& a, const fs::path& b) {
+  std::ifstream x(a, std::ios::binary), y(b, std::ios::binary);
+  if (!x || !y) return false;
+  std::vector<char> p(1 << 16), q(1 << 16);
+  for (;;) {
+    x.read(p.data(), static_cast<std::streamsize>(p.size()));
+    y.read(q.data(), static_cast<std::streamsize>(q.size()));
+    if (x.gcount() != y.gcount()) return false;
+    if (x.gcount() == 0) return true;
+    if (!std::equal(p.begin(), p.begin() + x.gcount(), q.begin())) return false;
+  }
+}
+
 inline bool contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
 }
