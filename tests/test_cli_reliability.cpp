@@ -3,8 +3,14 @@
 // small. Special files are made in the test's own directory; real device
 // files are only ever read.
 #include <fcntl.h>
+#include <linux/fs.h>
+#include <poll.h>
+#include <spawn.h>
+#include <sys/inotify.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -236,7 +242,7 @@ TEST_F(CliReliability, SizesAreCheckedBeforeAllocationOrPlanning) {
   expect_small_error({"compare", "--perm", "transpose", "-n", "20", "-m", "20"}, {"n + m = 20 + 20"});
   expect_small_error({"redistribute", "--P", "2", "--Q", "2", "--K", "1", "--x", "1", "--N", "68719476736", "--type",
                       "uint64"},
-                     {"N = 68719476736", "host memory"});
+                     {"N = 68719476736", "needs 1.0 TiB"});
   // A schedule of a hundred bytes whose header declares m = 40.
   const std::string s = ok({"schedule", "-d", "2", "--json"});
   json j = json::parse(s);
@@ -384,6 +390,180 @@ TEST_F(CliReliability, NumbersThatMakeNoSenseAreRefused) {
   expect_small_error({"redistribute", "--P", "2", "--Q", "2", "--K", "1", "--x", "1", "--ts", "nan"}, {"--ts", "nan"});
   expect_small_error({"redistribute", "--P", "2", "--Q", "2", "--K", "1", "--x", "1", "--dims", "-3"}, {"--dims -3"});
   expect_small_error({"fft", "-P", "4", "-n", "2", "--seed", "-1"}, {"--seed", "-1"});
+  // -1 is a value like any other, never "the default": each gets its flag's range error.
+  expect_small_error({"aapc", "-d", "3", "-n", "-1"}, {"n = -1"});
+  expect_small_error({"aapc", "-d", "3", "-m", "-1"}, {"m = -1"});
+  expect_small_error({"aapc", "-d", "3", "--tile-dims", "-1"}, {"t = -1", "allowed 0..3"});
+  expect_small_error({"cycle", "-n", "3", "-m", "3", "--tile-dims", "-1", "--cycle", "0:0"}, {"t = -1"});
+  expect_small_error({"fft", "-P", "4", "-n", "2", "--tile-dims", "-1"}, {"t = -1", "allowed 0..2"});
+  expect_small_error({"redistribute", "--P", "2", "--Q", "2", "--K", "1", "--x", "1", "--tile-dims", "-1"}, {"t = -1"});
+  expect_small_error({"bench", "--op", "aapc", "-w", "8", "--tile-dims", "-1"}, {"t = -1"});
+  expect_small_error({"redistribute", "--P", "2", "--Q", "2", "--K", "1", "--x", "1", "--dims", "-1"}, {"--dims -1"});
+  expect_small_error({"multi-aapc", "-s", "2", "-d", "2", "-m", "5", "-a", "5", "--rotated-rows", "-1"},
+                     {"--rotated-rows -1"});
+  expect_small_error({"permute", "--perm", "transpose", "--subcube-dims", "-1"}, {"--subcube-dims -1"});
+  expect_small_error({"permute", "--perm", "transpose", "--packet", "-1"}, {"--packet -1"});
+  // A number past 64 bits is named as given, not as the clamped 9223372036854775807.
+  expect_small_error({"aapc", "-d", "99999999999999999999"}, {"--dims", "99999999999999999999 out of range"});
+  expect_small_error({"fft", "-P", "4", "-n", "2", "--seed", "99999999999999999999"}, {"99999999999999999999"});
+}
+
+// An empty path is no file: refused as the flags are parsed (-i "" ran on the labels).
+TEST_F(CliReliability, EmptyPathsAreRefused) {
+  expect_small_error({"aapc", "-d", "3", "-i", ""}, {"--input", "empty path"});
+  expect_small_error({"cycle", "--cycle", "0:0", "-i", ""}, {"--input", "empty path"});
+  expect_small_error({"fft", "-P", "4", "-n", "2", "-i", ""}, {"--input", "empty path"});
+  expect_small_error({"redistribute", "--P", "2", "--Q", "2", "--K", "1", "--x", "1", "-i", ""},
+                     {"--input", "empty path"});
+  expect_small_error({"run", "--schedule", ""}, {"--schedule", "empty path"});
+  expect_small_error({"aapc", "-d", "3", "-o", ""}, {"--output", "empty"});
+  expect_small_error({"multi-aapc", "-s", "2", "-d", "2", "--save-schedule", ""}, {"--save-schedule", "empty"});
+}
+
+// A flag before the command is named when it is not hcube's own.
+TEST_F(CliReliability, AnUnknownFlagBeforeTheCommandIsNamed) {
+  expect_small_error({"--frobnicate"}, {"unknown flag '--frobnicate' for hcube"});
+  expect_small_error({"--verison"}, {"unknown flag '--verison'", "did you mean --version?"});
+  expect_small_error({"--frobnicate", "aapc", "-d", "2"}, {"unknown flag '--frobnicate'"});
+}
+
+// A silent FIFO input costs HCUBE_INPUT_WAIT in all, whatever its writer
+// does: never opened, or opened and closed without a byte (30 s, then 60 s).
+TEST_F(CliReliability, ASilentFifoInputIsRefusedWithinTheWait) {
+  const ScopedEnv wait("HCUBE_INPUT_WAIT", "0.3");
+  const fs::path fifo = path("in.fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  for (const bool writer_opens : {false, true}) {
+    SCOPED_TRACE(writer_opens ? "the writer opens it and closes it" : "nothing opens it");
+    std::thread writer([&] {
+      if (!writer_opens) return;
+      const int fd = ::open(fifo.c_str(), O_WRONLY);  // returns once hcube has opened it
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      ::close(fd);
+    });
+    const auto start = std::chrono::steady_clock::now();
+    const Result r = run({"aapc", "-d", "2", "-i", fifo.string()});
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    writer.join();
+    EXPECT_GT(r.code, 0);
+    EXPECT_TRUE(contains(r.err, writer_opens ? "holds 0 bytes" : "nothing wrote to the FIFO for 0.3 s")) << r.err;
+    EXPECT_LT(seconds, 1.0);
+  }
+}
+
+// sweep --plot falls back to /tmp when TMPDIR is missing (it aborted), and
+// the plot's name never reaches gnuplot's script: a name made to run a shell
+// command through gnuplot's system() is only a name.
+TEST_F(CliReliability, SweepPlotsSafely) {
+  const Args sweep{"sweep", "--dims-from", "2", "--dims-to", "2", "--repeat", "1", "--backend", "cpu", "--plot"};
+  {
+    const ScopedEnv missing("TMPDIR", path("no/such/dir").string());
+    Args args = sweep;
+    args.push_back(path("plot.svg").string());
+    const Result r = run(args);
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_GT(fs::file_size(path("plot.svg")), 0u);
+  }
+  // A name holds no '/': the command touches a file in the working directory of hcube and gnuplot.
+  const fs::path pwned = fs::current_path() / "hcube-test-pwned";
+  fs::remove(pwned);
+  for (const std::string& name : {std::string("a'; system('touch hcube-test-pwned'); b='.svg"),
+                                  std::string("$(touch hcube-test-pwned).svg"), std::string("`touch hcube-test-pwned`.svg")}) {
+    Args args = sweep;
+    args.push_back(path(name).string());
+    const Result r = run(args);
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(fs::exists(path(name))) << "the plot goes to the name given, as it is";
+    EXPECT_FALSE(fs::exists(pwned)) << "a shell command ran from the name " << name;
+    fs::remove(pwned);
+  }
+}
+
+// -o onto a character device (a null device made here with mknod) writes
+// into it and leaves it a device.
+TEST_F(CliReliability, OutputOntoADeviceNodeKeepsTheNode) {
+  const fs::path node = path("null.npy");
+  if (::mknod(node.c_str(), S_IFCHR | 0666, makedev(1, 3)) != 0)
+    GTEST_SKIP() << "cannot make a device node here (" << std::strerror(errno)
+                 << "); FifoOutputIsWrittenIntoOrRefused covers writing in place";
+  ok({"aapc", "-d", "2", "-o", node.string()});
+  struct stat st {};
+  ASSERT_EQ(::lstat(node.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode));
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 3) << "no temporary beside it";
+}
+
+// An output directory that exists but cannot be written is refused before
+// the run. As root, permissions do not stop a write: the directory is made
+// immutable instead (chattr +i), which stops root too.
+TEST_F(CliReliability, AnUnwritableOutputDirectoryIsRefusedFirst) {
+  const fs::path locked = path("locked");
+  fs::create_directory(locked);
+  bool immutable = false;
+  if (::geteuid() == 0) {
+    const int fd = ::open(locked.c_str(), O_RDONLY | O_DIRECTORY);
+    int flags = 0;
+    immutable = fd >= 0 && ::ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0 &&
+                (flags |= FS_IMMUTABLE_FL, ::ioctl(fd, FS_IOC_SETFLAGS, &flags) == 0);
+    if (fd >= 0) ::close(fd);
+    if (!immutable)
+      GTEST_SKIP() << "running as root on a file system without chattr +i: no directory here stops root's writes";
+  } else {
+    fs::permissions(locked, fs::perms::owner_read | fs::perms::owner_exec);
+  }
+  expect_small_error({"aapc", "-d", "8", "-o", (locked / "out.npy").string()}, {"--output", "locked"});
+  if (immutable) {
+    const int fd = ::open(locked.c_str(), O_RDONLY | O_DIRECTORY);
+    int flags = 0;
+    if (fd >= 0 && ::ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0) {
+      flags &= ~FS_IMMUTABLE_FL;
+      ::ioctl(fd, FS_IOC_SETFLAGS, &flags);
+    }
+    if (fd >= 0) ::close(fd);
+  } else {
+    fs::permissions(locked, fs::perms::owner_all);
+  }
+  EXPECT_TRUE(fs::is_empty(locked));
+}
+
+// SIGTERM while hcube writes its output removes the temporary: the run is
+// watched with inotify and stopped as soon as the temporary appears.
+TEST_F(CliReliability, SigtermWhileWritingLeavesNoTemporary) {
+  const int watch = ::inotify_init1(IN_CLOEXEC);
+  ASSERT_GE(watch, 0) << std::strerror(errno);
+  ASSERT_GE(::inotify_add_watch(watch, dir_.c_str(), IN_CREATE), 0) << std::strerror(errno);
+  std::vector<std::string> argv{HCUBE_BINARY, "aapc", "-d", "11", "--backend", "cpu", "-o", path("out.npy").string()};
+  std::vector<char*> pointers;
+  for (std::string& a : argv) pointers.push_back(a.data());
+  pointers.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  pid_t pid = 0;
+  ASSERT_EQ(::posix_spawn(&pid, pointers[0], &actions, nullptr, pointers.data(), environ), 0);
+  posix_spawn_file_actions_destroy(&actions);
+  // The first file the run makes in the directory is its temporary.
+  bool killed = false;
+  alignas(inotify_event) char events[4096];
+  pollfd p{watch, POLLIN, 0};
+  while (!killed && ::poll(&p, 1, 10000) > 0) {
+    const ssize_t got = ::read(watch, events, sizeof events);
+    for (char* e = events; got > 0 && e < events + got; e += sizeof(inotify_event) + reinterpret_cast<inotify_event*>(e)->len) {
+      const inotify_event* ev = reinterpret_cast<inotify_event*>(e);
+      if (ev->len > 0 && std::string(ev->name).rfind(".hcube-", 0) == 0 && !killed) {
+        ::kill(pid, SIGTERM);
+        killed = true;
+      }
+    }
+  }
+  ::close(watch);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(killed) << "no temporary appeared: the output was not written through one";
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM) << "status " << status;
+  for (const auto& entry : fs::directory_iterator(dir_))
+    EXPECT_NE(entry.path().filename().string().rfind(".hcube-", 0), 0u) << "left behind: " << entry.path();
+  EXPECT_FALSE(fs::exists(path("out.npy")));
 }
 
 }  // namespace

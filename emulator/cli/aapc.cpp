@@ -90,8 +90,8 @@ AapcRequest aapc_request(const ScheduleFlags& f) {
   AapcRequest r;
   r.method = parse_aapc_method(f.algorithm);
   r.d = f.d;
-  r.n = f.n == kUnset ? -1 : f.n;
-  r.m = f.m == kUnset ? -1 : f.m;
+  if (f.n != kUnset) r.n = f.n;
+  if (f.m != kUnset) r.m = f.m;
   r.channel_width = parse_channel_width(f.width);
   r.blocked = f.blocked;
   r.lines = parse_line_drawing(f.lines);
@@ -371,7 +371,8 @@ void add_run(CLI::App& app) {
   auto f = std::make_shared<Flags>();
   auto* cmd =
       app.add_subcommand("run", "run a schedule file (hcube-schedule/1): its alignments and routing cycles, verified");
-  cmd->add_option("-s,--schedule", f->schedule, "the schedule file, e.g. from `hcube schedule --output`")->required();
+  input_flag(cmd->add_option("-s,--schedule", f->schedule, "the schedule file, e.g. from `hcube schedule --output`"))
+      ->required();
   cmd->add_option("-d,--dims", f->d, "the AAPC dimensions d the file must be for (default: the file's)");
   add_backend_flags(*cmd, f->machine);
   add_io_flags(*cmd, f->io);

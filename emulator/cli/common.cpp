@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -45,6 +46,12 @@ CLI::Option* output_flag(CLI::Option* opt, bool dash) {
       "FILE", "output file"));
 }
 
+CLI::Option* input_flag(CLI::Option* opt) {
+  return opt->check(CLI::Validator(
+      [](const std::string& path) { return path.empty() ? std::string("empty path: allowed a file name") : std::string(); },
+      "FILE", "input file"));
+}
+
 void check_numbers(CLI::App& app) {
   for (CLI::App* cmd : app.get_subcommands([](const CLI::App*) { return true; })) check_numbers(*cmd);
   for (CLI::Option* opt : app.get_options()) {
@@ -61,6 +68,15 @@ void check_numbers(CLI::App& app) {
           if (!std::isfinite(v)) return fmt::format("{} out of range: allowed a finite number", text);
           // CLI11 would wrap -1 to 2^64 - 1.
           if (is_unsigned && v < 0) return fmt::format("{} out of range: allowed a number >= 0", text);
+          // An integer past 64 bits: CLI11 would clamp it, and the command would name the clamped value.
+          const bool integer = text.find_first_not_of("0123456789", text[0] == '-' ? 1 : 0) == std::string::npos;
+          errno = 0;
+          if (integer && is_unsigned) std::strtoull(text.c_str(), nullptr, 10);
+          if (integer && !is_unsigned) std::strtoll(text.c_str(), nullptr, 10);
+          if (integer && errno == ERANGE)
+            return fmt::format("{} out of range: allowed {}", text,
+                               is_unsigned ? "at most 18446744073709551615"
+                                           : "-9223372036854775808..9223372036854775807");
           return std::string();  // a negative value reaches the command, whose check names its range
         },
         "", "a finite number"));
@@ -162,6 +178,15 @@ std::string parse_error_text(CLI::App& app, const CLI::ParseError& e, const std:
   // The command is the first word that is not a flag: hcube's own flags take no values.
   const auto first =
       std::find_if(args.begin(), args.end(), [](const std::string& a) { return a.empty() || a[0] != '-'; });
+  // A flag before the command is hcube's own, or named as unknown (not "no command given").
+  const std::vector<std::string> own = flag_names(app);
+  for (auto a = args.begin(); a != first && *a != "--"; ++a) {
+    const std::string flag = flag_of(*a);
+    if (flag.empty() || std::find(own.begin(), own.end(), flag) != own.end()) continue;
+    const std::vector<std::string> near = nearest_names(flag, own);
+    if (near.empty()) return fmt::format("unknown flag '{}' for hcube: hcube --help lists its flags and commands", flag);
+    return fmt::format("unknown flag '{}' for hcube: did you mean {}?", flag, or_list(near));
+  }
   if (first == args.end())
     return fmt::format("no command given: allowed {} (hcube --help describes them)", all_commands);
   CLI::App* cmd = std::find(commands.begin(), commands.end(), *first) != commands.end() ? app.get_subcommand(*first)
@@ -251,6 +276,19 @@ std::vector<MemoryNeed> scratch_copy(bool needed, const MachineFlags& mf, const 
   return {{why, make_geometry(mf.n, mf.m).total_words() * info(run_type(mf, input)).bytes, true}};
 }
 
+long long tile_dims(long long flag, unsigned n) {
+  if (flag == kUnsetDims) return -1;
+  check_tile_dims(n, flag);
+  return flag;
+}
+
+long long tile_dims(long long flag) {
+  if (flag == kUnsetDims) return -1;
+  if (flag < 0)
+    throw Error(fmt::format("tile dimensions t = {} out of range: allowed 0..n (the cube's processor dimensions)", flag));
+  return flag;
+}
+
 void add_backend_flags(CLI::App& cmd, MachineFlags& f) {
   choices(cmd.add_option("-t,--type", f.type, "element type (default uint32, or --input's)"),
           split_names(element_type_names()));
@@ -261,10 +299,10 @@ void add_backend_flags(CLI::App& cmd, MachineFlags& f) {
 }
 
 void add_io_flags(CLI::App& cmd, IoFlags& f, bool input_gives_dims) {
-  cmd.add_option("-i,--input", f.input,
+  input_flag(cmd.add_option("-i,--input", f.input,
                  input_gives_dims ? "initial state, .npy of shape (2^n, 2^m) or (2^(n+m),), which gives n and m when "
                                     "-n, -m are left out; default: address labels"
-                                  : "initial state, .npy of shape (2^n, 2^m) or (2^(n+m),); default: address labels");
+                                  : "initial state, .npy of shape (2^n, 2^m) or (2^(n+m),); default: address labels"));
   output_flag(cmd.add_option("-o,--output", f.output, "write the final state as .npy of shape (2^n, 2^m)"));
   cmd.add_flag("--json", f.json, "print one JSON object instead of prose");
   cmd.add_flag("--trace", f.trace, "print the machine state after every step");
@@ -285,12 +323,13 @@ Session open_session(const MachineFlags& mf, const IoFlags& io, std::shared_ptr<
   Session s;
   if (!input) {
     static_cast<hcube::Session&>(s) =
-        hcube::open_session(MachineOptions{mf.n, mf.m, element_type(mf, std::nullopt, io.input), backend, mf.tile_dims});
+        hcube::open_session(MachineOptions{mf.n, mf.m, element_type(mf, std::nullopt, io.input), backend,
+                                           tile_dims(mf.tile_dims, static_cast<unsigned>(mf.n))});
     return s;
   }
   const ElementType type = element_type(mf, input->type(), io.input);
-  const MachineOptions options{mf.n, mf.m, type, backend, mf.tile_dims};
   const Geometry geo = make_geometry(mf.n, mf.m);
+  const MachineOptions options{mf.n, mf.m, type, backend, tile_dims(mf.tile_dims, geo.n)};
   check_machine_shape(input->type(), input->shape(), io.input, geo.n, geo.m, type);
   if (std::shared_ptr<const NpyFile> file = input->file()) {
     // A regular file is read in pieces into the machine and stays the reference: no host copy.

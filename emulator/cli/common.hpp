@@ -33,8 +33,20 @@ struct MachineFlags {
   long long m = kUnsetDims;
   std::string type;  // empty: from --input, else uint32
   std::string backend = "auto";
-  long long tile_dims = -1;
+  long long tile_dims = kUnsetDims;  // tile_dims() turns it into MachineOptions'
 };
+
+// A flag whose value kUnsetDims means left out: nothing, or the value given
+// (a given -1 is a value the library refuses, never its default).
+inline std::optional<long long> given(long long flag) {
+  return flag == kUnsetDims ? std::nullopt : std::optional<long long>(flag);
+}
+// --tile-dims as MachineOptions takes it for a machine of n processor
+// dimensions: -1 (the default) when left out, else the value given, checked
+// (check_tile_dims): a given -1 is out of range, not the default.
+long long tile_dims(long long flag, unsigned n);
+// The same before n is known (bench, sweep: the library checks the rest).
+long long tile_dims(long long flag);
 
 struct IoFlags {
   std::string input;
@@ -51,6 +63,9 @@ CLI::Option* choices(CLI::Option* opt, const std::vector<std::string>& values);
 // cannot be written fails before any work (hcube::check_output). `dash`: "-"
 // means standard output and is not checked.
 CLI::Option* output_flag(CLI::Option* opt, bool dash = false);
+// An input file's flag: an empty path is refused as the flags are parsed
+// (-i "" would otherwise mean no input at all).
+CLI::Option* input_flag(CLI::Option* opt);
 // Refuses, on every numeric flag of `app` and its commands, an empty value,
 // NaN, infinity and a negative number: no flag of hcube takes one.
 void check_numbers(CLI::App& app);

@@ -30,7 +30,7 @@ struct FftFlags {
   std::string type;  // empty: --input's, else complex128
   std::string order = "natural";
   std::string backend = "auto";
-  long long tile_dims = -1;
+  long long tile_dims = kUnsetDims;
   std::string algorithm = "4";
   std::string local = "library";
   bool inverse = false;
@@ -165,7 +165,8 @@ void add_fft(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--tile-dims", f->tile_dims,
                   "nodes per storage tile = 2^t, 0..n (default min(n, " + std::to_string(kDefaultTileDims) + "))");
-  cmd->add_option("-i,--input", f->input, "the points: a flat .npy of 2^P complex64 or complex128 values, in index order");
+  input_flag(
+      cmd->add_option("-i,--input", f->input, "the points: a flat .npy of 2^P complex64 or complex128 values, in index order"));
   output_flag(cmd->add_option("-o,--output", f->output,
                               "write the transform, a flat .npy of 2^P values in index order: natural X[k] at k, "
                               "bit-reversed X[rev k] at k"));
@@ -176,6 +177,7 @@ void add_fft(CLI::App& app) {
     // Every flag is checked before anything is read or allocated.
     check_fft_sizes(f->points_log2, f->nodes_log2);
     const unsigned P = static_cast<unsigned>(f->points_log2), n = static_cast<unsigned>(f->nodes_log2), m = P - n;
+    const long long tile = tile_dims(f->tile_dims, n);
     FftOptions options;
     options.order = parse_fft_order(f->order);
     options.inverse = f->inverse;
@@ -206,7 +208,7 @@ void add_fft(CLI::App& app) {
     }
     Points pts = read_points(*f, P, type, file.get(), stream);
 
-    Machine mach(MachineOptions{n, m, pts.type, choice, f->tile_dims});
+    Machine mach(MachineOptions{n, m, pts.type, choice, tile});
     std::string note;
     if (choice == BackendChoice::automatic) {
       std::string why;

@@ -38,7 +38,7 @@ struct Flags {
   std::string lines = "diagonal";
   std::string layout = "compact";
   std::string save;  // --save-schedule
-  long long rotated_rows = -1;
+  long long rotated_rows = kUnsetSize;
   bool figure = false;
 };
 
@@ -53,7 +53,7 @@ MultiAapcRequest request_of(const Flags& f) {
   r.order = f.order;
   r.lines = parse_line_drawing(f.lines);
   r.layout = parse_rotation_layout(f.layout);
-  r.rotated_rows = f.rotated_rows;
+  if (f.rotated_rows != kUnsetSize) r.rotated_rows = f.rotated_rows;
   return r;
 }
 

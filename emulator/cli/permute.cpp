@@ -32,8 +32,8 @@ struct CostFlags {
   double tau = 0.0;  // --tau, the old spelling of --ts
   CLI::Option* ts_option = nullptr;
   CLI::Option* tau_option = nullptr;  // given: --tau sets t_s
-  long long packet = -1;  // unset: K (whole blocks)
-  long long subcube = -1;  // unset: the data fills the machine's n processor dimensions
+  long long packet = kUnsetDims;   // unset: K (whole blocks)
+  long long subcube = kUnsetDims;  // unset: the data fills the machine's n processor dimensions
   long long gamma = 0;     // A5's piece order; 0: chosen
 };
 
@@ -79,7 +79,7 @@ SdpCost cost_of(const CostFlags& c) {
       throw Error(fmt::format("--tau {} out of range: allowed a finite tau >= 0 (the start-up time t_s)", ts));
     throw Error(fmt::format("--ts {} out of range: allowed a finite t_s >= 0", ts));
   }
-  return SdpCost{parse_ports(c.ports), c.tc, ts, c.packet, c.gamma};
+  return SdpCost{parse_ports(c.ports), c.tc, ts, given(c.packet), c.gamma};
 }
 
 // The cost model's flags in JSON: "ts" and "tc" (canonical) and "tau", the old name of "ts".
@@ -91,7 +91,7 @@ void add_cost_json(nlohmann::json& j, const CostFlags& c) {
 
 // Every flag is checked before anything runs.
 SdpProblem analyse(const std::string& text, const MachineFlags& mf, const CostFlags& c) {
-  return analyse_sdp(text, mf.n, mf.m, cost_of(c), c.subcube);
+  return analyse_sdp(text, mf.n, mf.m, cost_of(c), given(c.subcube));
 }
 
 // The data's machine: the permutation's n processor dimensions.
@@ -169,7 +169,7 @@ void add_permute(CLI::App& app, const ResultSink& sink) {
   cmd->callback([f] {
     const IoFlags& io = f->io;
     const std::shared_ptr<NpyInput> input = open_input(io.input);
-    resolve_machine(f->machine, input.get(), f->cost.subcube);
+    resolve_machine(f->machine, input.get(), given(f->cost.subcube).value_or(-1));
     const SdpProblem r = analyse(f->perm, f->machine, f->cost);  // every flag is checked before anything runs
     const SdpAlgorithm algorithm = parse_sdp_algorithm(f->algorithm);
     check_trace_size(io, r.perm.n, r.perm.m);

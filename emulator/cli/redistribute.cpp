@@ -24,7 +24,7 @@ namespace hcube::cli {
 namespace {
 
 struct RedistributeFlags {
-  long long P = 0, Q = 0, K = 0, x = 0, N = 0, dims = -1;
+  long long P = 0, Q = 0, K = 0, x = 0, N = 0, dims = kUnsetDims;
   std::string schedule = "circulant";
   bool overlap = false;
   bool reverse = false;
@@ -101,7 +101,7 @@ void run_redistribute(const RedistributeFlags& f) {
   const ElementType type =
       element_type(f.machine, opened ? std::optional<ElementType>(opened->type()) : std::nullopt, f.io.input);
   const auto t0 = std::chrono::steady_clock::now();
-  RedistributePlan plan(RedistributePlan::Options{r, f.schedule, f.overlap, f.dims,
+  RedistributePlan plan(RedistributePlan::Options{r, f.schedule, f.overlap, given(f.dims),
                                                   PlanTarget{type, parse_backend_choice(f.machine.backend)}});
   const double schedule_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const RedistributionPlacement& pl = plan.placement();
@@ -114,7 +114,7 @@ void run_redistribute(const RedistributeFlags& f) {
   }
   const std::size_t wb = info(type).bytes;
   // The machine first: it checks its own size before the host copies below are made.
-  Machine mach(pl.machine(type, parse_backend_choice(f.machine.backend), f.machine.tile_dims));
+  Machine mach(pl.machine(type, parse_backend_choice(f.machine.backend), tile_dims(f.machine.tile_dims, pl.n)));
   const std::shared_ptr<const NpyFile> file = opened ? opened->file() : nullptr;
   // Element g of the array: the file's (read through a small cache), or its
   // label. The machine is loaded and checked from this, so no copy of the
@@ -267,7 +267,7 @@ void add_redistribute(CLI::App& app, const ResultSink& sink) {
   add_backend_flags(*cmd, f->machine);
   cmd->get_option("--tile-dims")->description("nodes per storage tile = 2^t, 0..n (default 0: a node's words in a row, "
                                                "so a message's blocks are runs)");
-  cmd->add_option("-i,--input", f->io.input, "the array, a one-dimensional .npy of N elements in global order");
+  input_flag(cmd->add_option("-i,--input", f->io.input, "the array, a one-dimensional .npy of N elements in global order"));
   output_flag(cmd->add_option("-o,--output", f->io.output, "write the destinations' memories as .npy of shape (Q, N/Q), (P, N/P) with --reverse"));
   cmd->add_flag("--json", f->io.json, "print one JSON object instead of prose");
   cmd->add_flag("--trace", f->io.trace, "print every step's messages and the blocks they carry");

@@ -216,17 +216,17 @@ RedistributionPlacement placement_of(const RedistributePlan::Options& o) {
   }
   check_redistribution(r);
   RedistributionPlacement pl = place_redistribution(r, o.overlap);
-  if (o.dims < -1)
+  if (o.dims && *o.dims < 0)
     throw Error(fmt::format("--dims {} out of range: allowed 0..40, or left out for the fewest that hold the processors",
-                            o.dims));
-  if (o.dims >= 0) {
+                            *o.dims));
+  if (o.dims) {
     const std::uint64_t nodes = o.overlap ? std::max(r.P, r.Q) : r.P + r.Q;
-    if (o.dims > 40 || bit(static_cast<unsigned>(o.dims)) < nodes)
+    if (*o.dims > 40 || bit(static_cast<unsigned>(*o.dims)) < nodes)
       throw Error(fmt::format("{} = {} processors do not fit a {}-cube of {} nodes: allowed --dims {}..40{}",
-                              o.overlap ? "max(P, Q)" : "P + Q", nodes, o.dims,
-                              o.dims > 40 ? std::string("(too many)") : std::to_string(bit(static_cast<unsigned>(o.dims))),
+                              o.overlap ? "max(P, Q)" : "P + Q", nodes, *o.dims,
+                              *o.dims > 40 ? std::string("(too many)") : std::to_string(bit(static_cast<unsigned>(*o.dims))),
                               pl.n, o.overlap ? "" : ", or --overlap to share nodes"));
-    pl.n = static_cast<unsigned>(o.dims);
+    pl.n = static_cast<unsigned>(*o.dims);
   }
   return pl;
 }

@@ -258,26 +258,42 @@ std::vector<unsigned char> destination_rows(const Machine& mach, const Redistrib
 
 namespace {
 
-// Zeroes the destination regions (their holes, words past N, stay zero), the
-// source regions too when `sources` (a stream fills only the elements' words),
-// and a small machine whole (its trace shows every word). A large machine's
-// padding to 2^n x 2^m nodes and words is never touched and, on the CPU
-// backend, never becomes resident.
+// Zeroes a small machine whole (its trace shows every word); says whether it did.
+bool zero_small_machine(Machine& mach) {
+  constexpr std::uint64_t kZeroedWhole = std::uint64_t{1} << 16;
+  if (mach.geometry().total_words() > kZeroedWhole) return false;
+  const std::size_t wb = mach.word_bytes();
+  mach.load_runs([&](std::uint64_t, std::uint64_t words, void* dst) { std::memset(dst, 0, words * wb); });
+  return true;
+}
+
+// Zeroes the destination regions (their holes, words past N, stay zero) and,
+// when `sources` (a stream filled the elements' words), the sources' words
+// that hold no element. A large machine's padding to 2^n x 2^m nodes and
+// words is never touched and, on the CPU backend, never becomes resident.
 void zero_regions(Machine& mach, const RedistributionPlacement& pl, bool sources) {
   const Geometry& geo = mach.geometry();
   const std::size_t wb = mach.word_bytes();
-  constexpr std::uint64_t kZeroedWhole = std::uint64_t{1} << 16;
-  if (geo.total_words() <= kZeroedWhole) {
-    mach.load_runs([&](std::uint64_t, std::uint64_t words, void* dst) { std::memset(dst, 0, words * wb); });
-    return;
-  }
   std::vector<unsigned char> zeros;
   const auto zero = [&](std::uint64_t, std::uint64_t words, const std::uint64_t* global) {
     zeros.assign(words * wb, 0);
     mach.scatter(global, words, zeros.data());
   };
   for_each_region_chunk(geo, pl.destination_node(0), receivers(pl.r), pl.dest_offset(), pl.dest_words, zero);
-  if (sources) for_each_region_chunk(geo, pl.source_node(0), senders(pl.r), 0, pl.source_words, zero);
+  if (!sources) return;
+  // The sources' words that hold no element (past N), and only those: the elements are in place.
+  const CyclicLayout layout = sender_layout(pl.r);
+  std::vector<std::uint64_t> holes;
+  for_each_region_chunk(geo, pl.source_node(0), senders(pl.r), 0, pl.source_words,
+                        [&](std::uint64_t w0, std::uint64_t words, const std::uint64_t* global) {
+                          holes.clear();
+                          for (std::uint64_t k = 0; k < words; ++k) {
+                            const std::uint64_t w = w0 + k;
+                            if (layout.element(w / pl.source_words, w % pl.source_words) >= pl.r.N)
+                              holes.push_back(global[k]);
+                          }
+                          zero(0, holes.size(), holes.data());
+                        });
 }
 
 }  // namespace
@@ -290,7 +306,7 @@ InputFingerprint load_sources(Machine& mach, const RedistributionPlacement& pl, 
     throw Error(fmt::format("{}: the stream holds {} {}: the redistribution needs N = {} elements of {}",
                             stream.path(), stream.data_bytes() / info(stream.type()).bytes, info(stream.type()).name,
                             r.N, info(mach.type()).name));
-  zero_regions(mach, pl, true);
+  const bool zeroed = zero_small_machine(mach);
   InputFingerprint fp(r.N);
   const CyclicLayout layout = sender_layout(r);
   std::vector<std::uint64_t> global;
@@ -305,6 +321,10 @@ InputFingerprint load_sources(Machine& mach, const RedistributionPlacement& pl, 
     }
     mach.scatter(global.data(), words, bytes);
   });
+  // Only now, with every element arrived (a short stream holds no more than
+  // it brought), the rest of the regions zeroed: the destinations and the
+  // sources' words past N.
+  if (!zeroed) zero_regions(mach, pl, true);
   return fp;
 }
 
@@ -312,7 +332,7 @@ void load_sources(Machine& mach, const RedistributionPlacement& pl, const Redist
   const Redistribution& r = pl.r;
   const Geometry& geo = mach.geometry();
   const std::size_t wb = mach.word_bytes();
-  zero_regions(mach, pl, false);
+  if (!zero_small_machine(mach)) zero_regions(mach, pl, false);
   std::vector<unsigned char> buf;
   const CyclicLayout layout = sender_layout(r);
   for_each_region_chunk(geo, pl.source_node(0), senders(r), 0, pl.source_words,

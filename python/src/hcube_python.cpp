@@ -422,7 +422,7 @@ py::tuple redistribute(const py::handle& a, long long P, long long Q, long long 
   return py::make_tuple(out, c.to_json().dump());
 }
 
-std::string schedule(const std::string& algorithm, long long d, long long n, long long m, long long channel_width,
+std::string schedule(const std::string& algorithm, long long d, std::optional<long long> n, std::optional<long long> m, long long channel_width,
                      bool blocked, const std::string& lines) {
   hcube::AapcRequest req;
   req.method = hcube::parse_aapc_method(algorithm);
