@@ -397,7 +397,7 @@ py::tuple redistribute(const py::handle& a, long long P, long long Q, long long 
                                       static_cast<std::uint64_t>(Q), static_cast<std::uint64_t>(x), r.shape[0],
                                       reverse};
   hcube::RedistributePlan plan(
-      hcube::RedistributePlan::Options{problem, schedule, overlap, -1, {r.type, backend_choice(backend)}});
+      hcube::RedistributePlan::Options{problem, schedule, overlap, std::nullopt, {r.type, backend_choice(backend)}});
   const hcube::RedistributionPlacement& pl = plan.placement();
   const std::size_t wb = hcube::info(r.type).bytes;
   // The receivers' rows: Q of them, or P when the problem runs backwards.
