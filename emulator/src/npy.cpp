@@ -4,7 +4,6 @@
 // the raw array bytes.
 #include "hcube/emulator/npy.hpp"
 
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 

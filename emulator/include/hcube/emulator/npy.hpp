@@ -94,7 +94,7 @@ class NpyInput {
 // offset. For inputs larger than memory would comfortably hold twice.
 class NpyFile {
  public:
-  // nullptr when `path` is not a regular file (a pipe or FIFO: read_npy reads those whole).
+  // nullptr when `path` is not a regular file (a pipe or FIFO: NpyInput reads those in order).
   static std::shared_ptr<const NpyFile> open(const std::string& path);
   ~NpyFile();
   NpyFile(const NpyFile&) = delete;
