@@ -57,6 +57,19 @@ inline std::string read_text(const fs::path& path) {
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
+// Whether this build runs under AddressSanitizer, whose shadow memory and
+// quarantine make resident sizes meaningless (memory measurements skip).
+inline bool instrumented() {
+#if defined(__SANITIZE_ADDRESS__)
+  return true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  return true;
+#endif
+#endif
+  return false;
+}
+
 // Whether two files hold the same bytes, compared a piece at a time: a test
 // measuring a child's memory must not hold large buffers itself (Result::peak_kib).
 inline bool same_files(const fs::path& a, const fs::path& b) {

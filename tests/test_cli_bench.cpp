@@ -193,16 +193,6 @@ TEST_F(CliSweep, BadInput) {
 // cube, so the program's own code and libraries do not count as data.
 class CliMemory : public Cli {
  protected:
-  static bool instrumented() {
-#if defined(__SANITIZE_ADDRESS__)
-    return true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-    return true;
-#endif
-#endif
-    return false;
-  }
   // Peak KiB of a successful run.
   long peak(const Args& args) const {
     const Result r = run(args);
