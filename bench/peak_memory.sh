@@ -4,7 +4,8 @@
 # runs in place: alignments are involutions swapped in place, cycles are
 # swaps), the fused pass 2.1x (one scratch copy), aapc, permute and cycle with
 # --input and --output 1.2x (the .npy streams through the machine in pieces
-# and stays the reference), fft and redistribute 2x, and `hcube run` of a
+# and stays the reference; a FIFO is loaded as it arrives), fft and
+# redistribute 2x of the data, and `hcube run` of a
 # saved schedule within 1.5x of the command that made it (issue 21). The
 # program's own code and libraries are measured on a tiny cube and shown apart.
 #
@@ -50,6 +51,13 @@ report "hcube permute bit-reversal -i -o" 1.2 permute --perm bit-reversal -n 2 -
   permute --perm bit-reversal -i "$tmp/in.npy" -o "$tmp/out.npy"
 report "hcube cycle -i -o" 1.2 cycle -n 2 -m 2 --cycle 0:1 -- cycle -n "$d" -m "$d" --cycle 0:1 -i "$tmp/in.npy" \
   -o "$tmp/out.npy"
+# A FIFO or pipe input is loaded a chunk at a time as it arrives and checked
+# by its fingerprint (it cannot be read again): no host copy either.
+mkfifo "$tmp/in.fifo"
+cat "$tmp/in.npy" >"$tmp/in.fifo" &
+writer=$!
+report "hcube aapc -i FIFO -o" 1.2 aapc --dims 4 -- aapc --dims "$d" -i "$tmp/in.fifo" -o "$tmp/out.npy"
+wait "$writer"
 # A FIFO output takes the words in order: streamed a tile at a time, not copied whole.
 mkfifo "$tmp/out.fifo"
 cat "$tmp/out.fifo" >/dev/null &
@@ -58,11 +66,14 @@ report "hcube cycle -i -o FIFO" 1.2 cycle -n 2 -m 2 --cycle 0:1 -- cycle -n "$d"
   -o "$tmp/out.fifo"
 wait "$reader"
 # The same data size: 2^(2d - 2) complex128 points, 2^(2d) uint32 elements. A
-# redistribution's sources and destinations are different memories: its
-# machine holds the array twice (P = Q = 2), so its 2x is of the machine.
+# redistribution's sources and destinations are different memories, the array
+# twice; the machine's padding to 2^n x 2^m (R_4(3, 2, 5): 8 nodes of 2^m
+# words for 3 + 5 processors) is never touched.
 report "hcube fft (complex128)" 2 fft -P 4 -n 2 -- fft -P $((2 * d - 2)) -n $((d - 1))
-report "hcube redistribute P=2 Q=2 x=1" "4 (2x its machine)" redistribute --P 2 --Q 2 --K 1 --x 1 --N 16 -- \
+report "hcube redistribute P=2 Q=2 x=1" 2 redistribute --P 2 --Q 2 --K 1 --x 1 --N 16 -- \
   redistribute --P 2 --Q 2 --K 1 --x 1 --N $((1 << (2 * d)))
+report "hcube redistribute P=3 Q=5 K=2 x=4" 2 redistribute --P 2 --Q 2 --K 1 --x 1 --N 16 -- \
+  redistribute --P 3 --Q 5 --K 2 --x 4 --N $(((1 << (2 * d)) / 120 * 120))
 # hcube run of a saved schedule against the command that made it: memory and wall time.
 maker=(multi-aapc -s 2 -d $((d / 2)) -m "$d" -a 5 --backend cpu)
 "$hcube" "${maker[@]}" --save-schedule "$tmp/s.json" >/dev/null

@@ -5,7 +5,7 @@
 # (default build/gpu-logs); a summary is printed last, and the exit status is
 # non-zero when any step failed.
 #
-# HCUBE_REQUIRE_CUDA=1 (tests/require.hpp) turns every test's "no CUDA device"
+# HCUBE_REQUIRE_CUDA=1 (tests/require.hpp, python/tests) turns every test's "no CUDA device"
 # skip into a failure, and a test program that passed no test at all (all
 # skipped, or none matched) is a FAIL: a GPU check on a machine without a
 # usable GPU, or on a build without the CUDA backend, cannot report PASS.
@@ -35,6 +35,17 @@ cat "$logs/device.txt"
 run cuda-tests "$build/tests/hcube_tests" --gtest_filter='*cuda*:*Cuda*:*CUDA*' --gtest_brief=1
 for t in "$build"/tests/hcube_cli_*tests; do run "$(basename "$t")" "$t" --gtest_brief=1; done
 run example-fft-cuda "$build/bin/hcube_example_fft" --backend cuda
+# The Python tests, where an hcube package is installed (pip install . into a
+# venv): $HCUBE_PYTHON, else .venv/bin/python, else python3. Their GPU tests
+# fail rather than skip under HCUBE_REQUIRE_CUDA=1, as the C++ ones do.
+py=${HCUBE_PYTHON:-}
+[ -z "$py" ] && [ -x .venv/bin/python ] && py=.venv/bin/python
+[ -z "$py" ] && py=python3
+if "$py" -c 'import hcube, pytest' >/dev/null 2>&1; then
+  run python-tests "$py" -m pytest -q python/tests
+else
+  summary+=("SKIP python-tests: no hcube package and pytest for $py (pip install . into a venv, or set HCUBE_PYTHON)")
+fi
 run gpu-bench bash bench/gpu_bench.sh "$@" -- "$build/bin/hcube"
 cat "$logs/gpu-bench.log"
 printf '%s\n' "${summary[@]}"

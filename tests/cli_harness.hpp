@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -25,7 +26,10 @@
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
+
+#include <sys/stat.h>
 
 #include "hcube/emulator/npy.hpp"
 
@@ -51,6 +55,34 @@ struct Result {
 inline std::string read_text(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// Whether this build runs under AddressSanitizer, whose shadow memory and
+// quarantine make resident sizes meaningless (memory measurements skip).
+inline bool instrumented() {
+#if defined(__SANITIZE_ADDRESS__)
+  return true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  return true;
+#endif
+#endif
+  return false;
+}
+
+// Whether two files hold the same bytes, compared a piece at a time: a test
+// measuring a child's memory must not hold large buffers itself (Result::peak_kib).
+inline bool same_files(const fs::path& a, const fs::path& b) {
+  std::ifstream x(a, std::ios::binary), y(b, std::ios::binary);
+  if (!x || !y) return false;
+  std::vector<char> p(1 << 16), q(1 << 16);
+  for (;;) {
+    x.read(p.data(), static_cast<std::streamsize>(p.size()));
+    y.read(q.data(), static_cast<std::streamsize>(q.size()));
+    if (x.gcount() != y.gcount()) return false;
+    if (x.gcount() == 0) return true;
+    if (!std::equal(p.begin(), p.begin() + x.gcount(), q.begin())) return false;
+  }
 }
 
 inline bool contains(const std::string& haystack, const std::string& needle) {
@@ -132,9 +164,12 @@ inline constexpr const char* kTypes[] = {"uint32", "int32", "uint64", "float", "
 
 // Runs a program (argv[0] a path) with stdout and stderr sent to the files
 // `out` and `err`; its exit status, both streams and its peak memory.
-inline Result run_program(std::vector<std::string> argv, const fs::path& out, const fs::path& err) {
+// `in`: the file standard input is opened from (a FIFO: the open waits for its writer); empty: this process's.
+inline Result run_program(std::vector<std::string> argv, const fs::path& out, const fs::path& err,
+                          const fs::path& in = {}) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
+  if (!in.empty()) posix_spawn_file_actions_addopen(&actions, 0, in.c_str(), O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   std::vector<char*> pointers;
@@ -182,6 +217,51 @@ class Cli : public ::testing::Test {
     Args argv{HCUBE_BINARY};
     argv.insert(argv.end(), args.begin(), args.end());
     const Result r = run_program(argv, path(".stdout"), path(".stderr"));
+    if (!r.started) ADD_FAILURE() << r.err;
+    return r;
+  }
+
+  // Runs hcube with `bytes`, then the file `from` (copied a piece at a time so
+  // that this process holds nothing large), then `filler` repeated to
+  // `filler_bytes`, on its standard input through a pipe, as `cat from | hcube
+  // args` would: the writer stops quietly when hcube closes the pipe early.
+  Result run_piped(const Args& args, const std::string& bytes, const fs::path& from = {},
+                   const std::string& filler = {}, std::uint64_t filler_bytes = 0) const {
+    const fs::path fifo = path(".stdin");
+    fs::remove(fifo);
+    if (::mkfifo(fifo.c_str(), 0600) != 0) {
+      ADD_FAILURE() << "mkfifo: " << std::strerror(errno);
+      return {};
+    }
+    std::signal(SIGPIPE, SIG_IGN);
+    std::thread writer([&] {
+      const int fd = ::open(fifo.c_str(), O_WRONLY | O_CLOEXEC);  // waits for the child's stdin
+      if (fd < 0) return;
+      const auto put = [&](const char* p, std::size_t n) {
+        while (n > 0) {
+          const ssize_t w = ::write(fd, p, n);
+          if (w < 0 && errno == EINTR) continue;
+          if (w <= 0) return false;
+          p += w;
+          n -= static_cast<std::size_t>(w);
+        }
+        return true;
+      };
+      bool open = put(bytes.data(), bytes.size());
+      if (!from.empty()) {
+        std::ifstream file(from, std::ios::binary);
+        std::vector<char> buf(1 << 16);
+        while (open && file.read(buf.data(), static_cast<std::streamsize>(buf.size())).gcount() > 0)
+          open = put(buf.data(), static_cast<std::size_t>(file.gcount()));
+      }
+      for (std::uint64_t sent = 0; open && !filler.empty() && sent < filler_bytes; sent += filler.size())
+        open = put(filler.data(), filler.size());
+      ::close(fd);
+    });
+    Args argv{HCUBE_BINARY};
+    argv.insert(argv.end(), args.begin(), args.end());
+    const Result r = run_program(argv, path(".stdout"), path(".stderr"), fifo);
+    writer.join();
     if (!r.started) ADD_FAILURE() << r.err;
     return r;
   }

@@ -240,6 +240,40 @@ TEST(ScheduleFile, MalformedFilesNameTheCycleAndEntry) {
             "f.json: 'channel_width' = 0 out of range: allowed at least 1");
 }
 
+// What a schedule can cover is known before its per-address records are
+// made: an AAPC needs K d / 2 exchanges, so one declaring m = 40 with a
+// handful is incomplete at once; a sparse schedule (no alignments) is checked
+// on the addresses it names, not on K records (2^40 of them would not fit).
+TEST(ScheduleChecker, ChecksWhatAScheduleCanCoverBeforeItsRecords) {
+  Schedule aapc = make(AapcAlgorithm::alg4, 2);
+  aapc.m = 40;
+  EXPECT_EQ(error_of([&] { check_schedule(aapc); }),
+            "schedule incomplete: an AAPC of d = 2 on K = 2^40 words a node (m = 40) needs K d / 2 = 1099511627776 "
+            "exchanges, the schedule holds 4");
+  Schedule sparse;
+  sparse.algorithm = "custom";
+  sparse.d = 1;
+  sparse.n = 2;
+  sparse.m = 40;
+  sparse.pre = sparse.post = AlignmentKind::none;
+  const std::uint64_t high = std::uint64_t{1} << 39;
+  sparse.add(Exchange{0, high, high, 0});
+  sparse.add(Exchange{1, 5, 5, 0});
+  sparse.end_cycle();
+  sparse.add(Exchange{0, high, high, 0});
+  sparse.end_cycle();
+  const ScheduleStats st = check_schedule(sparse);
+  EXPECT_EQ(st.exchanges, 3u);
+  EXPECT_EQ(st.max_span, 2u);  // address 2^39: cycles 0 and 1
+  EXPECT_EQ(st.min_span, 1u);  // address 5: cycle 0
+  EXPECT_EQ(st.max_in_transit, 2u);
+  EXPECT_EQ(st.min_in_transit, 1u);
+  sparse.add(Exchange{1, high, high, 0});
+  sparse.add(Exchange{1, high, high, 0});  // the same address twice in one cycle
+  sparse.end_cycle();
+  EXPECT_NE(error_of([&] { check_schedule(sparse); }).find("cycle 2"), std::string::npos);
+}
+
 // Found by tests/fuzz (schedule): a number too large for a double is JSON's
 // out_of_range, not parse_error, and escaped load_schedule, which `hcube run
 // --schedule` does not catch: the program aborted.

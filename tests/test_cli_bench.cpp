@@ -228,16 +228,6 @@ TEST_F(CliSweep, BadInput) {
 // cube, so the program's own code and libraries do not count as data.
 class CliMemory : public Cli {
  protected:
-  static bool instrumented() {
-#if defined(__SANITIZE_ADDRESS__)
-    return true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-    return true;
-#endif
-#endif
-    return false;
-  }
   // Peak KiB of a successful run.
   long peak(const Args& args) const {
     const Result r = run(args);
@@ -264,6 +254,8 @@ TEST_F(CliMemory, AapcRunsInPlaceAndTheFusedPassNeedsOneScratchCopy) {
 
 // --input and --output stream through the machine in pieces, and the input
 // file stays the reference: aapc, permute and cycle stay within 1.2x the data.
+// A pipe too (aapc): it is loaded a chunk at a time as it arrives (it peaked
+// at 3.1x, read whole) and checked by its fingerprint, writing the same output.
 TEST_F(CliMemory, InputAndOutputStreamThroughTheMachine) {
   if (instrumented()) GTEST_SKIP() << "AddressSanitizer's shadow memory and quarantine make resident sizes meaningless";
   const double data_kib = static_cast<double>((std::uint64_t{1} << 24) * 4 / 1024);  // 2^24 u32 words
@@ -279,6 +271,15 @@ TEST_F(CliMemory, InputAndOutputStreamThroughTheMachine) {
     EXPECT_LE(static_cast<double>(p - base), 1.2 * data_kib) << "peak " << p << " KiB, baseline " << base;
     EXPECT_GE(static_cast<double>(p - base), 0.9 * data_kib) << "the machine holds the data";
     EXPECT_EQ(fs::file_size(out), fs::file_size(in));
+    if (args[0] != "aapc") continue;  // one stream is enough for the memory; DimsComeFromAPipesShape checks the others
+    fs::copy_file(out, path("from_file.npy"), fs::copy_options::overwrite_existing);
+    Args piped = args;
+    for (const char* a : {"--backend", "cpu", "-i", "/dev/stdin", "-o", out.c_str(), "--json"}) piped.push_back(a);
+    const Result r = run_piped(piped, "", in);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(contains(r.out, "\"verified_by\": \"fingerprint\"")) << r.out;
+    EXPECT_LE(static_cast<double>(r.peak_kib - base), 1.2 * data_kib) << "piped: peak " << r.peak_kib << " KiB";
+    EXPECT_TRUE(same_files(out, path("from_file.npy"))) << "the pipe's run wrote another result than the file's";
   }
 }
 
@@ -299,34 +300,53 @@ TEST_F(CliMemory, FftHoldsTwoCopiesOfItsPoints) {
   }
 }
 
-// hcube redistribute holds the machine (sources and destinations are
-// different memories: twice the array here), a plan of one superblock and the
-// I/O's buffers: within 2x the machine. It held 9x the array with a table
-// entry a block.
+// hcube redistribute holds its source and destination regions (different
+// memories: the array twice), a plan of one superblock and the I/O's fixed
+// buffers (the input file's 4 MiB window cache, 1-5 MiB of chunks): within 2x
+// the data and those. It held 9x the array with a table entry a block, then
+// 4.4x with the machine's padding to 2^n x 2^m resident (R_4(3, 2, 5), where
+// the padding is untouched now).
 TEST_F(CliMemory, RedistributeHoldsTheMachineAndOneRegion) {
   if (instrumented()) GTEST_SKIP() << "AddressSanitizer's shadow memory and quarantine make resident sizes meaningless";
-  const double data_kib = static_cast<double>((std::uint64_t{1} << 22) * 4 / 1024);  // N = 2^22 u32 elements
+  const std::uint64_t N = std::uint64_t{1} << 23;
+  const double data_kib = static_cast<double>(N * 4 / 1024);  // N u32 elements
+  const double fixed_kib = 6 * 1024;
   const std::string out = path("rows.npy").string(), in = path("array.npy").string();
-  {  // freed before the runs: a spawned child's peak starts from this process's
-    std::vector<std::uint32_t> array(std::uint64_t{1} << 22);
-    for (std::size_t g = 0; g < array.size(); ++g) array[g] = static_cast<std::uint32_t>(g * 2654435761u);
-    hcube::write_npy(in, hcube::ElementType::u32, {array.size()}, array.data(), array.size() * 4);
+  {  // written a piece at a time: a spawned child's peak starts from this process's (Result::peak_kib)
+    hcube::NpyWriter file(in, hcube::ElementType::u32, {N});
+    std::vector<std::uint32_t> piece(1 << 16);
+    for (std::uint64_t g0 = 0; g0 < N; g0 += piece.size()) {
+      for (std::size_t k = 0; k < piece.size(); ++k) piece[k] = static_cast<std::uint32_t>((g0 + k) * 2654435761u);
+      file.write(piece.data(), piece.size() * 4);
+    }
+    file.commit();
   }
   const long base = peak({"redistribute", "--P", "2", "--Q", "2", "--K", "1", "--x", "1", "--N", "16", "--backend",
                           "cpu"});
+  const std::string n_text = std::to_string(N);
   for (const Args& args :
-       {Args{"redistribute", "--P", "2", "--Q", "2", "--K", "1", "--x", "1", "--N", "4194304", "--backend", "cpu"},
-        Args{"redistribute", "--P", "4", "--Q", "4", "--K", "2", "--x", "8", "--N", "4194304", "--overlap",
+       {Args{"redistribute", "--P", "2", "--Q", "2", "--K", "1", "--x", "1", "--N", n_text, "--backend", "cpu"},
+        Args{"redistribute", "--P", "3", "--Q", "5", "--K", "2", "--x", "4", "--N", std::to_string(N / 120 * 120),
+             "--backend", "cpu"},
+        Args{"redistribute", "--P", "4", "--Q", "4", "--K", "2", "--x", "8", "--N", n_text, "--overlap",
              "--backend", "cpu", "-o", out},
         Args{"redistribute", "--P", "4", "--Q", "4", "--K", "2", "--x", "8", "--backend", "cpu", "-i", in,
              "--reverse", "--overlap", "-o", out}}) {
     const long p = peak(args);
     SCOPED_TRACE(::testing::PrintToString(args));
-    const double machine_kib = 2 * data_kib;  // 4 nodes of 2^21 words: P = Q = 2 apart, or 4 together (K >= S + D)
-    EXPECT_LE(static_cast<double>(p - base), 2 * machine_kib) << "peak " << p << " KiB, baseline " << base;
-    // The child's own peak holds the whole machine (the baseline can start from this process's peak).
-    EXPECT_GE(static_cast<double>(p), 0.95 * machine_kib) << "the machine holds the array twice";
+    EXPECT_LE(static_cast<double>(p - base), 2 * data_kib + fixed_kib) << "peak " << p << " KiB, baseline " << base;
+    // The child's own peak holds the array twice (the baseline can start from this process's peak).
+    EXPECT_GE(static_cast<double>(p), 1.9 * data_kib) << "the regions hold the array twice";
   }
+  // From a pipe: loaded as it arrives, nothing but the machine holding it, and the same rows written.
+  fs::copy_file(out, path("from_file.npy"), fs::copy_options::overwrite_existing);
+  const Result r = run_piped({"redistribute", "--P", "4", "--Q", "4", "--K", "2", "--x", "8", "--backend", "cpu", "-i",
+                              "/dev/stdin", "--reverse", "--overlap", "-o", out, "--json"},
+                             "", in);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "\"verified_by\": \"fingerprint\"")) << r.out;
+  EXPECT_LE(static_cast<double>(r.peak_kib - base), 2 * data_kib + fixed_kib) << "piped: peak " << r.peak_kib;
+  EXPECT_TRUE(same_files(out, path("from_file.npy")));
 }
 
 // A FIFO output takes the words in order, yet is streamed too: a tile at a
@@ -376,7 +396,8 @@ TEST_F(CliMemory, FifoOutputStreamsInOrder) {
 }
 
 // hcube run of a saved schedule costs what the command that made it costs:
-// within 1.5x of its memory, and of its wall time (with room for a noisy machine).
+// within 1.5x of its memory and of its wall time, the fastest of three runs of
+// each taken alternately (a noisy machine slows single runs, not all three).
 TEST_F(CliMemory, RunOfASavedScheduleCostsWhatItsMakerCosts) {
   if (instrumented()) GTEST_SKIP() << "AddressSanitizer's shadow memory and quarantine make resident sizes meaningless";
   const std::string saved = path("s.json").string();
@@ -399,7 +420,7 @@ TEST_F(CliMemory, RunOfASavedScheduleCostsWhatItsMakerCosts) {
   }
   EXPECT_LE(static_cast<double>(ran - base), 1.5 * static_cast<double>(made - base))
       << "run " << ran << " KiB, maker " << made << " KiB, baseline " << base;
-  EXPECT_LE(ran_s, 2.0 * made_s) << "run " << ran_s << " s, maker " << made_s << " s";
+  EXPECT_LE(ran_s, 1.5 * made_s) << "run " << ran_s << " s, maker " << made_s << " s";
 }
 
 }  // namespace

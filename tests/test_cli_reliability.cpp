@@ -2,10 +2,18 @@
 // not be, no unbounded work, one line of error, and every refusal fast and
 // small. Special files are made in the test's own directory; real device
 // files are only ever read.
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <poll.h>
+#include <spawn.h>
+#include <sys/inotify.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <csignal>
 #include <fstream>
 #include <thread>
@@ -141,20 +149,229 @@ TEST_F(CliReliability, InputIsReadOnlyAsFarAsItsHeaderSays) {
   }
 }
 
+// The preamble and header NumPy would write for `shape` (Python's repr) of
+// `descr`, with no data after it.
+std::string npy_header(const std::string& descr, const std::string& shape) {
+  std::string dict = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
+  dict.append(64 - (10 + dict.size() + 1) % 64, ' ');
+  dict += '\n';
+  std::string out = "\x93NUMPY";
+  out += '\x01';
+  out += '\0';
+  out += static_cast<char>(dict.size() & 0xff);
+  out += static_cast<char>(dict.size() >> 8);
+  return out + dict;
+}
+
+// A header is read only once its length is checked: a version-2 header that
+// claims 1 GiB (in a sparse file) is refused as NumPy refuses it, unread.
+TEST_F(CliReliability, HugeHeaderIsRefusedBeforeItIsRead) {
+  const fs::path p = path("hdr.npy");
+  {
+    std::ofstream out(p, std::ios::binary);
+    out << "\x93NUMPY" << '\x02' << '\0';
+    const std::uint32_t len = std::uint32_t{1} << 30;
+    out.write(reinterpret_cast<const char*>(&len), 4);
+  }
+  fs::resize_file(p, (std::uintmax_t{1} << 30) + 4096);
+  expect_small_error({"aapc", "-d", "2", "-i", p.string()}, {"hdr.npy", "claims 1073741824 bytes", "at most 10000"});
+}
+
+// A stream whose header claims a large shape is held only as far as it has
+// arrived (or in the machine itself, which its pages fill as words arrive):
+// a short one is refused at its end, small and fast.
+TEST_F(CliReliability, ShortStreamIsRefusedHavingHeldOnlyWhatArrived) {
+  const std::string tail(1000, '\x01');
+  const struct {
+    Args args;
+    std::string header;
+  } cases[] = {
+      {{"aapc", "-d", "13"}, npy_header("<u4", "(8192, 8192)")},                       // 256 MiB
+      {{"permute", "--perm", "transpose"}, npy_header("<u4", "(8192, 8192)")},         // n, m from the stream
+      {{"fft", "-P", "24", "-n", "2"}, npy_header("<c16", "(16777216,)")},             // 256 MiB of points
+      {{"redistribute", "--P", "2", "--Q", "2", "--K", "1", "--x", "1"}, npy_header("<u8", "(33554432,)")},
+  };
+  for (const auto& c : cases) {
+    Args args = c.args;
+    for (const char* a : {"--backend", "cpu", "-i", "/dev/stdin"}) args.push_back(a);
+    SCOPED_TRACE(::testing::PrintToString(args));
+    const auto start = std::chrono::steady_clock::now();
+    const Result r = run_piped(args, c.header + tail);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_GT(r.code, 0);
+    EXPECT_TRUE(contains(r.err, "truncated data")) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_LT(r.peak_kib, kSmallKib) << "peaked at " << r.peak_kib << " KiB";
+    EXPECT_LT(seconds, 1.0);
+  }
+}
+
+// n and m from a pipe's shape: its header is read once and the open stream
+// handed on, so its body is still there to load (a second open would read
+// the data as the header). The results are checked against the permutation
+// computed here.
+TEST_F(CliReliability, DimsComeFromAPipesShape) {
+  const Cube c{3, 3};
+  const Words in = random_words(c.total());
+  const fs::path file = path("in.npy"), out = path("out.npy");
+  write_u64(file, c.shape(), in);
+  const std::string bytes = read(file);
+  Result r = run_piped({"permute", "--perm", "transpose", "-i", "/dev/stdin", "-o", out.string()}, bytes);
+  ASSERT_EQ(r.code, 0) << r.err;
+  Words want(c.total());
+  for (std::uint64_t j = 0; j < c.nodes(); ++j)
+    for (std::uint64_t i = 0; i < c.K(); ++i) want[c.g(i, j)] = in[c.g(j, i)];
+  EXPECT_EQ(read_u64(out, c), want);
+
+  r = run_piped({"cycle", "--cycle", "0:1,2:3", "-i", "/dev/stdin", "-o", out.string(), "--json"}, bytes);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "\"verified_by\": \"fingerprint\"")) << r.out;
+  want = in;
+  exchange(want, c, 0, 1, 1);
+  exchange(want, c, 2, 3, 3);
+  EXPECT_EQ(read_u64(out, c), want);
+
+  r = run_piped({"align", "--xor-proc", "0,1,2", "--xor-mem", "0,1,2", "-i", "/dev/stdin", "-o", out.string()}, bytes);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(read_u64(out, c), align(in, c, [](std::uint64_t j, std::uint64_t i) { return i ^ j; }));
+}
+
 // Sizes come from the flags or a file's header and are checked before any allocation or planning.
 TEST_F(CliReliability, SizesAreCheckedBeforeAllocationOrPlanning) {
   expect_small_error({"permute", "--perm", "transpose", "-n", "20", "-m", "20"}, {"n + m = 20 + 20", "allowed n + m <="});
   expect_small_error({"compare", "--perm", "transpose", "-n", "20", "-m", "20"}, {"n + m = 20 + 20"});
   expect_small_error({"redistribute", "--P", "2", "--Q", "2", "--K", "1", "--x", "1", "--N", "68719476736", "--type",
                       "uint64"},
-                     {"N = 68719476736", "host memory"});
+                     {"N = 68719476736", "needs 1.0 TiB"});
   // A schedule of a hundred bytes whose header declares m = 40.
   const std::string s = ok({"schedule", "-d", "2", "--json"});
   json j = json::parse(s);
   j["m"] = 40;
   const fs::path huge = path("huge.json");
   std::ofstream(huge) << j.dump();
-  expect_small_error({"run", "--schedule", huge.string()}, {"huge.json", "m = 40", "host memory"});
+  expect_small_error({"run", "--schedule", huge.string()}, {"huge.json", "m = 40", "needs"});
+}
+
+// An environment variable set for the commands a test runs, unset after.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) { ::setenv(name, value.c_str(), 1); }
+  ~ScopedEnv() { ::unsetenv(name_); }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+};
+
+// The up-front check counts each command's real footprint, not the machine
+// alone: fft and the fused pass hold a scratch copy beside the machine (fft
+// -P 30 -n 2 was accepted with 16 GiB of data, needing 32). HCUBE_MEMORY_LIMIT
+// stands for a smaller machine, so nothing here depends on this one's memory.
+TEST_F(CliReliability, EachCommandsFootprintIsCheckedBeforeTheRun) {
+  const ScopedEnv limit("HCUBE_MEMORY_LIMIT", "24M");
+  expect_small_error({"fft", "-P", "20", "-n", "2", "--backend", "cpu"},
+                     {"hcube fft -P 20 -n 2 needs 32.0 MiB", "the machine 16.0 MiB + its scratch copy 16.0 MiB",
+                      "24.0 MiB available"});
+  expect_small_error({"permute", "--perm", "bit-reversal", "-n", "11", "-m", "11", "--fused", "--backend", "cpu"},
+                     {"hcube permute --fused needs 32.0 MiB", "scratch copy", "24.0 MiB available"});
+  // The machine alone fits: 16 MiB of u32 words swapped in place.
+  const Result r = run({"cycle", "-n", "11", "-m", "11", "--cycle", "0:1", "--backend", "cpu"});
+  EXPECT_EQ(r.code, 0) << r.err;
+}
+
+// A redistribution counts its machine and the router program of one
+// superblock, estimated within a small factor of what it takes; the issue's
+// own example was refused from a stale estimate of 96 bytes an element
+// (here 2^22 elements: "needs 384 MiB" of a 100 MiB limit).
+TEST_F(CliReliability, ARedistributionCountsItsMachineAndOneSuperblock) {
+  {
+    const ScopedEnv limit("HCUBE_MEMORY_LIMIT", "100M");
+    const json j = ok_json({"redistribute", "--P", "2", "--Q", "2", "--K", "1", "--x", "1", "--N", "4194304", "--type",
+                            "uint64", "--backend", "cpu"});
+    EXPECT_EQ(j["verified"], true);
+    EXPECT_LT(j["router_program_bytes"].get<std::uint64_t>(), 4096u);  // a superblock of 2 blocks
+    // 997 x 1000 processors: a superblock of 997000 blocks, each pair of processors a message: 289 MiB.
+    expect_small_error({"redistribute", "--P", "997", "--Q", "1000", "--K", "1", "--x", "1", "--backend", "cpu"},
+                       {"router program of one superblock", "100.0 MiB available"});
+  }
+  // The estimate against the peak of a run whose program dwarfs its data (251 x 241 processors, 60491 blocks).
+  if (instrumented()) GTEST_SKIP() << "AddressSanitizer's shadow memory and quarantine make resident sizes meaningless";
+  const long base = run({"redistribute", "--P", "2", "--Q", "2", "--K", "1", "--x", "1", "--backend", "cpu"}).peak_kib;
+  const Result r = run({"redistribute", "--P", "251", "--Q", "241", "--K", "1", "--x", "1", "--type", "uint64",
+                        "--backend", "cpu", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json j = json::parse(r.out);
+  const double estimate = static_cast<double>(j["router_program_bytes"].get<std::uint64_t>()) / 1024;
+  const double data = static_cast<double>(j["N"].get<std::uint64_t>()) * 8 / 1024;  // sources and destinations
+  const double program = static_cast<double>(r.peak_kib - base) - 2 * data;
+  EXPECT_GT(program, estimate / 2) << "peak " << r.peak_kib << " KiB, baseline " << base;
+  EXPECT_LT(program, estimate * 2) << "peak " << r.peak_kib << " KiB, baseline " << base;
+}
+
+// What a schedule file can cover is checked before its per-address records
+// are made: a 300-byte AAPC declaring m = 26 holds 4 of the 2^26 exchanges it
+// needs, and is refused at once, small (it took 3 s and 1.5 GB).
+TEST_F(CliReliability, AScheduleIsCheckedAgainstWhatItCanCover) {
+  json j = json::parse(ok({"schedule", "-d", "2", "--json"}));
+  j["m"] = 26;
+  const fs::path p = path("m26.json");
+  std::ofstream(p) << j.dump();
+  ASSERT_LT(fs::file_size(p), 400u);
+  const auto start = std::chrono::steady_clock::now();
+  expect_small_error({"run", "--schedule", p.string()}, {"m26.json", "m = 26", "needs K d / 2 = 67108864", "holds 4"});
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 1.0);
+}
+
+// A schedule file is read as the .npy reader reads an input: bounded in its
+// size, its strings and numbers, its nesting and its silences, its keys
+// checked in linear time, a read error naming the file.
+TEST_F(CliReliability, ScheduleFilesAreBounded) {
+  // A string that never ends, on a pipe: refused at its 4097th byte (it grew to 2.6 GB).
+  Result r = run_piped({"run", "--schedule", "/dev/stdin"}, "{\"format\": \"", {}, std::string(1 << 16, 'a'),
+                       std::uint64_t{400} << 20);
+  EXPECT_GT(r.code, 0);
+  EXPECT_TRUE(contains(r.err, "more than 4096 bytes")) << r.err;
+  EXPECT_LT(r.peak_kib, kSmallKib);
+  // 10 MB of '[' (757 MB before): the format nests four deep.
+  const fs::path deep = path("deep.json");
+  std::ofstream(deep) << std::string(10 << 20, '[');
+  expect_small_error({"run", "--schedule", deep.string()}, {"deep.json", "nested deeper", "4 levels"});
+  // 160000 keys and the last one repeated: the check is linear, about 0.3 s (80000 took 5.4 s before, 4 times
+  // as many would take 4 times as long again); the bound leaves room for a loaded machine.
+  std::string keys = ok({"schedule", "-d", "2", "--json"});
+  keys.pop_back();  // the newline
+  keys.pop_back();  // the closing brace
+  keys += ", \"x\": {";
+  for (int k = 0; k < 160000; ++k) keys += "\"k" + std::to_string(k) + "\": 1, ";
+  keys += "\"k0\": 2}}";
+  const fs::path many = path("keys.json");
+  std::ofstream(many) << keys;
+  keys.clear();
+  keys.shrink_to_fit();  // a spawned child's peak starts from this process's
+  const auto start = std::chrono::steady_clock::now();
+  r = run({"run", "--schedule", many.string()});
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 3.0);
+  EXPECT_TRUE(contains(r.err, "keys.json: duplicate key \"k0\"")) << r.err;
+  EXPECT_LT(r.peak_kib, kSmallKib);
+  // A FIFO whose writer opens it and says nothing: refused after HCUBE_INPUT_WAIT, as an input .npy is (it hung).
+  const fs::path fifo = path("s.fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::thread writer([&] {
+    const int fd = ::open(fifo.c_str(), O_WRONLY);  // returns once hcube has opened it
+    std::this_thread::sleep_for(std::chrono::milliseconds(600));
+    ::close(fd);
+  });
+  ::setenv("HCUBE_INPUT_WAIT", "0.3", 1);
+  const auto fifo_start = std::chrono::steady_clock::now();
+  r = run({"run", "--schedule", fifo.string()});
+  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - fifo_start).count();
+  ::unsetenv("HCUBE_INPUT_WAIT");
+  writer.join();
+  EXPECT_TRUE(contains(r.err, "no data arrived for 0.3 s")) << r.err;
+  EXPECT_LT(waited, 1.0);
+  // A file that fails to read names itself (it was "basic_filebuf::underflow error reading the file").
+  expect_small_error({"run", "--schedule", "/proc/self/mem"}, {"/proc/self/mem", "cannot read"});
 }
 
 TEST_F(CliReliability, ScheduleFilesAreReadSafely) {
@@ -179,6 +396,180 @@ TEST_F(CliReliability, NumbersThatMakeNoSenseAreRefused) {
   expect_small_error({"redistribute", "--P", "2", "--Q", "2", "--K", "1", "--x", "1", "--ts", "nan"}, {"--ts", "nan"});
   expect_small_error({"redistribute", "--P", "2", "--Q", "2", "--K", "1", "--x", "1", "--dims", "-3"}, {"--dims -3"});
   expect_small_error({"fft", "-P", "4", "-n", "2", "--seed", "-1"}, {"--seed", "-1"});
+  // -1 is a value like any other, never "the default": each gets its flag's range error.
+  expect_small_error({"aapc", "-d", "3", "-n", "-1"}, {"n = -1"});
+  expect_small_error({"aapc", "-d", "3", "-m", "-1"}, {"m = -1"});
+  expect_small_error({"aapc", "-d", "3", "--tile-dims", "-1"}, {"t = -1", "allowed 0..3"});
+  expect_small_error({"cycle", "-n", "3", "-m", "3", "--tile-dims", "-1", "--cycle", "0:0"}, {"t = -1"});
+  expect_small_error({"fft", "-P", "4", "-n", "2", "--tile-dims", "-1"}, {"t = -1", "allowed 0..2"});
+  expect_small_error({"redistribute", "--P", "2", "--Q", "2", "--K", "1", "--x", "1", "--tile-dims", "-1"}, {"t = -1"});
+  expect_small_error({"bench", "--op", "aapc", "-w", "8", "--tile-dims", "-1"}, {"t = -1"});
+  expect_small_error({"redistribute", "--P", "2", "--Q", "2", "--K", "1", "--x", "1", "--dims", "-1"}, {"--dims -1"});
+  expect_small_error({"multi-aapc", "-s", "2", "-d", "2", "-m", "5", "-a", "5", "--rotated-rows", "-1"},
+                     {"--rotated-rows -1"});
+  expect_small_error({"permute", "--perm", "transpose", "--subcube-dims", "-1"}, {"--subcube-dims -1"});
+  expect_small_error({"permute", "--perm", "transpose", "--packet", "-1"}, {"--packet -1"});
+  // A number past 64 bits is named as given, not as the clamped 9223372036854775807.
+  expect_small_error({"aapc", "-d", "99999999999999999999"}, {"--dims", "99999999999999999999 out of range"});
+  expect_small_error({"fft", "-P", "4", "-n", "2", "--seed", "99999999999999999999"}, {"99999999999999999999"});
+}
+
+// An empty path is no file: refused as the flags are parsed (-i "" ran on the labels).
+TEST_F(CliReliability, EmptyPathsAreRefused) {
+  expect_small_error({"aapc", "-d", "3", "-i", ""}, {"--input", "empty path"});
+  expect_small_error({"cycle", "--cycle", "0:0", "-i", ""}, {"--input", "empty path"});
+  expect_small_error({"fft", "-P", "4", "-n", "2", "-i", ""}, {"--input", "empty path"});
+  expect_small_error({"redistribute", "--P", "2", "--Q", "2", "--K", "1", "--x", "1", "-i", ""},
+                     {"--input", "empty path"});
+  expect_small_error({"run", "--schedule", ""}, {"--schedule", "empty path"});
+  expect_small_error({"aapc", "-d", "3", "-o", ""}, {"--output", "empty"});
+  expect_small_error({"multi-aapc", "-s", "2", "-d", "2", "--save-schedule", ""}, {"--save-schedule", "empty"});
+}
+
+// A flag before the command is named when it is not hcube's own.
+TEST_F(CliReliability, AnUnknownFlagBeforeTheCommandIsNamed) {
+  expect_small_error({"--frobnicate"}, {"unknown flag '--frobnicate' for hcube"});
+  expect_small_error({"--verison"}, {"unknown flag '--verison'", "did you mean --version?"});
+  expect_small_error({"--frobnicate", "aapc", "-d", "2"}, {"unknown flag '--frobnicate'"});
+}
+
+// A silent FIFO input costs HCUBE_INPUT_WAIT in all, whatever its writer
+// does: never opened, or opened and closed without a byte (30 s, then 60 s).
+TEST_F(CliReliability, ASilentFifoInputIsRefusedWithinTheWait) {
+  const ScopedEnv wait("HCUBE_INPUT_WAIT", "0.3");
+  const fs::path fifo = path("in.fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  for (const bool writer_opens : {false, true}) {
+    SCOPED_TRACE(writer_opens ? "the writer opens it and closes it" : "nothing opens it");
+    std::thread writer([&] {
+      if (!writer_opens) return;
+      const int fd = ::open(fifo.c_str(), O_WRONLY);  // returns once hcube has opened it
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      ::close(fd);
+    });
+    const auto start = std::chrono::steady_clock::now();
+    const Result r = run({"aapc", "-d", "2", "-i", fifo.string()});
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    writer.join();
+    EXPECT_GT(r.code, 0);
+    EXPECT_TRUE(contains(r.err, writer_opens ? "holds 0 bytes" : "nothing wrote to the FIFO for 0.3 s")) << r.err;
+    EXPECT_LT(seconds, 1.0);
+  }
+}
+
+// sweep --plot falls back to /tmp when TMPDIR is missing (it aborted), and
+// the plot's name never reaches gnuplot's script: a name made to run a shell
+// command through gnuplot's system() is only a name.
+TEST_F(CliReliability, SweepPlotsSafely) {
+  const Args sweep{"sweep", "--dims-from", "2", "--dims-to", "2", "--repeat", "1", "--backend", "cpu", "--plot"};
+  {
+    const ScopedEnv missing("TMPDIR", path("no/such/dir").string());
+    Args args = sweep;
+    args.push_back(path("plot.svg").string());
+    const Result r = run(args);
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_GT(fs::file_size(path("plot.svg")), 0u);
+  }
+  // A name holds no '/': the command touches a file in the working directory of hcube and gnuplot.
+  const fs::path pwned = fs::current_path() / "hcube-test-pwned";
+  fs::remove(pwned);
+  for (const std::string& name : {std::string("a'; system('touch hcube-test-pwned'); b='.svg"),
+                                  std::string("$(touch hcube-test-pwned).svg"), std::string("`touch hcube-test-pwned`.svg")}) {
+    Args args = sweep;
+    args.push_back(path(name).string());
+    const Result r = run(args);
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(fs::exists(path(name))) << "the plot goes to the name given, as it is";
+    EXPECT_FALSE(fs::exists(pwned)) << "a shell command ran from the name " << name;
+    fs::remove(pwned);
+  }
+}
+
+// -o onto a character device (a null device made here with mknod) writes
+// into it and leaves it a device.
+TEST_F(CliReliability, OutputOntoADeviceNodeKeepsTheNode) {
+  const fs::path node = path("null.npy");
+  if (::mknod(node.c_str(), S_IFCHR | 0666, makedev(1, 3)) != 0)
+    GTEST_SKIP() << "cannot make a device node here (" << std::strerror(errno)
+                 << "); FifoOutputIsWrittenIntoOrRefused covers writing in place";
+  ok({"aapc", "-d", "2", "-o", node.string()});
+  struct stat st {};
+  ASSERT_EQ(::lstat(node.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode));
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 3) << "no temporary beside it";
+}
+
+// An output directory that exists but cannot be written is refused before
+// the run. As root, permissions do not stop a write: the directory is made
+// immutable instead (chattr +i), which stops root too.
+TEST_F(CliReliability, AnUnwritableOutputDirectoryIsRefusedFirst) {
+  const fs::path locked = path("locked");
+  fs::create_directory(locked);
+  bool immutable = false;
+  if (::geteuid() == 0) {
+    const int fd = ::open(locked.c_str(), O_RDONLY | O_DIRECTORY);
+    int flags = 0;
+    immutable = fd >= 0 && ::ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0 &&
+                (flags |= FS_IMMUTABLE_FL, ::ioctl(fd, FS_IOC_SETFLAGS, &flags) == 0);
+    if (fd >= 0) ::close(fd);
+    if (!immutable)
+      GTEST_SKIP() << "running as root on a file system without chattr +i: no directory here stops root's writes";
+  } else {
+    fs::permissions(locked, fs::perms::owner_read | fs::perms::owner_exec);
+  }
+  expect_small_error({"aapc", "-d", "8", "-o", (locked / "out.npy").string()}, {"--output", "locked"});
+  if (immutable) {
+    const int fd = ::open(locked.c_str(), O_RDONLY | O_DIRECTORY);
+    int flags = 0;
+    if (fd >= 0 && ::ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0) {
+      flags &= ~FS_IMMUTABLE_FL;
+      ::ioctl(fd, FS_IOC_SETFLAGS, &flags);
+    }
+    if (fd >= 0) ::close(fd);
+  } else {
+    fs::permissions(locked, fs::perms::owner_all);
+  }
+  EXPECT_TRUE(fs::is_empty(locked));
+}
+
+// SIGTERM while hcube writes its output removes the temporary: the run is
+// watched with inotify and stopped as soon as the temporary appears.
+TEST_F(CliReliability, SigtermWhileWritingLeavesNoTemporary) {
+  const int watch = ::inotify_init1(IN_CLOEXEC);
+  ASSERT_GE(watch, 0) << std::strerror(errno);
+  ASSERT_GE(::inotify_add_watch(watch, dir_.c_str(), IN_CREATE), 0) << std::strerror(errno);
+  std::vector<std::string> argv{HCUBE_BINARY, "aapc", "-d", "11", "--backend", "cpu", "-o", path("out.npy").string()};
+  std::vector<char*> pointers;
+  for (std::string& a : argv) pointers.push_back(a.data());
+  pointers.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  pid_t pid = 0;
+  ASSERT_EQ(::posix_spawn(&pid, pointers[0], &actions, nullptr, pointers.data(), environ), 0);
+  posix_spawn_file_actions_destroy(&actions);
+  // The first file the run makes in the directory is its temporary.
+  bool killed = false;
+  alignas(inotify_event) char events[4096];
+  pollfd p{watch, POLLIN, 0};
+  while (!killed && ::poll(&p, 1, 10000) > 0) {
+    const ssize_t got = ::read(watch, events, sizeof events);
+    for (char* e = events; got > 0 && e < events + got; e += sizeof(inotify_event) + reinterpret_cast<inotify_event*>(e)->len) {
+      const inotify_event* ev = reinterpret_cast<inotify_event*>(e);
+      if (ev->len > 0 && std::string(ev->name).rfind(".hcube-", 0) == 0 && !killed) {
+        ::kill(pid, SIGTERM);
+        killed = true;
+      }
+    }
+  }
+  ::close(watch);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(killed) << "no temporary appeared: the output was not written through one";
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM) << "status " << status;
+  for (const auto& entry : fs::directory_iterator(dir_))
+    EXPECT_NE(entry.path().filename().string().rfind(".hcube-", 0), 0u) << "left behind: " << entry.path();
+  EXPECT_FALSE(fs::exists(path("out.npy")));
 }
 
 }  // namespace

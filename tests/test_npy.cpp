@@ -1,5 +1,6 @@
 // Tests for the .npy reader/writer. The fixtures in tests/data were written by
 // NumPy (see tests/data/make_fixtures.py); the tests themselves need no NumPy.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -16,11 +17,14 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "hcube/emulator/npy.hpp"
+#include "pipe.hpp"
 #include "hcube/emulator/verified_run.hpp"
 #include "hcube/host/output_file.hpp"
 #include "hcube/core/error.hpp"
@@ -600,6 +604,121 @@ TEST_F(NpyFiles, SessionFromAFileLoadsStoresAndVerifiesAgainstIt) {
     }
   }
   EXPECT_EQ(hcube::NpyFile::open(dir_.string()), nullptr);  // not a regular file: read whole by read_npy
+}
+
+// A machine loaded from a stream a chunk at a time (1 MiB chunks: several
+// here) verifies by the input's fingerprint: every word at its place passes,
+// and a wrong word, two words swapped (the same values, misplaced) or a step
+// that did not happen are caught, for 4-, 8- and 16-byte words.
+TEST(NpyStream, SessionFromAStreamVerifiesByTheFingerprint) {
+  const unsigned n = 6, m = 12;
+  for (const ElementType type : {ElementType::u32, ElementType::u64, ElementType::c128}) {
+    const std::size_t wb = hcube::info(type).bytes;
+    SCOPED_TRACE(hcube::info(type).name);
+    Bytes data(std::size_t{wb} << (n + m));
+    for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<unsigned char>((i * 2654435761u) >> 13);
+    hcube::test::Pipe pipe(hcube::encode_npy(type, {1u << n, 1u << m}, data.data(), data.size()));
+    hcube::NpyInput in(pipe.path());
+    EXPECT_FALSE(in.regular());
+    EXPECT_EQ(in.file(), nullptr);
+    hcube::Session s = hcube::open_session(hcube::MachineOptions{n, m, type, hcube::BackendChoice::cpu, -1}, in);
+    ASSERT_NE(s.fingerprint, nullptr);
+    EXPECT_EQ(s.source, nullptr);
+    EXPECT_EQ(s.machine->read(), data);
+    EXPECT_NO_THROW(hcube::verify(s, "the load"));
+    EXPECT_THROW(hcube::expected_words(s), hcube::Error);  // nothing holds the words
+
+    const hcube::AddressMap flip = [m](std::uint64_t g) { return g ^ (std::uint64_t{1} << m); };
+    hcube::Cycle all_words;
+    for (std::uint64_t a = 0; a < (1u << m); ++a) all_words.push_back(hcube::Exchange{0, a, a, 0});
+    EXPECT_NO_THROW(hcube::run_step(s, "flip", flip, [&](hcube::Machine& mach) {
+      mach.run_cycle(all_words, hcube::PortRules{hcube::PortModel::all_port, 1u << m}, {});
+    }));
+    const auto caught = [&](const char* what, const std::function<void(hcube::Machine&)>& step) {
+      try {
+        hcube::run_step(s, what, [](std::uint64_t g) { return g; }, step);
+        ADD_FAILURE() << what << ": a wrong state was verified";
+      } catch (const hcube::Error& e) {
+        EXPECT_NE(std::string(e.what()).find("fingerprint differs"), std::string::npos) << e.what();
+      }
+    };
+    // Two words swapped: the machine holds the same values, two of them misplaced.
+    caught("a swap", [&](hcube::Machine& mach) {
+      const std::uint64_t places[2] = {5, 700};
+      Bytes two(2 * wb);
+      mach.gather(places, 2, two.data());
+      const std::uint64_t swapped[2] = {700, 5};
+      mach.scatter(swapped, 2, two.data());
+    });
+    // The swap put back, and one bit of the last word flipped.
+    caught("a flipped bit", [&](hcube::Machine& mach) {
+      const std::uint64_t places[2] = {5, 700};
+      Bytes two(2 * wb);
+      mach.gather(places, 2, two.data());
+      const std::uint64_t swapped[2] = {700, 5};
+      mach.scatter(swapped, 2, two.data());
+      Bytes one(wb);
+      const std::uint64_t last = (std::uint64_t{1} << (n + m)) - 1;
+      mach.gather(&last, 1, one.data());
+      one[wb - 1] ^= 0x80;  // the highest bit of the last word
+      mach.scatter(&last, 1, one.data());
+    });
+  }
+}
+
+// An input's header is read only when its length is allowed (NumPy's limit),
+// and a stream's silence is bounded: the writer that never opens the FIFO,
+// opens and closes it, or opens it and goes quiet costs HCUBE_INPUT_WAIT in
+// all, not a wait for each read.
+TEST_F(NpyFiles, LongHeadersAndSilentStreamsAreRefusedFast) {
+  const std::string big = (dir_ / "big.npy").string();
+  {
+    std::ofstream out(big, std::ios::binary);
+    out << "\x93NUMPY" << '\x02' << '\0';
+    const std::uint32_t len = 10001;
+    out.write(reinterpret_cast<const char*>(&len), 4);
+  }
+  fs::resize_file(big, 20000);
+  expect_contains(error_of([&] { hcube::NpyInput in(big); }), {big, "claims 10001 bytes", "at most 10000"});
+
+  ::setenv("HCUBE_INPUT_WAIT", "0.3", 1);
+  const std::string fifo = (dir_ / "in.fifo").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0) << std::strerror(errno);
+  const auto timed = [&](const std::function<void()>& writer, const std::vector<std::string>& mentions) {
+    const auto start = std::chrono::steady_clock::now();
+    std::thread w(writer);
+    expect_contains(error_of([&] { hcube::NpyInput in(fifo); }), mentions);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    w.join();
+    EXPECT_LT(seconds, 0.9);
+    EXPECT_GT(seconds, 0.25);
+  };
+  // Nobody writes.
+  timed([] {}, {fifo, "nothing wrote to the FIFO for 0.3 s", "HCUBE_INPUT_WAIT"});
+  // A writer opens it after 0.1 s, sends half a preamble, waits 0.2 s, closes it: the stream ended short.
+  {
+    const auto start = std::chrono::steady_clock::now();
+    std::thread w([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      const int fd = ::open(fifo.c_str(), O_WRONLY);
+      if (fd < 0) return;
+      if (::write(fd, "\x93NUM", 4) != 4) ADD_FAILURE() << "write";
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      ::close(fd);
+    });
+    expect_contains(error_of([&] { hcube::NpyInput in(fifo); }), {fifo, "holds 4 bytes"});
+    w.join();
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 0.9);
+  }
+  // A writer opens it and says nothing, holding it open.
+  timed(
+      [&] {
+        const int fd = ::open(fifo.c_str(), O_WRONLY);  // returns once the reader has opened it
+        std::this_thread::sleep_for(std::chrono::milliseconds(600));
+        ::close(fd);
+      },
+      {fifo, "no data arrived for 0.3 s"});
+  ::unsetenv("HCUBE_INPUT_WAIT");
 }
 
 }  // namespace

@@ -338,7 +338,7 @@ TEST(Plans, BadBuffersAndOptionsAreRefusedWithOneLine) {
 // composed from the steps' own destination maps and, at the end, the formula.
 TEST(VerifiedRun, TraceHandsEveryStepToTheObserver) {
   const unsigned d = 2;
-  const BuiltSchedule b = build_aapc_schedule(AapcRequest{AapcMethod::alg4, d, -1, -1, 1, false, LineDrawing::diagonal, false});
+  const BuiltSchedule b = build_aapc_schedule(AapcRequest{AapcMethod::alg4, d, std::nullopt, std::nullopt, 1, false, LineDrawing::diagonal, false});
   const PermutationPlan p = plan_aapc_permutation(AapcPermutation::transpose, b.schedule.geometry(), d);
   const Job job{b.schedule, b.stats, p.f, p.g, p.destination, "transpose", p.formula, {}, {}, 0, {}};
   Session s = open_session(MachineOptions{d, d, ElementType::u32, BackendChoice::cpu, -1});

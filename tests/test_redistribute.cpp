@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backend_test.hpp"
+#include "pipe.hpp"
 #include "hcube/emulator/redistribute.hpp"
 #include "hcube/core/error.hpp"
 
@@ -79,6 +80,30 @@ TEST_P(RedistributeRun, EveryScheduleDeliversTheCyclicKxLayout) {
         EXPECT_THROW(verify_redistribution(loaded, pl, element), Error);  // not run: the destinations are empty
         const RedistElement off_by_one = [&](std::uint64_t g, unsigned char* out) { std::memcpy(out, &data[(g + 1) % c.N], 8); };
         EXPECT_THROW(verify_redistribution(mach, pl, off_by_one), Error);
+        if (tile == -1 && !staged) {
+          // From a pipe: loaded as it arrives, checked against its fingerprint.
+          test::Pipe pipe(encode_npy(ElementType::u64, {c.N}, data.data(), c.N * 8));
+          NpyInput in(pipe.path());
+          Machine streamed(MachineOptions{pl.n, pl.m, ElementType::u64, choice(), -1});
+          const InputFingerprint fp = load_sources(streamed, pl, in);
+          EXPECT_EQ(streamed.read(), image);
+          EXPECT_THROW(verify_redistribution(streamed, pl, fp), Error);  // not run yet
+          run_redistribution(streamed, pl, s);
+          EXPECT_NO_THROW(verify_redistribution(streamed, pl, fp));
+          // Two destination words swapped: the same elements, misplaced.
+          const std::uint64_t at[2] = {bit(pl.m) * pl.destination_node(0) + pl.dest_offset(),
+                                       bit(pl.m) * pl.destination_node(receivers(r) - 1) + pl.dest_offset() + 1};
+          std::uint64_t two[2];
+          streamed.gather(at, 2, two);
+          std::swap(two[0], two[1]);
+          streamed.scatter(at, 2, two);
+          try {
+            verify_redistribution(streamed, pl, fp);
+            ADD_FAILURE() << "a swap was verified";
+          } catch (const Error& e) {
+            EXPECT_NE(std::string(e.what()).find("fingerprint differs"), std::string::npos) << e.what();
+          }
+        }
         if (staged) {
           EXPECT_EQ(rep.launches, s.steps.size() + 4);  // pack and unpack: a gather and a copy back each
           EXPECT_EQ(stages.size(), s.steps.size() + 2);

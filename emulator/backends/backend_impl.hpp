@@ -5,7 +5,7 @@
 // A Policy provides:
 //   static constexpr BackendKind kind;
 //   std::string device_name() const;  std::uint64_t available_bytes() const;
-//   Buffer allocate(std::uint64_t bytes);
+//   Buffer allocate(std::uint64_t bytes, bool sparse);
 //   template <class Body> void launch(std::uint64_t count, const Body& body);
 //   template <class TileBody> void launch_tiles(const TileBody& body);  // kernels/permute.hpp's two phases
 //   BitPermutationTiling plan_tiles(const std::vector<unsigned>& to, std::size_t word_bytes,
@@ -72,12 +72,12 @@ class BackendImpl final : public Backend {
   std::string device_name() const override { return policy_.device_name(); }
   std::uint64_t available_bytes() const override { return policy_.available_bytes(); }
 
-  Buffer allocate(std::uint64_t bytes) override {
+  Buffer allocate(std::uint64_t bytes, bool sparse = false) override {
     const std::uint64_t avail = policy_.available_bytes();
     if (bytes > avail)
       throw OutOfMemory(fmt::format("{} backend cannot allocate {} bytes: {} bytes available", to_string(kind()),
                                     bytes, avail));
-    return policy_.allocate(bytes);
+    return policy_.allocate(bytes, sparse);
   }
 
   void to_storage(const void* user, Buffer& storage, const Layout& layout, std::size_t wb) override {

@@ -90,8 +90,8 @@ AapcRequest aapc_request(const ScheduleFlags& f) {
   AapcRequest r;
   r.method = parse_aapc_method(f.algorithm);
   r.d = f.d;
-  r.n = f.n == kUnset ? -1 : f.n;
-  r.m = f.m == kUnset ? -1 : f.m;
+  if (f.n != kUnset) r.n = f.n;
+  if (f.m != kUnset) r.m = f.m;
   r.channel_width = parse_channel_width(f.width);
   r.blocked = f.blocked;
   r.lines = parse_line_drawing(f.lines);
@@ -352,7 +352,9 @@ void add_aapc(CLI::App& app, const ResultSink& sink) {
           [&](const Counters& k, double seconds) { return job_summary(job, k, seconds); });
       return;
     }
-    Session s = open_session(mf, io);
+    const std::shared_ptr<NpyInput> input = open_input(io.input);
+    check_job_fits("hcube aapc", mf, input.get(), job, io.trace);
+    Session s = open_session(mf, io, input, io.trace);
     const double seconds = run_job(s, io, job);
     const Counters& k = s.machine->counters();
     finish_run(s, io, aapc_json("aapc", job, k, seconds), job_summary(job, k, seconds));
@@ -369,7 +371,8 @@ void add_run(CLI::App& app) {
   auto f = std::make_shared<Flags>();
   auto* cmd =
       app.add_subcommand("run", "run a schedule file (hcube-schedule/1): its alignments and routing cycles, verified");
-  cmd->add_option("-s,--schedule", f->schedule, "the schedule file, e.g. from `hcube schedule --output`")->required();
+  input_flag(cmd->add_option("-s,--schedule", f->schedule, "the schedule file, e.g. from `hcube schedule --output`"))
+      ->required();
   cmd->add_option("-d,--dims", f->d, "the AAPC dimensions d the file must be for (default: the file's)");
   add_backend_flags(*cmd, f->machine);
   add_io_flags(*cmd, f->io);
@@ -407,7 +410,9 @@ void add_run(CLI::App& app) {
           [&](const Counters& k, double seconds) { return job_summary(job, k, seconds); }, named.has_value());
       return;
     }
-    Session s = open_session(mf, io);
+    const std::shared_ptr<NpyInput> input = open_input(io.input);
+    check_job_fits("hcube run", mf, input.get(), job, io.trace);
+    Session s = open_session(mf, io, input, io.trace);
     const double seconds = run_job(s, io, job);
     const Counters& k = s.machine->counters();
     nlohmann::json j = aapc_json("run", job, k, seconds);

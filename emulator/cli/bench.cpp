@@ -113,7 +113,7 @@ BenchRequest bench_request(const BenchFlags& f) {
                       f.repeat,
                       bench_type(f.machine),
                       parse_backend_choice(f.machine.backend),
-                      f.machine.tile_dims,
+                      tile_dims(f.machine.tile_dims),
                       f.P,
                       f.Q,
                       f.K,
@@ -310,7 +310,7 @@ void add_sweep_command(CLI::App& app) {
   cmd->add_flag("--json", f->json, "print one JSON object instead of the table");
   cmd->callback([f] {
     const SweepRequest request{f->from,           f->to, sweep_algorithms(*f), f->repeat, bench_type(f->machine),
-                               parse_backend_choice(f->machine.backend), f->machine.tile_dims};
+                               parse_backend_choice(f->machine.backend), tile_dims(f->machine.tile_dims)};
     check_sweep(request);
     if (!f->plot.empty()) check_plot_target(f->plot);  // before anything runs
     SweepResult sweep;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -45,6 +46,12 @@ CLI::Option* output_flag(CLI::Option* opt, bool dash) {
       "FILE", "output file"));
 }
 
+CLI::Option* input_flag(CLI::Option* opt) {
+  return opt->check(CLI::Validator(
+      [](const std::string& path) { return path.empty() ? std::string("empty path: allowed a file name") : std::string(); },
+      "FILE", "input file"));
+}
+
 void check_numbers(CLI::App& app) {
   for (CLI::App* cmd : app.get_subcommands([](const CLI::App*) { return true; })) check_numbers(*cmd);
   for (CLI::Option* opt : app.get_options()) {
@@ -61,6 +68,15 @@ void check_numbers(CLI::App& app) {
           if (!std::isfinite(v)) return fmt::format("{} out of range: allowed a finite number", text);
           // CLI11 would wrap -1 to 2^64 - 1.
           if (is_unsigned && v < 0) return fmt::format("{} out of range: allowed a number >= 0", text);
+          // An integer past 64 bits: CLI11 would clamp it, and the command would name the clamped value.
+          const bool integer = text.find_first_not_of("0123456789", text[0] == '-' ? 1 : 0) == std::string::npos;
+          errno = 0;
+          if (integer && is_unsigned) std::strtoull(text.c_str(), nullptr, 10);
+          if (integer && !is_unsigned) std::strtoll(text.c_str(), nullptr, 10);
+          if (integer && errno == ERANGE)
+            return fmt::format("{} out of range: allowed {}", text,
+                               is_unsigned ? "at most 18446744073709551615"
+                                           : "-9223372036854775808..9223372036854775807");
           return std::string();  // a negative value reaches the command, whose check names its range
         },
         "", "a finite number"));
@@ -162,6 +178,15 @@ std::string parse_error_text(CLI::App& app, const CLI::ParseError& e, const std:
   // The command is the first word that is not a flag: hcube's own flags take no values.
   const auto first =
       std::find_if(args.begin(), args.end(), [](const std::string& a) { return a.empty() || a[0] != '-'; });
+  // A flag before the command is hcube's own, or named as unknown (not "no command given").
+  const std::vector<std::string> own = flag_names(app);
+  for (auto a = args.begin(); a != first && *a != "--"; ++a) {
+    const std::string flag = flag_of(*a);
+    if (flag.empty() || std::find(own.begin(), own.end(), flag) != own.end()) continue;
+    const std::vector<std::string> near = nearest_names(flag, own);
+    if (near.empty()) return fmt::format("unknown flag '{}' for hcube: hcube --help lists its flags and commands", flag);
+    return fmt::format("unknown flag '{}' for hcube: did you mean {}?", flag, or_list(near));
+  }
   if (first == args.end())
     return fmt::format("no command given: allowed {} (hcube --help describes them)", all_commands);
   CLI::App* cmd = std::find(commands.begin(), commands.end(), *first) != commands.end() ? app.get_subcommand(*first)
@@ -200,13 +225,17 @@ void add_machine_flags(CLI::App& cmd, MachineFlags& f, const char* dims_help) {
   add_backend_flags(cmd, f);
 }
 
-void resolve_machine(MachineFlags& mf, const std::string& input, long long data_dims) {
+std::shared_ptr<NpyInput> open_input(const std::string& path) {
+  return path.empty() ? nullptr : std::make_shared<NpyInput>(path);
+}
+
+void resolve_machine(MachineFlags& mf, const NpyInput* input, long long data_dims) {
   const bool n_set = mf.n != kUnsetDims, m_set = mf.m != kUnsetDims;
-  if (!input.empty() && !(n_set && m_set)) {
+  if (input != nullptr && !(n_set && m_set)) {
     // The header alone: open_session reads the data once the geometry is known.
     std::optional<long long> n = n_set ? std::optional<long long>(mf.n) : std::nullopt;
     std::optional<long long> m = m_set ? std::optional<long long>(mf.m) : std::nullopt;
-    machine_dims_from_shape(read_npy_header(input).shape, input, n, m, data_dims);
+    machine_dims_from_shape(input->shape(), input->path(), n, m, data_dims);
     if (n) mf.n = *n;
     if (m) mf.m = *m;
   }
@@ -219,6 +248,47 @@ void check_machine_size(const MachineFlags& mf) {
   check_machine_fits(make_geometry(mf.n, mf.m), type, *make_backend(parse_backend_choice(mf.backend)));
 }
 
+ElementType run_type(const MachineFlags& mf, const NpyInput* input) {
+  return input != nullptr ? element_type(mf, input->type(), input->path()) : element_type(mf, std::nullopt, "");
+}
+
+void check_fits(const std::string& run, const MachineFlags& mf, const NpyInput* input, std::vector<MemoryNeed> parts,
+                bool needs_words) {
+  const ElementType type = run_type(mf, input);
+  const Geometry geo = make_geometry(mf.n, mf.m);
+  const std::unique_ptr<Backend> backend = make_backend(parse_backend_choice(mf.backend));
+  check_machine_fits(geo, type, *backend);
+  if (input != nullptr && !input->regular() && needs_words)
+    parts.push_back({"the input stream read whole", input->data_bytes(), false});
+  check_run_fits(run, geo, type, *backend, parts);
+}
+
+void check_job_fits(const std::string& run, const MachineFlags& mf, const NpyInput* input, const Job& job,
+                    bool needs_words) {
+  check_fits(run, mf, input,
+             scratch_copy(schedule_needs_scratch(job.schedule, job.f, job.g), mf, input,
+                          "its scratch copy (an alignment that copies)"),
+             needs_words);
+}
+
+std::vector<MemoryNeed> scratch_copy(bool needed, const MachineFlags& mf, const NpyInput* input, const char* why) {
+  if (!needed) return {};
+  return {{why, make_geometry(mf.n, mf.m).total_words() * info(run_type(mf, input)).bytes, true}};
+}
+
+long long tile_dims(long long flag, unsigned n) {
+  if (flag == kUnsetDims) return -1;
+  check_tile_dims(n, flag);
+  return flag;
+}
+
+long long tile_dims(long long flag) {
+  if (flag == kUnsetDims) return -1;
+  if (flag < 0)
+    throw Error(fmt::format("tile dimensions t = {} out of range: allowed 0..n (the cube's processor dimensions)", flag));
+  return flag;
+}
+
 void add_backend_flags(CLI::App& cmd, MachineFlags& f) {
   choices(cmd.add_option("-t,--type", f.type, "element type (default uint32, or --input's)"),
           split_names(element_type_names()));
@@ -229,10 +299,10 @@ void add_backend_flags(CLI::App& cmd, MachineFlags& f) {
 }
 
 void add_io_flags(CLI::App& cmd, IoFlags& f, bool input_gives_dims) {
-  cmd.add_option("-i,--input", f.input,
+  input_flag(cmd.add_option("-i,--input", f.input,
                  input_gives_dims ? "initial state, .npy of shape (2^n, 2^m) or (2^(n+m),), which gives n and m when "
                                     "-n, -m are left out; default: address labels"
-                                  : "initial state, .npy of shape (2^n, 2^m) or (2^(n+m),); default: address labels");
+                                  : "initial state, .npy of shape (2^n, 2^m) or (2^(n+m),); default: address labels"));
   output_flag(cmd.add_option("-o,--output", f.output, "write the final state as .npy of shape (2^n, 2^m)"));
   cmd.add_flag("--json", f.json, "print one JSON object instead of prose");
   cmd.add_flag("--trace", f.trace, "print the machine state after every step");
@@ -247,30 +317,29 @@ ElementType element_type(const MachineFlags& mf, std::optional<ElementType> inpu
   return type;
 }
 
-ElementType element_type(const MachineFlags& mf, const NpyArray* input, const std::string& input_path) {
-  return element_type(mf, input != nullptr ? std::optional<ElementType>(input->type) : std::nullopt, input_path);
-}
-
-Session open_session(const MachineFlags& mf, const IoFlags& io) {
-  // A regular file is read in pieces into the machine and stays the reference: no host copy.
-  if (std::shared_ptr<const NpyFile> file = io.input.empty() ? nullptr : NpyFile::open(io.input)) {
-    const ElementType type = element_type(mf, file->type(), io.input);
-    const Geometry geo = make_geometry(mf.n, mf.m);
-    check_machine_shape(file->type(), file->shape(), io.input, geo.n, geo.m, type);
-    Session s;
-    static_cast<hcube::Session&>(s) = hcube::open_session(
-        MachineOptions{mf.n, mf.m, type, parse_backend_choice(mf.backend), mf.tile_dims}, std::move(file));
+Session open_session(const MachineFlags& mf, const IoFlags& io, std::shared_ptr<NpyInput> input, bool needs_words) {
+  if (!input) input = open_input(io.input);
+  const BackendChoice backend = parse_backend_choice(mf.backend);
+  Session s;
+  if (!input) {
+    static_cast<hcube::Session&>(s) =
+        hcube::open_session(MachineOptions{mf.n, mf.m, element_type(mf, std::nullopt, io.input), backend,
+                                           tile_dims(mf.tile_dims, static_cast<unsigned>(mf.n))});
     return s;
   }
-  std::optional<NpyArray> input;
-  if (!io.input.empty()) input = read_npy(io.input);
-  const ElementType type = element_type(mf, input ? &*input : nullptr, io.input);
+  const ElementType type = element_type(mf, input->type(), io.input);
   const Geometry geo = make_geometry(mf.n, mf.m);
-  if (input) check_machine_array(*input, io.input, geo.n, geo.m, type);
-  Session s;
-  static_cast<hcube::Session&>(s) =
-      hcube::open_session(MachineOptions{mf.n, mf.m, type, parse_backend_choice(mf.backend), mf.tile_dims},
-                          input ? std::move(input->data) : std::vector<unsigned char>{});
+  const MachineOptions options{mf.n, mf.m, type, backend, tile_dims(mf.tile_dims, geo.n)};
+  check_machine_shape(input->type(), input->shape(), io.input, geo.n, geo.m, type);
+  if (std::shared_ptr<const NpyFile> file = input->file()) {
+    // A regular file is read in pieces into the machine and stays the reference: no host copy.
+    static_cast<hcube::Session&>(s) = hcube::open_session(options, std::move(file));
+  } else if (!needs_words) {
+    static_cast<hcube::Session&>(s) = hcube::open_session(options, *input);
+  } else {
+    check_machine_fits(geo, type, *make_backend(backend));  // before the words are held
+    static_cast<hcube::Session&>(s) = hcube::open_session(options, input->read_all());
+  }
   return s;
 }
 
@@ -402,6 +471,8 @@ void finish_run(Session& s, const IoFlags& io, nlohmann::json j, const std::stri
   const Machine& mach = *s.machine;
   j.update(machine_json(s));
   j["verified"] = verified;
+  // A stream is read once: its result is checked against its fingerprint, not its words read again.
+  if (verified) j["verified_by"] = s.fingerprint ? "fingerprint" : "words";
   if (io.trace) j["trace"] = s.trace;
   report_run(io, j, summary, verified,
              fmt::format("{} backend ({}), {}", to_string(mach.backend().kind()), mach.backend().device_name(),
@@ -415,8 +486,12 @@ void report_run(const IoFlags& io, const nlohmann::json& j, const std::string& s
                 const std::string& machine_text, const Counters& counters) {
   emit(io, j, [&] {
     fmt::print("{} on {}\n", summary, machine_text);
+    const bool by_fingerprint = j.value("verified_by", "") == "fingerprint";
     fmt::print("verified against the reference: {}\n{}",
-               verified ? "yes" : "no (the schedule names no permutation to check it against)", counters.to_text());
+               !verified        ? "no (the schedule names no permutation to check it against)"
+               : by_fingerprint ? "yes (the input, a stream read once, by the fingerprint of its words)"
+                                : "yes",
+               counters.to_text());
     if (!io.output.empty()) fmt::print("wrote {}\n", io.output);
   });
 }

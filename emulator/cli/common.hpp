@@ -33,8 +33,20 @@ struct MachineFlags {
   long long m = kUnsetDims;
   std::string type;  // empty: from --input, else uint32
   std::string backend = "auto";
-  long long tile_dims = -1;
+  long long tile_dims = kUnsetDims;  // tile_dims() turns it into MachineOptions'
 };
+
+// A flag whose value kUnsetDims means left out: nothing, or the value given
+// (a given -1 is a value the library refuses, never its default).
+inline std::optional<long long> given(long long flag) {
+  return flag == kUnsetDims ? std::nullopt : std::optional<long long>(flag);
+}
+// --tile-dims as MachineOptions takes it for a machine of n processor
+// dimensions: -1 (the default) when left out, else the value given, checked
+// (check_tile_dims): a given -1 is out of range, not the default.
+long long tile_dims(long long flag, unsigned n);
+// The same before n is known (bench, sweep: the library checks the rest).
+long long tile_dims(long long flag);
 
 struct IoFlags {
   std::string input;
@@ -51,6 +63,9 @@ CLI::Option* choices(CLI::Option* opt, const std::vector<std::string>& values);
 // cannot be written fails before any work (hcube::check_output). `dash`: "-"
 // means standard output and is not checked.
 CLI::Option* output_flag(CLI::Option* opt, bool dash = false);
+// An input file's flag: an empty path is refused as the flags are parsed
+// (-i "" would otherwise mean no input at all).
+CLI::Option* input_flag(CLI::Option* opt);
 // Refuses, on every numeric flag of `app` and its commands, an empty value,
 // NaN, infinity and a negative number: no flag of hcube takes one.
 void check_numbers(CLI::App& app);
@@ -68,16 +83,32 @@ std::string parse_error_text(CLI::App& app, const CLI::ParseError& e, const std:
 std::vector<std::string> nearest_names(const std::string& word, const std::vector<std::string>& names);
 
 void add_machine_flags(CLI::App& cmd, MachineFlags& f, const char* dims_help = "processor dimensions n (2^n nodes)");
+// --input opened once, its header read and checked (null for no input): a
+// pipe's header cannot be read twice, so the one opened object gives n and m
+// (resolve_machine) and then the data (open_session).
+std::shared_ptr<NpyInput> open_input(const std::string& path);
 // Settles -n and -m before a command uses them. A flag given stays (open_session
-// checks it against the file); one left out comes from --input's shape
+// checks it against the file); one left out comes from `input`'s shape
 // (2^n, 2^m), or for a flat (2^(n+m),) input from the other flag, else is 4.
 // `data_dims` >= 0: the input holds 2^data_dims nodes' data inside a larger
 // cube (permute --subcube-dims), so its shape gives m but not n.
-void resolve_machine(MachineFlags& mf, const std::string& input, long long data_dims = -1);
+void resolve_machine(MachineFlags& mf, const NpyInput* input, long long data_dims = -1);
 
 // Refuses, before any planning or allocation, a machine of -n, -m and --type
 // larger than its backend holds (check_machine_fits).
 void check_machine_size(const MachineFlags& mf);
+// Refuses, before anything is read or allocated, a run whose real footprint
+// does not fit: the machine of -n, -m (of --type, else `input`'s type) and
+// `parts` beside it (check_run_fits); a stream read whole (`needs_words`)
+// adds its host copy. `run` names the command ("hcube permute --fused").
+void check_fits(const std::string& run, const MachineFlags& mf, const NpyInput* input, std::vector<MemoryNeed> parts,
+                bool needs_words = false);
+// check_fits for a schedule's run: its scratch copy when an alignment copies.
+void check_job_fits(const std::string& run, const MachineFlags& mf, const NpyInput* input, const Job& job,
+                    bool needs_words);
+// The machine's scratch copy, when `needed` (a step that copies through it).
+std::vector<MemoryNeed> scratch_copy(bool needed, const MachineFlags& mf, const NpyInput* input,
+                                     const char* why = "its scratch copy");
 
 // The machine flags other than the geometry: --type, --backend, --tile-dims
 // (for commands that take n and m from elsewhere).
@@ -87,8 +118,9 @@ void add_io_flags(CLI::App& cmd, IoFlags& f, bool input_gives_dims = false);
 
 // The element type of a run: --type, which --input's dtype must match, else
 // --input's dtype, else uint32. Throws naming the file when they disagree.
-ElementType element_type(const MachineFlags& mf, const NpyArray* input, const std::string& input_path);
 ElementType element_type(const MachineFlags& mf, std::optional<ElementType> input, const std::string& input_path);
+// The same for an opened input (null: none).
+ElementType run_type(const MachineFlags& mf, const NpyInput* input);
 
 // A verified run (hcube/emulator/verified_run.hpp) and, with --trace --json,
 // the states it recorded.
@@ -97,8 +129,13 @@ struct Session : hcube::Session {
 };
 // The machine with --input's data (its dtype, unless --type disagrees) or the
 // address labels. Nothing is printed until the machine exists, so a bad flag
-// prints only its error.
-Session open_session(const MachineFlags& mf, const IoFlags& io);
+// prints only its error. `input`: --input already opened (open_input), else
+// it is opened here. A regular file is read into the machine in pieces and
+// read again to verify; a stream is read into the machine a chunk at a time
+// and verified by its fingerprint, unless `needs_words` (a trace, a router
+// step's reference computed from the words): then it is read whole first.
+Session open_session(const MachineFlags& mf, const IoFlags& io, std::shared_ptr<NpyInput> input = nullptr,
+                     bool needs_words = false);
 // Says which backend auto chose and, with --trace, shows the initial state.
 void begin_trace(Session& s, const IoFlags& io);
 

@@ -24,7 +24,7 @@ void add_demo(CLI::App& app) {
   cmd->callback([f] {
     MachineFlags mf = f->machine;
     if (mf.m == kUnsetDims) mf.m = mf.n;  // K = 2^d words unless --mem-dims
-    resolve_machine(mf, "");
+    resolve_machine(mf, nullptr);
     IoFlags io = f->io;
     io.trace = true;
     const Geometry geo = make_geometry(mf.n, mf.m);

@@ -81,7 +81,8 @@ std::pair<std::shared_ptr<const NpyFile>, ElementType> checked_input(const Machi
 DistributedSession open_share(const MachineFlags& mf, const IoFlags& io) {
   auto [file, type] = checked_input(mf, io);
   return mpi::open_distributed_session(
-      MachineOptions{mf.n, mf.m, type, parse_backend_choice(mf.backend), mf.tile_dims}, std::move(file),
+      MachineOptions{mf.n, mf.m, type, parse_backend_choice(mf.backend), tile_dims(mf.tile_dims, make_geometry(mf.n, mf.m).n)},
+      std::move(file),
       world().comm());
 }
 
@@ -290,7 +291,7 @@ void run_sdp_plan_across_ranks(const MachineFlags& mf, const IoFlags& io, const 
   on_every_rank([&] {
     const BackendChoice backend = parse_backend_choice(mf.backend);
     s.machine = std::make_unique<mpi::DistributedMachine>(
-        MachineOptions{big.n, big.m, type, backend, std::min<long long>(mf.tile_dims, big.n)}, world().comm());
+        MachineOptions{big.n, big.m, type, backend, std::min<long long>(tile_dims(mf.tile_dims), big.n)}, world().comm());
     s.backend_note = backend_note(backend, s.machine->local().backend());
     const std::size_t wb = s.machine->local().word_bytes();
     NpyWordReader reader(file, wb);
@@ -391,7 +392,7 @@ void run_redistribute_across_ranks(const MachineFlags& mf, const IoFlags& io, co
   DistributedSession s;
   on_every_rank([&] {
     const BackendChoice backend = parse_backend_choice(mf.backend);
-    s.machine = std::make_unique<mpi::DistributedMachine>(pl.machine(type, backend, mf.tile_dims), world().comm());
+    s.machine = std::make_unique<mpi::DistributedMachine>(pl.machine(type, backend, tile_dims(mf.tile_dims, pl.n)), world().comm());
     s.backend_note = backend_note(backend, s.machine->local().backend());
     mpi::load_sources(*s.machine, pl, element);
   });

@@ -32,7 +32,7 @@ struct FftFlags {
   std::string type;  // empty: --input's, else complex128
   std::string order = "natural";
   std::string backend = "auto";
-  long long tile_dims = -1;
+  long long tile_dims = kUnsetDims;
   std::string algorithm = "4";
   std::string local = "library";
   bool inverse = false;
@@ -48,40 +48,25 @@ struct Points {
   std::vector<std::complex<double>> x;
 };
 
-Points read_points(const FftFlags& f, unsigned P) {
-  Points p;
+// The element type of the run: --type, which --input's dtype must match, and
+// --input's header checked against 2^P points before any of its body is read.
+ElementType points_type(const FftFlags& f, unsigned P, const NpyInput* input) {
   std::optional<ElementType> asked;
   if (!f.type.empty()) {
     asked = parse_element_type(f.type);
     if (*asked != ElementType::c64 && *asked != ElementType::c128)
       throw Error(fmt::format("--type {} out of range: hcube fft runs on complex64 or complex128", info(*asked).name));
-    p.type = *asked;
   }
+  if (input == nullptr) return asked.value_or(ElementType::c128);
   const std::uint64_t N = std::uint64_t{1} << P;
-  if (f.input.empty()) {
-    std::mt19937_64 rng(f.seed);
-    const auto unit = [&] { return static_cast<double>(rng() >> 11) * 0x1p-52 - 1.0; };
-    p.x.resize(N);
-    for (auto& v : p.x) {
-      const double re = unit(), im = unit();
-      v = p.type == ElementType::c64 ? std::complex<double>(static_cast<float>(re), static_cast<float>(im))
-                                     : std::complex<double>(re, im);
-    }
-    return p;
-  }
-  // A regular file is read straight into the points; a pipe whole, then converted.
-  const std::shared_ptr<const NpyFile> file = NpyFile::open(f.input);
-  std::optional<NpyArray> whole;
-  if (!file) whole = read_npy(f.input);
-  const ElementType type = file ? file->type() : whole->type;
-  const std::vector<std::uint64_t> shape = file ? file->shape() : whole->shape;
+  const ElementType type = input->type();
+  const std::vector<std::uint64_t>& shape = input->shape();
   if (type != ElementType::c64 && type != ElementType::c128)
     throw Error(fmt::format("{} holds {} ({}): hcube fft needs complex64 (<c8) or complex128 (<c16) points", f.input,
                             info(type).name, info(type).npy_descr));
   if (asked && *asked != type)
     throw Error(fmt::format("{} holds {} but --type asks for {}: drop --type or convert the file", f.input,
                             info(type).name, info(*asked).name));
-  p.type = type;
   if (shape.size() != 1) {
     std::string text;
     for (std::uint64_t d : shape) text += (text.empty() ? "" : ", ") + std::to_string(d);
@@ -95,29 +80,61 @@ Points read_points(const FftFlags& f, unsigned P) {
   if (count != N)
     throw Error(fmt::format("{} holds {} = 2^{} points: --points-log2 {} needs 2^{} = {}", f.input, count,
                             __builtin_ctzll(count), P, P, N));
-  p.x.resize(N);
-  const std::size_t wb = info(type).bytes;
-  const auto bytes_at = [&](std::uint64_t i, std::uint64_t n_points, void* dst) {
-    if (file) {
-      file->read(i * wb, dst, n_points * wb);
-    } else {
-      std::memcpy(dst, &whole->data[i * wb], n_points * wb);
-    }
-  };
+  return type;
+}
+
+// Appends `count` points of `type` from `bytes` to x, widened to complex<double>.
+void append_points(std::vector<std::complex<double>>& x, ElementType type, const unsigned char* bytes,
+                   std::uint64_t count) {
+  const std::size_t at = x.size();
+  x.resize(at + count);
   if (type == ElementType::c128) {
-    bytes_at(0, N, p.x.data());  // std::complex<double> is the <c16 layout
+    std::memcpy(&x[at], bytes, count * 16);  // std::complex<double> is the <c16 layout
+    return;
+  }
+  for (std::uint64_t k = 0; k < count; ++k) {
+    std::complex<float> v;
+    std::memcpy(&v, bytes + k * 8, 8);
+    x[at + k] = {v.real(), v.imag()};
+  }
+}
+
+// The points: seeded random ones, a regular file's (read again for the check),
+// or a stream's, read once as they arrive (the vector grows with them).
+Points read_points(const FftFlags& f, unsigned P, ElementType type, const NpyFile* file, NpyInput* stream) {
+  Points p;
+  p.type = type;
+  const std::uint64_t N = std::uint64_t{1} << P;
+  if (file == nullptr && stream == nullptr) {
+    std::mt19937_64 rng(f.seed);
+    const auto unit = [&] { return static_cast<double>(rng() >> 11) * 0x1p-52 - 1.0; };
+    p.x.resize(N);
+    for (auto& v : p.x) {
+      const double re = unit(), im = unit();
+      v = p.type == ElementType::c64 ? std::complex<double>(static_cast<float>(re), static_cast<float>(im))
+                                     : std::complex<double>(re, im);
+    }
     return p;
   }
+  const std::size_t wb = info(type).bytes;
+  if (stream != nullptr) {
+    stream->read_body([&](std::uint64_t, const unsigned char* bytes, std::size_t count) {
+      if (p.x.capacity() - p.x.size() < count / wb)
+        p.x.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(N, 2 * p.x.size() + count / wb)));
+      append_points(p.x, type, bytes, count / wb);
+    });
+    return p;
+  }
+  p.x.reserve(N);
   constexpr std::uint64_t kChunk = std::uint64_t{1} << 16;
-  std::vector<std::complex<float>> narrow(static_cast<std::size_t>(std::min(N, kChunk)));
+  std::vector<unsigned char> chunk(static_cast<std::size_t>(std::min(N, kChunk) * wb));
   for (std::uint64_t i = 0; i < N; i += kChunk) {
     const std::uint64_t n_points = std::min(kChunk, N - i);
-    bytes_at(i, n_points, narrow.data());
-    for (std::uint64_t k = 0; k < n_points; ++k) p.x[i + k] = {narrow[k].real(), narrow[k].imag()};
+    file->read(i * wb, chunk.data(), n_points * wb);
+    append_points(p.x, type, chunk.data(), n_points);
   }
   return p;
 }
-
 
 }  // namespace
 
@@ -150,7 +167,8 @@ void add_fft(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--tile-dims", f->tile_dims,
                   "nodes per storage tile = 2^t, 0..n (default min(n, " + std::to_string(kDefaultTileDims) + "))");
-  cmd->add_option("-i,--input", f->input, "the points: a flat .npy of 2^P complex64 or complex128 values, in index order");
+  input_flag(
+      cmd->add_option("-i,--input", f->input, "the points: a flat .npy of 2^P complex64 or complex128 values, in index order"));
   output_flag(cmd->add_option("-o,--output", f->output,
                               "write the transform, a flat .npy of 2^P values in index order: natural X[k] at k, "
                               "bit-reversed X[rev k] at k"));
@@ -161,6 +179,7 @@ void add_fft(CLI::App& app) {
     // Every flag is checked before anything is read or allocated.
     check_fft_sizes(f->points_log2, f->nodes_log2);
     const unsigned P = static_cast<unsigned>(f->points_log2), n = static_cast<unsigned>(f->nodes_log2), m = P - n;
+    const long long tile = tile_dims(f->tile_dims, n);
     FftOptions options;
     options.order = parse_fft_order(f->order);
     options.inverse = f->inverse;
@@ -206,22 +225,27 @@ void add_fft(CLI::App& app) {
           {"counters", counters.to_json()},
       };
     };
+    const std::shared_ptr<NpyInput> input = open_input(f->input);
+    const ElementType type = points_type(*f, P, input.get());
+    const std::shared_ptr<const NpyFile> file = input ? input->file() : nullptr;
+    // A stream cannot be read again for the check: its points stay beside the machine.
+    NpyInput* stream = input && !file ? input.get() : nullptr;
     if (distributed()) {
       FftAcrossRanks job;
       job.n = n;
       job.m = m;
       job.backend = choice;
-      job.tile_dims = f->tile_dims;
+      job.tile_dims = tile;
       job.options = options;
       job.plan = &plan;
-      if (!f->input.empty() && !NpyFile::open(f->input))
+      if (stream != nullptr)
         throw Error(fmt::format("--input {}: under mpirun every rank reads the points, so it must be a regular file "
                                 "(not a pipe or FIFO)",
                                 f->input));
-      Points pts = read_points(*f, P);
+      Points pts = read_points(*f, P, type, file.get(), nullptr);
       job.type = pts.type;
       job.x = std::move(pts.x);
-      job.points = [&] { return read_points(*f, P).x; };
+      job.points = [&] { return read_points(*f, P, type, file.get(), nullptr).x; };
       job.io.json = f->json;
       job.io.output = f->output;
       job.fields = [&](const FftReport& rep, const FftCheck& check, const Backend& backend, unsigned tile_dims,
@@ -239,9 +263,25 @@ void add_fft(CLI::App& app) {
       run_fft_across_ranks(std::move(job));
       return;
     }
-    Points pts = read_points(*f, P);
+    {
+      // The machine and its scratch while the transform runs; the points (complex128 on the
+      // host) beside the machine while it loads and is checked, and throughout for a stream.
+      const std::unique_ptr<Backend> backend = make_backend(choice);
+      const Geometry geo{n, m};
+      const std::uint64_t data = geo.total_words() * info(type).bytes, points = geo.total_words() * 16;
+      std::vector<MemoryNeed> parts{{"its scratch copy", data, true}};
+      if (stream != nullptr)
+        parts.push_back({"the points read from the stream, kept for the check", points, false});
+      else if (backend->kind() != BackendKind::cpu)
+        parts.push_back({"the points, made again for the check", points, false});
+      else if (points > data)  // complex64: the points take twice the machine, the scratch is gone by then
+        parts.push_back({"the points for the check, beyond the scratch they replace", points - data, false});
+      check_machine_fits(geo, type, *backend);
+      check_run_fits(fmt::format("hcube fft -P {} -n {}", P, n), geo, type, *backend, parts);
+    }
+    Points pts = read_points(*f, P, type, file.get(), stream);
 
-    Machine mach(MachineOptions{n, m, pts.type, choice, f->tile_dims});
+    Machine mach(MachineOptions{n, m, pts.type, choice, tile});
     std::string note;
     if (choice == BackendChoice::automatic) {
       std::string why;
@@ -251,10 +291,10 @@ void add_fft(CLI::App& app) {
     load_cyclic(mach, pts.x);
     // The points are made or read again for the check: while the transform
     // runs, the host holds only the machine and its scratch.
-    std::vector<std::complex<double>>().swap(pts.x);  // frees it (= {} would keep its capacity)
+    if (stream == nullptr) std::vector<std::complex<double>>().swap(pts.x);  // frees it (= {} would keep its capacity)
     const FftReport rep = distributed_fft(mach, options);
     mach.release_scratch();
-    pts = read_points(*f, P);
+    if (stream == nullptr) pts = read_points(*f, P, type, file.get(), nullptr);
     // Now FFTW's transform, compared in place; afterwards the machine's result in index order.
     const FftCheck check = verify_fft_in_place(mach, pts.x, options);
     const double err = check.error, tol = check.tolerance;

@@ -38,7 +38,7 @@ struct Flags {
   std::string lines = "diagonal";
   std::string layout = "compact";
   std::string save;  // --save-schedule
-  long long rotated_rows = -1;
+  long long rotated_rows = kUnsetSize;
   bool figure = false;
 };
 
@@ -53,7 +53,7 @@ MultiAapcRequest request_of(const Flags& f) {
   r.order = f.order;
   r.lines = parse_line_drawing(f.lines);
   r.layout = parse_rotation_layout(f.layout);
-  r.rotated_rows = f.rotated_rows;
+  if (f.rotated_rows != kUnsetSize) r.rotated_rows = f.rotated_rows;
   return r;
 }
 
@@ -210,7 +210,9 @@ void add_multi_aapc(CLI::App& app, const ResultSink& sink) {
       run_job_across_ranks(mf, io, job, fields, summary_of);
       return;
     }
-    Session s = open_session(mf, io);
+    const std::shared_ptr<NpyInput> input = open_input(io.input);
+    check_job_fits("hcube multi-aapc", mf, input.get(), job, io.trace);
+    Session s = open_session(mf, io, input, io.trace);
     const double seconds = run_job(s, io, job);
     const Counters counters = s.machine->counters();
     finish_run(s, io, fields(counters, seconds), summary_of(counters, seconds));

@@ -32,8 +32,8 @@ struct CostFlags {
   double tau = 0.0;  // --tau, the old spelling of --ts
   CLI::Option* ts_option = nullptr;
   CLI::Option* tau_option = nullptr;  // given: --tau sets t_s
-  long long packet = -1;  // unset: K (whole blocks)
-  long long subcube = -1;  // unset: the data fills the machine's n processor dimensions
+  long long packet = kUnsetDims;   // unset: K (whole blocks)
+  long long subcube = kUnsetDims;  // unset: the data fills the machine's n processor dimensions
   long long gamma = 0;     // A5's piece order; 0: chosen
 };
 
@@ -79,7 +79,7 @@ SdpCost cost_of(const CostFlags& c) {
       throw Error(fmt::format("--tau {} out of range: allowed a finite tau >= 0 (the start-up time t_s)", ts));
     throw Error(fmt::format("--ts {} out of range: allowed a finite t_s >= 0", ts));
   }
-  return SdpCost{parse_ports(c.ports), c.tc, ts, c.packet, c.gamma};
+  return SdpCost{parse_ports(c.ports), c.tc, ts, given(c.packet), c.gamma};
 }
 
 // The cost model's flags in JSON: "ts" and "tc" (canonical) and "tau", the old name of "ts".
@@ -91,7 +91,7 @@ void add_cost_json(nlohmann::json& j, const CostFlags& c) {
 
 // Every flag is checked before anything runs.
 SdpProblem analyse(const std::string& text, const MachineFlags& mf, const CostFlags& c) {
-  return analyse_sdp(text, mf.n, mf.m, cost_of(c), c.subcube);
+  return analyse_sdp(text, mf.n, mf.m, cost_of(c), given(c.subcube));
 }
 
 // The data's machine: the permutation's n processor dimensions.
@@ -177,7 +177,8 @@ void add_permute(CLI::App& app, const ResultSink& sink) {
   add_io_flags(*cmd, f->io, true);
   cmd->callback([f] {
     const IoFlags& io = f->io;
-    resolve_machine(f->machine, io.input, f->cost.subcube);
+    const std::shared_ptr<NpyInput> input = open_input(io.input);
+    resolve_machine(f->machine, input.get(), given(f->cost.subcube).value_or(-1));
     const SdpProblem r = analyse(f->perm, f->machine, f->cost);  // every flag is checked before anything runs
     const SdpAlgorithm algorithm = parse_sdp_algorithm(f->algorithm);
     check_trace_size(io, r.perm.n, r.perm.m);
@@ -214,7 +215,9 @@ void add_permute(CLI::App& app, const ResultSink& sink) {
                               fused_permutation_step(perm.to), fields, summary);
         return;
       }
-      Session s = open_session(data_flags(r, f->machine), io);
+      check_fits("hcube permute --fused", data_flags(r, f->machine), input.get(),
+                 scratch_copy(true, data_flags(r, f->machine), input.get(), "its scratch copy (the fused pass)"), io.trace);
+      Session s = open_session(data_flags(r, f->machine), io, input, io.trace);
       begin_trace(s, io);
       const auto start = std::chrono::steady_clock::now();
       run_step(s, io, "fused permutation", destination, [&](Machine& m) { m.permute_address_bits(perm.to); });
@@ -270,7 +273,14 @@ void add_permute(CLI::App& app, const ResultSink& sink) {
         run_sdp_plan_across_ranks(data_flags(r, f->machine), io, *chosen.plan, r.perm, fields, summary_of);
       return;
     }
-    Session s = open_session(data_flags(r, f->machine), io);
+    {
+      const MachineFlags data = data_flags(r, f->machine);
+      const std::size_t wb = info(run_type(data, input.get())).bytes;
+      const std::uint64_t bytes = bit(r.perm.n + r.perm.m) * wb;
+      check_fits("hcube permute --algorithm " + to_string(chosen.algorithm), data, input.get(),
+                 {{"what the plan needs beside the data", sdp_scratch_bytes(*chosen.plan, bytes, wb), true}}, io.trace);
+    }
+    Session s = open_session(data_flags(r, f->machine), io, input, io.trace);
     const double seconds = run_plan(s, io, job, *chosen.plan);
     const Counters counters = s.machine->counters();
     finish_run(s, io, fields(counters, seconds), summary_of(counters, seconds), true,
@@ -287,7 +297,7 @@ void add_compare(CLI::App& app) {
   add_machine_flags(*cmd, f->machine);
   cmd->add_flag("--json", f->io.json, "print one JSON object instead of the table");
   cmd->callback([f] {
-    resolve_machine(f->machine, "");
+    resolve_machine(f->machine, nullptr);
     const SdpProblem r = analyse(f->perm, f->machine, f->cost);
     check_machine_size(data_flags(r, f->machine));
     std::vector<SdpCandidate> all = sdp_candidates(r);

@@ -44,7 +44,8 @@ void add_cycle(CLI::App& app) {
   cmd->callback([f] {
     const PortRules rules{parse_port_model(f->port), f->width};
     std::vector<Cycle> cycles;
-    resolve_machine(f->machine, f->io.input);
+    const std::shared_ptr<NpyInput> input = open_input(f->io.input);
+    resolve_machine(f->machine, input.get());
     const Geometry geo = make_geometry(f->machine.n, f->machine.m);
     for (std::size_t c = 0; c < f->cycles.size(); ++c) {
       cycles.push_back(parse_cycle(f->cycles[c]));
@@ -61,7 +62,8 @@ void add_cycle(CLI::App& app) {
       run_cycles_across_ranks(f->machine, f->io, cycles, fields, summary);
       return;
     }
-    Session s = open_session(f->machine, f->io);
+    check_fits("hcube cycle", f->machine, input.get(), {}, f->io.trace);  // the cycles swap in place
+    Session s = open_session(f->machine, f->io, input, f->io.trace);
     begin_trace(s, f->io);
     for (std::size_t c = 0; c < cycles.size(); ++c)
       run_step(s, f->io, fmt::format("routing cycle {}", c), cycle_destination(geo, cycles[c]),
@@ -86,7 +88,8 @@ void add_align(CLI::App& app) {
   cmd->add_option("--mem-perm", f->perm, "then memory address bit b moves to bit perm[b]: a permutation of 0..m-1");
   cmd->add_option("--gray", f->gray, "then Gray code conversion of a bit field: lo:width:encode or lo:width:decode");
   cmd->callback([f] {
-    resolve_machine(f->machine, f->io.input);
+    const std::shared_ptr<NpyInput> input = open_input(f->io.input);
+    resolve_machine(f->machine, input.get());
     const Geometry geo = make_geometry(f->machine.n, f->machine.m);
     const AffineMap map = alignment_map(geo, f->xor_proc, f->xor_mem, f->perm, f->gray);
     const nlohmann::json fields = {{"command", "align"}, {"map", map.describe()}, {"in_place", map.is_pure_xor()}};
@@ -101,7 +104,10 @@ void add_align(CLI::App& app) {
           [&](const Counters&, double) { return "1 alignment (" + map.describe() + ")"; });
       return;
     }
-    Session s = open_session(f->machine, f->io);
+    check_fits("hcube align", f->machine, input.get(),
+               scratch_copy(!map.is_involution(), f->machine, input.get(), "its scratch copy (the alignment copies)"),
+               f->io.trace);
+    Session s = open_session(f->machine, f->io, input, f->io.trace);
     begin_trace(s, f->io);
     run_step(s, f->io, "alignment", alignment_destination(map),
              [&](Machine& mach) { mach.align(map); });
@@ -132,7 +138,8 @@ void add_route(CLI::App& app) {
     RouterStep step;
     for (const std::string& m : f->messages) step.push_back(parse_message(m));
     const RouterLimits limits{f->max_message, parse_contention_policy(f->contention)};
-    resolve_machine(f->machine, f->io.input);
+    const std::shared_ptr<NpyInput> input = open_input(f->io.input);
+    resolve_machine(f->machine, input.get());
     const Geometry geo = make_geometry(f->machine.n, f->machine.m);
     check_router_step(geo, step, limits);  // before anything is allocated
     const auto fields = [&](const RouterStepReport& rep) -> nlohmann::json {
@@ -146,7 +153,12 @@ void add_route(CLI::App& app) {
       run_route_across_ranks(f->machine, f->io, step, limits, fields, summary);
       return;
     }
-    Session s = open_session(f->machine, f->io);
+    // The router step's reference is computed from the words: a stream is read whole.
+    std::vector<MemoryNeed> words = scratch_copy(true, f->machine, input.get(), "the reference state and the next one");
+    words[0].bytes *= 2;
+    words[0].on_backend = false;
+    check_fits("hcube route", f->machine, input.get(), words, true);
+    Session s = open_session(f->machine, f->io, input, true);
     begin_trace(s, f->io);
     RouterStepReport rep;
     const std::size_t wb = s.machine->word_bytes();

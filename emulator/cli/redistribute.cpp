@@ -27,7 +27,7 @@ namespace hcube::cli {
 namespace {
 
 struct RedistributeFlags {
-  long long P = 0, Q = 0, K = 0, x = 0, y = 0, N = 0, dims = -1;
+  long long P = 0, Q = 0, K = 0, x = 0, y = 0, N = 0, dims = kUnsetDims;
   CLI::Option* K_option = nullptr;
   CLI::Option* y_option = nullptr;
   std::string schedule = "circulant";
@@ -65,15 +65,15 @@ void run_redistribute(const RedistributeFlags& f) {
   Redistribution r{positive(f.P, "P"), has_K ? positive(f.K, "K") : 0, positive(f.Q, "Q"), positive(f.x, "x"), 0,
                    f.reverse, has_y ? positive(f.y, "y") : 0};
   // A regular input file is read where the machine needs it (ElementReader);
-  // a pipe or FIFO is read whole.
-  std::shared_ptr<const NpyFile> file = f.io.input.empty() ? nullptr : NpyFile::open(f.io.input);
-  std::optional<NpyArray> input;
-  if (!f.io.input.empty() && !file && distributed())
+  // a pipe or FIFO is read into the machine as it arrives, once every size is
+  // checked, and known afterwards by its fingerprint.
+  const std::shared_ptr<NpyInput> opened = open_input(f.io.input);
+  const std::shared_ptr<const NpyFile> file = opened ? opened->file() : nullptr;
+  if (opened && !file && distributed())
     throw Error(fmt::format("--input {}: under mpirun every rank reads its own elements, so it must be a regular file "
                             "(not a pipe or FIFO)",
                             f.io.input));
-  if (!f.io.input.empty() && !file) input = read_npy(f.io.input);
-  const std::vector<std::uint64_t>* in_shape = file ? &file->shape() : input ? &input->shape : nullptr;
+  const std::vector<std::uint64_t>* in_shape = opened ? &opened->shape() : nullptr;
   std::uint64_t in_elements = 0;
   if (in_shape != nullptr) {
     if (in_shape->size() != 1)
@@ -87,10 +87,9 @@ void run_redistribute(const RedistributeFlags& f) {
   if (f.N < 0) throw Error(fmt::format("--N {} out of range: allowed a positive multiple of {}", f.N, r.unit() == r.x ? fmt::format("x = {}", r.x) : fmt::format("gcd(x, y) = {}", r.unit())));
   r.N = in_shape != nullptr ? in_elements : static_cast<std::uint64_t>(f.N);  // 0: one superblock
   const ElementType type =
-      element_type(f.machine, file ? std::optional<ElementType>(file->type()) : input ? std::optional(input->type) : std::nullopt,
-                   f.io.input);
+      element_type(f.machine, opened ? std::optional<ElementType>(opened->type()) : std::nullopt, f.io.input);
   const auto t0 = std::chrono::steady_clock::now();
-  RedistributePlan plan(RedistributePlan::Options{r, f.schedule, f.overlap, f.dims,
+  RedistributePlan plan(RedistributePlan::Options{r, f.schedule, f.overlap, given(f.dims),
                                                   PlanTarget{type, parse_backend_choice(f.machine.backend)}});
   const double schedule_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const RedistributionPlacement& pl = plan.placement();
@@ -138,6 +137,7 @@ void run_redistribute(const RedistributeFlags& f) {
             {"tau", tc},  // the old name of "tc"
             {"modelled_cost", st.modelled_cost(f.ts, tc)},
             {"schedule_seconds", schedule_seconds},
+            {"router_program_bytes", redistribution_program_bytes(r)},
             {"launches", rep.launches},
             {"n", pl.n},
             {"m", pl.m},
@@ -149,6 +149,7 @@ void run_redistribute(const RedistributeFlags& f) {
             {"backend", to_string(backend.kind())},
             {"device", backend.device_name()},
             {"verified", true},
+            {"verified_by", "words"},  // a stream's run: "fingerprint"
             {"seconds", rep.seconds}};
   };
   if (distributed()) {
@@ -160,7 +161,7 @@ void run_redistribute(const RedistributeFlags& f) {
   }
   const std::size_t wb = info(type).bytes;
   // The machine first: it checks its own size before the host copies below are made.
-  Machine mach(pl.machine(type, parse_backend_choice(f.machine.backend), f.machine.tile_dims));
+  Machine mach(pl.machine(type, parse_backend_choice(f.machine.backend), tile_dims(f.machine.tile_dims, pl.n)));
   // Element g of the array: the file's (read through a small cache), or its
   // label. The machine is loaded and checked from this, so no copy of the
   // array or image of the machine is held beside it.
@@ -168,12 +169,14 @@ void run_redistribute(const RedistributeFlags& f) {
   const RedistElement element = [&](std::uint64_t g, unsigned char* out) {
     if (file)
       from_file.read(g, out);
-    else if (input)
-      std::memcpy(out, &input->data[g * wb], wb);
     else
       write_label(type, g, out);
   };
-  load_sources(mach, pl, element);
+  std::optional<InputFingerprint> streamed;
+  if (opened && !file)
+    streamed = load_sources(mach, pl, *opened);
+  else
+    load_sources(mach, pl, element);
   // --trace --json on a small machine: every state, for hcube animate (the
   // reads then fall inside rep.seconds).
   nlohmann::json states = nlohmann::json::array();
@@ -192,7 +195,10 @@ void run_redistribute(const RedistributeFlags& f) {
   if (record) snapshot("initial", nullptr);
   const RedistributionReport rep = plan.execute_traced(mach, record ? RedistStepDone(snapshot) : nullptr);
   mach.release_scratch();  // the unpack's: a check after the run needs no scratch
-  verify_redistribution(mach, pl, element);
+  if (streamed)
+    verify_redistribution(mach, pl, *streamed);
+  else
+    verify_redistribution(mach, pl, element);
   const std::uint64_t D = pl.dest_words;
   if (!f.io.output.empty()) {
     NpyWriter out(f.io.output, type, {receivers(r), D});
@@ -203,7 +209,8 @@ void run_redistribute(const RedistributeFlags& f) {
   }
 
   const RedistStats& st = rep.stats;
-  const nlohmann::json j = fields(rep, mach.backend());
+  nlohmann::json j = fields(rep, mach.backend());
+  j["verified_by"] = streamed ? "fingerprint" : "words";
   if (f.io.json || f.io.sink) {
     nlohmann::json out = j;
     if (f.io.trace) out["trace"] = trace();
@@ -233,7 +240,8 @@ void run_redistribute(const RedistributeFlags& f) {
   fmt::print("schedule computed in {:.6f} s; ran in {:.6f} s on the {} backend ({} launches: pack, {} router steps, "
              "unpack), n = {}, m = {}\n",
              schedule_seconds, rep.seconds, to_string(mach.backend().kind()), rep.launches, st.steps, pl.n, pl.m);
-  fmt::print("verified against the {} layout: yes\n", r.reverse ? small : big);
+  fmt::print("verified against the {} layout: yes{}\n", r.reverse ? small : big,
+             streamed ? " (the input, a stream read once, by the fingerprint of its elements)" : "");
   if (!f.io.output.empty()) fmt::print("wrote {} (shape {} x {})\n", f.io.output, receivers(r), D);
 }
 
@@ -271,7 +279,7 @@ void add_redistribute(CLI::App& app, const ResultSink& sink) {
   add_backend_flags(*cmd, f->machine);
   cmd->get_option("--tile-dims")->description("nodes per storage tile = 2^t, 0..n (default 0: a node's words in a row, "
                                                "so a message's blocks are runs)");
-  cmd->add_option("-i,--input", f->io.input, "the array, a one-dimensional .npy of N elements in global order");
+  input_flag(cmd->add_option("-i,--input", f->io.input, "the array, a one-dimensional .npy of N elements in global order"));
   output_flag(cmd->add_option("-o,--output", f->io.output, "write the destinations' memories as .npy of shape (Q, N/Q), (P, N/P) with --reverse"));
   cmd->add_flag("--json", f->io.json, "print one JSON object instead of prose");
   cmd->add_flag("--trace", f->io.trace, "print every step's messages and the blocks they carry");

@@ -146,7 +146,7 @@ ElementType grid_input_type(const IoFlags& io, const MachineFlags& mf, const Gri
 void scatter_on_grid(const ScatterFlags& f, const ScatterTopology& t, ScatterAlgorithm a) {
   const IoFlags& io = f.io;
   const MachineFlags& mf = f.machine;
-  if (mf.tile_dims != -1)
+  if (given(mf.tile_dims))
     throw Error(fmt::format("--tile-dims applies to the cube's storage (cube:d), not to {}", to_string(t)));
   const bool embed = f.embed == "cube";
   if (embed) grid_cube_dims(t.grid);  // sides powers of two, before anything is built

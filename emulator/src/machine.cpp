@@ -8,6 +8,7 @@
 
 #include "hcube/emulator/units.hpp"
 #include "hcube/host/bit_permutation_tiling.hpp"
+#include "hcube/host/host_memory.hpp"
 #include "hcube/core/error.hpp"
 #include "hcube/host/parse.hpp"
 
@@ -63,6 +64,31 @@ void check_machine_fits(const Geometry& geo, ElementType type, const Backend& ba
         format_bytes(avail), largest_fitting_bits(avail, wb), info(type).name));
 }
 
+void check_run_fits(const std::string& run, const Geometry& geo, ElementType type, const Backend& backend,
+                    const std::vector<MemoryNeed>& parts) {
+  const std::uint64_t machine = geo.total_words() * info(type).bytes;
+  const bool host_backend = backend.kind() == BackendKind::cpu;
+  std::uint64_t on_backend = machine, on_host = 0;
+  std::string backend_list = fmt::format("the machine {}", format_bytes(machine)), host_list;
+  for (const MemoryNeed& p : parts) {
+    if (p.bytes == 0) continue;
+    const bool there = p.on_backend || host_backend;
+    (there ? on_backend : on_host) += p.bytes;
+    std::string& list = there ? backend_list : host_list;
+    list += fmt::format("{}{} {}", list.empty() ? "" : " + ", p.what, format_bytes(p.bytes));
+  }
+  const std::uint64_t avail = backend.available_bytes();
+  if (on_backend > avail)
+    throw Error(fmt::format("{} needs {} on the {} backend ({}): {} available", run, format_bytes(on_backend),
+                            to_string(backend.kind()), backend_list, format_bytes(avail)));
+  if (on_host > 0) {
+    const std::uint64_t host = host_memory_available();
+    if (on_host > host)
+      throw Error(fmt::format("{} needs {} of host memory beside its machine ({}): {} available", run,
+                              format_bytes(on_host), host_list, format_bytes(host)));
+  }
+}
+
 unsigned largest_fitting_bits(std::uint64_t bytes, std::size_t word_bytes) {
   unsigned q = 0;
   while (q < kMaxAddressBits && (bit(q + 1) <= bytes / word_bytes)) ++q;
@@ -77,7 +103,8 @@ Machine::Machine(const MachineOptions& options, std::unique_ptr<Backend> backend
       backend_(std::move(backend)) {
   const Geometry& geo = layout_.geo;
   check_machine_fits(geo, type_, *backend_);
-  storage_ = backend_->allocate(bytes());
+  storage_ = backend_->allocate(bytes(), options.sparse);
+  sparse_ = options.sparse;
   counters_.links_total = std::uint64_t{geo.n} * geo.nodes();
 }
 
@@ -101,7 +128,7 @@ Machine::Machine(const MachineOptions& options, std::shared_ptr<Backend> backend
 }
 
 Buffer& Machine::scratch() {
-  if (!scratch_) scratch_ = backend_->allocate(bytes());
+  if (!scratch_) scratch_ = backend_->allocate(bytes(), sparse_);
   return scratch_;
 }
 

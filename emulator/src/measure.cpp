@@ -213,7 +213,7 @@ void bench_redistribute(BenchResult& r, unsigned q, const std::function<double()
   const BenchRequest& req = r.request;
   const Redistribution problem{static_cast<std::uint64_t>(req.P), static_cast<std::uint64_t>(req.K),
                                static_cast<std::uint64_t>(req.Q), static_cast<std::uint64_t>(req.x), bit(q), false};
-  RedistributePlan plan(RedistributePlan::Options{problem, "circulant", false, -1, {req.type, req.backend}});
+  RedistributePlan plan(RedistributePlan::Options{problem, "circulant", false, std::nullopt, {req.type, req.backend}});
   const RedistributionPlacement& pl = plan.placement();
   Machine mach(pl.machine(req.type, req.backend, req.tile_dims));
   r.n = pl.n;

@@ -4,21 +4,23 @@
 // the raw array bytes.
 #include "hcube/emulator/npy.hpp"
 
-#include <fcntl.h>
-#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
-#include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <map>
 
 #include "hcube/core/error.hpp"
 #include "hcube/host/host_memory.hpp"
+#include "hcube/host/input_file.hpp"
 #include "hcube/host/output_file.hpp"
 
 // Array bytes are copied as they are, so '<' and '=' dtypes mean host order.
@@ -357,33 +359,25 @@ NpyArray parse_npy(const unsigned char* bytes, std::size_t size, const std::stri
 
 namespace {
 
+// Chunks a body is read in: a stream's buffer grows by whole chunks as they
+// arrive, and a machine is loaded a chunk at a time (a multiple of every word size).
+constexpr std::size_t kBodyChunk = std::size_t{1} << 20;
+
+}  // namespace
+
 // A file opened for reading a .npy: a regular file's length is known before
 // anything is read; a pipe, FIFO or device is read only as far as the header
-// says, each wait for data bounded, so /dev/zero or a silent FIFO cannot hang
-// or grow a run.
+// says, in chunks, its silences bounded, so /dev/zero, a short stream or a
+// silent FIFO can neither hang nor grow a run.
 class NpySource {
  public:
-  explicit NpySource(const std::string& path) : path_(path) {
-    // O_NONBLOCK: opening a FIFO does not wait for a writer; reads poll instead.
-    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd_ < 0) fail(path, "cannot open: " + errno_text());
-    struct stat st {};
-    if (::fstat(fd_, &st) != 0) fail(path, "cannot read: " + errno_text());
-    if (S_ISDIR(st.st_mode)) fail(path, "cannot read: Is a directory");
-    regular_ = S_ISREG(st.st_mode);
-    fifo_ = S_ISFIFO(st.st_mode);
-    if (regular_) total_ = static_cast<std::uint64_t>(st.st_size);
+  explicit NpySource(const std::string& path) : file_(path, path.empty() ? "--input" : path) {
+    if (file_.regular()) total_ = file_.size();
   }
-  ~NpySource() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  bool regular() const { return regular_; }
+  bool regular() const { return file_.regular(); }
+  const std::string& path() const { return file_.path(); }
   // Hands the open file over (to NpyFile, which reads it again at offsets).
-  int release() {
-    const int fd = fd_;
-    fd_ = -1;
-    return fd;
-  }
+  int release() { return file_.release(); }
   NpySource(const NpySource&) = delete;
   NpySource& operator=(const NpySource&) = delete;
 
@@ -396,84 +390,92 @@ class NpySource {
       if (buf_.size() >= kPreambleLen + length_bytes) {
         std::uint64_t header_len = 0;
         for (std::size_t i = length_bytes; i-- > 0;) header_len = header_len << 8 | buf_[kPreambleLen + i];
+        // Checked before it is read: a 4-byte length may claim 4 GiB.
+        if (header_len > kMaxHeaderLen && std::memcmp(buf_.data(), kMagic, kMagicLen) == 0)
+          fail(path(), "the .npy header claims " + std::to_string(header_len) + " bytes: allowed at most " +
+                          std::to_string(kMaxHeaderLen) + " (NumPy's own limit, max_header_size)");
         fill(kPreambleLen + length_bytes + header_len);
       }
     }
     // At the end of a stream its length is known, and messages say it.
-    return parse_header(buf_.data(), buf_.size(), path_, eof_ ? buf_.size() : total_);
+    return parse_header(buf_.data(), buf_.size(), path(), eof_ ? buf_.size() : total_);
   }
 
-  // The data after the header `h`: exactly h.data_bytes, and nothing after them.
-  std::vector<unsigned char> data(const Header& h) {
-    // The header's size is allocated only once it is known to fit (a stream's header is not checked against a length).
-    check_host_memory(h.data_bytes, path_ + ": the .npy data");
-    std::vector<unsigned char> out(buf_.begin() + static_cast<std::ptrdiff_t>(std::min(h.data_offset, buf_.size())),
-                                   buf_.end());
-    out.resize(static_cast<std::size_t>(h.data_bytes));
-    std::size_t used = buf_.size() > h.data_offset ? buf_.size() - h.data_offset : 0;
-    used = std::min<std::size_t>(used, out.size());
-    while (used < out.size()) {
-      const std::size_t got = read_some(out.data() + used, out.size() - used);
-      if (got == 0) parse_header(buf_.data(), buf_.size(), path_, h.data_offset + used);  // names the shortfall
-      used += got;
+  // The body after the header `h` in order, in chunks of kBodyChunk bytes
+  // (the last one shorter): f(offset in the body, bytes, count). Exactly
+  // h.data_bytes arrive, and nothing after them; a short file or stream is
+  // refused at its end, before anything past what arrived is held.
+  void body(const Header& h, const std::function<void(std::uint64_t, const unsigned char*, std::size_t)>& f) {
+    std::vector<unsigned char> chunk(static_cast<std::size_t>(std::min<std::uint64_t>(h.data_bytes, kBodyChunk)));
+    // What the header's reading took of the body already.
+    std::size_t held = buf_.size() > h.data_offset ? buf_.size() - h.data_offset : 0;
+    held = static_cast<std::size_t>(std::min<std::uint64_t>(held, h.data_bytes));
+    std::uint64_t done = 0;
+    std::size_t from_buf = 0;
+    while (done < h.data_bytes) {
+      const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(chunk.size(), h.data_bytes - done));
+      std::size_t used = 0;
+      while (used < want && from_buf < held) {
+        const std::size_t n = std::min(want - used, held - from_buf);
+        std::memcpy(chunk.data() + used, buf_.data() + h.data_offset + from_buf, n);
+        used += n;
+        from_buf += n;
+      }
+      while (used < want) {
+        const std::size_t got = read_some(chunk.data() + used, want - used);
+        if (got == 0) parse_header(buf_.data(), buf_.size(), path(), h.data_offset + done + used);  // names the shortfall
+        used += got;
+      }
+      f(done, chunk.data(), used);
+      done += used;
     }
-    if (!regular_) {
+    std::vector<unsigned char>().swap(buf_);
+    if (!regular()) {
       unsigned char extra = 0;
       if (read_some(&extra, 1) != 0)
-        fail(path_, "trailing data: the stream holds more than the " + std::to_string(h.data_bytes) +
+        fail(path(), "trailing data: the stream holds more than the " + std::to_string(h.data_bytes) +
                         " data bytes its shape " + shape_str(h.shape) + " of " + info(h.type).npy_descr + " needs");
     }
+  }
+
+  // The whole body. A regular file's length is known (checked against the
+  // header), so it is allocated at once; a stream's buffer grows as its bytes
+  // arrive, so a header that claims more than arrives costs nothing.
+  std::vector<unsigned char> data(const Header& h) {
+    check_host_memory(h.data_bytes, path() + ": the .npy data");
+    std::vector<unsigned char> out;
+    if (regular()) out.reserve(static_cast<std::size_t>(h.data_bytes));
+    body(h, [&](std::uint64_t, const unsigned char* bytes, std::size_t size) {
+      if (out.capacity() - out.size() < size)
+        out.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(h.data_bytes, 2 * out.size() + size)));
+      out.insert(out.end(), bytes, bytes + size);
+    });
     return out;
   }
 
  private:
+  // NumPy refuses a header longer than this (numpy.lib.format's _MAX_HEADER_SIZE).
+  static constexpr std::uint64_t kMaxHeaderLen = 10000;
+
   // Reads until buf_ holds `want` bytes or the file ends.
   void fill(std::uint64_t want) {
-    if (regular_) want = std::min(want, total_);
-    // A header is at most 4 GiB by its format; a stream claiming more is refused by parse_header.
+    if (regular()) want = std::min(want, total_);
     while (buf_.size() < want && !eof_) {
       const std::size_t old = buf_.size();
-      buf_.resize(static_cast<std::size_t>(std::min<std::uint64_t>(want, old + (std::size_t{1} << 20))));
+      buf_.resize(static_cast<std::size_t>(std::min<std::uint64_t>(want, old + kBodyChunk)));
       const std::size_t got = read_some(buf_.data() + old, buf_.size() - old);
       buf_.resize(old + got);
       if (got == 0) eof_ = true;
     }
   }
 
-  // Up to n bytes, 0 at the end of the file; a stream is waited on at most kWaitMs for each read.
-  std::size_t read_some(unsigned char* p, std::size_t n) {
-    constexpr int kWaitMs = 30000;
-    for (int waited = 0;;) {
-      const ssize_t got = ::read(fd_, p, n);
-      // A FIFO reads as ended until its writer opens it: waited for, as a blocking open would, but not forever.
-      if (got == 0 && fifo_ && !started_ && waited < kWaitMs) {
-        ::poll(nullptr, 0, 10);
-        waited += 10;
-        continue;
-      }
-      if (got == 0 && fifo_ && !started_) fail(path_, "nothing wrote to the FIFO for " + std::to_string(kWaitMs / 1000) + " s");
-      if (got > 0) started_ = true;
-      if (got >= 0) return static_cast<std::size_t>(got);
-      if (errno == EINTR) continue;
-      if (errno != EAGAIN && errno != EWOULDBLOCK) fail(path_, "cannot read: " + errno_text());
-      pollfd pfd{fd_, POLLIN, 0};
-      const int ready = ::poll(&pfd, 1, kWaitMs);
-      if (ready == 0) fail(path_, "no data arrived for " + std::to_string(kWaitMs / 1000) + " s: nothing writes it");
-      if (ready < 0 && errno != EINTR) fail(path_, "cannot read: " + errno_text());
-    }
-  }
+  std::size_t read_some(unsigned char* p, std::size_t n) { return file_.read_some(p, n); }
 
-  std::string path_;
-  int fd_ = -1;
-  bool regular_ = false;
-  bool fifo_ = false;
-  bool started_ = false;  // a byte has arrived
+  InputFile file_;
   bool eof_ = false;
   std::uint64_t total_ = kUnknownTotal;
   std::vector<unsigned char> buf_;
 };
-
-}  // namespace
 
 NpyArray read_npy(const std::string& path) {
   NpySource source(path);
@@ -485,6 +487,56 @@ NpyHeader read_npy_header(const std::string& path) {
   NpySource source(path);
   const Header h = source.header();
   return NpyHeader{h.type, h.shape};
+}
+
+NpyInput::NpyInput(const std::string& path) : source_(new NpySource(path)) {
+  const Header h = source_->header();
+  type_ = h.type;
+  shape_ = h.shape;
+  data_offset_ = h.data_offset;
+  data_bytes_ = h.data_bytes;
+}
+
+NpyInput::~NpyInput() = default;
+
+const std::string& NpyInput::path() const { return source_->path(); }
+
+bool NpyInput::regular() const { return source_->regular(); }
+
+namespace {
+
+Header header_of(const NpyInput& in, std::size_t data_offset) {
+  return Header{in.type(), in.shape(), data_offset, in.data_bytes()};
+}
+
+}  // namespace
+
+void NpyInput::take_body() {
+  if (taken_) throw Error(path() + ": the .npy body was read already (a stream cannot be read twice)");
+  taken_ = true;
+}
+
+std::shared_ptr<const NpyFile> NpyInput::file() {
+  if (!regular()) return nullptr;
+  take_body();
+  std::shared_ptr<NpyFile> f(new NpyFile());
+  f->path_ = path();
+  f->type_ = type_;
+  f->shape_ = shape_;
+  f->data_offset_ = data_offset_;
+  f->data_bytes_ = data_bytes_;
+  f->fd_ = source_->release();
+  return f;
+}
+
+void NpyInput::read_body(const BodyChunk& f) {
+  take_body();
+  source_->body(header_of(*this, data_offset_), f);
+}
+
+std::vector<unsigned char> NpyInput::read_all() {
+  take_body();
+  return source_->data(header_of(*this, data_offset_));
 }
 
 std::vector<unsigned char> encode_npy(ElementType type, const std::vector<std::uint64_t>& shape, const void* data,
@@ -562,18 +614,10 @@ void check_machine_array(const NpyArray& a, const std::string& what, unsigned n,
 std::shared_ptr<const NpyFile> NpyFile::open(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return nullptr;
-  NpySource source(path);
+  NpyInput in(path);  // checks the body's length against the file's
   // The file checked is the file read later: the one descriptor, not the path again.
-  if (!source.regular()) fail(path, "cannot read: it stopped being a regular file while it was opened");
-  const Header h = source.header();  // checks the body's length against the file's
-  std::shared_ptr<NpyFile> f(new NpyFile());
-  f->path_ = path;
-  f->type_ = h.type;
-  f->shape_ = h.shape;
-  f->data_offset_ = h.data_offset;
-  f->data_bytes_ = h.data_bytes;
-  f->fd_ = source.release();
-  return f;
+  if (!in.regular()) fail(path, "cannot read: it stopped being a regular file while it was opened");
+  return in.file();
 }
 
 NpyFile::~NpyFile() {

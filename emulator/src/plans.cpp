@@ -105,17 +105,6 @@ Counters Plan::run_on(void* data, std::uint64_t bytes, Scratch scratch, CudaStre
 
 // --- AapcPlan ----------------------------------------------------------------
 
-namespace {
-
-// Scratch: a machine-sized buffer when any alignment is no involution.
-bool any_copy(const std::vector<AlignmentStep>& steps) {
-  for (const AlignmentStep& a : steps)
-    if (!a.map.is_involution()) return true;
-  return false;
-}
-
-}  // namespace
-
 AapcPlan::AapcPlan(const Options& o) : AapcPlan(o, build_aapc_schedule(o.schedule)) {}
 
 AapcPlan::AapcPlan(const Options& o, BuiltSchedule built)
@@ -125,7 +114,7 @@ AapcPlan::AapcPlan(const Options& o, BuiltSchedule built)
   const Schedule& s = built_.schedule;
   pre_ = schedule_pre_alignment(s, permutation_.f);
   post_ = schedule_post_alignment(s, permutation_.g);
-  set_scratch_bytes(any_copy(pre_) || any_copy(post_) ? data_bytes() : 0);
+  set_scratch_bytes(schedule_needs_scratch(s, permutation_.f, permutation_.g) ? data_bytes() : 0);
 }
 
 void AapcPlan::run(Machine& machine) {
@@ -147,13 +136,7 @@ PermutePlan::PermutePlan(const Options& o, SdpProblem problem)
   }
   candidates_ = sdp_candidates(problem_);
   chosen_ = &choose_sdp(candidates_, o.algorithm, o.cost.ports);
-  const SdpPlan& plan = *chosen_->plan;
-  const Geometry plan_geo{plan.schedule.n, plan.schedule.m};
-  // A plan on a larger machine needs that machine (and its scratch) beside the data.
-  const std::uint64_t wb = info(type()).bytes;
-  const std::uint64_t plan_bytes = plan_geo.total_words() * wb;
-  const bool local_copy = memory_words(plan) > bit(plan_geo.m);
-  set_scratch_bytes(runs_as_schedule(plan) ? (local_copy ? data_bytes() : 0) : plan_bytes * (local_copy ? 2 : 1));
+  set_scratch_bytes(sdp_scratch_bytes(*chosen_->plan, data_bytes(), info(type()).bytes));
 }
 
 void PermutePlan::run(Machine& machine) {
@@ -181,10 +164,7 @@ MultiAapcPlan::MultiAapcPlan(const Options& o, MultiAapcDesign design)
   built_ = BuiltSchedule{std::move(s), std::move(stats)};
   destination_ = multi_aapc_destination(design_);
   const AffineMap id(geometry());
-  set_scratch_bytes(any_copy(schedule_pre_alignment(built_.schedule, id)) ||
-                            any_copy(schedule_post_alignment(built_.schedule, id))
-                        ? data_bytes()
-                        : 0);
+  set_scratch_bytes(schedule_needs_scratch(built_.schedule, id, id) ? data_bytes() : 0);
 }
 
 void MultiAapcPlan::run(Machine& machine) {
@@ -236,17 +216,17 @@ RedistributionPlacement placement_of(const RedistributePlan::Options& o) {
   }
   check_redistribution(r);
   RedistributionPlacement pl = place_redistribution(r, o.overlap);
-  if (o.dims < -1)
+  if (o.dims && *o.dims < 0)
     throw Error(fmt::format("--dims {} out of range: allowed 0..40, or left out for the fewest that hold the processors",
-                            o.dims));
-  if (o.dims >= 0) {
+                            *o.dims));
+  if (o.dims) {
     const std::uint64_t nodes = o.overlap ? std::max(r.P, r.Q) : r.P + r.Q;
-    if (o.dims > 40 || bit(static_cast<unsigned>(o.dims)) < nodes)
+    if (*o.dims > 40 || bit(static_cast<unsigned>(*o.dims)) < nodes)
       throw Error(fmt::format("{} = {} processors do not fit a {}-cube of {} nodes: allowed --dims {}..40{}",
-                              o.overlap ? "max(P, Q)" : "P + Q", nodes, o.dims,
-                              o.dims > 40 ? std::string("(too many)") : std::to_string(bit(static_cast<unsigned>(o.dims))),
+                              o.overlap ? "max(P, Q)" : "P + Q", nodes, *o.dims,
+                              *o.dims > 40 ? std::string("(too many)") : std::to_string(bit(static_cast<unsigned>(*o.dims))),
                               pl.n, o.overlap ? "" : ", or --overlap to share nodes"));
-    pl.n = static_cast<unsigned>(o.dims);
+    pl.n = static_cast<unsigned>(*o.dims);
   }
   return pl;
 }
@@ -261,14 +241,15 @@ RedistributePlan::RedistributePlan(const Options& o, RedistributionPlacement pla
   if (std::find(names.begin(), names.end(), o.schedule) == names.end())
     throw Error(
         fmt::format("--schedule '{}' unknown: allowed {}", printable_input(o.schedule), fmt::join(names, ", ")));
-  // The schedule and its router program index every element (about 96 bytes
-  // each, measured: docs/performance.md): refused before they are made.
-  constexpr std::uint64_t kProgramBytesPerElement = 96;
-  check_host_memory(placement_.r.N * kProgramBytesPerElement,
-                    fmt::format("the router program of N = {} elements", placement_.r.N));
-  schedule_ = make_redistribution_schedule(placement_.r, o.schedule);
-  check_redistribution_schedule(placement_.r, schedule_);
-  set_scratch_bytes(data_bytes());  // the pack and unpack gather through scratch
+  // The machine and the schedule's tables of one superblock, refused before either is made.
+  const Redistribution& r = placement_.r;
+  check_run_fits(fmt::format("R_{}({}, {}, {}) on N = {}", r.x, r.P, r.K, r.Q, r.N), geometry(), type(), backend(),
+                 {{"its router program of one superblock", redistribution_program_bytes(r), false}});
+  schedule_ = make_redistribution_schedule(r, o.schedule);
+  check_redistribution_schedule(r, schedule_);
+  // The direct run moves every block straight to its place: no scratch. (A
+  // traced run's pack and unpack take a region's scratch, which the machine makes.)
+  set_scratch_bytes(0);
 }
 
 void RedistributePlan::run(Machine& machine) { report_ = run_redistribution(machine, placement_, schedule_); }

@@ -65,6 +65,13 @@ RedistributionPlacement place_redistribution(const Redistribution& r, bool overl
   return pl;
 }
 
+std::uint64_t redistribution_program_bytes(const Redistribution& r) {
+  constexpr std::uint64_t kBytesPerBlock = 80, kBytesPerMessage = 224;
+  const std::uint64_t blocks = std::min(redistribution_params(r).L, std::max<std::uint64_t>(1, r.blocks()));
+  const std::uint64_t messages = std::min(blocks, senders(r) * receivers(r));
+  return blocks * kBytesPerBlock + messages * kBytesPerMessage;
+}
+
 std::vector<unsigned char> source_image(const RedistributionPlacement& pl, const void* data, std::size_t wb) {
   const Redistribution& r = pl.r;
   const std::uint64_t K = bit(pl.m);
@@ -110,13 +117,20 @@ namespace {
 // different g, so counting the elements met proves that every element was checked.
 class DestinationCheck {
  public:
-  DestinationCheck(const RedistributionPlacement& pl, ElementType type, const RedistElement& element)
-      : pl_(pl), layout_(receiver_layout(pl.r)), type_(type), element_(element), want_(info(type).bytes) {}
+  // Element g compared with element(g), or (`input` given) hashed into its
+  // chunk's sum, which finish() compares with the input's fingerprint.
+  DestinationCheck(const RedistributionPlacement& pl, ElementType type, const RedistElement& element,
+                   const InputFingerprint* input = nullptr)
+      : pl_(pl), layout_(receiver_layout(pl.r)), type_(type), element_(element), input_(input),
+        want_(info(type).bytes), sums_(input != nullptr ? input->sums.size() : 0, 0) {}
 
   void word(std::uint64_t w, const unsigned char* got) {
     const std::uint64_t g = layout_.element(w / pl_.dest_words, w % pl_.dest_words);
     const std::size_t wb = want_.size();
-    if (g < pl_.r.N) {
+    if (g < pl_.r.N && input_ != nullptr) {
+      ++elements_;
+      sums_[g / input_->chunk_words] += input_->hash(g, got, wb);
+    } else if (g < pl_.r.N) {
       ++elements_;
       element_(g, want_.data());
       if (!std::equal(got, got + wb, want_.data())) fail(w, got, format_element(type_, want_.data()));
@@ -127,6 +141,17 @@ class DestinationCheck {
 
   std::uint64_t elements() const { return elements_; }
 
+  void finish() const {
+    check_destination_elements(pl_, elements_);
+    if (input_ == nullptr) return;
+    for (std::size_t c = 0; c < sums_.size(); ++c)
+      if (sums_[c] != input_->sums[c])
+        throw Error(fmt::format("verification failed: the destination words the layout {} gives elements {}..{} "
+                                "are not the input's (their fingerprint differs)",
+                                layout_.name(), c * input_->chunk_words,
+                                std::min(pl_.r.N, (c + 1) * input_->chunk_words) - 1));
+  }
+
  private:
   [[noreturn]] void fail(std::uint64_t w, const unsigned char* got, const std::string& want) const {
     throw Error(fmt::format("verification failed: destination {} word {} holds {}, the layout {} has {}",
@@ -136,8 +161,10 @@ class DestinationCheck {
   const RedistributionPlacement& pl_;
   CyclicLayout layout_;
   ElementType type_;
-  const RedistElement& element_;
+  RedistElement element_;
+  const InputFingerprint* input_;
   std::vector<unsigned char> want_;
+  std::vector<std::uint64_t> sums_;
   std::uint64_t elements_ = 0;
 };
 
@@ -185,8 +212,65 @@ void check_destination_elements(const RedistributionPlacement& pl, std::uint64_t
                             receivers(pl.r), pl.dest_words, elements, pl.r.N, receiver_layout(pl.r).name()));
 }
 
+namespace {
+
+// Words a region is moved in: a chunk of global addresses gathered or scattered at once.
+constexpr std::uint64_t kRegionChunk = std::uint64_t{1} << 16;
+
+// f(w, words, global addresses) for the words [lo, lo + words_a_row) of `rows`
+// nodes from first_node, row by row, in chunks: w counts the region's words in order.
+template <class F>
+void for_each_region_chunk(const Geometry& geo, std::uint64_t first_node, std::uint64_t rows, std::uint64_t lo,
+                           std::uint64_t words_a_row, F&& f) {
+  std::vector<std::uint64_t> global;
+  for (std::uint64_t q = 0; q < rows; ++q)
+    for (std::uint64_t o = 0; o < words_a_row; o += kRegionChunk) {
+      const std::uint64_t words = std::min(kRegionChunk, words_a_row - o);
+      global.resize(words);
+      for (std::uint64_t k = 0; k < words; ++k) global[k] = geo.global(first_node + q, lo + o + k);
+      f(q * words_a_row + o, words, global.data());
+    }
+}
+
+}  // namespace
+
+namespace {
+
+void verify_regions(const Machine& mach, const RedistributionPlacement& pl, DestinationCheck& check) {
+  const std::size_t wb = mach.word_bytes();
+  // The destination regions alone, in order: the padding of the 2^n x 2^m machine is never read.
+  std::vector<unsigned char> got;
+  for_each_region_chunk(mach.geometry(), pl.destination_node(0), receivers(pl.r), pl.dest_offset(), pl.dest_words,
+                        [&](std::uint64_t w0, std::uint64_t words, const std::uint64_t* global) {
+                          got.resize(words * wb);
+                          mach.gather(global, words, got.data());
+                          for (std::uint64_t k = 0; k < words; ++k) check.word(w0 + k, &got[k * wb]);
+                        });
+  check.finish();
+}
+
+}  // namespace
+
 void verify_redistribution(const Machine& mach, const RedistributionPlacement& pl, const RedistElement& element) {
-  check_destination_elements(pl, verify_destination_share(mach, 0, pl, element));
+  DestinationCheck check(pl, mach.type(), element);
+  verify_regions(mach, pl, check);
+}
+
+void verify_redistribution(const Machine& mach, const RedistributionPlacement& pl, const InputFingerprint& input) {
+  DestinationCheck check(pl, mach.type(), nullptr, &input);
+  verify_regions(mach, pl, check);
+}
+
+void store_destinations(const Machine& mach, const RedistributionPlacement& pl, const DestinationRunWriter& write) {
+  const std::size_t wb = mach.word_bytes();
+  // In order w = 0, 1, ..., so a FIFO output needs no seek; the padding is never read.
+  std::vector<unsigned char> run;
+  for_each_region_chunk(mach.geometry(), pl.destination_node(0), receivers(pl.r), pl.dest_offset(), pl.dest_words,
+                        [&](std::uint64_t w0, std::uint64_t words, const std::uint64_t* global) {
+                          run.resize(words * wb);
+                          mach.gather(global, words, run.data());
+                          write(w0, words, run.data());
+                        });
 }
 
 void destination_runs(const RedistributionPlacement& pl, std::size_t wb, std::uint64_t g, std::uint64_t words,
@@ -200,20 +284,6 @@ void destination_runs(const RedistributionPlacement& pl, std::size_t wb, std::ui
     write((node - first) * D + (lo - O), hi - lo, src + (lo - local) * wb);
 }
 
-void store_destinations(const Machine& mach, const RedistributionPlacement& pl, const DestinationRunWriter& write) {
-  const Geometry& geo = mach.geometry();
-  const std::size_t wb = mach.word_bytes();
-  const std::uint64_t K = geo.words_per_node();
-  // In the user's order, so the destination words come in order w = 0, 1, ...: a FIFO output needs no seek.
-  mach.store_in_order([&](std::uint64_t g0, std::uint64_t words, const void* src) {
-    for (std::uint64_t g = g0; g < g0 + words;) {
-      const std::uint64_t end = std::min(g0 + words, g - geo.local_of(g) + K);  // the end of g's row
-      destination_runs(pl, wb, g, end - g, static_cast<const unsigned char*>(src) + (g - g0) * wb, write);
-      g = end;
-    }
-  });
-}
-
 std::vector<unsigned char> destination_rows(const Machine& mach, const RedistributionPlacement& pl) {
   const std::size_t wb = mach.word_bytes();
   std::vector<unsigned char> rows(receivers(pl.r) * pl.dest_words * wb);
@@ -221,6 +291,97 @@ std::vector<unsigned char> destination_rows(const Machine& mach, const Redistrib
     std::memcpy(&rows[w * wb], src, words * wb);
   });
   return rows;
+}
+
+namespace {
+
+// Zeroes a small machine whole (its trace shows every word); says whether it did.
+bool zero_small_machine(Machine& mach) {
+  constexpr std::uint64_t kZeroedWhole = std::uint64_t{1} << 16;
+  if (mach.geometry().total_words() > kZeroedWhole) return false;
+  const std::size_t wb = mach.word_bytes();
+  mach.load_runs([&](std::uint64_t, std::uint64_t words, void* dst) { std::memset(dst, 0, words * wb); });
+  return true;
+}
+
+// Zeroes the destination regions (their holes, words past N, stay zero) and,
+// when `sources` (a stream filled the elements' words), the sources' words
+// that hold no element. A large machine's padding to 2^n x 2^m nodes and
+// words is never touched and, on the CPU backend, never becomes resident.
+void zero_regions(Machine& mach, const RedistributionPlacement& pl, bool sources) {
+  const Geometry& geo = mach.geometry();
+  const std::size_t wb = mach.word_bytes();
+  std::vector<unsigned char> zeros;
+  const auto zero = [&](std::uint64_t, std::uint64_t words, const std::uint64_t* global) {
+    zeros.assign(words * wb, 0);
+    mach.scatter(global, words, zeros.data());
+  };
+  for_each_region_chunk(geo, pl.destination_node(0), receivers(pl.r), pl.dest_offset(), pl.dest_words, zero);
+  if (!sources) return;
+  // The sources' words that hold no element (past N), and only those: the elements are in place.
+  const CyclicLayout layout = sender_layout(pl.r);
+  std::vector<std::uint64_t> holes;
+  for_each_region_chunk(geo, pl.source_node(0), senders(pl.r), 0, pl.source_words,
+                        [&](std::uint64_t w0, std::uint64_t words, const std::uint64_t* global) {
+                          holes.clear();
+                          for (std::uint64_t k = 0; k < words; ++k) {
+                            const std::uint64_t w = w0 + k;
+                            if (layout.element(w / pl.source_words, w % pl.source_words) >= pl.r.N)
+                              holes.push_back(global[k]);
+                          }
+                          zero(0, holes.size(), holes.data());
+                        });
+}
+
+}  // namespace
+
+InputFingerprint load_sources(Machine& mach, const RedistributionPlacement& pl, NpyInput& stream) {
+  const Redistribution& r = pl.r;
+  const Geometry& geo = mach.geometry();
+  const std::size_t wb = mach.word_bytes();
+  if (stream.shape() != std::vector<std::uint64_t>{r.N} || stream.type() != mach.type())
+    throw Error(fmt::format("{}: the stream holds {} {}: the redistribution needs N = {} elements of {}",
+                            stream.path(), stream.data_bytes() / info(stream.type()).bytes, info(stream.type()).name,
+                            r.N, info(mach.type()).name));
+  const bool zeroed = zero_small_machine(mach);
+  InputFingerprint fp(r.N);
+  const CyclicLayout layout = sender_layout(r);
+  std::vector<std::uint64_t> global;
+  // Element g, as it arrives, to its sender's place by the layout read forwards.
+  stream.read_body([&](std::uint64_t offset, const unsigned char* bytes, std::size_t count) {
+    const std::uint64_t g0 = offset / wb, words = count / wb;
+    global.resize(words);
+    for (std::uint64_t k = 0; k < words; ++k) {
+      const std::uint64_t g = g0 + k, b = g / layout.block;
+      global[k] = geo.global(pl.source_node(b % layout.procs), (b / layout.procs) * layout.block + g % layout.block);
+      fp.add(g, bytes + k * wb, wb);
+    }
+    mach.scatter(global.data(), words, bytes);
+  });
+  // Only now, with every element arrived (a short stream holds no more than
+  // it brought), the rest of the regions zeroed: the destinations and the
+  // sources' words past N.
+  if (!zeroed) zero_regions(mach, pl, true);
+  return fp;
+}
+
+void load_sources(Machine& mach, const RedistributionPlacement& pl, const RedistElement& element) {
+  const Redistribution& r = pl.r;
+  const Geometry& geo = mach.geometry();
+  const std::size_t wb = mach.word_bytes();
+  if (!zero_small_machine(mach)) zero_regions(mach, pl, false);
+  std::vector<unsigned char> buf;
+  const CyclicLayout layout = sender_layout(r);
+  for_each_region_chunk(geo, pl.source_node(0), senders(r), 0, pl.source_words,
+                        [&](std::uint64_t w0, std::uint64_t words, const std::uint64_t* global) {
+                          buf.assign(words * wb, 0);
+                          for (std::uint64_t k = 0; k < words; ++k) {
+                            const std::uint64_t w = w0 + k;
+                            const std::uint64_t g = layout.element(w / pl.source_words, w % pl.source_words);
+                            if (g < r.N) element(g, &buf[k * wb]);
+                          }
+                          mach.scatter(global, words, buf.data());
+                        });
 }
 
 void source_run(const RedistributionPlacement& pl, const RedistElement& element, std::size_t wb, std::uint64_t g0,
@@ -236,13 +397,6 @@ void source_run(const RedistributionPlacement& pl, const RedistElement& element,
     const std::uint64_t g = layout.element(j, local);
     if (g < r.N) element(g, out + (local - local0) * wb);
   }
-}
-
-void load_sources(Machine& mach, const RedistributionPlacement& pl, const RedistElement& element) {
-  const std::size_t wb = mach.word_bytes();
-  mach.load_runs([&](std::uint64_t g0, std::uint64_t words, void* dst) {
-    source_run(pl, element, wb, g0, words, static_cast<unsigned char*>(dst));
-  });
 }
 
 // The direct run's steps: each message moves its blocks straight from their

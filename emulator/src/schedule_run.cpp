@@ -23,6 +23,13 @@ std::vector<AlignmentStep> schedule_post_alignment(const Schedule& s, const Affi
   return {};
 }
 
+bool schedule_needs_scratch(const Schedule& s, const AffineMap& f, const AffineMap& g) {
+  for (const std::vector<AlignmentStep>& steps : {schedule_pre_alignment(s, f), schedule_post_alignment(s, g)})
+    for (const AlignmentStep& a : steps)
+      if (!a.map.is_involution()) return true;
+  return false;
+}
+
 CheckedSchedule check_schedule_run(const Machine& machine, const Schedule& s, const AffineMap& f, const AffineMap& g) {
   machine.check_geometry(s);
   ScheduleStats stats = check_schedule(s);

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "hcube/emulator/schedule_run.hpp"
+#include "hcube/host/sdp_planner.hpp"
 #include "hcube/core/bits.hpp"
 #include "hcube/core/error.hpp"
 
@@ -35,6 +36,13 @@ std::uint64_t embedded_address(const std::vector<unsigned>& embed, std::uint64_t
   for (unsigned i = 0; i < embed.size(); ++i)
     if (test_bit(g, i)) a |= bit(embed[i]);
   return a;
+}
+
+std::uint64_t sdp_scratch_bytes(const SdpPlan& plan, std::uint64_t data_bytes, std::size_t word_bytes) {
+  const Geometry plan_geo{plan.schedule.n, plan.schedule.m};
+  const std::uint64_t plan_bytes = plan_geo.total_words() * word_bytes;
+  const bool local_copy = memory_words(plan) > bit(plan_geo.m);
+  return runs_as_schedule(plan) ? (local_copy ? data_bytes : 0) : plan_bytes * (local_copy ? 2 : 1);
 }
 
 SdpRunResult run_sdp_plan(Machine& data, const SdpPlan& plan, const Machine::Progress& progress) {

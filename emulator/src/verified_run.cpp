@@ -63,6 +63,32 @@ Session open_session(const MachineOptions& options, std::shared_ptr<const NpyFil
   return s;
 }
 
+Session open_session(const MachineOptions& options, NpyInput& stream) {
+  {
+    const Geometry geo = make_geometry(options.n, options.m);
+    check_machine_shape(stream.type(), stream.shape(), stream.path(), geo.n, geo.m, options.type);
+  }
+  Session s = new_session(options);
+  Machine& mach = *s.machine;
+  const Geometry& geo = mach.geometry();
+  const std::size_t wb = mach.word_bytes();
+  auto fp = std::make_shared<InputFingerprint>(geo.total_words());
+  std::vector<std::uint64_t> places;
+  // Each chunk to its words' places as it arrives (1 MiB: whole words of any type).
+  stream.read_body([&](std::uint64_t offset, const unsigned char* bytes, std::size_t count) {
+    const std::uint64_t g0 = offset / wb, words = count / wb;
+    places.resize(words);
+    for (std::uint64_t k = 0; k < words; ++k) {
+      places[k] = g0 + k;
+      fp->add(g0 + k, bytes + k * wb, wb);
+    }
+    mach.scatter(places.data(), words, bytes);
+  });
+  s.fingerprint = std::move(fp);
+  s.placed = [](std::uint64_t g) { return g; };
+  return s;
+}
+
 Session open_session(const MachineOptions& options, std::vector<unsigned char> data) {
   Session s = new_session(options);
   if (!data.empty()) {
@@ -77,6 +103,9 @@ Session open_session(const MachineOptions& options, std::vector<unsigned char> d
 
 const std::vector<unsigned char>& expected_words(Session& s) {
   if (!s.expected.empty() || !s.placed) return s.expected;
+  if (s.fingerprint)
+    throw Error("the input was a stream, read once and known by its fingerprint: its words are not held "
+                "(a command that shows or computes the words reads a stream whole)");
   const std::size_t wb = s.machine->word_bytes();
   s.expected.resize(s.machine->bytes());
   for_each_input_chunk(s, [&](std::uint64_t g, std::uint64_t words, const unsigned char* bytes) {
@@ -97,7 +126,7 @@ void advance_reference(Session& s, const AddressMap& dest) {
 }
 
 void verify_share(const Machine& machine, const Geometry& geo, std::uint64_t base, const AddressMap& placed,
-                  const NpyFile* source, const std::string& what) {
+                  const NpyFile* source, const std::string& what, const InputFingerprint* fingerprint) {
   const Layout& layout = machine.layout();
   const std::size_t wb = machine.word_bytes();
   const std::uint64_t total = geo.total_words(), held = machine.geometry().total_words();
@@ -105,6 +134,33 @@ void verify_share(const Machine& machine, const Geometry& geo, std::uint64_t bas
     return Error(fmt::format("verification of {} failed: word {} of node {} holds {}, the reference has {}", what,
                              geo.local_of(g), geo.node_of(g), format_element(machine.type(), got), reference));
   };
+  if (fingerprint != nullptr) {
+    // Each chunk of input words g: the words at their places placed(g), hashed
+    // with g, must sum to what the input's words summed to as they arrived.
+    if (base != 0 || held != total) throw Error("internal: a fingerprint checks a whole machine, not a share");
+    const std::uint64_t chunk = fingerprint->chunk_words;
+    std::vector<std::uint64_t> places;
+    std::vector<unsigned char> got;
+    for (std::uint64_t g0 = 0, c = 0; g0 < total; g0 += chunk, ++c) {
+      const std::uint64_t words = std::min(chunk, total - g0);
+      places.resize(words);
+      for (std::uint64_t k = 0; k < words; ++k) {
+        places[k] = placed(g0 + k);
+        if (places[k] >= total)
+          throw Error(
+              fmt::format("verification of {}: the reference places word {} outside the machine", what, g0 + k));
+      }
+      got.resize(words * wb);
+      machine.gather(places.data(), words, got.data());
+      std::uint64_t sum = 0;
+      for (std::uint64_t k = 0; k < words; ++k) sum += fingerprint->hash(g0 + k, &got[k * wb], wb);
+      if (sum != fingerprint->sums[c])
+        throw Error(fmt::format("verification of {} failed: the words at the reference places of input words {}..{} "
+                                "are not the input's (their fingerprint differs)",
+                                what, g0, g0 + words - 1));
+    }
+    return;
+  }
   if (source != nullptr) {
     // The file's words, read again in order, each against the machine's word
     // at the place the reference gives it (when that place is here), gathered
@@ -162,7 +218,7 @@ void verify(Session& s, const std::string& what) {
   const Layout& layout = machine.layout();
   const std::size_t wb = machine.word_bytes();
   if (s.expected.empty() && s.placed) {
-    verify_share(machine, geo, 0, s.placed, s.source.get(), what);
+    verify_share(machine, geo, 0, s.placed, s.source.get(), what, s.fingerprint.get());
     return;
   }
   machine.scan_storage([&](std::uint64_t first, std::uint64_t words, const unsigned char* data) {

@@ -73,8 +73,8 @@ AapcOptions check_aapc_request(const AapcRequest& r) {
   if (r.channel_width < 1 || r.channel_width > std::numeric_limits<std::uint32_t>::max())
     throw Error(fmt::format("channel width b = {} out of range: allowed b >= 1, or cm2 (b = {})", r.channel_width,
                             kCm2ChannelWidth));
-  // -1 means "d"; any other negative is a mistake, not a default.
-  const long long d = r.d, n = r.n == -1 ? d : r.n, m = r.m == -1 ? d : r.m;
+  // Left out means d; a negative value given is a mistake, never the default.
+  const long long d = r.d, n = r.n.value_or(d), m = r.m.value_or(d);
   check_aapc_dimensions(d, n, m);
   // K/2 cycles of d exchanges (Alg. 1 pads its last group with idle channels only).
   const std::uint64_t exchanges = (std::uint64_t{1} << (m - 1)) * static_cast<std::uint64_t>(d);

@@ -21,10 +21,14 @@ std::string describe(const Geometry& g) {
   return fmt::format("{}-cube: {} nodes x {} words (n = {}, m = {})", g.n, g.nodes(), g.words_per_node(), g.n, g.m);
 }
 
+void check_tile_dims(unsigned n, long long t) {
+  if (t < 0 || t > static_cast<long long>(n))
+    throw Error(fmt::format("tile dimensions t = {} out of range: allowed 0..{} (n)", t, n));
+}
+
 Layout make_layout(const Geometry& geo, long long t) {
   if (t == -1) return Layout{geo, geo.n < kDefaultTileDims ? geo.n : kDefaultTileDims};
-  if (t < 0 || t > static_cast<long long>(geo.n))
-    throw Error(fmt::format("tile dimensions t = {} out of range: allowed 0..{} (n)", t, geo.n));
+  check_tile_dims(geo.n, t);
   return Layout{geo, static_cast<unsigned>(t)};
 }
 

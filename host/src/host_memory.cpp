@@ -3,14 +3,51 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <limits>
 
 #include "hcube/core/error.hpp"
+#include "hcube/host/parse.hpp"
 
 namespace hcube {
 
+namespace {
+
+// HCUBE_MEMORY_LIMIT: bytes, or with a K, M, G or T suffix (powers of 1024).
+std::uint64_t memory_limit() {
+  const char* text = std::getenv("HCUBE_MEMORY_LIMIT");
+  if (text == nullptr || *text == '\0') return std::numeric_limits<std::uint64_t>::max();
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long v = std::strtoull(text, &end, 10);
+  unsigned shift = 0;
+  if (end != text && *end != '\0' && end[1] == '\0') {
+    const char* const units = "KMGT";
+    const char* u = std::strchr(units, std::toupper(static_cast<unsigned char>(*end)));
+    if (u != nullptr) {
+      shift = 10 * static_cast<unsigned>(u - units + 1);
+      ++end;
+    }
+  }
+  if (end == text || *end != '\0' || errno != 0 || text[0] == '-' || (shift != 0 && v >> (64 - shift) != 0))
+    throw Error(fmt::format("HCUBE_MEMORY_LIMIT = '{}' out of range: allowed bytes, or a number with K, M, G or T",
+                            printable_input(text)));
+  return static_cast<std::uint64_t>(v) << shift;
+}
+
+}  // namespace
+
 std::uint64_t host_memory_available() {
+  const std::uint64_t limit = memory_limit();
+  return std::min(limit, system_memory_available());
+}
+
+std::uint64_t system_memory_available() {
   std::ifstream meminfo("/proc/meminfo");
   std::string key, unit;
   std::uint64_t kib = 0;

@@ -136,12 +136,15 @@ MultiAapcDesign plan_multi_aapc(const MultiAapcRequest& f) {
   c.axes = su;
   c.m = p.m;
   c.layout = f.layout;
-  c.rotated_rows = f.rotated_rows;
+  if (f.rotated_rows && *f.rotated_rows < 0)
+    throw Error(fmt::format("--rotated-rows {} out of range: allowed 0 or more, or left out for the fewest cycles",
+                            *f.rotated_rows));
+  c.rotated_rows = f.rotated_rows.value_or(-1);
   const std::uint64_t pipelined = pipelined_alg4_cycles(du, p.m, su);
   o.algorithm = AapcAlgorithm::alg4;
   o.order = p.order;
   if (p.m < 2 * du) {
-    if (f.rotated_rows >= 0)
+    if (f.rotated_rows)
       throw Error(fmt::format("--rotated-rows needs a spare memory axis: m = {} below 2d = {}", p.m, 2 * du));
     p.note = fmt::format("m = {} < 2d = {}: no spare memory axis for concurrent AAPCs, so Algorithm 5 pipelines "
                          "with Algorithm 4 (Theorem 2's first case)",
@@ -149,7 +152,7 @@ MultiAapcDesign plan_multi_aapc(const MultiAapcRequest& f) {
     return p;
   }
   p.design = design_concurrent(c);
-  if (f.rotated_rows < 0 && p.design.cycles > pipelined) {
+  if (!f.rotated_rows && p.design.cycles > pipelined) {
     p.note = fmt::format("the best concurrent plan takes {} cycles, pipelining {}: Algorithm 5 pipelines with "
                          "Algorithm 4 (docs/multi-aapc.md)",
                          p.design.cycles, pipelined);

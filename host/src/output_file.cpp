@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <random>
 
 #include "hcube/core/error.hpp"
 
@@ -131,13 +132,29 @@ OutputFile::OutputFile(const std::string& path, const std::string& what)
     ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) & ~O_NONBLOCK);
     return;
   }
-  std::string name = dir_of(target_.path) + "/.hcube-XXXXXX";
-  fd_ = ::mkostemp(name.data(), O_CLOEXEC);
-  if (fd_ < 0) throw Error(fmt::format("{}: cannot create a temporary in {}: {}", what_, dir_of(target_.path),
-                                       errno_text(errno)));
-  tmp_ = name;
-  slot_ = remember(tmp_);
-  // mkostemp makes 0600: give the file what a replaced file had, or what a new one would get.
+  // The temporary's name goes on the signal handler's list before the file
+  // is made (O_EXCL, a fresh name while one exists): a signal in between, on
+  // any of the process's threads, finds it listed. Listed after mkstemp, it
+  // was left behind by a SIGTERM in that window.
+  static const char kChars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  std::random_device random;
+  int err = EEXIST;
+  for (int tries = 0; tries < 100 && fd_ < 0 && err == EEXIST; ++tries) {
+    std::string name = dir_of(target_.path) + "/.hcube-";
+    for (int i = 0; i < 6; ++i) name += kChars[random() % (sizeof kChars - 1)];
+    const int slot = remember(name);
+    fd_ = ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    err = errno;
+    if (fd_ < 0) {
+      forget(slot);
+      continue;
+    }
+    tmp_ = name;
+    slot_ = slot;
+  }
+  if (fd_ < 0)
+    throw Error(fmt::format("{}: cannot create a temporary in {}: {}", what_, dir_of(target_.path), errno_text(err)));
+  // Made 0600: give the file what a replaced file had, or what a new one would get.
   struct stat st {};
   const mode_t mode = ::stat(target_.path.c_str(), &st) == 0 ? (st.st_mode & 07777) : new_file_mode();
   if (::fchmod(fd_, mode) != 0) fail("set the permissions of");

@@ -8,14 +8,18 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
+#include <istream>
 #include <limits>
 #include <sstream>
+#include <streambuf>
+#include <unordered_set>
 
 #include "hcube/core/error.hpp"
 #include "hcube/host/parse.hpp"
 #include "hcube/host/output_file.hpp"
+#include "hcube/host/aapc_build.hpp"
 #include "hcube/host/host_memory.hpp"
+#include "hcube/host/input_file.hpp"
 
 namespace hcube {
 
@@ -147,12 +151,39 @@ ScheduleStats check_schedule(const Schedule& s) {
   st.exchanges = s.exchanges();
   st.element_hops = st.exchanges * geo.nodes();
   st.exchanges_per_cycle.resize(s.cycles());
-  // A small file may declare a huge m: its per-address records are refused before they are made.
-  check_host_memory(K * (2 * sizeof(std::uint32_t) + (aapc ? 2 : 1) * sizeof(std::uint64_t)),
+  // A small file may declare a huge m: the per-address records are made for
+  // each of the K addresses only when that is cheap or the schedule is dense
+  // (at least K/4 exchanges), else for each address its exchanges name. An AAPC crosses
+  // every address a once in each dimension of its relative address,
+  // sum_a popcount(a mod 2^d) = K d / 2 exchanges in all, so a sparse one is
+  // incomplete before anything is made.
+  const bool dense = K <= (std::uint64_t{1} << 16) || K / 4 <= st.exchanges;
+  if (aapc && !dense)
+    throw Error(fmt::format("schedule incomplete: an AAPC of d = {} on K = 2^{} words a node (m = {}) needs K d / 2 = {} "
+                            "exchanges, the schedule holds {}",
+                            s.d, geo.m, geo.m, K / 2 * s.d, st.exchanges));
+  // A sparse schedule's records: the addresses its exchanges name, sorted.
+  std::vector<std::uint64_t> named;
+  if (!dense) {
+    named.reserve(2 * st.exchanges);
+    for (std::size_t c = 0; c < s.cycles(); ++c)
+      for (std::size_t e = 0; e < s.cycle_size(c); ++e) {
+        named.push_back(s.cycle_begin(c)[e].addr);
+        named.push_back(s.cycle_begin(c)[e].peer_addr);
+      }
+    std::sort(named.begin(), named.end());
+    named.erase(std::unique(named.begin(), named.end()), named.end());
+  }
+  const std::uint64_t slots = dense ? K : named.size();
+  // Only for an address already checked to be below K.
+  const auto slot = [&](std::uint64_t a) -> std::uint64_t {
+    return dense ? a : static_cast<std::uint64_t>(std::lower_bound(named.begin(), named.end(), a) - named.begin());
+  };
+  check_host_memory(slots * (2 * sizeof(std::uint32_t) + (aapc ? 2 : 1) * sizeof(std::uint64_t)),
                     fmt::format("checking a schedule of m = {} (K = 2^{} words a node)", geo.m, geo.m));
-  std::vector<std::uint32_t> first(K, kNever), last(K, 0);
+  std::vector<std::uint32_t> first(slots, kNever), last(slots, 0);
   std::vector<std::uint64_t> crossed(aapc ? K : 0, 0);
-  std::vector<std::uint64_t> used(K, ~std::uint64_t{0});  // (cycle << 32 | entry) of the last use
+  std::vector<std::uint64_t> used(slots, ~std::uint64_t{0});  // (cycle << 32 | entry) of the last use
   std::vector<unsigned> per_dim(geo.n, 0);
 
   for (std::size_t c = 0; c < s.cycles(); ++c) {
@@ -168,13 +199,14 @@ ScheduleStats check_schedule(const Schedule& s) {
       if (++per_dim[x.dim] > s.rules.channel_width ||
           (s.rules.model == PortModel::one_port && x.dim != ex[0].dim))
         check_cycle(geo, s.cycle(c), s.rules, c, s.offset_maps);
+      const std::uint64_t at = slot(x.addr);
       if (direct) {
-        if ((used[x.addr] >> 32) == c) check_cycle(geo, s.cycle(c), s.rules, c, s.offset_maps);
-        used[x.addr] = (std::uint64_t{c} << 32) | e;
+        if ((used[at] >> 32) == c) check_cycle(geo, s.cycle(c), s.rules, c, s.offset_maps);
+        used[at] = (std::uint64_t{c} << 32) | e;
       }
-      for (std::uint64_t a : {x.addr, x.peer_addr}) {
-        first[a] = std::min(first[a], static_cast<std::uint32_t>(c));
-        last[a] = static_cast<std::uint32_t>(c);
+      for (std::uint64_t i : {at, x.peer_addr == x.addr ? at : slot(x.peer_addr)}) {
+        first[i] = std::min(first[i], static_cast<std::uint32_t>(c));
+        last[i] = static_cast<std::uint32_t>(c);
       }
       if (!aapc) continue;
       if (!direct) fail_at(s, c, e, "an AAPC schedule runs direct exchanges only (peer_addr = addr)");
@@ -196,20 +228,19 @@ ScheduleStats check_schedule(const Schedule& s) {
                                 static_cast<unsigned>(__builtin_ctzll(missing))));
       }
 
-  st.span.assign(K, 0);
   st.min_span = std::numeric_limits<unsigned>::max();
-  for (std::uint64_t a = 0; a < K; ++a) {
-    if (first[a] == kNever) continue;
-    st.span[a] = last[a] - first[a] + 1;
-    st.max_span = std::max(st.max_span, st.span[a]);
-    st.min_span = std::min(st.min_span, st.span[a]);
+  for (std::uint64_t i = 0; i < slots; ++i) {
+    if (first[i] == kNever) continue;
+    const unsigned span = last[i] - first[i] + 1;
+    st.max_span = std::max(st.max_span, span);
+    st.min_span = std::min(st.min_span, span);
   }
   if (st.max_span == 0) st.min_span = 0;
 
   // In transit: +w at an interval's first cycle, -w after its last (w = 2 for a pair).
   std::vector<std::int64_t> delta(s.cycles() + 1, 0);
-  for (std::uint64_t a = 0; a < K; ++a) {
-    const std::uint64_t b = aapc ? a ^ rel_mask : a;
+  for (std::uint64_t a = 0; a < slots; ++a) {
+    const std::uint64_t b = aapc ? a ^ rel_mask : a;  // an AAPC's records are dense: slot = address
     if (b < a) continue;
     std::uint32_t f = kNever, l = 0;
     for (const std::uint64_t x : {a, b})
@@ -315,7 +346,8 @@ unsigned small(std::uint64_t v, const char* key, const std::string& where) {
 
 }  // namespace
 
-Schedule schedule_from_json(const nlohmann::json& j, const std::string& what) {
+// Everything but the cycles, which stay for the caller to add; 'cycles' must be an array.
+Schedule schedule_header_from_json(const nlohmann::json& j, const std::string& what) {
   if (!j.is_object()) throw Error(fmt::format("{}: expected a JSON object with \"format\": \"hcube-schedule/1\"", what));
   const std::string format = get_string(j, "format", what, "");
   if (format != "hcube-schedule/1")
@@ -389,50 +421,181 @@ Schedule schedule_from_json(const nlohmann::json& j, const std::string& what) {
   }
   if (!j.contains("cycles") || !j["cycles"].is_array())
     throw Error(fmt::format("{}: 'cycles' is missing or not an array of cycles", what));
-  const nlohmann::json& cycles = j["cycles"];
-  for (std::size_t c = 0; c < cycles.size(); ++c) {
-    if (!cycles[c].is_array()) throw Error(fmt::format("{}: cycle {} is not an array of exchanges", what, c));
-    for (std::size_t e = 0; e < cycles[c].size(); ++e) {
-      const nlohmann::json& x = cycles[c][e];
-      const std::string where = fmt::format("{}: cycle {}, entry {}", what, c, e);
-      if (!x.is_object()) throw Error(where + ": expected an object {\"dim\": k, \"addr\": a}");
-      const std::uint64_t dim = get_uint(x, "dim", where, true, 0);
-      if (dim > 63) throw Error(fmt::format("{}: 'dim' = {} out of range: allowed 0..63", where, dim));
-      const std::uint64_t addr = get_uint(x, "addr", where, true, 0);
-      const std::uint64_t map = get_uint(x, "map", where, false, 0);
-      if (map > s.offset_maps.size())
-        throw Error(fmt::format("{}: 'map' = {} out of range: allowed 0..{}", where, map, s.offset_maps.size()));
-      s.add(Exchange{static_cast<std::uint32_t>(dim), addr, get_uint(x, "peer_addr", where, false, addr),
-                     static_cast<std::uint32_t>(map)});
-    }
-    s.end_cycle();
-  }
   return s;
 }
 
 namespace {
 
-// Parses one JSON document, refusing text after it and a key repeated in an
-// object (nlohmann keeps the last silently). `input` is a string or a stream:
-// a stream is read only as far as the parse goes, so garbage fails at once.
+std::string entry_where(const std::string& what, std::size_t c, std::size_t e) {
+  return fmt::format("{}: cycle {}, entry {}", what, c, e);
+}
+
+[[noreturn]] void fail_not_a_cycle(const std::string& what, std::size_t c) {
+  throw Error(fmt::format("{}: cycle {} is not an array of exchanges", what, c));
+}
+
+[[noreturn]] void fail_not_an_exchange(const std::string& where) {
+  throw Error(where + ": expected an object {\"dim\": k, \"addr\": a}");
+}
+
+// One entry of a cycle; its map is checked against the header's offset maps
+// once the whole file is read (check_maps).
+Exchange exchange_from_json(const nlohmann::json& x, const std::string& where) {
+  if (!x.is_object()) fail_not_an_exchange(where);
+  const std::uint64_t dim = get_uint(x, "dim", where, true, 0);
+  if (dim > 63) throw Error(fmt::format("{}: 'dim' = {} out of range: allowed 0..63", where, dim));
+  const std::uint64_t addr = get_uint(x, "addr", where, true, 0);
+  const std::uint64_t map = get_uint(x, "map", where, false, 0);
+  if (map > std::numeric_limits<std::uint32_t>::max())  // beyond any offset map; check_maps names the range
+    throw Error(fmt::format("{}: 'map' = {} out of range: allowed 0 or an offset map's number", where, map));
+  return Exchange{static_cast<std::uint32_t>(dim), addr, get_uint(x, "peer_addr", where, false, addr),
+                  static_cast<std::uint32_t>(map)};
+}
+
+void check_maps(const Schedule& s, const std::string& what) {
+  for (std::size_t c = 0; c < s.cycles(); ++c)
+    for (std::size_t e = 0; e < s.cycle_size(c); ++e)
+      if (s.cycle_begin(c)[e].offset_map > s.offset_maps.size())
+        throw Error(fmt::format("{}: 'map' = {} out of range: allowed 0..{}", entry_where(what, c, e),
+                                s.cycle_begin(c)[e].offset_map, s.offset_maps.size()));
+}
+
+}  // namespace
+
+Schedule schedule_from_json(const nlohmann::json& j, const std::string& what) {
+  Schedule s = schedule_header_from_json(j, what);
+  const nlohmann::json& cycles = j["cycles"];
+  for (std::size_t c = 0; c < cycles.size(); ++c) {
+    if (!cycles[c].is_array()) fail_not_a_cycle(what, c);
+    for (std::size_t e = 0; e < cycles[c].size(); ++e) s.add(exchange_from_json(cycles[c][e], entry_where(what, c, e)));
+    s.end_cycle();
+  }
+  check_maps(s, what);
+  return s;
+}
+
+namespace {
+
+// What a schedule file may be: the most exchanges a schedule holds (the
+// builders' limit, kMaxScheduleExchanges = 2^27, 3 GiB in memory) at up to
+// 128 bytes each, the longest compact entry with room for spacing: 16 GiB.
+constexpr std::uint64_t kMaxScheduleFileBytes = kMaxScheduleExchanges * 128;
+// No value of the format is longer (a 64-bit number, a name): a longer string or number is no schedule.
+constexpr std::uint64_t kMaxTokenBytes = 4096;
+// The format nests four deep: {"cycles": [[{"dim": ...}]]}, {"offset_maps": [[...]]}.
+constexpr int kMaxDepth = 4;
+
+// The bytes of a file for the JSON parser, read as far as the parse goes:
+// refused past kMaxScheduleFileBytes and at a string or bare token longer
+// than kMaxTokenBytes (tracked here, as the parser holds a token whole before
+// it looks at it: at most a buffer past it), each silence of a stream bounded
+// by InputFile.
+class BoundedJsonBuf : public std::streambuf {
+ public:
+  explicit BoundedJsonBuf(InputFile& file) : file_(file) {}
+
+ protected:
+  int_type underflow() override {
+    // The parser took the last buffer whole without failing: a token too long in it is refused now
+    // (not as it was read, so that bytes the parser refuses first, /dev/zero's, get its message).
+    if (too_long_ != 0)
+      throw Error(fmt::format("{}: a string or number of more than {} bytes at byte {}: no value of a schedule is "
+                              "that long",
+                              file_.path(), kMaxTokenBytes, too_long_));
+    const std::size_t got = file_.read_some(buf_, sizeof buf_);
+    if (got == 0) return traits_type::eof();
+    if (read_ + got > kMaxScheduleFileBytes)
+      throw Error(fmt::format("{}: more than {} bytes: a schedule file holds at most {} exchanges (the most hcube "
+                              "builds) of at most 128 bytes each",
+                              file_.path(), kMaxScheduleFileBytes, kMaxScheduleExchanges));
+    for (std::size_t i = 0; i < got; ++i) track(buf_[i], read_ + i);
+    read_ += got;
+    setg(buf_, buf_, buf_ + got);
+    return traits_type::to_int_type(buf_[0]);
+  }
+
+ private:
+  void track(char c, std::uint64_t at) {
+    if (in_string_) {
+      if (escape_) escape_ = false;
+      else if (c == '\\') escape_ = true;
+      else if (c == '"') in_string_ = false;
+    } else if (c == '"') {
+      in_string_ = true;
+      token_ = 0;
+    }
+    const bool separator = !in_string_ && (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '{' ||
+                                           c == '}' || c == '[' || c == ']' || c == ',' || c == ':' || c == '"');
+    token_ = separator ? 0 : token_ + 1;
+    if (token_ > kMaxTokenBytes && too_long_ == 0) too_long_ = at + 1 - kMaxTokenBytes;
+  }
+
+  InputFile& file_;
+  char buf_[1 << 16];
+  std::uint64_t read_ = 0, token_ = 0;
+  std::uint64_t too_long_ = 0;  // where the first token too long began (1-based), 0: none yet
+  bool in_string_ = false, escape_ = false;
+};
+
+// Parses one JSON document into a schedule, refusing text after it, a key
+// repeated in an object (nlohmann keeps the last silently; each object's keys
+// in a hash set) and nesting deeper than the format's. The cycles' exchanges
+// go into the schedule as they are parsed, not into a JSON tree, so a file
+// costs the schedule it holds. `input` is a string or a stream: a stream is
+// read only as far as the parse goes, so garbage fails at once.
 template <class Input>
-nlohmann::json parse_document(Input&& input, const std::string& what) {
-  std::vector<std::vector<std::string>> keys;  // the keys seen in each open object
-  const auto no_duplicates = [&](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+Schedule parse_document(Input&& input, const std::string& what) {
+  std::vector<std::unordered_set<std::string>> keys;  // the keys seen in each open object
+  std::string top_key;                                // the root object's key being read
+  bool root_object = false, cycles_array = false;
+  Schedule cycles;  // the exchanges, as they come
+  std::size_t entry = 0;
+  const auto callback = [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
     using E = nlohmann::json::parse_event_t;
-    if (event == E::object_start) keys.emplace_back();
+    if ((event == E::object_start || event == E::array_start) && depth >= kMaxDepth)
+      throw Error(fmt::format("{}: JSON nested deeper than a schedule's {} levels ({{\"cycles\": [[{{\"dim\": ...}}]]}})",
+                              what, kMaxDepth));
+    if (event == E::object_start) {
+      keys.emplace_back();
+      if (depth == 0) root_object = true;
+    }
     if (event == E::object_end && !keys.empty()) keys.pop_back();
     if (event == E::key && !keys.empty()) {
       std::string key = parsed.get<std::string>();
-      std::vector<std::string>& seen = keys.back();
-      if (std::find(seen.begin(), seen.end(), key) != seen.end())
+      if (!keys.back().insert(key).second)
         throw Error(fmt::format("{}: duplicate key \"{}\" in one object", what, printable_input(key)));
-      seen.push_back(std::move(key));
+      if (depth == 1) top_key = std::move(key);
+    }
+    if (depth == 1 && event == E::array_start) cycles_array = root_object && top_key == "cycles";
+    if (depth == 1 && event == E::object_start) cycles_array = false;
+    if (!cycles_array || top_key != "cycles" || depth < 2) return true;
+    // Inside "cycles": depth 2 a cycle, depth 3 an exchange.
+    const std::size_t c = cycles.cycles();
+    if (depth == 2) {
+      if (event == E::array_start) entry = 0;
+      if (event == E::value || event == E::object_start) fail_not_a_cycle(what, c);
+      if (event != E::array_end) return true;
+      cycles.end_cycle();
+      return false;  // its exchanges are in `cycles`
+    }
+    if (depth == 3) {
+      if (event == E::value || event == E::array_start) fail_not_an_exchange(entry_where(what, c, entry));
+      if (event != E::object_end) return true;
+      const std::uint64_t held = cycles.exchanges();
+      if (held == kMaxScheduleExchanges)
+        throw Error(fmt::format("{}: more than {} exchanges: allowed at most {} (the most hcube builds)", what,
+                                kMaxScheduleExchanges, kMaxScheduleExchanges));
+      if (held >= (std::uint64_t{1} << 20) && (held & (held - 1)) == 0)  // the list about to double
+        check_host_memory(2 * held * sizeof(Exchange), fmt::format("{}: {} exchanges", what, 2 * held));
+      cycles.add(exchange_from_json(parsed, entry_where(what, c, entry)));
+      ++entry;
+      return false;
     }
     return true;
   };
+  nlohmann::json j;
   try {
-    return nlohmann::json::parse(std::forward<Input>(input), no_duplicates);  // strict: nothing but spaces may follow
+    j = nlohmann::json::parse(std::forward<Input>(input), callback);  // strict: nothing but spaces may follow
   } catch (const nlohmann::json::parse_error& e) {
     throw Error(fmt::format("{}: not valid JSON at byte {}", what, e.byte));
   } catch (const nlohmann::json::exception& e) {
@@ -444,22 +607,26 @@ nlohmann::json parse_document(Input&& input, const std::string& what) {
     throw Error(fmt::format("{}: not valid JSON: {}", what,
                             why.rfind("[json.exception.", 0) == 0 && end != std::string::npos ? why.substr(end + 2) : why));
   }
+  Schedule s = schedule_header_from_json(j, what);
+  s.take_cycles(std::move(cycles));
+  check_maps(s, what);
+  return s;
 }
 
 }  // namespace
 
-Schedule parse_schedule(const std::string& text, const std::string& what) {
-  return schedule_from_json(parse_document(text, what), what);
-}
+Schedule parse_schedule(const std::string& text, const std::string& what) { return parse_document(text, what); }
 
 Schedule load_schedule(const std::string& path, ScheduleStats* stats) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0)
     throw Error(fmt::format("cannot open schedule file {}: {}", path, std::strerror(errno)));
   if (S_ISDIR(st.st_mode)) throw Error(fmt::format("schedule file {} is a directory", path));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(fmt::format("cannot open schedule file {}", path));
-  Schedule s = schedule_from_json(parse_document(in, path), path);
+  // Read as the .npy reader reads: a FIFO or pipe in order, each silence bounded.
+  InputFile file(path, "schedule file " + path);
+  BoundedJsonBuf buf(file);
+  std::istream in(&buf);
+  Schedule s = parse_document(in, path);
   try {
     const ScheduleStats st_ = check_schedule(s);
     if (stats != nullptr) *stats = st_;

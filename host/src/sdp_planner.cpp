@@ -63,26 +63,26 @@ void check_sdp_cost(const SdpCost& c) {
     throw Error(fmt::format("--tc {} out of range: allowed a finite t_c >= 0", c.t_c));
   if (!std::isfinite(c.tau) || c.tau < 0)
     throw Error(fmt::format("--tau {} out of range: allowed a finite tau >= 0", c.tau));
-  if (c.packet != -1 && c.packet < 1) throw Error(fmt::format("--packet {} out of range: allowed B >= 1", c.packet));
+  if (c.packet && *c.packet < 1) throw Error(fmt::format("--packet {} out of range: allowed B >= 1", *c.packet));
   if (c.gamma < 0 || c.gamma > static_cast<long long>(kMaxAddressBits))
     throw Error(fmt::format("--gamma {} out of range: allowed 1..{} (A5's piece order), or 0 for the best divisor",
                             c.gamma, kMaxAddressBits));
 }
 
 std::uint64_t packet_words(const SdpCost& c, unsigned m) {
-  return c.packet == -1 ? bit(m) : static_cast<std::uint64_t>(c.packet);
+  return c.packet ? static_cast<std::uint64_t>(*c.packet) : bit(m);
 }
 
 SdpProblem analyse_sdp(const std::string& text, long long n_in, long long m_in, const SdpCost& cost,
-                       long long subcube) {
+                       std::optional<long long> subcube) {
   if (n_in < 0 || m_in < 0 || n_in + m_in < 1 || n_in + m_in > static_cast<long long>(kMaxAddressBits))
     throw Error(fmt::format("n = {}, m = {} out of range: allowed n, m >= 0 and 1 <= n + m <= {}", n_in, m_in,
                             kMaxAddressBits));
   const unsigned machine_n = static_cast<unsigned>(n_in), m = static_cast<unsigned>(m_in);
   check_sdp_cost(cost);
-  if (subcube != -1 && (subcube < 0 || subcube >= n_in))
-    throw Error(fmt::format("--subcube-dims {} out of range: allowed 0 <= k < n = {}", subcube, n_in));
-  const unsigned n = subcube == -1 ? machine_n : static_cast<unsigned>(subcube);
+  if (subcube && (*subcube < 0 || *subcube >= n_in))
+    throw Error(fmt::format("--subcube-dims {} out of range: allowed 0 <= k < n = {}", *subcube, n_in));
+  const unsigned n = subcube ? static_cast<unsigned>(*subcube) : machine_n;
   SdpProblem r{parse_dimension_permutation(text, n, m), {}, {}, machine_n, cost};
   r.analysis = analyze(r.perm);
   const bool all = cost.ports == PortModelChoice::all;

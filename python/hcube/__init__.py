@@ -201,8 +201,8 @@ def redistribute(a, P, Q, K=None, x=None, schedule="circulant", overlap=False, r
 
 def schedule(algorithm, d, *, n=None, m=None, channel_width=1, blocked=False, lines="diagonal"):
     """The AAPC schedule as the hcube-schedule/1 document (``hcube schedule --json``), a dict."""
-    return _json.loads(_hcube.schedule(str(algorithm), int(d), -1 if n is None else int(n),
-                                       -1 if m is None else int(m), int(channel_width), bool(blocked), str(lines)))
+    return _json.loads(_hcube.schedule(str(algorithm), int(d), None if n is None else int(n),
+                                       None if m is None else int(m), int(channel_width), bool(blocked), str(lines)))
 
 
 class Animation:

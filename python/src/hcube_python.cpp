@@ -403,7 +403,7 @@ py::tuple redistribute(const py::handle& a, long long P, long long Q, long long 
                                       reverse,
                                       static_cast<std::uint64_t>(std::max(y, 0LL))};
   hcube::RedistributePlan plan(
-      hcube::RedistributePlan::Options{problem, schedule, overlap, -1, {r.type, backend_choice(backend)}});
+      hcube::RedistributePlan::Options{problem, schedule, overlap, std::nullopt, {r.type, backend_choice(backend)}});
   const hcube::RedistributionPlacement& pl = plan.placement();
   const std::size_t wb = hcube::info(r.type).bytes;
   // The receivers' rows: Q of them, or P when the problem runs backwards.
@@ -428,7 +428,7 @@ py::tuple redistribute(const py::handle& a, long long P, long long Q, long long 
   return py::make_tuple(out, c.to_json().dump());
 }
 
-std::string schedule(const std::string& algorithm, long long d, long long n, long long m, long long channel_width,
+std::string schedule(const std::string& algorithm, long long d, std::optional<long long> n, std::optional<long long> m, long long channel_width,
                      bool blocked, const std::string& lines) {
   hcube::AapcRequest req;
   req.method = hcube::parse_aapc_method(algorithm);

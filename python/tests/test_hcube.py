@@ -1,6 +1,7 @@
 """hcube's Python API against NumPy as the oracle, bit for bit (the FFT to 1e-12)."""
 import json
 import math
+import os
 import threading
 
 import numpy as np
@@ -219,6 +220,10 @@ def test_schedule_document():
     assert s["d"] == 3 and len(s["cycles"]) == 4  # K/2 cycles
     assert json.loads(json.dumps(s)) == s
     assert hcube.schedule("edelman", 2)["format"] == "hcube-schedule/1"
+    assert hcube.schedule(4, 2, n=3, m=4)["m"] == 4
+    # -1 is a value, never "left out": its range error, as the command line gives it.
+    with pytest.raises(ValueError, match="n = -1"):
+        hcube.schedule(4, 2, n=-1)
 
 
 def test_animate_page():
@@ -329,12 +334,20 @@ def test_bad_options():
 
 # --- device arrays -----------------------------------------------------------
 
+def skip_for_want_of_cuda(why):
+    """pytest.skip saying why, or a failure when HCUBE_REQUIRE_CUDA (set, not empty or "0") requires the GPU
+    tests to run: scripts/gpu_check.sh sets it, as the C++ tests' tests/require.hpp reads it."""
+    if os.environ.get("HCUBE_REQUIRE_CUDA", "") not in ("", "0"):
+        pytest.fail(f"HCUBE_REQUIRE_CUDA is set, so this test must run, but it cannot: {why}")
+    pytest.skip(why)
+
+
 def cudart():
-    """The CUDA runtime through ctypes and the number of GPUs, or pytest.skip saying why not."""
+    """The CUDA runtime through ctypes and the number of GPUs, or skip_for_want_of_cuda saying why not."""
     import ctypes
     import ctypes.util
     if not hcube._hcube.cuda_built():
-        pytest.skip("hcube was built without CUDA (pip install . builds it where nvcc is found)")
+        skip_for_want_of_cuda("hcube was built without CUDA (pip install . builds it where nvcc is found)")
     names = [ctypes.util.find_library("cudart"), "libcudart.so", "/usr/local/cuda/lib64/libcudart.so"]
     for name in filter(None, names):
         try:
@@ -343,11 +356,24 @@ def cudart():
         except OSError:
             continue
     else:
-        pytest.skip("no CUDA runtime library (libcudart) to allocate device memory with")
+        skip_for_want_of_cuda("no CUDA runtime library (libcudart) to allocate device memory with")
     count = ctypes.c_int(0)
     if lib.cudaGetDeviceCount(ctypes.byref(count)) != 0 or count.value < 1:
-        pytest.skip("no GPU: the device-array path is not exercised")
+        skip_for_want_of_cuda("no GPU: the device-array path is not exercised")
     return lib
+
+
+def test_gpu_tests_fail_when_cuda_is_required(monkeypatch):
+    """Without a usable GPU the device tests skip, unless HCUBE_REQUIRE_CUDA=1 requires them: then they fail."""
+    monkeypatch.setenv("HCUBE_REQUIRE_CUDA", "1")
+    try:
+        cudart()
+        return  # a usable GPU: nothing is skipped
+    except pytest.fail.Exception as e:
+        assert "HCUBE_REQUIRE_CUDA is set" in str(e)
+    monkeypatch.setenv("HCUBE_REQUIRE_CUDA", "0")
+    with pytest.raises(pytest.skip.Exception):
+        cudart()
 
 
 def cuda_device_present():

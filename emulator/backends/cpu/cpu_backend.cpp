@@ -166,7 +166,7 @@ struct CpuPolicy {
   }
   std::uint64_t available_bytes() const { return host_memory_available(); }
 
-  Buffer allocate(std::uint64_t bytes) {
+  Buffer allocate(std::uint64_t bytes, bool sparse = false) {
     // Large buffers on transparent huge pages: a routing cycle, an alignment or a
     // tiled permutation touches many pages at once, and 4 KiB pages would thrash the TLB.
     const std::uint64_t align = bytes >= kHugePageBytes ? kHugePageBytes : kAlignment;
@@ -174,7 +174,7 @@ struct CpuPolicy {
     void* p = std::aligned_alloc(align, rounded);
     if (p == nullptr) throw OutOfMemory(fmt::format("cpu backend: allocation of {} bytes failed", bytes));
 #ifdef MADV_HUGEPAGE
-    if (align == kHugePageBytes) madvise(p, rounded, MADV_HUGEPAGE);  // advice only: failure changes nothing
+    if (align == kHugePageBytes && !sparse) madvise(p, rounded, MADV_HUGEPAGE);  // advice only: failure changes nothing
 #endif
     return Buffer(p, bytes, [](void* q) { std::free(q); });
   }

@@ -198,7 +198,7 @@ class CudaPolicy {
     return free_bytes;
   }
 
-  Buffer allocate(std::uint64_t bytes) {
+  Buffer allocate(std::uint64_t bytes, bool = false) {  // device memory: no huge-page advice to give
     void* p = nullptr;
     const cudaError_t err = cudaMalloc(&p, std::max<std::uint64_t>(bytes, 1));
     if (err != cudaSuccess) {

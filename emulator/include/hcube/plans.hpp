@@ -78,6 +78,7 @@ class Plan {
   // The plan's data motion on a machine of its geometry and type.
   virtual void run(Machine& machine) = 0;
   void set_scratch_bytes(std::uint64_t b) { scratch_bytes_ = b; }
+  const Backend& backend() const { return *backend_; }
 
  private:
   Counters run_on(void* data, std::uint64_t bytes, Scratch scratch, CudaStream stream, bool device);
@@ -132,7 +133,7 @@ class PermutePlan : public Plan {
     SdpAlgorithm algorithm = SdpAlgorithm::automatic;
     bool fused = false;
     SdpCost cost;
-    long long subcube_dims = -1;  // the extended cube: the data on the first k < n processor dimensions
+    std::optional<long long> subcube_dims;  // the extended cube: the data on the first k < n processor dimensions
     PlanTarget target;
   };
   explicit PermutePlan(const Options& options);
@@ -218,7 +219,7 @@ class RedistributePlan : public Plan {
     Redistribution problem;  // P, K or y, Q, x, N (0: one superblock, lcm(P, KQ) x; lcm(aP, bQ) units for y)
     std::string schedule = "circulant";
     bool overlap = false;
-    long long dims = -1;     // the cube's n (default: the fewest nodes that hold the processors)
+    std::optional<long long> dims;  // the cube's n (unset: the fewest nodes that hold the processors)
     PlanTarget target;
   };
   explicit RedistributePlan(const Options& options);

@@ -61,7 +61,7 @@ DistributedBenchResult run_distributed_bench(const BenchRequest& req, MPI_Comm c
   if (req.op == BenchOp::redistribute) {
     const Redistribution problem{static_cast<std::uint64_t>(req.P), static_cast<std::uint64_t>(req.K),
                                  static_cast<std::uint64_t>(req.Q), static_cast<std::uint64_t>(req.x), bit(q), false};
-    redistribution.emplace(RedistributePlan::Options{problem, "circulant", false, -1, {req.type, req.backend}});
+    redistribution.emplace(RedistributePlan::Options{problem, "circulant", false, std::nullopt, {req.type, req.backend}});
     options = redistribution->placement().machine(req.type, req.backend, req.tile_dims);
     r.n = redistribution->placement().n;
     r.m = redistribution->placement().m;

@@ -67,7 +67,10 @@ class Backend {
   // Bytes that may still be allocated; checked before every allocation.
   virtual std::uint64_t available_bytes() const = 0;
   // Throws hcube::OutOfMemory naming the size when the memory is not there.
-  virtual Buffer allocate(std::uint64_t bytes) = 0;
+  // `sparse`: most of the buffer is never touched (a machine's padding), so
+  // host memory is not put on huge pages, which would make every touched
+  // stretch resident 2 MiB at a time.
+  virtual Buffer allocate(std::uint64_t bytes, bool sparse = false) = 0;
 
   // Copy-in and copy-out between host memory in the user's order and storage.
   virtual void to_storage(const void* user, Buffer& storage, const Layout& layout, std::size_t word_bytes) = 0;

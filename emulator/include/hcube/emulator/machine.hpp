@@ -27,6 +27,10 @@ struct MachineOptions {
   ElementType type = ElementType::u32;
   BackendChoice backend = BackendChoice::automatic;
   long long tile_dims = -1;  // -1: the default tile width
+  // Most words are padding no step touches (a redistribution's regions in a
+  // 2^n x 2^m cube): the storage is allocated so that untouched words cost no
+  // host memory (Backend::allocate's `sparse`).
+  bool sparse = false;
 };
 
 // Largest q with 2^q words of word_bytes each in `bytes`.
@@ -35,6 +39,22 @@ unsigned largest_fitting_bits(std::uint64_t bytes, std::size_t word_bytes);
 // of `geo` and `type` exceeds what `backend` has available. Allocates nothing:
 // plans call it before they build anything sized by the machine.
 void check_machine_fits(const Geometry& geo, ElementType type, const Backend& backend);
+
+// A part of a run's memory beside its machine: what it is, its bytes, and
+// whether it lives where the machine does (the backend's memory: a scratch
+// copy) or in host memory (a host copy of the points, a plan's tables).
+struct MemoryNeed {
+  std::string what;
+  std::uint64_t bytes = 0;
+  bool on_backend = true;
+};
+// Refuses, before anything is allocated, a run whose machine and `parts`
+// exceed what is available: the backend's memory for the machine and the
+// parts on it, host memory for the host parts (the same memory on the CPU
+// backend, so there they add up). One line naming the total, each part and
+// what is available. `run` names the run ("hcube fft").
+void check_run_fits(const std::string& run, const Geometry& geo, ElementType type, const Backend& backend,
+                    const std::vector<MemoryNeed>& parts);
 
 // Throws hcube::Error unless `type` holds every address label of a machine of `geo`.
 void check_labels_fit(const Geometry& geo, ElementType type);
@@ -227,6 +247,7 @@ class Machine {
   std::shared_ptr<Backend> backend_;
   Buffer storage_;
   bool own_scratch_ = true;  // false: scratch_ is the caller's
+  bool sparse_ = false;      // MachineOptions::sparse
   const void* home_ = nullptr;  // the caller's buffer, for settle()
   bool settle_each_step_ = false;
   Buffer scratch_;  // for alignments that are not involutions, made on first use

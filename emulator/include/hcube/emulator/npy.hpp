@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -22,7 +23,7 @@ struct NpyArray {
 };
 
 // A file's dtype and shape, read from its header alone: the data is not read,
-// only its length checked against the shape (a pipe is read whole).
+// only a regular file's length checked against the shape.
 struct NpyHeader {
   ElementType type;
   std::vector<std::uint64_t> shape;
@@ -45,12 +46,55 @@ void write_npy(const std::string& path, ElementType type, const std::vector<std:
 std::vector<unsigned char> encode_npy(ElementType type, const std::vector<std::uint64_t>& shape, const void* data,
                                       std::size_t bytes);
 
+class NpyFile;
+class NpySource;
+
+// A .npy input opened once and its header read and checked before any of its
+// body: a regular file (the body's length checked against the file's) or a
+// stream (a pipe, FIFO or device, read in order and only as far as its header
+// says, each silence waited through for at most HCUBE_INPUT_WAIT seconds,
+// default 5). The header is read once, so n and m can come from a pipe's
+// shape and its body then be read. The body is taken once, by one of file(),
+// read_body() or read_all().
+class NpyInput {
+ public:
+  explicit NpyInput(const std::string& path);
+  ~NpyInput();
+  NpyInput(const NpyInput&) = delete;
+  NpyInput& operator=(const NpyInput&) = delete;
+
+  const std::string& path() const;
+  ElementType type() const { return type_; }
+  const std::vector<std::uint64_t>& shape() const { return shape_; }
+  std::uint64_t data_bytes() const { return data_bytes_; }
+  bool regular() const;
+  // A regular file, to be read at any offset (and again): its open descriptor
+  // handed over. nullptr for a stream, whose body is then still to be read.
+  std::shared_ptr<const NpyFile> file();
+  // The body in order, in chunks of 1 MiB (the last one shorter, so a chunk
+  // holds whole words): f(offset in the body, bytes, count). Nothing past
+  // what has arrived is held; a short body is refused at its end, a stream
+  // going on past it at its first extra byte.
+  using BodyChunk = std::function<void(std::uint64_t offset, const unsigned char* bytes, std::size_t count)>;
+  void read_body(const BodyChunk& f);
+  // The whole body in memory: a stream's buffer grows as its bytes arrive.
+  std::vector<unsigned char> read_all();
+
+ private:
+  void take_body();
+  std::unique_ptr<NpySource> source_;
+  ElementType type_ = ElementType::u32;
+  std::vector<std::uint64_t> shape_;
+  std::uint64_t data_offset_ = 0, data_bytes_ = 0;
+  bool taken_ = false;
+};
+
 // A regular .npy file opened for reading in pieces: its header read and
 // checked, the body's length checked against the file's, the body read at any
 // offset. For inputs larger than memory would comfortably hold twice.
 class NpyFile {
  public:
-  // nullptr when `path` is not a regular file (a pipe or FIFO: read_npy reads those whole).
+  // nullptr when `path` is not a regular file (a pipe or FIFO: NpyInput reads those in order).
   static std::shared_ptr<const NpyFile> open(const std::string& path);
   ~NpyFile();
   NpyFile(const NpyFile&) = delete;
@@ -64,6 +108,7 @@ class NpyFile {
   void read(std::uint64_t offset, void* dst, std::uint64_t bytes) const;
 
  private:
+  friend class NpyInput;
   NpyFile() = default;
   std::string path_;
   int fd_ = -1;

@@ -12,7 +12,9 @@
 #include <vector>
 
 #include "hcube/emulator/element_type.hpp"
+#include "hcube/emulator/fingerprint.hpp"
 #include "hcube/emulator/machine.hpp"
+#include "hcube/emulator/npy.hpp"
 #include "hcube/host/block_cyclic.hpp"
 
 namespace hcube {
@@ -37,7 +39,7 @@ struct RedistributionPlacement {
   // tile_dims says otherwise the layout is row-major (t = 0), where a block is
   // contiguous (the CPU copies it at once, a GPU warp reads it coalesced).
   MachineOptions machine(ElementType type, BackendChoice backend, long long tile_dims = -1) const {
-    return MachineOptions{n, m, type, backend, tile_dims < 0 ? 0 : tile_dims};
+    return MachineOptions{n, m, type, backend, tile_dims < 0 ? 0 : tile_dims, true};
   }
 };
 
@@ -70,7 +72,17 @@ void verify_redistribution(const RedistributionPlacement& pl, const std::vector<
 // storage, so that a run holds no image of the machine: `element(g, out)`
 // writes element g (< N) of the array in the machine's type.
 using RedistElement = std::function<void(std::uint64_t g, unsigned char* out)>;
-// The sources' regions hold the array in cyclic(x) (source_image), every other word zero.
+// Host memory the schedule and the direct run's tables take beside the
+// machine: they describe one superblock (the whole array when it is shorter),
+// about 80 bytes a block and 224 a message, messages counted at their most,
+// min(blocks, P Q) (measured: docs/performance.md).
+std::uint64_t redistribution_program_bytes(const Redistribution& r);
+
+// The sources' regions hold the array in cyclic(x) (source_image) and the
+// destination regions are zeroed; the machine's padding to 2^n x 2^m is
+// touched only on a small machine (zeroed whole, for traces), so on the CPU
+// backend a large one's padding never becomes resident. The checks and
+// copies below read the destination regions alone.
 void load_sources(Machine& mach, const RedistributionPlacement& pl, const RedistElement& element);
 // The same for a run of one node's row, words [g, g + words) of the whole
 // cube by global address (a share of a distributed machine loads its runs so).
@@ -84,6 +96,14 @@ void verify_redistribution(const Machine& mach, const RedistributionPlacement& p
 std::uint64_t verify_destination_share(const Machine& share, std::uint64_t first_node, const RedistributionPlacement& pl,
                                        const RedistElement& element);
 void check_destination_elements(const RedistributionPlacement& pl, std::uint64_t elements);
+// The same from a stream (a pipe: N elements of the machine's type), in order
+// a chunk at a time, each element to its sender's place: nothing but the
+// machine holds the array. A stream cannot be read again, so the elements'
+// fingerprint is returned for the check.
+InputFingerprint load_sources(Machine& mach, const RedistributionPlacement& pl, NpyInput& stream);
+// The same against a stream's fingerprint: the elements the layout places
+// in each chunk of g hash to what the input's did.
+void verify_redistribution(const Machine& mach, const RedistributionPlacement& pl, const InputFingerprint& input);
 // The destination rows as the machine holds them, handed over in runs:
 // destination words [w, w + words) of the Q x D rows, for an output written
 // at its offsets without a copy of the rows.

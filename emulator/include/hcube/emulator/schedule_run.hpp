@@ -21,6 +21,9 @@ struct ScheduleRun {
 // alone when the schedule has none, or nothing.
 std::vector<AlignmentStep> schedule_pre_alignment(const Schedule& schedule, const AffineMap& f);
 std::vector<AlignmentStep> schedule_post_alignment(const Schedule& schedule, const AffineMap& g);
+// Whether running the schedule with f and g needs the machine's scratch copy:
+// an alignment that is no involution copies through it (others swap in place).
+bool schedule_needs_scratch(const Schedule& schedule, const AffineMap& f, const AffineMap& g);
 
 // f and g are the permutation's code conversions, folded into the alignments
 // (identity maps for the plain axis exchange). With alignment `none` a

@@ -23,4 +23,9 @@ SdpRunResult run_sdp_plan(Machine& data, const SdpPlan& plan, const Machine::Pro
 // machine bit embed[i] (embed empty: g itself).
 std::uint64_t embedded_address(const std::vector<unsigned>& embed, std::uint64_t g);
 
+// What a run of the plan needs beside the data's machine (`data_bytes`): a
+// scratch copy when a local step copies, and a plan on a larger machine that
+// machine (and its scratch) too.
+std::uint64_t sdp_scratch_bytes(const SdpPlan& plan, std::uint64_t data_bytes, std::size_t word_bytes);
+
 }  // namespace hcube

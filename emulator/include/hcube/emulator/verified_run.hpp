@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "hcube/emulator/fingerprint.hpp"
 #include "hcube/emulator/machine.hpp"
 #include "hcube/emulator/npy.hpp"
 #include "hcube/host/affine_map.hpp"
@@ -27,8 +28,10 @@ struct Session {
   std::unique_ptr<Machine> machine;
   std::vector<unsigned char> expected;  // the reference state, when held as words
   AddressMap placed;                    // expected empty: input word g belongs at global address placed(g)
-  // Where the input words are, when not held: the input file (else the labels g).
+  // Where the input words are, when not held: the input file, or (a stream's)
+  // only their fingerprint, else the labels g.
   std::shared_ptr<const NpyFile> source;
+  std::shared_ptr<const InputFingerprint> fingerprint;
   std::string backend_note;             // how BackendChoice::automatic chose
 };
 
@@ -41,7 +44,14 @@ Session open_session(const MachineOptions& options, std::vector<unsigned char> d
 // read again to verify, so no host copy of the data is made.
 Session open_session(const MachineOptions& options, std::shared_ptr<const NpyFile> source);
 
-// The reference state as words (made from the labels' places on first use).
+// The machine loaded from a stream (a pipe, a FIFO) in order, a chunk at a
+// time, so no host copy of the data is held: a stream cannot be read again,
+// so the reference is the input's fingerprint and verify() checks against it.
+// The input's shape and type are checked against the machine first.
+Session open_session(const MachineOptions& options, NpyInput& stream);
+
+// The reference state as words (made from the labels' places on first use);
+// a session holding only a stream's fingerprint has none and throws.
 const std::vector<unsigned char>& expected_words(Session& s);
 // Advances the reference by a permutation: the word at global address g moves to dest(g).
 void advance_reference(Session& s, const AddressMap& dest);
@@ -52,8 +62,9 @@ void verify(Session& s, const std::string& what);
 // address placed(g); `source` null: the labels g) on a machine that holds the
 // words [base, base + its words) of a cube of geometry `geo`: base 0 and the
 // machine's own geometry for a whole machine, a rank's share of a distributed one.
+// `fingerprint` (a whole machine only): the input is known by its fingerprint.
 void verify_share(const Machine& machine, const Geometry& geo, std::uint64_t base, const AddressMap& placed,
-                  const NpyFile* source, const std::string& what);
+                  const NpyFile* source, const std::string& what, const InputFingerprint* fingerprint = nullptr);
 
 using ReferenceStep = std::function<std::vector<unsigned char>(const std::vector<unsigned char>&)>;
 // Runs one step on the machine, advances the reference by the same step and

@@ -31,8 +31,8 @@ bool is_baseline(AapcMethod m);  // sex, dex
 struct AapcRequest {
   AapcMethod method = AapcMethod::alg4;
   long long d = -1;
-  long long n = -1;  // < 0: d
-  long long m = -1;  // < 0: d
+  std::optional<long long> n;  // unset: d
+  std::optional<long long> m;  // unset: d
   long long channel_width = 1;  // b >= 1 words a link carries per cycle (kCm2ChannelWidth: the CM-2)
   bool blocked = false;
   LineDrawing lines = LineDrawing::diagonal;

@@ -7,8 +7,13 @@
 
 namespace hcube {
 
-// MemAvailable from /proc/meminfo, else the free physical pages, else no limit.
+// MemAvailable from /proc/meminfo, else the free physical pages, else no
+// limit; at most HCUBE_MEMORY_LIMIT (bytes, or with a K, M, G or T suffix)
+// when that is set: a cap on what hcube takes, which tests also use to stand
+// for a smaller machine.
 std::uint64_t host_memory_available();
+// The same without HCUBE_MEMORY_LIMIT.
+std::uint64_t system_memory_available();
 
 // Throws hcube::Error "<what> needs <bytes> of host memory: <available>
 // available" when `bytes` exceeds host_memory_available().

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <limits>
 #include <string>
 #include <vector>
@@ -30,7 +31,7 @@ struct MultiAapcRequest {
   std::string order;            // empty: 0, 1, ..., s-1
   LineDrawing lines = LineDrawing::diagonal;
   RotationLayout layout = RotationLayout::compact;
-  long long rotated_rows = -1;  // Algorithm 5: < 0 the count with the fewest cycles
+  std::optional<long long> rotated_rows;  // Algorithm 5: unset, the count with the fewest cycles
 };
 
 enum class MultiAapcKind { sequence, unequal, concurrent };

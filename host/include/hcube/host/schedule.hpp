@@ -62,6 +62,11 @@ class Schedule {
   Schedule header() const;
   // Appends copies of all cycles with h << shift or-ed into every address, h = 1 .. copies-1.
   void repeat_with_high_bits(unsigned shift, std::uint64_t copies);
+  // Replaces the cycles with `other`'s (a reader collects them apart from the header).
+  void take_cycles(Schedule&& other) {
+    exchanges_ = std::move(other.exchanges_);
+    offsets_ = std::move(other.offsets_);
+  }
 
  private:
   std::vector<Exchange> exchanges_;
@@ -78,7 +83,6 @@ struct ScheduleStats {
   double min_channel_use = 0;          // per cycle: exchanges / (d * b), the AAPC subcube's capacity
   double mean_channel_use = 0;
   std::vector<std::uint32_t> exchanges_per_cycle;
-  std::vector<std::uint32_t> span;     // per local address (0: never moves)
   // Blocking (sec. 5): cycles grouped by index mod max_span into block transfers.
   std::uint64_t block_transfers = 0;
   std::uint64_t max_block_size = 0;    // most words one channel carries in one block transfer
@@ -100,12 +104,17 @@ ScheduleStats check_schedule(const Schedule& s);
 nlohmann::ordered_json to_json(const Schedule& s);
 // Throws hcube::Error naming `what`, the cycle and the entry of anything malformed.
 Schedule schedule_from_json(const nlohmann::json& j, const std::string& what);
+// The same without the cycles (a reader adds them): 'cycles' must be an array.
+Schedule schedule_header_from_json(const nlohmann::json& j, const std::string& what);
 // The text of a schedule file, parsed (not checked): `what` names it in errors.
 // One JSON object: text after it and a key repeated in an object are errors.
 Schedule parse_schedule(const std::string& text, const std::string& what);
 // Reads, parses and checks a schedule file, reading no further than the parse
-// goes (a device or a stream of garbage fails at its first bad byte); `stats`,
-// when given, receives check_schedule's counts.
+// goes (a device or a stream of garbage fails at its first bad byte), a FIFO
+// or pipe as the .npy reader reads one (hcube/host/input_file.hpp: each
+// silence bounded); a file of more than 16 GiB, a string or number of more than
+// 4096 bytes or nesting deeper than the format's four levels is refused as it
+// is read. `stats`, when given, receives check_schedule's counts.
 Schedule load_schedule(const std::string& path, ScheduleStats* stats = nullptr);
 void save_schedule(const std::string& path, const Schedule& s);
 

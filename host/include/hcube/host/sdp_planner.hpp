@@ -30,7 +30,7 @@ struct SdpCost {
   PortModelChoice ports = PortModelChoice::one;
   double t_c = 1.0;
   double tau = 0.0;
-  long long packet = -1;  // B; -1: K
+  std::optional<long long> packet;  // B; unset: K
   long long gamma = 0;    // A5's piece order (sec. 4.3); 0: the largest divisor of every real cycle order
 };
 // Throws naming the value unless t_c, tau are finite and >= 0, B >= 1 (or -1)
@@ -51,7 +51,7 @@ struct SdpProblem {
 // perm_text: as parse_dimension_permutation. Every size is checked, and the
 // schedules' size bounded, before anything is planned.
 SdpProblem analyse_sdp(const std::string& perm_text, long long n, long long m, const SdpCost& cost,
-                       long long subcube_dims = -1);
+                       std::optional<long long> subcube_dims = std::nullopt);
 
 // The paper's count for an algorithm (sec. 4.3, Table 3, Table 4) beside
 // hcube's: Theorem 2 and Table 3 give A3, A4, A5 and A6 in words on the
