@@ -67,7 +67,7 @@ DistributedSession open_share(const MachineFlags& mf, const IoFlags& io) {
   const Geometry geo = make_geometry(mf.n, mf.m);
   if (file) check_machine_shape(file->type(), file->shape(), io.input, geo.n, geo.m, type);
   return mpi::open_distributed_session(
-      MachineOptions{mf.n, mf.m, type, parse_backend_choice(mf.backend), mf.tile_dims}, std::move(file),
+      machine_options(mf, type), std::move(file),
       world().comm());
 }
 

@@ -31,6 +31,7 @@ struct FftFlags {
   std::string order = "natural";
   std::string backend = "auto";
   long long tile_dims = -1;
+  std::string launch = "per-cycle";
   std::string algorithm = "4";
   std::string local = "library";
   bool inverse = false;
@@ -148,6 +149,7 @@ void add_fft(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--tile-dims", f->tile_dims,
                   "nodes per storage tile = 2^t, 0..n (default min(n, " + std::to_string(kDefaultTileDims) + "))");
+  add_launch_flag(*cmd, f->launch);
   cmd->add_option("-i,--input", f->input, "the points: a flat .npy of 2^P complex64 or complex128 values, in index order");
   output_flag(cmd->add_option("-o,--output", f->output,
                               "write the transform, a flat .npy of 2^P values in index order: natural X[k] at k, "
@@ -165,10 +167,11 @@ void add_fft(CLI::App& app) {
     options.algorithm = parse_aapc_algorithm(f->algorithm);
     options.local = parse_local_transform(f->local);
     const BackendChoice choice = parse_backend_choice(f->backend);
+    const LaunchMode launch = parse_launch_mode(f->launch);
     const FftPlan plan = plan_fft(n, m, options.order);
     Points pts = read_points(*f, P);
 
-    Machine mach(MachineOptions{n, m, pts.type, choice, f->tile_dims});
+    Machine mach(MachineOptions{n, m, pts.type, choice, f->tile_dims, launch});
     std::string note;
     if (choice == BackendChoice::automatic) {
       std::string why;
