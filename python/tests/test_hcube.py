@@ -1,6 +1,7 @@
 """hcube's Python API against NumPy as the oracle, bit for bit (the FFT to 1e-12)."""
 import json
 import math
+import os
 import threading
 
 import numpy as np
@@ -310,12 +311,20 @@ def test_bad_options():
 
 # --- device arrays -----------------------------------------------------------
 
+def skip_cuda(why):
+    """Skips a test that needs a GPU, saying why -- or fails it where HCUBE_REQUIRE_CUDA=1 says a GPU
+    must be there (tests/require.hpp: a GPU check in which nothing ran on the GPU must not pass)."""
+    if os.environ.get("HCUBE_REQUIRE_CUDA", "") not in ("", "0"):
+        pytest.fail("HCUBE_REQUIRE_CUDA is set, so this test must run, but it cannot: " + why)
+    pytest.skip(why)
+
+
 def cudart():
-    """The CUDA runtime through ctypes and the number of GPUs, or pytest.skip saying why not."""
+    """The CUDA runtime through ctypes and the number of GPUs, or skip_cuda saying why not."""
     import ctypes
     import ctypes.util
     if not hcube._hcube.cuda_built():
-        pytest.skip("hcube was built without CUDA (pip install . builds it where nvcc is found)")
+        skip_cuda("hcube was built without CUDA (pip install . builds it where nvcc is found)")
     names = [ctypes.util.find_library("cudart"), "libcudart.so", "/usr/local/cuda/lib64/libcudart.so"]
     for name in filter(None, names):
         try:
@@ -324,10 +333,10 @@ def cudart():
         except OSError:
             continue
     else:
-        pytest.skip("no CUDA runtime library (libcudart) to allocate device memory with")
+        skip_cuda("no CUDA runtime library (libcudart) to allocate device memory with")
     count = ctypes.c_int(0)
     if lib.cudaGetDeviceCount(ctypes.byref(count)) != 0 or count.value < 1:
-        pytest.skip("no GPU: the device-array path is not exercised")
+        skip_cuda("no GPU: the device-array path is not exercised")
     return lib
 
 
@@ -498,7 +507,7 @@ def test_torch_cuda_tensors_in_place_on_the_device():
     cudart()
     torch = pytest.importorskip("torch", reason="PyTorch is not installed: DLPack device tensors are not exercised")
     if not torch.cuda.is_available():
-        pytest.skip("PyTorch has no CUDA device: DLPack device tensors are not exercised")
+        skip_cuda("PyTorch has no CUDA device: DLPack device tensors are not exercised")
     a = labelled((2 ** 5, 2 ** 5), np.float32)
     d = torch.from_numpy(a).cuda()
     got = hcube.aapc(d)
