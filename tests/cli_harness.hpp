@@ -18,6 +18,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -89,7 +90,16 @@ inline bool contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
 }
 
-inline std::string fixture(const std::string& name) { return std::string(HCUBE_TEST_DATA_DIR) + "/" + name; }
+// The environment may name the program and the test data elsewhere than the
+// build did: a build carried to another machine (scripts/gpu_bundle.sh).
+inline std::string from_env(const char* name, const char* built) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0' ? v : built;
+}
+inline std::string hcube_binary() { return from_env("HCUBE_BINARY", HCUBE_BINARY); }
+inline std::string fixture(const std::string& name) {
+  return from_env("HCUBE_TEST_DATA_DIR", HCUBE_TEST_DATA_DIR) + "/" + name;
+}
 
 // The machine state of 2^n nodes x 2^m words, global address g = node * K + local.
 struct Cube {
@@ -214,7 +224,7 @@ class Cli : public ::testing::Test {
   // Runs hcube with stdout and stderr sent to files, so that neither stream
   // can fill a pipe and stall the child, and the two stay separate.
   Result run(const Args& args) const {
-    Args argv{HCUBE_BINARY};
+    Args argv{hcube_binary()};
     argv.insert(argv.end(), args.begin(), args.end());
     const Result r = run_program(argv, path(".stdout"), path(".stderr"));
     if (!r.started) ADD_FAILURE() << r.err;

@@ -288,6 +288,44 @@ TEST_F(CliAapc, TransposeOutputFile) {
   EXPECT_EQ(read_u64(path("out.npy"), c), want);
 }
 
+// --launch (issue 26) on the commands that run schedules: persistent gives the
+// words per-cycle gives (the transpose's, from its formula), --json says which
+// mode ran and counts the launches as they happened; labelled data is verified
+// on the backend (phase "verify"), with no copy-out.
+TEST_F(CliAapc, LaunchModesGiveTheSameWords) {
+  const Cube c{4, 5};
+  const Words in = random_words(c.total());
+  write_u64(path("in.npy"), c.shape(), in);
+  Words want(in.size());
+  for (std::uint64_t j = 0; j < c.nodes(); ++j)
+    for (std::uint64_t i = 0; i < c.K(); ++i) want[c.g(i & 15, (i & 16) | j)] = in[c.g(j, i)];
+  for (const std::string launch : {"per-cycle", "persistent"}) {
+    SCOPED_TRACE(launch);
+    const fs::path out = path(launch + ".npy");
+    const json j = ok_json({"aapc", "-d", "4", "-m", "5", "-i", path("in.npy").string(), "-o", out.string(),
+                            "--launch", launch});
+    EXPECT_EQ(j["launch"], launch);
+    EXPECT_EQ(j["verified"], true);
+    EXPECT_EQ(read_u64(out, c), want);
+    const std::uint64_t cycles = j["counters"]["routing_cycles"], launches = j["counters"]["kernel_launches"];
+    EXPECT_EQ(cycles, 16u);  // Algorithm 4, d = 4: K/2 = 16 on m = 5 (Table 6)
+    const bool one_a_batch = launch == "persistent" && j["backend"] == "cuda";
+    EXPECT_EQ(launches, one_a_batch ? 1 + 2 : cycles + 2);
+
+    const json l = ok_json({"aapc", "-d", "6", "--type", "complex64", "--launch", launch});
+    EXPECT_EQ(l["verified"], true);
+    EXPECT_TRUE(l["counters"]["phases"].contains("verify")) << l["counters"]["phases"];
+    EXPECT_FALSE(l["counters"]["phases"].contains("copy-out")) << l["counters"]["phases"];
+    ok({"schedule", "--dims", "3", "--algorithm", "2", "-o", path("s.json").string()});
+    EXPECT_EQ(ok_json({"run", "--schedule", path("s.json").string(), "--launch", launch})["verified"], true);
+    EXPECT_EQ(ok_json({"multi-aapc", "-s", "2", "-d", "2", "-m", "3", "--launch", launch})["verified"], true);
+    EXPECT_EQ(ok_json({"permute", "--perm", "bit-reversal", "-n", "3", "-m", "3", "--launch", launch})["verified"],
+              true);
+  }
+  expect_error({"aapc", "--dims", "3", "--launch", "graph"}, {"'graph' unknown", "per-cycle, persistent"});
+  expect_error({"run", "--schedule", path("s.json").string(), "--launch", ""}, {"--launch", "per-cycle, persistent"});
+}
+
 // Edelman's schedule (issue: Edelman's optimal schedule): K/2 steps, every
 // link busy, run aligned (two alignments, direct addressing) and unaligned (no
 // alignment, node k using w xor k), both the transpose written from its formula.

@@ -108,6 +108,29 @@ TEST_F(CliBench, AapcAlgorithmsAndRandomPermutations) {
   EXPECT_EQ(to_of({"--perm", "transpose"}), (std::vector<unsigned>{5, 6, 7, 8, 9, 0, 1, 2, 3, 4}));
 }
 
+// --op small-cycles: the cost of a cycle where launching is all it costs (the
+// issue 26 target of a replayed graph); --launch is reported as it ran.
+TEST_F(CliBench, SmallCyclesAndLaunchModes) {
+  for (const std::string launch : {"per-cycle", "persistent"}) {
+    const json j = ok_json({"bench", "--op", "small-cycles", "-w", "8", "--repeat", "2", "--backend", "cpu",
+                            "--launch", launch});
+    EXPECT_EQ(j["launch"], launch);
+    EXPECT_EQ(j["cycles"], 1024);
+    EXPECT_NEAR(j["seconds_per_cycle"].get<double>(), j["seconds"].get<double>() / 1024, 1e-15);
+    // Every cycle one exchange: 2^n words of a node each cross a link, n = 4.
+    EXPECT_EQ(j["bytes_moved"], 1024u * 2 * 4 * 16);
+    for (const char* key : {"graphs_instantiated", "graphs_updated", "graphs_replayed", "persistent_launches"})
+      EXPECT_EQ(j["launch_stats"][key], 0) << key;  // the CPU launches no graphs
+    const json a = ok_json({"bench", "--op", "aapc", "-w", "8", "--repeat", "1", "--backend", "cpu", "--launch", launch});
+    EXPECT_EQ(a["launch"], launch);
+    EXPECT_EQ(a["cycles"], 8);
+  }
+  EXPECT_TRUE(contains(ok({"bench", "--op", "small-cycles", "-w", "6", "--repeat", "1", "--backend", "cpu"}),
+                       "1024 routing cycle(s) a run, launched per-cycle")) ;
+  expect_error({"bench", "--op", "aapc", "--launch", "graph"}, {"'graph' unknown", "per-cycle, persistent"});
+  expect_error({"sweep", "--launch", "graph"}, {"'graph' unknown", "per-cycle, persistent"});
+}
+
 TEST_F(CliBench, BadInput) {
   expect_error({"bench", "--op", "teleport"}, {"'teleport' unknown", "memcpy, cycle"});
   expect_error({"bench", "--op", "cycle", "--log2-words", "40"}, {"--log2-words 40 out of range", "2..34"});
@@ -418,7 +441,10 @@ TEST_F(CliMemory, RunOfASavedScheduleCostsWhatItsMakerCosts) {
     made_s = std::min(made_s, timed(maker, made));
     ran_s = std::min(ran_s, timed({"run", "--schedule", saved, "--backend", "cpu"}, ran));
   }
-  EXPECT_LE(static_cast<double>(ran - base), 1.5 * static_cast<double>(made - base))
+  // Plus 2 MiB: the parsed file (150 KB of JSON as a DOM), which the maker
+  // never holds; since the labels are made and checked on the backend (issue
+  // 26) neither command holds a 2 MiB host chunk of them any more to hide it.
+  EXPECT_LE(static_cast<double>(ran - base), 1.5 * static_cast<double>(made - base) + 2048)
       << "run " << ran << " KiB, maker " << made << " KiB, baseline " << base;
   EXPECT_LE(ran_s, 1.5 * made_s) << "run " << ran_s << " s, maker " << made_s << " s";
 }

@@ -14,6 +14,7 @@
 
 #include <complex>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -62,7 +63,11 @@ const unsigned char kNumpyU32x4x8[] = {
 
 Bytes numpy_u32_4x8() { return Bytes(std::begin(kNumpyU32x4x8), std::end(kNumpyU32x4x8)); }
 
-std::string fixture(const std::string& name) { return std::string(HCUBE_TEST_DATA_DIR) + "/" + name; }
+// HCUBE_TEST_DATA_DIR in the environment wins: a build carried elsewhere (scripts/gpu_bundle.sh).
+std::string fixture(const std::string& name) {
+  const char* dir = std::getenv("HCUBE_TEST_DATA_DIR");
+  return std::string(dir != nullptr && *dir != '\0' ? dir : HCUBE_TEST_DATA_DIR) + "/" + name;
+}
 
 Bytes file_bytes(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);

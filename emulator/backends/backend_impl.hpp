@@ -11,9 +11,13 @@
 //   BitPermutationTiling plan_tiles(const std::vector<unsigned>& to, std::size_t word_bytes,
 //                                   const void* dst) const;  // the tiles launch_tiles runs best
 //   template <class W> void launch_exchanges(const kernels::ExchangeBody<W>& body, std::uint64_t count);
-//   template <class W> void launch_exchange_cycles(const kernels::ExchangeBody<W>& body,  // a batch of cycles,
-//                                                  const std::vector<std::size_t>& ends);  // one submission
-//   std::size_t cycles_per_batch() const;  // the most cycles one exchange_cycles call should take
+//   template <class W> std::uint64_t launch_exchange_cycles(const kernels::ExchangeBody<W>& body,  // a batch of
+//       const std::vector<std::size_t>& ends, LaunchMode launch);  // cycles, one submission; returns the launches
+//   std::size_t cycles_per_batch(LaunchMode launch) const;  // the most cycles one exchange_cycles call should take
+//   LaunchStats launch_stats() const;
+//   template <class W> void fill_labels(W* mem, std::uint64_t words, const kernels::LabelOf<W>& of);
+//   template <class W> kernels::LabelTally tally_labels(const W* mem, std::uint64_t words,
+//                                                       const kernels::LabelOf<W>& of);
 //   template <class W> void launch_block_router(const kernels::BlockRouterBody<W>& body, std::uint64_t messages);
 //   template <class W> void launch_align_xor(const kernels::AlignXorBody<W>& body,  // over every word;
 //                                             const AffineTables& host_map);     // the map, host side
@@ -24,7 +28,6 @@
 //   void publish(void* host, const void* written, std::uint64_t bytes);  // completes a writable()
 //   void copy_to_host(void* host, const void* storage, std::uint64_t bytes);    // raw, synchronous
 //   void copy_from_host(void* storage, const void* host, std::uint64_t bytes);  // raw, synchronous
-//   template <class F> void batch(std::size_t count, F&& launch);  // launch(i) for i < count, as one submission
 //   void synchronize();
 //   double timed(const std::function<void()>& run);  // seconds on the backend's clock
 //   void copy(const kernels::CopyBody& body, std::uint64_t words);  // the roofline copy
@@ -180,20 +183,45 @@ class BackendImpl final : public Backend {
     });
   }
 
-  void exchange_cycles(Buffer& storage, const Layout& layout, std::size_t wb, const Exchange* exchanges,
-                       const std::vector<std::size_t>& ends, const std::vector<std::uint64_t>& offset_tables,
-                       unsigned offset_bytes) override {
-    if (ends.empty() || ends.back() == 0) return;
+  std::uint64_t exchange_cycles(Buffer& storage, const Layout& layout, std::size_t wb, const Exchange* exchanges,
+                                const std::vector<std::size_t>& ends, const std::vector<std::uint64_t>& offset_tables,
+                                unsigned offset_bytes, LaunchMode launch) override {
+    // Per cycle, every cycle counts as its launch (an empty one too, as the machine model counts it).
+    if (ends.empty() || ends.back() == 0) return launch == LaunchMode::per_cycle ? ends.size() : 0;
     const auto* ex = static_cast<const Exchange*>(policy_.stage(0, exchanges, ends.back() * sizeof(Exchange)));
     const auto* tables = static_cast<const std::uint64_t*>(
         policy_.stage(1, offset_tables.data(), offset_tables.size() * sizeof(std::uint64_t)));
+    std::uint64_t launches = 0;
     kernels::dispatch_word(wb, [&](auto w) {
       using W = decltype(w);
-      policy_.launch_exchange_cycles(
-          kernels::ExchangeBody<W>{static_cast<W*>(storage.data()), layout, ex, tables, offset_bytes}, ends);
+      launches = policy_.launch_exchange_cycles(
+          kernels::ExchangeBody<W>{static_cast<W*>(storage.data()), layout, ex, tables, offset_bytes}, ends, launch);
+    });
+    return launches;
+  }
+  std::size_t cycles_per_batch(LaunchMode launch) const override { return policy_.cycles_per_batch(launch); }
+  LaunchStats launch_stats() const override { return policy_.launch_stats(); }
+
+  void fill_labels(Buffer& storage, std::uint64_t words, ElementType type, const AffineAddressMap& label) override {
+    StagedMap map;
+    stage_map(label, map);
+    kernels::dispatch_word(info(type).bytes, [&](auto w) {
+      using W = decltype(w);
+      policy_.fill_labels(static_cast<W*>(storage.data()), words, kernels::LabelOf<W>{map.view, label_code(type)});
     });
   }
-  std::size_t cycles_per_batch() const override { return policy_.cycles_per_batch(); }
+  kernels::LabelTally tally_labels(const Buffer& storage, std::uint64_t words, ElementType type,
+                                   const AffineAddressMap& label) override {
+    StagedMap map;
+    stage_map(label, map);
+    kernels::LabelTally tally;
+    kernels::dispatch_word(info(type).bytes, [&](auto w) {
+      using W = decltype(w);
+      tally = policy_.tally_labels(static_cast<const W*>(storage.data()), words,
+                                   kernels::LabelOf<W>{map.view, label_code(type)});
+    });
+    return tally;
+  }
 
   void align_in_place(Buffer& storage, const Layout& layout, std::size_t wb, const AffineTables& map,
                       std::uint64_t lo, std::uint64_t hi) override {
@@ -341,6 +369,20 @@ class BackendImpl final : public Backend {
       f(kernels::Complex128{});
     else
       throw Error("internal: FFT kernels run on complex64 or complex128 words only");
+  }
+
+  // An address map's byte tables, kept as long as the kernels may read them
+  // from the host (the CPU stages nothing), and their view in slot 0.
+  struct StagedMap {
+    std::vector<std::uint64_t> tables;
+    kernels::LinearView view;
+  };
+  void stage_map(const AffineAddressMap& map, StagedMap& out) {
+    unsigned bytes = 0;
+    out.tables = byte_tables(map.columns, bytes);
+    out.view = kernels::LinearView{static_cast<const std::uint64_t*>(policy_.stage(
+                                       0, out.tables.data(), out.tables.size() * sizeof(std::uint64_t))),
+                                   bytes, map.constant};
   }
 
   kernels::AffineView stage_tables(const AffineTables& map) {

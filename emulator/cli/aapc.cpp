@@ -329,6 +329,7 @@ void add_aapc(CLI::App& app, const ResultSink& sink) {
       "post-alignment, verified against the permutation");
   add_schedule_flags(*cmd, f->schedule);
   add_backend_flags(*cmd, f->machine);
+  add_launch_flag(*cmd, f->machine.launch);
   add_io_flags(*cmd, f->io);
   choices(cmd->add_option("-p,--permutation", f->permutation, "the permutation the AAPC realises"),
           split_names(aapc_permutation_names()))
@@ -342,7 +343,8 @@ void add_aapc(CLI::App& app, const ResultSink& sink) {
     BuiltSchedule b = build_aapc_schedule(request);
     PermutationPlan plan = plan_aapc_permutation(perm, b.schedule.geometry(), o.d);
     const Job job{std::move(b.schedule),       std::move(b.stats), std::move(plan.f),      std::move(plan.g),
-                  std::move(plan.destination), to_string(perm),    std::move(plan.formula), {}, {}, 0, {}};
+                  std::move(plan.destination), to_string(perm),    std::move(plan.formula), {}, {}, 0, {},
+                  std::move(plan.destination_form)};
     MachineFlags mf = f->machine;
     mf.n = o.n;
     mf.m = o.m;
@@ -375,6 +377,7 @@ void add_run(CLI::App& app) {
       ->required();
   cmd->add_option("-d,--dims", f->d, "the AAPC dimensions d the file must be for (default: the file's)");
   add_backend_flags(*cmd, f->machine);
+  add_launch_flag(*cmd, f->machine.launch);
   add_io_flags(*cmd, f->io);
   cmd->callback([f] {
     const IoFlags& io = f->io;
@@ -395,6 +398,7 @@ void add_run(CLI::App& app) {
       job.destination = std::move(named->destination);
       job.permutation = std::move(named->name);
       job.formula = std::move(named->formula);
+      job.destination_form = std::move(named->destination_form);
     }
     MachineFlags mf = f->machine;
     mf.n = geo.n;

@@ -90,6 +90,16 @@ nlohmann::json bench_json(const BenchResult& r) {
     for (const auto& [name, v] : {std::pair{"P", r.request.P}, {"Q", r.request.Q}, {"K", r.request.K}, {"x", r.request.x}})
       j[name] = v;
   if (r.request.op == BenchOp::aapc) j["algorithm"] = r.request.algorithm;
+  j["launch"] = to_string(r.request.launch);
+  if (r.cycles > 0) {
+    j["cycles"] = r.cycles;
+    j["seconds_per_cycle"] = r.time.seconds / static_cast<double>(r.cycles);
+  }
+  const LaunchStats& ls = r.launch_stats;
+  j["launch_stats"] = {{"graphs_instantiated", ls.graphs_instantiated},
+                       {"graphs_updated", ls.graphs_updated},
+                       {"graphs_replayed", ls.graphs_replayed},
+                       {"persistent_launches", ls.persistent_launches}};
   if (r.direct_time) {
     j["direct_seconds"] = r.direct_time->seconds;
     j["direct_bytes_moved"] = r.direct_bytes_moved;
@@ -114,6 +124,7 @@ BenchRequest bench_request(const BenchFlags& f) {
                       bench_type(f.machine),
                       parse_backend_choice(f.machine.backend),
                       tile_dims(f.machine.tile_dims),
+                      parse_launch_mode(f.machine.launch),
                       f.P,
                       f.Q,
                       f.K,
@@ -171,6 +182,9 @@ void print_bench(const BenchFlags& f) {
       100 * r.ratio(),
       spec > 0 ? fmt::format(" ({:.1f}% of the stated {:.0f} GB/s)", 100 * throughput / spec, spec / 1e9) : "",
       100 * *low, 100 * *high);
+  if (r.cycles > 0)
+    fmt::print("{} routing cycle(s) a run, launched {}: {:.2f} us a cycle\n", r.cycles, to_string(r.request.launch),
+               1e6 * r.time.seconds / static_cast<double>(r.cycles));
   if (r.check_seconds > 0) fmt::print("host checks, made once before the timed runs: {:.6f} s\n", r.check_seconds);
   if (r.direct_time)
     fmt::print("the same table with direct addresses and its 2 alignments: {:.6f} s, {:.1f}% of memcpy; unaligned "
@@ -307,10 +321,17 @@ void add_sweep_command(CLI::App& app) {
   output_flag(
       cmd->add_option("--plot", f->plot, "draw the ratio to memcpy and the cycles vs d into this .svg or .png (needs gnuplot)"));
   add_backend_flags(*cmd, f->machine);
+  add_launch_flag(*cmd, f->machine.launch);
   cmd->add_flag("--json", f->json, "print one JSON object instead of the table");
   cmd->callback([f] {
-    const SweepRequest request{f->from,           f->to, sweep_algorithms(*f), f->repeat, bench_type(f->machine),
-                               parse_backend_choice(f->machine.backend), tile_dims(f->machine.tile_dims)};
+    const SweepRequest request{f->from,
+                               f->to,
+                               sweep_algorithms(*f),
+                               f->repeat,
+                               bench_type(f->machine),
+                               parse_backend_choice(f->machine.backend),
+                               tile_dims(f->machine.tile_dims),
+                               parse_launch_mode(f->machine.launch)};
     check_sweep(request);
     if (!f->plot.empty()) check_plot_target(f->plot);  // before anything runs
     SweepResult sweep;
@@ -330,6 +351,7 @@ void add_sweep_command(CLI::App& app) {
     if (!f->plot.empty()) plot_sweep(f->plot, sweep);
     if (f->json) {
       nlohmann::json j = {{"command", "sweep"},       {"backend", sweep.backend},
+                          {"launch", to_string(request.launch)},
                           {"device", sweep.device},   {"version", version()},
                           {"type", info(request.type).name}, {"repeat", request.repeat},
                           {"rows", nlohmann::json::array()}};
@@ -376,6 +398,7 @@ void add_bench(CLI::App& app) {
                   "timed runs after one warm-up, each followed by a copy of the roofline; the medians are reported")
       ->capture_default_str();
   add_backend_flags(*cmd, f->machine);
+  add_launch_flag(*cmd, f->machine.launch);
   cmd->add_flag("--json", f->json, "print one JSON object instead of prose");
   cmd->add_flag("--compare-single", f->compare_single,
                 "under mpirun: also time the same operation on one process holding the whole cube (rank 0, all "

@@ -298,6 +298,34 @@ void add_backend_flags(CLI::App& cmd, MachineFlags& f) {
                  "nodes per storage tile = 2^t, 0..n (default min(n, " + std::to_string(kDefaultTileDims) + "))");
 }
 
+void add_launch_flag(CLI::App& cmd, std::string& launch) {
+  std::string list;
+  for (const std::string& v : split_names(launch_mode_names())) list += (list.empty() ? "" : ",") + v;
+  cmd.add_option("--launch", launch,
+                 "how batches of routing cycles are launched: per-cycle (one kernel launch a cycle; on CUDA one "
+                 "replayed graph a batch) or persistent (one cooperative launch a batch, a grid-wide barrier between "
+                 "cycles; on the CPU the same execution as per-cycle)")
+      ->capture_default_str()
+      // Refused as the flags are parsed, before anything is built.
+      ->check(CLI::Validator(
+          [](const std::string& text) {
+            try {
+              parse_launch_mode(text);
+            } catch (const Error& e) {
+              const std::string why = e.what();  // CLI11 puts the flag's name in front itself
+              return why.rfind("--launch ", 0) == 0 ? why.substr(9) : why;
+            }
+            return std::string();
+          },
+          "{" + list + "}", "launch mode"));
+}
+
+MachineOptions machine_options(const MachineFlags& mf, ElementType type) {
+  const Geometry geo = make_geometry(mf.n, mf.m);
+  return MachineOptions{mf.n, mf.m, type, parse_backend_choice(mf.backend), tile_dims(mf.tile_dims, geo.n),
+                        parse_launch_mode(mf.launch)};
+}
+
 void add_io_flags(CLI::App& cmd, IoFlags& f, bool input_gives_dims) {
   input_flag(cmd.add_option("-i,--input", f.input,
                  input_gives_dims ? "initial state, .npy of shape (2^n, 2^m) or (2^(n+m),), which gives n and m when "
@@ -323,13 +351,12 @@ Session open_session(const MachineFlags& mf, const IoFlags& io, std::shared_ptr<
   Session s;
   if (!input) {
     static_cast<hcube::Session&>(s) =
-        hcube::open_session(MachineOptions{mf.n, mf.m, element_type(mf, std::nullopt, io.input), backend,
-                                           tile_dims(mf.tile_dims, static_cast<unsigned>(mf.n))});
+        hcube::open_session(machine_options(mf, element_type(mf, std::nullopt, io.input)));
     return s;
   }
   const ElementType type = element_type(mf, input->type(), io.input);
   const Geometry geo = make_geometry(mf.n, mf.m);
-  const MachineOptions options{mf.n, mf.m, type, backend, tile_dims(mf.tile_dims, geo.n)};
+  const MachineOptions options = machine_options(mf, type);
   check_machine_shape(input->type(), input->shape(), io.input, geo.n, geo.m, type);
   if (std::shared_ptr<const NpyFile> file = input->file()) {
     // A regular file is read in pieces into the machine and stays the reference: no host copy.
@@ -452,8 +479,10 @@ nlohmann::json machine_json(const std::string& backend_note, const Geometry& geo
 
 nlohmann::json machine_json(const Session& s) {
   const Machine& machine = *s.machine;
-  return machine_json(s.backend_note, machine.geometry(), machine.type(), machine.backend(), machine.layout().t,
-                      machine.counters());
+  nlohmann::json j = machine_json(s.backend_note, machine.geometry(), machine.type(), machine.backend(),
+                                  machine.layout().t, machine.counters());
+  j["launch"] = to_string(machine.launch_mode());
+  return j;
 }
 
 void emit(const IoFlags& io, const nlohmann::json& j, const std::function<void()>& prose) {

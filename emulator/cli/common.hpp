@@ -34,6 +34,7 @@ struct MachineFlags {
   std::string type;  // empty: from --input, else uint32
   std::string backend = "auto";
   long long tile_dims = kUnsetDims;  // tile_dims() turns it into MachineOptions'
+  std::string launch = "per-cycle";  // --launch, on the commands that run routing cycles
 };
 
 // A flag whose value kUnsetDims means left out: nothing, or the value given
@@ -113,6 +114,10 @@ std::vector<MemoryNeed> scratch_copy(bool needed, const MachineFlags& mf, const 
 // The machine flags other than the geometry: --type, --backend, --tile-dims
 // (for commands that take n and m from elsewhere).
 void add_backend_flags(CLI::App& cmd, MachineFlags& f);
+// --launch per-cycle|persistent (LaunchMode), on every command that runs routing cycles.
+void add_launch_flag(CLI::App& cmd, std::string& launch);
+// The machine the flags describe, of element type `type` (--launch checked here).
+MachineOptions machine_options(const MachineFlags& mf, ElementType type);
 // `input_gives_dims`: the command takes -n, -m from --input (resolve_machine).
 void add_io_flags(CLI::App& cmd, IoFlags& f, bool input_gives_dims = false);
 

@@ -81,8 +81,7 @@ std::pair<std::shared_ptr<const NpyFile>, ElementType> checked_input(const Machi
 DistributedSession open_share(const MachineFlags& mf, const IoFlags& io) {
   auto [file, type] = checked_input(mf, io);
   return mpi::open_distributed_session(
-      MachineOptions{mf.n, mf.m, type, parse_backend_choice(mf.backend), tile_dims(mf.tile_dims, make_geometry(mf.n, mf.m).n)},
-      std::move(file),
+      machine_options(mf, type), std::move(file),
       world().comm());
 }
 

@@ -33,6 +33,7 @@ struct FftFlags {
   std::string order = "natural";
   std::string backend = "auto";
   long long tile_dims = kUnsetDims;
+  std::string launch = "per-cycle";
   std::string algorithm = "4";
   std::string local = "library";
   bool inverse = false;
@@ -167,6 +168,7 @@ void add_fft(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--tile-dims", f->tile_dims,
                   "nodes per storage tile = 2^t, 0..n (default min(n, " + std::to_string(kDefaultTileDims) + "))");
+  add_launch_flag(*cmd, f->launch);
   input_flag(
       cmd->add_option("-i,--input", f->input, "the points: a flat .npy of 2^P complex64 or complex128 values, in index order"));
   output_flag(cmd->add_option("-o,--output", f->output,
@@ -186,6 +188,7 @@ void add_fft(CLI::App& app) {
     options.algorithm = parse_aapc_algorithm(f->algorithm);
     options.local = parse_local_transform(f->local);
     const BackendChoice choice = parse_backend_choice(f->backend);
+    const LaunchMode launch = parse_launch_mode(f->launch);
     const FftPlan plan = plan_fft(n, m, options.order);
     const std::string source = f->input.empty() ? fmt::format("random points, seed {}", f->seed) : f->input;
     // The command's JSON from the run's report, its check, the backend and the counters.
@@ -281,7 +284,7 @@ void add_fft(CLI::App& app) {
     }
     Points pts = read_points(*f, P, type, file.get(), stream);
 
-    Machine mach(MachineOptions{n, m, pts.type, choice, tile});
+    Machine mach(MachineOptions{n, m, pts.type, choice, tile, launch});
     std::string note;
     if (choice == BackendChoice::automatic) {
       std::string why;

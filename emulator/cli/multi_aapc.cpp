@@ -100,6 +100,7 @@ void add_multi_aapc(CLI::App& app, const ResultSink& sink) {
                               "also write the schedule file (hcube-schedule/1 with its offset maps, axis orders and "
                               "alignments), which `hcube run --schedule` runs again"));
   add_backend_flags(*cmd, f->machine);
+  add_launch_flag(*cmd, f->machine.launch);
   add_io_flags(*cmd, f->io);
   cmd->callback([f] {
     const IoFlags& io = f->io;
@@ -123,7 +124,9 @@ void add_multi_aapc(CLI::App& app, const ResultSink& sink) {
             // Lemma 1: x = a_0 xor a_1 xor ... xor a_s, the paper's "mod 2 add".
             fmt::format("{}a_0) -> {}a_0 xor {}): the mod 2 add, one for all {} AAPC{} (Lemma 1)", axes, axes, sum,
                         s_axes, s_axes == 1 ? "" : "s"),
-            "(..|x) -> (..|x xor the node's axes): the mod 2 add again (Lemma 1)", 0, {}};
+            "(..|x) -> (..|x xor the node's axes): the mod 2 add again (Lemma 1)", 0, {},
+            // The shuffle moves bit fields: affine, read off at 0 and the single bits.
+            AffineAddressMap::of(dest, geo.address_bits())};
     if (p.kind == MultiAapcKind::unequal) {
       job.formula += fmt::format(", axis orders {} (axis u swaps with the low d_u memory bits)", join_uints(p.dims, ","));
       job.pre_text = "memory bit b ^= bit b of every axis of order > b: the mod 2 add for axes of unequal order";

@@ -137,7 +137,8 @@ Job job_for(const SdpProblem& r, const SdpPlan& plan) {
   return Job{plan.schedule, std::move(stats), id,
              runs_as_schedule(plan) ? AffineMap::permute_bits(geo, plan.local_after) : id,
              [perm](std::uint64_t g) { return perm.apply(g); }, "dimension-permutation",
-             fmt::format("source address bit i to bit p_i: {}", perm_text(perm)), {}, {}, 0, {}};
+             fmt::format("source address bit i to bit p_i: {}", perm_text(perm)), {}, {}, 0, {},
+             AffineAddressMap::permute_bits(perm.to)};
 }
 
 // Runs and verifies the plan; the seconds.
@@ -174,6 +175,7 @@ void add_permute(CLI::App& app, const ResultSink& sink) {
                 "the result in one pass (every word straight to its destination), not an emulation of the routing");
   add_cost_flags(*cmd, f->cost);
   add_machine_flags(*cmd, f->machine);
+  add_launch_flag(*cmd, f->machine.launch);
   add_io_flags(*cmd, f->io, true);
   cmd->callback([f] {
     const IoFlags& io = f->io;
@@ -295,6 +297,7 @@ void add_compare(CLI::App& app) {
   cmd->add_option("-p,--perm", f->perm, "as for permute")->required();
   add_cost_flags(*cmd, f->cost);
   add_machine_flags(*cmd, f->machine);
+  add_launch_flag(*cmd, f->machine.launch);
   cmd->add_flag("--json", f->io.json, "print one JSON object instead of the table");
   cmd->callback([f] {
     resolve_machine(f->machine, nullptr);

@@ -33,6 +33,7 @@ void add_cycle(CLI::App& app) {
   auto f = std::make_shared<Flags>();
   auto* cmd = app.add_subcommand("cycle", "run routing cycles: direct-addressed dimension exchanges, one launch each");
   add_machine_flags(*cmd, f->machine);
+  add_launch_flag(*cmd, f->machine.launch);
   add_io_flags(*cmd, f->io, true);
   cmd->add_option("-c,--cycle", f->cycles,
                   "one routing cycle: comma-separated exchanges dim:addr[:peer_addr]; node j (bit dim clear) swaps "

@@ -18,6 +18,16 @@ BackendChoice parse_backend_choice(const std::string& s) {
   throw Error(fmt::format("backend '{}' unknown: allowed auto, cpu, cuda", printable_input(s)));
 }
 
+std::string to_string(LaunchMode mode) { return mode == LaunchMode::per_cycle ? "per-cycle" : "persistent"; }
+
+const char* launch_mode_names() { return "per-cycle, persistent"; }
+
+LaunchMode parse_launch_mode(const std::string& s) {
+  if (s == "per-cycle") return LaunchMode::per_cycle;
+  if (s == "persistent") return LaunchMode::persistent;
+  throw Error(fmt::format("--launch '{}' unknown: allowed {}", printable_input(s), launch_mode_names()));
+}
+
 BlockTable BlockTable::explicit_entries(std::vector<std::uint64_t> from, std::uint64_t nodes) {
   BlockTable t;
   t.nodes = nodes;

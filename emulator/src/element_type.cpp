@@ -9,6 +9,7 @@
 
 #include "hcube/core/error.hpp"
 #include "hcube/host/parse.hpp"
+#include "hcube/kernels/labels.hpp"
 
 namespace hcube {
 namespace {
@@ -64,17 +65,17 @@ ElementType parse_element_type(const std::string& name) {
   throw Error(fmt::format("element type '{}' unknown: allowed {}", printable_input(name), element_type_names()));
 }
 
+kernels::LabelCode label_code(ElementType t) {
+  static_assert(static_cast<int>(kernels::LabelCode::c128) == static_cast<int>(ElementType::c128) &&
+                    static_cast<int>(kernels::LabelCode::f32) == static_cast<int>(ElementType::f32),
+                "kernels::LabelCode lists the element types in their order");
+  return static_cast<kernels::LabelCode>(t);
+}
+
+// The kernels' encoding (kernels/labels.hpp), so that labels written here and
+// on a backend are the same words.
 void write_label(ElementType t, std::uint64_t v, void* dst) {
-  switch (t) {
-    case ElementType::u32: return put(static_cast<std::uint32_t>(v), dst);
-    case ElementType::i32: return put(static_cast<std::int32_t>(v), dst);
-    case ElementType::u64: return put(v, dst);
-    case ElementType::f32: return put(static_cast<float>(v), dst);
-    case ElementType::f64: return put(static_cast<double>(v), dst);
-    // The imaginary part carries the label negated, so both halves must move together.
-    case ElementType::c64: return put(std::complex<float>(static_cast<float>(v), -static_cast<float>(v)), dst);
-    case ElementType::c128: return put(std::complex<double>(static_cast<double>(v), -static_cast<double>(v)), dst);
-  }
+  kernels::dispatch_word(info(t).bytes, [&](auto w) { put(kernels::encode_label<decltype(w)>(label_code(t), v), dst); });
 }
 
 std::uint64_t read_label(ElementType t, const void* src) {

@@ -17,10 +17,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// A schedule's cycles go to the backend in batches of at most this many (each
-// batch one CUDA graph): large enough to hide the launch cost of small cycles,
-// small enough that a graph instantiates quickly.
-
 // Labelling and scanning go through a host buffer this large: small beside the
 // data (peak memory stays near the data size) and large enough to stream.
 constexpr std::uint64_t kScanChunkBytes = std::uint64_t{2} << 20;
@@ -100,7 +96,8 @@ Machine::Machine(const MachineOptions& options) : Machine(options, make_backend(
 Machine::Machine(const MachineOptions& options, std::unique_ptr<Backend> backend)
     : layout_(make_layout(make_geometry(options.n, options.m), options.tile_dims)),
       type_(options.type),
-      backend_(std::move(backend)) {
+      backend_(std::move(backend)),
+      launch_(options.launch) {
   const Geometry& geo = layout_.geo;
   check_machine_fits(geo, type_, *backend_);
   storage_ = backend_->allocate(bytes(), options.sparse);
@@ -112,7 +109,8 @@ Machine::Machine(const MachineOptions& options, std::shared_ptr<Backend> backend
                  void* scratch)
     : layout_(make_layout(make_geometry(options.n, options.m), options.tile_dims < 0 ? 0 : options.tile_dims)),
       type_(options.type),
-      backend_(std::move(backend)) {
+      backend_(std::move(backend)),
+      launch_(options.launch) {
   if (n_bytes != bytes())
     throw Error(fmt::format("the caller's buffer holds {} bytes: a machine of 2^{} {} words needs {}", n_bytes,
                             geometry().address_bits(), info(type_).name, bytes()));
@@ -294,18 +292,43 @@ void check_labels_fit(const Geometry& geo, ElementType type) {
                             geo.address_bits(), ti.name, ti.label_bits, ti.label_bits));
 }
 
+namespace {
+
+// The label the word at storage index s holds, label_at(base + g(s)), as a map
+// of s: the storage index is a bit permutation of the global address
+// (Layout::storage_bit), and base lies above the machine's address bits.
+AffineAddressMap storage_labels(const Layout& layout, const AffineAddressMap& label_at, std::uint64_t base) {
+  const unsigned q = layout.geo.address_bits();
+  if (label_at.bits() < q || (q < 64 && (base & low_mask(q)) != 0) ||
+      (label_at.bits() < 64 && (base >> label_at.bits()) != 0))
+    throw Error(fmt::format("internal: labels of a {}-bit map for a machine of {} address bits at base {}",
+                            label_at.bits(), q, base));
+  AffineAddressMap r;
+  r.columns.assign(q, 0);
+  for (unsigned g = 0; g < q; ++g) r.columns[layout.storage_bit(g)] = label_at.columns[g];
+  r.constant = label_at(base);
+  return r;
+}
+
+}  // namespace
+
 void Machine::load_labels() {
-  const ElementInfo& ti = info(type_);
   check_labels_fit(geometry(), type_);
   const auto start = Clock::now();
-  const std::uint64_t chunk = scan_chunk_words();
-  std::vector<unsigned char> host(chunk * ti.bytes);
-  for (std::uint64_t first = 0; first < geometry().total_words(); first += chunk) {
-    for (std::uint64_t s = 0; s < chunk; ++s)
-      write_label(type_, geometry().global(layout_.node_at(first + s), layout_.local_at(first + s)), &host[s * ti.bytes]);
-    backend_->write_storage(host.data(), storage_, first * ti.bytes, host.size());
-  }
+  const AffineAddressMap own = AffineAddressMap::identity(geometry().address_bits());
+  backend_->fill_labels(storage_, geometry().total_words(), type_, storage_labels(layout_, own, 0));
+  backend_->synchronize();
   counters_.add_phase("copy-in", seconds_since(start));
+}
+
+Machine::LabelCheck Machine::count_label_mismatches(const AffineAddressMap& label_at, std::uint64_t base) const {
+  const AffineAddressMap at_storage = storage_labels(layout_, label_at, base);
+  const auto start = Clock::now();
+  const kernels::LabelTally tally = backend_->tally_labels(storage_, geometry().total_words(), type_, at_storage);
+  counters_.add_phase("verify", seconds_since(start));
+  LabelCheck check{tally.mismatches, 0};
+  if (tally.mismatches != 0) check.first = geometry().global(layout_.node_at(tally.first), layout_.local_at(tally.first));
+  return check;
 }
 
 std::uint64_t Machine::scan_chunk_words() const {
@@ -382,7 +405,7 @@ void Machine::run_checked_cycles(const Schedule& s, const Progress& progress) {
   const std::vector<std::uint64_t> tables = offset_tables(s.offset_maps, bytes);
   // Batches of cycles, one submission each (a CUDA graph on the GPU): at most
   // the backend's batch, and with a progress report, about one a percent.
-  const std::size_t most = backend_->cycles_per_batch();
+  const std::size_t most = backend_->cycles_per_batch(launch_);
   const std::size_t batch = progress ? std::clamp<std::size_t>(every, std::min<std::size_t>(64, most), most) : most;
   std::vector<std::size_t> ends;
   const auto start = Clock::now();
@@ -391,10 +414,11 @@ void Machine::run_checked_cycles(const Schedule& s, const Progress& progress) {
     ends.clear();
     for (std::size_t c = first; c < last; ++c) {
       ends.push_back(static_cast<std::size_t>(s.cycle_begin(c) + s.cycle_size(c) - s.cycle_begin(first)));
-      ++counters_.kernel_launches;
       account_cycle(cycle_use(geo, s.cycle_begin(c), s.cycle_size(c)));
     }
-    backend_->exchange_cycles(storage_, layout_, word_bytes(), s.cycle_begin(first), ends, tables, bytes);
+    // The launches as they happened: a cycle each, or one persistent launch a batch.
+    counters_.kernel_launches +=
+        backend_->exchange_cycles(storage_, layout_, word_bytes(), s.cycle_begin(first), ends, tables, bytes, launch_);
     if (progress) progress(last, total);
   }
   backend_->synchronize();

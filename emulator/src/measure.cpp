@@ -68,7 +68,7 @@ const std::vector<std::string>& bench_op_names() {
                                                  "alignment",       "aapc",
                                                  "fused-transpose", "fused-bit-reversal",
                                                  "gather-bit-reversal", "redistribute",
-                                                 "fused-permute"};
+                                                 "fused-permute",   "small-cycles"};
   return names;
 }
 
@@ -136,8 +136,30 @@ void measure_on(BenchResult& r, Machine& mach, const std::function<double()>& ro
       PortRules rules;
       const Cycle c = half_memory_cycle(geo, rules);
       r.what = fmt::format("one all-port routing cycle, {} exchanges a node pair (K/2 words a node)", c.size());
+      r.cycles = 1;
       checked([&] { check_cycle(geo, c, rules, 0); });
       per_run([&] { mach.run_checked_cycle(c); });
+      break;
+    }
+    case BenchOp::small_cycles: {
+      // Cycle c: one exchange across dimension c mod n at local address c mod K,
+      // so every cycle moves 2^n words and depends on the one before.
+      Schedule s;
+      s.algorithm = "small-cycles";
+      s.n = geo.n;
+      s.m = geo.m;
+      s.pre = s.post = AlignmentKind::none;
+      for (std::size_t c = 0; c < kSmallCycles; ++c) {
+        s.add(direct_exchange(static_cast<unsigned>(c % geo.n), c % geo.words_per_node()));
+        s.end_cycle();
+      }
+      r.what = fmt::format("{} routing cycles of one exchange each ({} words a cycle), one schedule", kSmallCycles,
+                           geo.nodes());
+      r.cycles = kSmallCycles;
+      checked([&] {
+        for (std::size_t c = 0; c < s.cycles(); ++c) check_cycle(geo, s.cycle(c), s.rules, c);
+      });
+      per_run([&] { mach.run_checked_cycles(s); });
       break;
     }
     case BenchOp::alignment: {
@@ -155,6 +177,7 @@ void measure_on(BenchResult& r, Machine& mach, const std::function<double()>& ro
       r.what = fmt::format("a full AAPC (the transpose), {}, {} cycles{}",
                            alg.size() == 1 ? "Algorithm " + alg : "Edelman's table" + std::string(unaligned ? ", unaligned" : ""),
                            s.cycles(), unaligned ? " with node-dependent addresses, no alignment" : " and 2 alignments");
+      r.cycles = s.cycles();
       std::optional<CheckedSchedule> run;
       checked([&] { run.emplace(check_schedule_run(mach, s, plan.f, plan.g)); });
       per_run([&] { run_checked_schedule(mach, *run); });
@@ -291,10 +314,15 @@ BenchResult run_bench(const BenchRequest& req) {
     copier = make_backend(req.op == BenchOp::gather_bit_reversal ? BackendChoice::cpu : req.backend);
     where = copier.get();
   } else {
-    mach = std::make_unique<Machine>(MachineOptions{r.n, r.m, req.type, req.backend, req.tile_dims});
-    std::vector<unsigned char> zeros(mach->bytes(), 0);
-    mach->load(zeros.data(), zeros.size());
-    zeros = {};
+    mach = std::make_unique<Machine>(MachineOptions{r.n, r.m, req.type, req.backend, req.tile_dims, req.launch});
+    // Distinct words where the type holds every label (made on the backend:
+    // no host copy of the data), else zeros: data is written before the roofline.
+    if (q <= info(req.type).label_bits) {
+      mach->load_labels();
+    } else {
+      std::vector<unsigned char> zeros(mach->bytes(), 0);
+      mach->load(zeros.data(), zeros.size());
+    }
     where = &mach->backend();
   }
   r.backend = to_string(where->kind());
@@ -315,6 +343,7 @@ BenchResult run_bench(const BenchRequest& req) {
   } else {
     measure_on(r, *mach, copy);
   }
+  r.launch_stats = where->launch_stats();
   return r;
 }
 
@@ -334,7 +363,7 @@ SweepResult run_sweep(const SweepRequest& req, const SweepProgress& progress) {
   out.request = req;
   const std::size_t total = static_cast<std::size_t>(req.to - req.from + 1) * req.algorithms.size();
   for (auto d = static_cast<unsigned>(req.from); d <= static_cast<unsigned>(req.to); ++d) {
-    Machine mach(MachineOptions{d, d, req.type, req.backend, req.tile_dims});
+    Machine mach(MachineOptions{d, d, req.type, req.backend, req.tile_dims, req.launch});
     out.backend = to_string(mach.backend().kind());
     out.device = mach.backend().device_name();
     const std::function<double()> copy = mach.backend().copy_timer(mach.bytes());

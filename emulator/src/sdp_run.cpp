@@ -54,7 +54,7 @@ SdpRunResult run_sdp_plan(Machine& data, const SdpPlan& plan, const Machine::Pro
   const Geometry big_geo{plan.schedule.n, plan.schedule.m};
   const BackendChoice backend = data.backend().kind() == BackendKind::cuda ? BackendChoice::cuda : BackendChoice::cpu;
   Machine big(MachineOptions{big_geo.n, big_geo.m, data.type(), backend,
-                             std::min<long long>(data.layout().t, big_geo.n)});
+                             std::min<long long>(data.layout().t, big_geo.n), data.launch_mode()});
   const std::size_t wb = data.word_bytes();
   const std::vector<unsigned char> in = data.read();
   std::vector<unsigned char> words(big.bytes(), 0);

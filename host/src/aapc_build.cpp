@@ -137,7 +137,8 @@ std::optional<NamedPermutation> named_permutation(const Schedule& s) {
                                  s.post == AlignmentKind::none && s.axes == 1 && s.offset_maps.empty();
   if (plain_aapc(s) || edelman_unaligned) {
     PermutationPlan p = plan_aapc_permutation(AapcPermutation::transpose, geo, s.d);
-    return NamedPermutation{std::move(p.destination), to_string(AapcPermutation::transpose), std::move(p.formula)};
+    return NamedPermutation{std::move(p.destination), to_string(AapcPermutation::transpose), std::move(p.formula),
+                            std::move(p.destination_form)};
   }
   const bool sequence = s.pre != AlignmentKind::none && (s.axes > 1 || !s.axis_dims.empty());
   if (!sequence) return std::nullopt;
@@ -151,7 +152,8 @@ std::optional<NamedPermutation> named_permutation(const Schedule& s) {
   }
   AddressMap dest = !s.axis_dims.empty() ? shuffle_destination(geo, s.axis_dims)
                                          : shuffle_destination(geo, s.d, s.axes, s.axis_order);
-  return NamedPermutation{std::move(dest), "generalized-shuffle", std::move(formula)};
+  AffineAddressMap form = AffineAddressMap::of(dest, geo.address_bits());
+  return NamedPermutation{std::move(dest), "generalized-shuffle", std::move(formula), std::move(form)};
 }
 
 std::string describe_schedule(const Schedule& s) {

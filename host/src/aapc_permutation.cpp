@@ -43,7 +43,9 @@ std::string to_string(AapcPermutation p) {
   return "?";
 }
 
-PermutationPlan plan_aapc_permutation(AapcPermutation p, const Geometry& geo, unsigned d) {
+namespace {
+
+PermutationPlan plan_of(AapcPermutation p, const Geometry& geo, unsigned d) {
   if (d < 1 || d > geo.n || d > geo.m)
     throw Error(fmt::format("AAPC dimension d = {} out of range: allowed 1..min(n, m) = {}", d, std::min(geo.n, geo.m)));
   const std::uint64_t lo = low_mask(d);
@@ -75,6 +77,16 @@ PermutationPlan plan_aapc_permutation(AapcPermutation p, const Geometry& geo, un
               "(j|i) -> (G(i)|G^-1(j))"};
   }
   throw Error("internal: unknown permutation");
+}
+
+}  // namespace
+
+PermutationPlan plan_aapc_permutation(AapcPermutation p, const Geometry& geo, unsigned d) {
+  PermutationPlan plan = plan_of(p, geo, d);
+  // Bit moves, a complement and Gray codes of bit fields: affine, so its values
+  // at 0 and at single bits are the whole map (the tests compare everywhere).
+  plan.destination_form = AffineAddressMap::of(plan.destination, geo.address_bits());
+  return plan;
 }
 
 AffineMap pre_alignment(const Geometry& geo, unsigned d, const AffineMap& f, unsigned axes) {

@@ -8,15 +8,17 @@
 #include "hcube/host/parse.hpp"
 
 namespace hcube {
-namespace {
 
-// y = M x for M given by its columns.
-std::uint64_t mul(const std::vector<std::uint64_t>& cols, std::uint64_t x) {
+std::uint64_t gf2_mul(const std::vector<std::uint64_t>& cols, std::uint64_t x) {
   std::uint64_t y = 0;
   for (unsigned b = 0; b < cols.size(); ++b)
     if (test_bit(x, b)) y ^= cols[b];
   return y;
 }
+
+namespace {
+
+std::uint64_t mul(const std::vector<std::uint64_t>& cols, std::uint64_t x) { return gf2_mul(cols, x); }
 
 void check_mem_dim(const Geometry& geo, unsigned b, const char* what) {
   if (b >= geo.m)

@@ -8,6 +8,65 @@
 
 namespace hcube {
 
+std::uint64_t AffineAddressMap::operator()(std::uint64_t g) const { return gf2_mul(columns, g) ^ constant; }
+
+AffineAddressMap AffineAddressMap::then(const AffineAddressMap& next) const {
+  if (next.bits() != bits())
+    throw Error(fmt::format("internal: composing address maps of {} and {} bits", bits(), next.bits()));
+  AffineAddressMap r;
+  for (const std::uint64_t c : columns) r.columns.push_back(gf2_mul(next.columns, c));
+  r.constant = next(constant);
+  return r;
+}
+
+AffineAddressMap AffineAddressMap::inverse() const {
+  // Gauss-Jordan on [A | I], column by column: row b of the result collects the
+  // columns of I that reduce column b of A to the unit vector of a pivot bit.
+  const unsigned q = bits();
+  std::vector<std::uint64_t> a = columns, inv(q);
+  for (unsigned b = 0; b < q; ++b) inv[b] = bit(b);
+  std::vector<unsigned> pivot_of(q);
+  std::vector<bool> used(q, false);
+  for (unsigned b = 0; b < q; ++b) {
+    unsigned p = q;
+    for (unsigned r = 0; r < q && p == q; ++r)
+      if (!used[r] && test_bit(a[b], r)) p = r;
+    if (p == q) throw Error("internal: the address map is not a bijection (singular matrix)");
+    used[p] = true;
+    pivot_of[b] = p;
+    for (unsigned c = 0; c < q; ++c)
+      if (c != b && test_bit(a[c], p)) {
+        a[c] ^= a[b];
+        inv[c] ^= inv[b];
+      }
+  }
+  // Now column b of A is bit(pivot_of[b]) = A_orig inv[b]: so A^-1 sends bit pivot_of[b] to inv[b].
+  AffineAddressMap r;
+  r.columns.assign(q, 0);
+  for (unsigned b = 0; b < q; ++b) r.columns[pivot_of[b]] = inv[b];
+  r.constant = gf2_mul(r.columns, constant);
+  return r;
+}
+
+AffineAddressMap AffineAddressMap::identity(unsigned q) {
+  AffineAddressMap r;
+  for (unsigned b = 0; b < q; ++b) r.columns.push_back(bit(b));
+  return r;
+}
+
+AffineAddressMap AffineAddressMap::permute_bits(const std::vector<unsigned>& to) {
+  AffineAddressMap r;
+  for (const unsigned t : to) r.columns.push_back(bit(t));
+  return r;
+}
+
+AffineAddressMap AffineAddressMap::of(const AddressMap& f, unsigned q) {
+  AffineAddressMap r;
+  r.constant = f(0);
+  for (unsigned b = 0; b < q; ++b) r.columns.push_back(f(bit(b)) ^ r.constant);
+  return r;
+}
+
 std::vector<unsigned char> reference_permute(const std::vector<unsigned char>& in, std::size_t word_bytes,
                                              std::uint64_t total_words, const AddressMap& dest) {
   if (in.size() != total_words * word_bytes)

@@ -543,7 +543,7 @@ def test_torch_cuda_tensors_in_place_on_the_device():
     cudart()
     torch = pytest.importorskip("torch", reason="PyTorch is not installed: DLPack device tensors are not exercised")
     if not torch.cuda.is_available():
-        pytest.skip("PyTorch has no CUDA device: DLPack device tensors are not exercised")
+        skip_for_want_of_cuda("PyTorch has no CUDA device: DLPack device tensors are not exercised")
     a = labelled((2 ** 5, 2 ** 5), np.float32)
     d = torch.from_numpy(a).cuda()
     got = hcube.aapc(d)

@@ -218,11 +218,27 @@ struct CpuPolicy {
   void launch_exchanges(const kernels::ExchangeBody<W>& body, std::uint64_t count) {
     kernels::cpu::run_exchanges(body, count);
   }
+  // Both launch modes run the batch as one schedule pass: cycle after cycle,
+  // each its own parallel region (a persistent team waiting at a barrier would
+  // gain nothing over that and stall when a thread loses its core), so the
+  // launches are the cycles.
   template <class W>
-  void launch_exchange_cycles(const kernels::ExchangeBody<W>& body, const std::vector<std::size_t>& ends) {
+  std::uint64_t launch_exchange_cycles(const kernels::ExchangeBody<W>& body, const std::vector<std::size_t>& ends,
+                                       LaunchMode) {
     kernels::cpu::run_exchange_cycles(body, ends);
+    return ends.size();
   }
-  std::size_t cycles_per_batch() const { return std::numeric_limits<std::size_t>::max(); }
+  std::size_t cycles_per_batch(LaunchMode) const { return std::numeric_limits<std::size_t>::max(); }
+  LaunchStats launch_stats() const { return {}; }
+  template <class W>
+  void fill_labels(W* mem, std::uint64_t words, const kernels::LabelOf<W>& of) {
+    kernels::cpu::launch(words, kernels::LabelFillBody<W>{mem, of});
+  }
+  template <class W>
+  kernels::LabelTally tally_labels(const W* mem, std::uint64_t words, const kernels::LabelOf<W>& of) {
+    return kernels::cpu::transform_reduce(words, kernels::LabelCheckBody<W>{mem, of}, kernels::LabelTally{},
+                                          kernels::CombineTallies{});
+  }
   // A block router step block by block (kernels/cpu/block_router.hpp).
   template <class W>
   void launch_block_router(const kernels::BlockRouterBody<W>& body, std::uint64_t messages) {
@@ -238,10 +254,6 @@ struct CpuPolicy {
   void publish(void*, const void*, std::uint64_t) {}
   void copy_to_host(void* host, const void* storage, std::uint64_t bytes) { std::memcpy(host, storage, bytes); }
   void copy_from_host(void* storage, const void* host, std::uint64_t bytes) { std::memcpy(storage, host, bytes); }
-  template <class F>
-  void batch(std::size_t count, F&& launch) {
-    for (std::size_t i = 0; i < count; ++i) launch(i);
-  }
   void synchronize() {}
 
   double timed(const std::function<void()>& run) {

@@ -2,9 +2,11 @@
 #include <cuda_runtime.h>
 #include <cufft.h>
 #include <fmt/format.h>
+#include <thrust/system/cuda/execution_policy.h>
 
 #include <cstring>
 #include <deque>
+#include <limits>
 #include <map>
 #include <string>
 #include <tuple>
@@ -18,6 +20,7 @@
 #include "hcube/kernels/cuda/launch.cuh"
 #include "hcube/kernels/cuda/permute.cuh"
 #include "hcube/kernels/cuda/tuning.cuh"
+#include "hcube/kernels/thrust_labels.hpp"
 
 namespace hcube {
 namespace {
@@ -164,6 +167,10 @@ class CudaPolicy {
     name_ = fmt::format("{} (device {}, {:.1f} GiB)", prop.name, device_,
                         static_cast<double>(prop.totalGlobalMem) / (1u << 30));
     spec_bandwidth_ = stated_bandwidth(prop.name, device_);
+    sms_ = prop.multiProcessorCount;
+    int cooperative = 0;
+    check(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device_), "cudaDeviceGetAttribute");
+    cooperative_ = cooperative != 0;
   }
 
   CudaPolicy(const CudaPolicy&) = delete;
@@ -172,6 +179,7 @@ class CudaPolicy {
     // Enqueued work may still read the backend's buffers, plans and work area:
     // wait for the stream (not the device) before they go.
     cudaStreamSynchronize(user_stream_);
+    for (const CachedGraph& g : graphs_) cudaGraphExecDestroy(g.exec);
     for (const auto& kv : fft_plans_) cufftDestroy(kv.second);
     if (switch_event_ != nullptr) cudaEventDestroy(switch_event_);
     if (capture_ != nullptr) cudaStreamDestroy(capture_);
@@ -242,18 +250,48 @@ class CudaPolicy {
   void launch_exchanges(const kernels::ExchangeBody<W>& body, std::uint64_t count) {
     kernels::cuda::launch_exchanges(body, count, stream_);
   }
-  // A batch of cycles, a launch each, captured as one graph.
+  // A batch of cycles. Per cycle: a launch each, captured as one CUDA graph,
+  // which is kept and replayed when the same batch comes again. Persistent:
+  // one cooperative launch walks the batch (kernels/exchange_cycles.hpp).
   template <class W>
-  void launch_exchange_cycles(const kernels::ExchangeBody<W>& body, const std::vector<std::size_t>& ends) {
-    batch(ends.size(), [&](std::size_t c) {
-      const std::size_t first = c == 0 ? 0 : ends[c - 1];
-      if (ends[c] == first) return;
-      kernels::ExchangeBody<W> cycle = body;
-      cycle.exchanges += first;
-      launch_exchanges(cycle, ends[c] - first);
-    });
+  std::uint64_t launch_exchange_cycles(const kernels::ExchangeBody<W>& body, const std::vector<std::size_t>& ends,
+                                       LaunchMode mode) {
+    if (mode == LaunchMode::persistent) {
+      launch_persistent(body, ends);
+      return 1;
+    }
+    const auto capture = [&] {
+      for (std::size_t c = 0; c < ends.size(); ++c) {
+        const std::size_t first = c == 0 ? 0 : ends[c - 1];
+        if (ends[c] == first) continue;
+        kernels::ExchangeBody<W> cycle = body;
+        cycle.exchanges += first;
+        launch_exchanges(cycle, ends[c] - first);
+      }
+    };
+    if (ends.size() < 2) {
+      capture();  // one launch: straight onto the stream
+    } else {
+      replay_or_capture(GraphKey{sizeof(W), body.layout, body.mem, body.exchanges, body.offset_tables,
+                                 body.offset_bytes, ends},
+                        capture);
+    }
+    return ends.size();
   }
-  std::size_t cycles_per_batch() const { return 1024; }
+  std::size_t cycles_per_batch(LaunchMode mode) const {
+    return mode == LaunchMode::persistent ? std::numeric_limits<std::size_t>::max() : kGraphCycles;
+  }
+  LaunchStats launch_stats() const { return launch_stats_; }
+
+  template <class W>
+  void fill_labels(W* mem, std::uint64_t words, const kernels::LabelOf<W>& of) {
+    kernels::tabulate_labels(thrust::cuda::par_nosync.on(stream_), mem, words, of);
+    check(cudaGetLastError(), "label kernel");
+  }
+  template <class W>
+  kernels::LabelTally tally_labels(const W* mem, std::uint64_t words, const kernels::LabelOf<W>& of) {
+    return kernels::tally_labels(thrust::cuda::par.on(stream_), mem, words, of);
+  }
   // A block router step: a thread a word of the longest message, as RouterBody.
   template <class W>
   void launch_block_router(const kernels::BlockRouterBody<W>& body, std::uint64_t messages) {
@@ -294,23 +332,85 @@ class CudaPolicy {
     check(cudaStreamSynchronize(stream_), "copy-in");
   }
 
-  // The launches captured on a stream of our own into one CUDA graph, then
-  // submitted at once: a schedule's small cycles cost one graph launch, not a
-  // launch each with its host round trip.
-  template <class F>
-  void batch(std::size_t count, F&& launch) {
-    if (count < 2) {
-      for (std::size_t i = 0; i < count; ++i) launch(i);
-      return;
+  // What a captured batch depends on: the word size, the layout, the
+  // pointers its launches take and each cycle's end (which fix the launches'
+  // sizes). The data behind the pointers (the exchanges, uploaded before each
+  // batch) may change: the graph reads it when it runs.
+  struct GraphKey {
+    std::size_t word_bytes;
+    Layout layout;
+    const void* mem;
+    const void* exchanges;
+    const void* tables;
+    unsigned offset_bytes;
+    std::vector<std::size_t> ends;
+
+    bool same_launches(const GraphKey& o) const {
+      return word_bytes == o.word_bytes && layout.geo.n == o.layout.geo.n && layout.geo.m == o.layout.geo.m &&
+             layout.t == o.layout.t && offset_bytes == o.offset_bytes && ends == o.ends;
     }
-    // Capture records without running (and the legacy default stream cannot be
-    // captured), so it needs no synchronization; the graph runs on the backend's stream.
+    bool operator==(const GraphKey& o) const {
+      return same_launches(o) && mem == o.mem && exchanges == o.exchanges && tables == o.tables;
+    }
+  };
+  struct CachedGraph {
+    GraphKey key;
+    cudaGraphExec_t exec;
+  };
+  // A schedule's batches (8 at d = 14) with room for a few schedules.
+  static constexpr std::size_t kMaxGraphs = 64;
+  static constexpr std::size_t kGraphCycles = 1024;
+
+  // The batch as a CUDA graph on the backend's stream: the cached one as it
+  // is, or updated in place (cudaGraphExecUpdate) when only pointers differ,
+  // or captured and instantiated. Capture records without running (and the
+  // legacy default stream cannot be captured), so it needs no synchronization,
+  // and the host captures the next batch while the last one runs.
+  template <class F>
+  void replay_or_capture(GraphKey key, F&& launch_all) {
+    for (std::size_t i = 0; i < graphs_.size(); ++i)
+      if (graphs_[i].key == key) {
+        ++launch_stats_.graphs_replayed;
+        launch_graph(i);
+        return;
+      }
+    cudaGraph_t graph = capture_graph(launch_all);
+    for (std::size_t i = 0; i < graphs_.size(); ++i) {
+      if (!graphs_[i].key.same_launches(key)) continue;
+      cudaGraphExecUpdateResultInfo info{};
+      if (cudaGraphExecUpdate(graphs_[i].exec, graph, &info) == cudaSuccess) {
+        cudaGraphDestroy(graph);
+        graphs_[i].key = std::move(key);
+        ++launch_stats_.graphs_updated;
+        launch_graph(i);
+        return;
+      }
+      cudaGetLastError();  // the topology differs: instantiate anew
+    }
+    cudaGraphExec_t exec = nullptr;
+    const cudaError_t made = cudaGraphInstantiate(&exec, graph, 0);
+    cudaGraphDestroy(graph);
+    check(made, "graph instantiation");
+    if (graphs_.size() == kMaxGraphs) {
+      cudaGraphExecDestroy(graphs_.front().exec);  // one still running is freed when it completes
+      graphs_.erase(graphs_.begin());
+    }
+    graphs_.push_back(CachedGraph{std::move(key), exec});
+    ++launch_stats_.graphs_instantiated;
+    launch_graph(graphs_.size() - 1);
+  }
+
+  // After the work already on the stream, as a launch there would be.
+  void launch_graph(std::size_t i) { check(cudaGraphLaunch(graphs_[i].exec, user_stream_), "graph launch"); }
+
+  template <class F>
+  cudaGraph_t capture_graph(F&& launch_all) {
     if (capture_ == nullptr) check(cudaStreamCreateWithFlags(&capture_, cudaStreamNonBlocking), "cudaStreamCreate");
     check(cudaStreamBeginCapture(capture_, cudaStreamCaptureModeThreadLocal), "graph capture");
     stream_ = capture_;
     cudaGraph_t graph = nullptr;
     try {
-      for (std::size_t i = 0; i < count; ++i) launch(i);
+      launch_all();
     } catch (...) {
       stream_ = user_stream_;
       cudaStreamEndCapture(capture_, &graph);
@@ -319,14 +419,22 @@ class CudaPolicy {
     }
     stream_ = user_stream_;
     check(cudaStreamEndCapture(capture_, &graph), "graph capture");
-    cudaGraphExec_t exec = nullptr;
-    const cudaError_t made = cudaGraphInstantiate(&exec, graph, 0);
-    cudaGraphDestroy(graph);
-    check(made, "graph instantiation");
-    // After the work already on the stream, as a launch there would be.
-    const cudaError_t ran = cudaGraphLaunch(exec, user_stream_);
-    cudaGraphExecDestroy(exec);  // one still running is freed when it completes
-    check(ran, "graph launch");
+    return graph;
+  }
+
+  // The batch's ends in slot 2, then one cooperative launch.
+  template <class W>
+  void launch_persistent(const kernels::ExchangeBody<W>& body, const std::vector<std::size_t>& ends) {
+    if (!cooperative_)
+      throw Error(fmt::format("--launch persistent needs cooperative launches, which {} does not support: use "
+                              "--launch per-cycle",
+                              name_));
+    static_assert(sizeof(std::size_t) == sizeof(std::uint64_t), "the cycle ends go to the device as 64-bit words");
+    std::uint64_t most = 0;
+    for (std::size_t c = 0; c < ends.size(); ++c) most = std::max<std::uint64_t>(most, ends[c] - (c ? ends[c - 1] : 0));
+    const auto* dev_ends = static_cast<const std::uint64_t*>(stage(2, ends.data(), ends.size() * sizeof(std::size_t)));
+    kernels::cuda::launch_exchange_cycles_persistent(body, dev_ends, ends.size(), most, sms_, stream_);
+    ++launch_stats_.persistent_launches;
   }
 
   // The stream when one is set: other work on the device is none of ours.
@@ -463,9 +571,13 @@ class CudaPolicy {
   cudaStream_t capture_ = nullptr;      // made on first use, kept for the backend's life
   cudaEvent_t switch_event_ = nullptr;  // orders a new stream after the old one
   double spec_bandwidth_ = 0;
+  int sms_ = 1;
+  bool cooperative_ = false;
+  std::vector<CachedGraph> graphs_;  // oldest first
+  LaunchStats launch_stats_;
   // Buffers before the plans and uploads that use them, so they are freed last.
   std::vector<Buffer> retired_;
-  Slot slots_[2];
+  Slot slots_[3];  // the parameters of a launch: exchanges or tables, offset tables, a batch's cycle ends
   Buffer staging_;
   std::uint64_t staging_bytes_ = 0;
   Buffer fft_work_;

@@ -10,10 +10,13 @@
 #include <string>
 #include <vector>
 
+#include "hcube/emulator/element_type.hpp"
 #include "hcube/host/affine_map.hpp"
 #include "hcube/host/cycle.hpp"
 #include "hcube/host/layout.hpp"
+#include "hcube/host/reference.hpp"
 #include "hcube/host/router_step.hpp"
+#include "hcube/kernels/labels.hpp"
 #include "hcube/kernels/local_gather.hpp"
 
 namespace hcube {
@@ -23,6 +26,24 @@ enum class BackendChoice { automatic, cpu, cuda };
 
 std::string to_string(BackendKind k);
 BackendChoice parse_backend_choice(const std::string& s);  // auto | cpu | cuda
+
+// How a batch of routing cycles is launched (--launch): per-cycle, one kernel
+// launch a cycle (the machine model's; on CUDA the batch's launches are one
+// CUDA graph, instantiated once and replayed), or persistent, one launch a
+// batch whose threads wait at a grid-wide barrier between cycles
+// (kernels/exchange_cycles.hpp). The result is the same bit for bit.
+enum class LaunchMode { per_cycle, persistent };
+std::string to_string(LaunchMode mode);               // "per-cycle" | "persistent"
+LaunchMode parse_launch_mode(const std::string& s);   // throws naming the allowed ones
+const char* launch_mode_names();                      // "per-cycle, persistent"
+
+// What a backend did to launch batches of cycles, since it was made.
+struct LaunchStats {
+  std::uint64_t graphs_instantiated = 0;  // CUDA graphs made (captured and instantiated)
+  std::uint64_t graphs_updated = 0;       // cached graphs given new parameters (cudaGraphExecUpdate)
+  std::uint64_t graphs_replayed = 0;      // cached graphs launched as they were
+  std::uint64_t persistent_launches = 0;  // cooperative launches of a batch of cycles
+};
 
 // Memory on a backend, freed by the backend that made it.
 class Buffer {
@@ -108,17 +129,34 @@ class Backend {
   virtual void exchange(Buffer& storage, const Layout& layout, std::size_t word_bytes, const Exchange* exchanges,
                         std::size_t count, const std::vector<std::uint64_t>& offset_tables = {},
                         unsigned offset_bytes = 0) = 0;
-  // Several routing cycles in order, one launch each: cycle c is exchanges
-  // [ends[c-1], ends[c]) (from 0 for c = 0). The exchanges are staged once; the
-  // CUDA backend captures the launches in one CUDA graph, so a schedule of
-  // small cycles pays one submission instead of a copy and a launch a cycle.
-  virtual void exchange_cycles(Buffer& storage, const Layout& layout, std::size_t word_bytes,
-                               const Exchange* exchanges, const std::vector<std::size_t>& ends,
-                               const std::vector<std::uint64_t>& offset_tables = {}, unsigned offset_bytes = 0) = 0;
+  // Several routing cycles in order: cycle c is exchanges [ends[c-1], ends[c])
+  // (from 0 for c = 0). The exchanges are staged once. Per cycle, one launch
+  // each: the CUDA backend captures them in one CUDA graph, kept and replayed
+  // when the same batch comes again (only new pointers: the graph is updated),
+  // so a schedule of small cycles pays one submission instead of a copy and a
+  // launch a cycle. Persistent: one cooperative launch for the batch on CUDA;
+  // the CPU backend runs its batch the same way in both modes (its cycles cost
+  // no launch to save). Returns the launches made.
+  virtual std::uint64_t exchange_cycles(Buffer& storage, const Layout& layout, std::size_t word_bytes,
+                                        const Exchange* exchanges, const std::vector<std::size_t>& ends,
+                                        const std::vector<std::uint64_t>& offset_tables = {},
+                                        unsigned offset_bytes = 0, LaunchMode launch = LaunchMode::per_cycle) = 0;
   // The most cycles one exchange_cycles call should take: a CUDA graph's worth
-  // on the GPU; a whole schedule on the CPU, which may reorganise its storage
-  // for a batch (kernels/cpu/exchange.hpp) and gains from long ones.
-  virtual std::size_t cycles_per_batch() const = 0;
+  // on the GPU per cycle, a whole schedule in one persistent launch; a whole
+  // schedule on the CPU, which may reorganise its storage for a batch
+  // (kernels/cpu/exchange.hpp) and gains from long ones.
+  virtual std::size_t cycles_per_batch(LaunchMode launch = LaunchMode::per_cycle) const = 0;
+  virtual LaunchStats launch_stats() const = 0;
+
+  // Address labels on the backend, with no host copy of the data: word s of
+  // storage (s < words) set to the label label(s) of `type` (write_label's
+  // encoding), or counted where it is not that label, bit for bit (a NaN or
+  // any other word fails), with the first such s. One pass each (Thrust on
+  // CUDA, kernels/thrust_labels.hpp; the OpenMP launcher on the CPU).
+  virtual void fill_labels(Buffer& storage, std::uint64_t words, ElementType type,
+                           const AffineAddressMap& label) = 0;
+  virtual kernels::LabelTally tally_labels(const Buffer& storage, std::uint64_t words, ElementType type,
+                                           const AffineAddressMap& label) = 0;
   // An involutive map, in place, on the local addresses [lo, hi) (which the map keeps).
   virtual void align_in_place(Buffer& storage, const Layout& layout, std::size_t word_bytes, const AffineTables& map,
                               std::uint64_t lo, std::uint64_t hi) = 0;

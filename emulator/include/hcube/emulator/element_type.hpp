@@ -10,6 +10,9 @@
 #include <vector>
 
 namespace hcube {
+namespace kernels {
+enum class LabelCode : std::uint8_t;  // kernels/labels.hpp
+}
 
 enum class ElementType { u32, i32, u64, f32, f64, c64, c128 };
 
@@ -28,6 +31,8 @@ const std::vector<ElementInfo>& all_element_types();
 ElementType parse_element_type(const std::string& name);
 std::string element_type_names();  // "uint32, int32, ..." for help and errors
 
+// How the kernels write type t's labels (kernels/labels.hpp).
+kernels::LabelCode label_code(ElementType t);
 // Writes the label `value` (a global address) as one element of type t.
 void write_label(ElementType t, std::uint64_t value, void* dst);
 // Reads an element back as an unsigned label; throws if it is not one.

@@ -27,6 +27,7 @@ struct MachineOptions {
   ElementType type = ElementType::u32;
   BackendChoice backend = BackendChoice::automatic;
   long long tile_dims = -1;  // -1: the default tile width
+  LaunchMode launch = LaunchMode::per_cycle;  // how batches of routing cycles are launched
   // Most words are padding no step touches (a redistribution's regions in a
   // 2^n x 2^m cube): the storage is allocated so that untouched words cost no
   // host memory (Backend::allocate's `sparse`).
@@ -87,8 +88,18 @@ class Machine {
   // Copy-in from host memory in the user's order A[node][local]; `bytes` must match.
   void load(const void* data, std::uint64_t bytes);
   // Word g holds the label g (its global address); throws if the type cannot hold every label.
-  // Written chunk by chunk: no host copy of the whole data.
+  // Written on the backend (Backend::fill_labels): no host copy of the data.
   void load_labels();
+  // The words whose value is not the label `label_at(base + g)` at global
+  // address g (base: where this machine's words start in a larger cube, a
+  // rank's share), bit for bit, counted on the backend with no copy of the
+  // data; `first`: the global address (without base) of the first such word
+  // in storage order. label_at is affine on the cube's address bits. Phase "verify".
+  struct LabelCheck {
+    std::uint64_t mismatches = 0;
+    std::uint64_t first = 0;
+  };
+  LabelCheck count_label_mismatches(const AffineAddressMap& label_at, std::uint64_t base = 0) const;
   // The data in storage order, chunk by chunk (layout() maps a storage index to
   // its node and local address): f(first storage index, words, their bytes).
   // Checks and statistics walk the data this way without a second copy of it.
@@ -223,6 +234,10 @@ class Machine {
   // The scratch buffer, made on first use (or the caller's).
   Buffer& scratch();
 
+  // How run_cycles launches batches of cycles (MachineOptions::launch).
+  LaunchMode launch_mode() const { return launch_; }
+  void set_launch_mode(LaunchMode launch) { launch_ = launch; }
+
   const Counters& counters() const { return counters_; }
   void reset_counters();
   // Counts what another machine did with this machine's data (Counters::add).
@@ -250,6 +265,7 @@ class Machine {
   bool sparse_ = false;      // MachineOptions::sparse
   const void* home_ = nullptr;  // the caller's buffer, for settle()
   bool settle_each_step_ = false;
+  LaunchMode launch_ = LaunchMode::per_cycle;
   Buffer scratch_;  // for alignments that are not involutions, made on first use
   mutable Counters counters_;
 };

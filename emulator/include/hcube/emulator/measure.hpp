@@ -39,6 +39,10 @@ double ratio_to_memcpy(std::uint64_t bytes_moved, double seconds, std::uint64_t 
 
 // --- hcube bench -------------------------------------------------------------
 
+// --op small-cycles: this many routing cycles of one exchange each, a run
+// (the cost of a cycle where launching is all it costs).
+inline constexpr std::size_t kSmallCycles = 1024;
+
 enum class BenchOp {
   memcpy,
   cycle,
@@ -49,6 +53,7 @@ enum class BenchOp {
   gather_bit_reversal,
   redistribute,
   fused_permute,
+  small_cycles,
 };
 BenchOp parse_bench_op(const std::string& s);  // throws naming the allowed ones
 std::string to_string(BenchOp op);
@@ -61,6 +66,7 @@ struct BenchRequest {
   ElementType type = ElementType::u32;
   BackendChoice backend = BackendChoice::automatic;
   long long tile_dims = -1;
+  LaunchMode launch = LaunchMode::per_cycle;  // how the batches of routing cycles are launched
   // --op redistribute: R_x(P, K, Q) on N = 2^log2_words elements (the R_4(28, 6, 36) by default).
   long long P = 28, Q = 36, K = 6, x = 4;
   // --op aapc: 1, 2, 3, 4, edelman or edelman-unaligned (which is also timed
@@ -83,6 +89,8 @@ struct BenchResult {
   bool gpu = false;          // the roofline is a copy kernel (else memcpy)
   double spec_bytes_per_second = 0;
   std::vector<unsigned> to;  // --op fused-permute: where each address bit goes
+  std::uint64_t cycles = 0;  // routing cycles one run takes (0: none)
+  LaunchStats launch_stats;  // the backend's, after the timed runs
   // --op aapc --algorithm edelman-unaligned: the aligned (direct) schedule's
   // median and bytes, alternated with the same roofline in the same process.
   std::optional<Alternated> direct_time;
@@ -123,6 +131,7 @@ struct SweepRequest {
   ElementType type = ElementType::u32;
   BackendChoice backend = BackendChoice::automatic;
   long long tile_dims = -1;
+  LaunchMode launch = LaunchMode::per_cycle;
 };
 
 // Words verified against the transpose at most: the reference is a host loop.

@@ -39,7 +39,9 @@ struct RedistributionPlacement {
   // tile_dims says otherwise the layout is row-major (t = 0), where a block is
   // contiguous (the CPU copies it at once, a GPU warp reads it coalesced).
   MachineOptions machine(ElementType type, BackendChoice backend, long long tile_dims = -1) const {
-    return MachineOptions{n, m, type, backend, tile_dims < 0 ? 0 : tile_dims, true};
+    MachineOptions o{n, m, type, backend, tile_dims < 0 ? 0 : tile_dims};
+    o.sparse = true;
+    return o;
   }
 };
 

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,9 @@ struct Session {
   std::unique_ptr<Machine> machine;
   std::vector<unsigned char> expected;  // the reference state, when held as words
   AddressMap placed;                    // expected empty: input word g belongs at global address placed(g)
+  // placed's closed form, while every step so far had one: labelled data is
+  // then checked on the backend (Machine::count_label_mismatches), not copied out.
+  std::optional<AffineAddressMap> placed_form;
   // Where the input words are, when not held: the input file, or (a stream's)
   // only their fingerprint, else the labels g.
   std::shared_ptr<const NpyFile> source;
@@ -53,10 +57,12 @@ Session open_session(const MachineOptions& options, NpyInput& stream);
 // The reference state as words (made from the labels' places on first use);
 // a session holding only a stream's fingerprint has none and throws.
 const std::vector<unsigned char>& expected_words(Session& s);
-// Advances the reference by a permutation: the word at global address g moves to dest(g).
-void advance_reference(Session& s, const AddressMap& dest);
-// Compares the machine with the reference, chunk by chunk; throws hcube::Error
-// naming the first word that differs.
+// Advances the reference by a permutation: the word at global address g moves
+// to dest(g); `form`, when given, is dest's closed form (the same map).
+void advance_reference(Session& s, const AddressMap& dest, const std::optional<AffineAddressMap>& form = std::nullopt);
+// Compares the machine with the reference, chunk by chunk, or for labelled
+// data whose reference has a closed form on the backend in one pass; throws
+// hcube::Error naming the first word that differs.
 void verify(Session& s, const std::string& what);
 // The same check of labelled or file data (the input word g belongs at global
 // address placed(g); `source` null: the labels g) on a machine that holds the
@@ -88,6 +94,9 @@ struct Job {
   // "after AAPC t of s" with aapc_notes[t - 1] (0: no marks).
   std::size_t aapc_cycles = 0;
   std::vector<std::string> aapc_notes;
+  // destination's closed form, when it has one: labelled data is then verified
+  // on the backend (Session::placed_form).
+  std::optional<AffineAddressMap> destination_form = std::nullopt;
 };
 
 // One step of a traced run, after it ran and was verified: the state is

@@ -78,6 +78,7 @@ bool plain_aapc(const Schedule& s);
 struct NamedPermutation {
   AddressMap destination;
   std::string name, formula;
+  AffineAddressMap destination_form = {};  // its closed form: the transpose and the shuffles move bits
 };
 std::optional<NamedPermutation> named_permutation(const Schedule& s);
 

@@ -27,6 +27,7 @@ struct PermutationPlan {
   AffineMap g;              // on the memory bits after it: (i|j) -> (i|g(j))
   AddressMap destination;   // the reference, written directly from the formula
   std::string formula;
+  AffineAddressMap destination_form = {};  // destination's closed form (every one here is affine over GF(2))
 };
 PermutationPlan plan_aapc_permutation(AapcPermutation p, const Geometry& geo, unsigned d);
 

@@ -112,6 +112,8 @@ AffineTables make_tables(const AffineMap& map);
 // Byte-sliced tables of y = M x for M given by its columns: ceil(cols/8) tables of 256.
 std::vector<std::uint64_t> byte_tables(const std::vector<std::uint64_t>& columns, unsigned& table_count);
 
+// y = M x over GF(2) for M given by its columns (column b: the image of bit b).
+std::uint64_t gf2_mul(const std::vector<std::uint64_t>& columns, std::uint64_t x);
 // Rank over GF(2) of a set of column vectors.
 unsigned gf2_rank(std::vector<std::uint64_t> columns);
 

@@ -17,6 +17,31 @@ namespace hcube {
 
 using AddressMap = std::function<std::uint64_t(std::uint64_t)>;
 
+// The closed form of a destination that is affine over GF(2) on the q address
+// bits, g -> A g xor c (every permutation of address bits, the AAPC
+// permutations with their Gray codes and complements): the same map as its
+// AddressMap, in a form a backend evaluates by table lookups over all words
+// at once (Machine::count_label_mismatches), and which composes and inverts.
+struct AffineAddressMap {
+  std::vector<std::uint64_t> columns;  // q entries: the image of address bit b
+  std::uint64_t constant = 0;
+
+  unsigned bits() const { return static_cast<unsigned>(columns.size()); }
+  std::uint64_t operator()(std::uint64_t g) const;
+  // This map, then `next` (both on q bits).
+  AffineAddressMap then(const AffineAddressMap& next) const;
+  // Throws hcube::Error when A is singular (not a permutation).
+  AffineAddressMap inverse() const;
+  static AffineAddressMap identity(unsigned q);
+  // Bit i of the address goes to bit to[i].
+  static AffineAddressMap permute_bits(const std::vector<unsigned>& to);
+  // The form of a destination known to be affine, read off its values at 0
+  // and at each single address bit (q + 1 calls): the caller vouches that `f`
+  // is affine (a formula built of bit moves, xors and complements; the tests
+  // compare the two at every address).
+  static AffineAddressMap of(const AddressMap& f, unsigned q);
+};
+
 // Moves words of `word_bytes` bytes; throws hcube::Error if dest is not a
 // bijection of 0 .. total-1 (a word lost or duplicated).
 std::vector<unsigned char> reference_permute(const std::vector<unsigned char>& in, std::size_t word_bytes,

@@ -25,6 +25,23 @@ void launch(std::uint64_t count, const Body& body) {
   for (std::int64_t i = 0; i < n; ++i) body(static_cast<std::uint64_t>(i));
 }
 
+// The body's values over [0, count) combined by `combine` (associative and
+// commutative, `init` its identity): each thread's share, then the shares.
+template <class T, class Body, class Combine>
+T transform_reduce(std::uint64_t count, const Body& body, T init, const Combine& combine) {
+  const auto n = static_cast<std::int64_t>(count);
+  T total = init;
+#pragma omp parallel if (count >= kParallelThreshold) num_threads(team_size())
+  {
+    T part = init;
+#pragma omp for schedule(static) nowait
+    for (std::int64_t i = 0; i < n; ++i) part = combine(part, body(static_cast<std::uint64_t>(i)));
+#pragma omp critical(hcube_transform_reduce)
+    total = combine(total, part);
+  }
+  return total;
+}
+
 // Work items handed out dynamically, so that a thread that loses its core on a
 // shared host does not hold back a static share: about 1 MiB of data a chunk
 // (the hand-out's cost hidden), and at least 16 chunks where there are items enough.

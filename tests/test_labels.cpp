@@ -1,0 +1,211 @@
+// Labels made and checked on the backend (issue 26): the closed forms of the
+// references against their formulas at every address, the labels a backend
+// writes against write_label's, and the backend's count of words that are not
+// their label -- a NaN, a -0, a wrong imaginary part, a wrong label -- with the
+// first one named as the host check names it.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <optional>
+#include <tuple>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "backend_test.hpp"
+#include "hcube/core/error.hpp"
+#include "hcube/emulator/verified_run.hpp"
+#include "hcube/host/aapc.hpp"
+#include "hcube/host/aapc_build.hpp"
+#include "hcube/host/aapc_permutation.hpp"
+#include "hcube/host/aapc_sequence.hpp"
+#include "hcube/host/dimension_permutation.hpp"
+#include "hcube/host/reference.hpp"
+
+namespace hcube {
+namespace {
+
+// Every address: the closed form is the formula.
+void expect_same_map(const AffineAddressMap& form, const AddressMap& f, std::uint64_t total, const std::string& what) {
+  for (std::uint64_t g = 0; g < total; ++g)
+    if (form(g) != f(g)) {
+      ADD_FAILURE() << what << ": the closed form sends " << g << " to " << form(g) << ", the formula to " << f(g);
+      return;
+    }
+}
+
+TEST(AffineAddressMap, ComposesAndInverts) {
+  std::mt19937_64 rng(26);
+  for (unsigned q = 1; q <= 12; ++q) {
+    // A random invertible map: a bit permutation, then shears x ^= bit b if bit c is set.
+    std::vector<unsigned> to(q);
+    for (unsigned b = 0; b < q; ++b) to[b] = b;
+    std::shuffle(to.begin(), to.end(), rng);
+    AffineAddressMap a = AffineAddressMap::permute_bits(to);
+    for (int k = 0; k < 3 && q > 1; ++k) {
+      const auto b = static_cast<unsigned>(rng() % q), c = static_cast<unsigned>((b + 1 + rng() % (q - 1)) % q);
+      AffineAddressMap shear = AffineAddressMap::identity(q);
+      shear.columns[c] |= bit(b);
+      a = a.then(shear);
+    }
+    a.constant = rng() & low_mask(q);
+    const AffineAddressMap inv = a.inverse();
+    const AddressMap plain = [&a](std::uint64_t g) { return a(g); };
+    expect_same_map(AffineAddressMap::of(plain, q), plain, bit(q), "of()");
+    for (std::uint64_t g = 0; g < bit(q); ++g) {
+      ASSERT_EQ(inv(a(g)), g) << "q = " << q;
+      ASSERT_EQ(a.then(inv)(g), g) << "q = " << q;
+    }
+  }
+  AffineAddressMap singular = AffineAddressMap::identity(3);
+  singular.columns[2] = singular.columns[1];
+  EXPECT_THROW(singular.inverse(), Error);
+}
+
+// The permutations whose references are checked on the backend: their closed
+// forms equal their formulas everywhere.
+TEST(AffineAddressMap, ClosedFormsAreTheFormulas) {
+  for (const AapcPermutation p :
+       {AapcPermutation::transpose, AapcPermutation::bit_reversal, AapcPermutation::vector_reversal,
+        AapcPermutation::gray})
+    for (const auto& [n, m, d] : {std::tuple{3u, 3u, 3u}, {4u, 5u, 3u}, {5u, 4u, 4u}, {2u, 6u, 2u}}) {
+      const Geometry geo{n, m};
+      const PermutationPlan plan = plan_aapc_permutation(p, geo, d);
+      expect_same_map(plan.destination_form, plan.destination, geo.total_words(),
+                      to_string(p) + " n = " + std::to_string(n) + " m = " + std::to_string(m));
+    }
+  // hcube run's named permutations: the transpose and the generalized shuffle of a sequence.
+  for (const unsigned axes : {1u, 2u, 3u}) {
+    AapcSequenceOptions o;
+    o.d = 2;
+    o.axes = axes;
+    const Schedule s = make_aapc_sequence(o);
+    const std::optional<NamedPermutation> named = named_permutation(s);
+    ASSERT_TRUE(named) << axes << " axes";
+    expect_same_map(named->destination_form, named->destination, s.geometry().total_words(), named->name);
+  }
+  for (const char* text : {"transpose", "bit-reversal", "shuffle:3", "random:5"}) {
+    const DimensionPermutation p = parse_dimension_permutation(text, 4, 6);
+    expect_same_map(AffineAddressMap::permute_bits(p.to), [&p](std::uint64_t g) { return p.apply(g); }, bit(10), text);
+  }
+}
+
+class Labels : public BackendTest {};
+
+// Labels written on the backend are write_label's, in any layout.
+TEST_P(Labels, FilledLikeWriteLabel) {
+  for (const ElementInfo& t : all_element_types())
+    for (const long long tile : {0LL, 2LL, 5LL}) {
+      Machine mach(MachineOptions{5, 3, t.type, choice(), tile});
+      mach.load_labels();
+      const std::vector<unsigned char> got = mach.read();
+      std::vector<unsigned char> want(got.size());
+      for (std::uint64_t g = 0; g < mach.geometry().total_words(); ++g) write_label(t.type, g, &want[g * t.bytes]);
+      EXPECT_EQ(got, want) << t.name << ", tile_dims " << tile;
+    }
+}
+
+// One word made wrong in a way that keeps its type's label readable or not.
+std::vector<unsigned char> spoiled(ElementType type, std::uint64_t label, int how) {
+  const std::size_t wb = info(type).bytes;
+  std::vector<unsigned char> w(wb);
+  write_label(type, label, w.data());
+  if (how == 0) {
+    write_label(type, label ^ 1, w.data());  // another label
+  } else if (how == 1 && (type == ElementType::f32 || type == ElementType::c64)) {
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    std::memcpy(w.data(), &nan, sizeof nan);
+  } else if (how == 1 && (type == ElementType::f64 || type == ElementType::c128)) {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    std::memcpy(w.data(), &nan, sizeof nan);
+  } else if (how == 2 && (type == ElementType::c64 || type == ElementType::c128)) {
+    w[wb - 1] ^= 0x80;  // the imaginary part's sign: the real part still reads as the label
+  } else if (how == 2 && (type == ElementType::f32 || type == ElementType::f64) && label == 0) {
+    w[wb - 1] ^= 0x80;  // -0 where +0 belongs
+  } else {
+    w[0] ^= 1;
+  }
+  return w;
+}
+
+TEST_P(Labels, EveryWrongWordIsCounted) {
+  for (const ElementInfo& t : all_element_types())
+    for (int how = 0; how < 3; ++how) {
+      Machine mach(MachineOptions{4, 4, t.type, choice(), 2});
+      mach.load_labels();
+      const AffineAddressMap own = AffineAddressMap::identity(8);
+      EXPECT_EQ(mach.count_label_mismatches(own).mismatches, 0u) << t.name;
+      // Two wrong words; the first in storage order is named.
+      const std::uint64_t late = mach.geometry().global(3, 9), early = mach.geometry().global(0, 0);
+      for (const std::uint64_t g : {late, early}) {
+        const std::vector<unsigned char> w = spoiled(t.type, g, how);
+        mach.scatter(&g, 1, w.data());
+      }
+      const Machine::LabelCheck check = mach.count_label_mismatches(own);
+      EXPECT_EQ(check.mismatches, 2u) << t.name << ", spoiled by " << how;
+      EXPECT_EQ(check.first, early) << t.name;
+    }
+}
+
+// A rank's share of a larger cube: the words [base, base + 2^q) of labels
+// placed by the transpose of the whole cube, checked where they are.
+TEST_P(Labels, ShareOfALargerCube) {
+  const Geometry cube{5, 4}, share{3, 4};
+  const PermutationPlan plan = plan_aapc_permutation(AapcPermutation::transpose, cube, 4);
+  const AffineAddressMap label_at = plan.destination_form.inverse();
+  for (std::uint64_t rank = 0; rank < 4; ++rank) {
+    const std::uint64_t base = rank * share.total_words();
+    std::vector<unsigned char> words(share.total_words() * 8);
+    for (std::uint64_t g = 0; g < share.total_words(); ++g) write_label(ElementType::u64, label_at(base + g), &words[g * 8]);
+    Machine mach(MachineOptions{share.n, share.m, ElementType::u64, choice(), 2});
+    mach.load(words.data(), words.size());
+    EXPECT_EQ(mach.count_label_mismatches(label_at, base).mismatches, 0u) << "rank " << rank;
+    // Read as another rank's share, every word is wrong (label_at is a bijection).
+    const std::uint64_t other = ((rank + 1) % 4) * share.total_words();
+    EXPECT_EQ(mach.count_label_mismatches(label_at, other).mismatches, share.total_words()) << "rank " << rank;
+  }
+}
+
+// A verified run checks labelled data on the backend (phase "verify", no
+// copy-out), and names the first wrong word as the host check does.
+TEST_P(Labels, VerifiedRunsCheckOnTheBackend) {
+  for (const AapcPermutation p : {AapcPermutation::transpose, AapcPermutation::gray}) {
+    AapcOptions o;
+    o.algorithm = AapcAlgorithm::alg4;
+    o.d = 4;
+    o.m = 5;
+    const Schedule s = make_aapc_schedule(o);
+    const PermutationPlan plan = plan_aapc_permutation(p, s.geometry(), 4);
+    Job job{s, check_schedule(s), plan.f, plan.g, plan.destination, to_string(p), plan.formula, {}, {}, 0, {},
+            plan.destination_form};
+    Session session = open_session(MachineOptions{4, 5, ElementType::c64, choice(), -1});
+    run_job(session, job);
+    const Counters& k = session.machine->counters();
+    EXPECT_EQ(k.phase_seconds("copy-out"), 0.0);
+    bool verified = false;
+    for (const PhaseTime& ph : k.phases) verified = verified || (ph.name == "verify" && ph.calls == 1);
+    EXPECT_TRUE(verified) << to_string(p);
+    // The same check again, with one word wrong.
+    const std::uint64_t g = session.machine->geometry().global(5, 17);
+    const std::vector<unsigned char> w = spoiled(ElementType::c64, 0, 1);
+    session.machine->scatter(&g, 1, w.data());
+    try {
+      verify(session, "the spoiled run");
+      ADD_FAILURE() << "a NaN passed";
+    } catch (const Error& e) {
+      const std::string text = e.what();
+      EXPECT_NE(text.find("verification of the spoiled run failed: word 17 of node 5 holds (nan"), std::string::npos)
+          << text;
+      EXPECT_NE(text.find("the reference has ("), std::string::npos) << text;
+      EXPECT_NE(text.find("(1 of 512 words differ)"), std::string::npos) << text;
+    }
+  }
+}
+
+HCUBE_ON_EVERY_BACKEND(Labels);
+
+}  // namespace
+}  // namespace hcube
