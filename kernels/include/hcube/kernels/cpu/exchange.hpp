@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "hcube/kernels/cpu/alignment.hpp"
 #include "hcube/kernels/cpu/launch.hpp"
 #include "hcube/kernels/exchange.hpp"
 
@@ -86,39 +87,23 @@ class TileOffsets {
 };
 
 // Swaps word x of every in-tile node u between rows x and x xor delta[u]: the
-// change from one skew to another (delta = old xor new). Rows come in aligned
-// blocks closed under the swap (delta's values below 2^h), each block's rows
-// walked in order.
+// change from one skew to another (delta = old xor new). Skews are linear in u
+// (TileOffsets), so this is an xor alignment of the in-tile node bits, run by
+// the alignment's launcher (32-byte row sets where AVX2 runs).
 template <class Word>
 void reskew_tiles(Word* mem, const Layout& L, const std::vector<std::uint64_t>& delta) {
-  const unsigned t = L.t;
   std::uint64_t span = 0;
   for (const std::uint64_t s : delta) span |= s;
   if (span == 0) return;
-  const unsigned h = 64 - static_cast<unsigned>(__builtin_clzll(span));
-  const std::uint64_t row = bit(t), tile_words = L.geo.words_per_node() << t;
-  constexpr std::uint64_t kLineWords = sizeof(Word) >= 64 ? 1 : 64 / sizeof(Word);
-  const std::uint64_t blocks_per_tile = L.geo.words_per_node() >> h, tiles = bit(L.geo.n - t);
-  const auto items = static_cast<std::int64_t>(tiles * blocks_per_tile);
-  const int chunk = dynamic_chunk(tiles * blocks_per_tile, (row << h) * sizeof(Word));
-#pragma omp parallel for schedule(dynamic, chunk) if (L.geo.total_words() >= kParallelThreshold) \
-    num_threads(team_size())
-  for (std::int64_t w = 0; w < items; ++w) {
-    const std::uint64_t T = static_cast<std::uint64_t>(w) / blocks_per_tile, B = static_cast<std::uint64_t>(w) % blocks_per_tile;
-    Word* block = mem + T * tile_words + ((B << h) << t);
-    // A cache line's columns at a time: their 2^h lines stay in L1 while every
-    // row's swaps of those columns run.
-    for (std::uint64_t c = 0; c < row; c += kLineWords) {
-      const std::uint64_t end = std::min(row, c + kLineWords);
-      for (std::uint64_t r = 0; r < bit(h); ++r) {
-        Word* a = block + (r << t);
-        for (std::uint64_t u = c; u < end; ++u) {
-          const std::uint64_t q = r ^ delta[u];
-          if (q > r) swap_words(a[u], block[(q << t) + u]);
-        }
-      }
-    }
-  }
+  const unsigned mem_bytes = (L.geo.m + 7) / 8, node_bytes = (L.t + 7) / 8;
+  std::vector<std::uint64_t> mem_table(std::size_t{256} * mem_bytes), node_table(std::size_t{256} * node_bytes);
+  for (unsigned b = 0; b < mem_bytes; ++b)
+    for (std::uint64_t v = 0; v < 256; ++v) mem_table[b * 256 + v] = v << (8 * b);
+  // Byte b of a node address: its in-tile bits' delta (a linear map is its value on the bits set).
+  for (unsigned b = 0; b < node_bytes; ++b)
+    for (std::uint64_t v = 0; v < 256; ++v) node_table[b * 256 + v] = delta[(v << (8 * b)) & (bit(L.t) - 1)];
+  const AffineView map{mem_table.data(), node_table.data(), mem_bytes, node_bytes, 0};
+  run_align_xor(AlignXorBody<Word>{mem, L, map, 0, L.geo.words_per_node()});
 }
 
 // One cycle's exchanges with the tiles skewed by class `skewed` (0: not

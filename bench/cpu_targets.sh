@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The CPU backend's speed targets (issue 25), each a ratio that `hcube bench
+# --json` reports, measured in rounds: every round runs each case once, in
+# turn, so a drift of the shared machine's memory speed falls on all of them
+# alike. Prints a Markdown table of the median (lowest .. highest) over the
+# rounds against the target, for docs/performance.md. Each `hcube bench` run
+# is its own process and takes its own median of --repeat runs against memcpy
+# (or, for edelman-unaligned, against the aligned table) in the same process.
+#
+# usage: bench/cpu_targets.sh [HCUBE (build/bin/hcube)] [rounds (5)] [case ...]
+# cases: edelman-unaligned-22 edelman-unaligned-24 fused-permute fused-bit-reversal
+#        fused-transpose redistribute-R4-24 redistribute-R4-25 redistribute-R4-26
+#        redistribute-R1-24 redistribute-R1-25 redistribute-R1-26 (default: all)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+hcube=${1:-build/bin/hcube}
+rounds=${2:-5}
+shift $(($# < 2 ? $# : 2))
+cases=("$@")
+[ ${#cases[@]} -eq 0 ] && cases=(edelman-unaligned-22 edelman-unaligned-24 fused-permute fused-bit-reversal fused-transpose
+  redistribute-R4-24 redistribute-R4-25 redistribute-R4-26 redistribute-R1-24 redistribute-R1-25 redistribute-R1-26)
+[ -x "$hcube" ] || { echo "cpu_targets.sh: $hcube is not an executable" >&2; exit 2; }
+
+# case -> "target field flags...": the field of the JSON compared with the target.
+spec() {
+  case $1 in
+    edelman-unaligned-22) echo "0.5 ratio_to_direct --op aapc --algorithm edelman-unaligned -w 22 --repeat 5" ;;
+    edelman-unaligned-24) echo "0.5 ratio_to_direct --op aapc --algorithm edelman-unaligned -w 24 --repeat 5" ;;
+    fused-permute) echo "0.6 ratio_to_memcpy --op fused-permute --perm random --seed 1 -w 26 --repeat 5" ;;
+    fused-bit-reversal) echo "0.75 ratio_to_memcpy --op fused-bit-reversal -w 26 --repeat 5" ;;
+    fused-transpose) echo "0.7 ratio_to_memcpy --op fused-transpose -w 26 --repeat 5" ;;
+    redistribute-R4-*) echo "0.3 ratio_to_memcpy --op redistribute --P 28 --K 6 --Q 36 --x 4 -w ${1##*-} --repeat 5" ;;
+    redistribute-R1-*) echo "0.3 ratio_to_memcpy --op redistribute --P 18 --K 6 --Q 78 --x 1 -w ${1##*-} --repeat 5" ;;
+    *) echo "cpu_targets.sh: unknown case $1" >&2; exit 2 ;;
+  esac
+}
+for c in "${cases[@]}"; do spec "$c" >/dev/null; done
+
+declare -A got
+for ((r = 0; r < rounds; ++r)); do
+  for c in "${cases[@]}"; do
+    read -r target field flags <<<"$(spec "$c")"
+    # shellcheck disable=SC2086 # the flags are words
+    v=$("$hcube" bench $flags --backend cpu --json | python3 -c "import json, sys; print('%.3f' % json.load(sys.stdin)['$field'])")
+    got[$c]="${got[$c]:-} $v"
+  done
+done
+
+echo "$(date -u +%Y-%m-%d), $(uname -n), $(nproc) cores, commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'); command:"
+echo "bench/cpu_targets.sh $hcube $rounds ${cases[*]}"
+echo
+echo "| case | flags | field | median (lowest .. highest) | target | every round |"
+echo "|---|---|---|---|---|---|"
+for c in "${cases[@]}"; do
+  read -r target field flags <<<"$(spec "$c")"
+  python3 - "$c" "$flags" "$field" "$target" "${got[$c]}" <<'EOF'
+import statistics, sys
+case, flags, field, target, values = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4]), [float(v) for v in sys.argv[5].split()]
+med = statistics.median(values)
+mark = "met" if med >= target else "NOT met"
+print(f"| {case} | `{flags}` | {field} | {med:.2f} ({min(values):.2f} .. {max(values):.2f}) | {target} ({mark}) | {' '.join('%.2f' % v for v in values)} |")
+EOF
+done
