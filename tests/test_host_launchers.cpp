@@ -94,11 +94,7 @@ void check_exchange_batch(const Layout& layout, std::mt19937_64& rng) {
     maps[2][b] = b < layout.t ? rng() & low_mask(m - 1) : 0;   // only inside the tiles
   }
   unsigned bytes = 0;
-  std::vector<std::uint64_t> tables;
-  for (const NodeOffsetMap& map : maps) {
-    const std::vector<std::uint64_t> t = byte_tables(map, bytes);
-    tables.insert(tables.end(), t.begin(), t.end());
-  }
+  const std::vector<std::uint64_t> tables = offset_tables(maps, bytes);
   std::vector<Exchange> all;
   std::vector<std::size_t> ends;
   std::uint32_t pair[2] = {0, 0};

@@ -49,16 +49,6 @@ std::vector<std::pair<std::string, Schedule>> schedules() {
   return all;
 }
 
-// The offset maps' byte tables as the machine stages them.
-std::vector<std::uint64_t> tables_of(const OffsetMaps& maps, unsigned& bytes) {
-  std::vector<std::uint64_t> all;
-  bytes = 0;
-  for (const NodeOffsetMap& m : maps) {
-    const std::vector<std::uint64_t> t = byte_tables(m, bytes);
-    all.insert(all.end(), t.begin(), t.end());
-  }
-  return all;
-}
 
 // The schedule's cycles on labelled words: one launch a cycle (the per-word
 // body through the host launcher), and one walk by `workers` OpenMP threads
@@ -67,7 +57,7 @@ template <class Word>
 void check_walk(const Schedule& s, unsigned t, int workers, const std::string& what) {
   const Layout layout{s.geometry(), t};
   unsigned bytes = 0;
-  const std::vector<std::uint64_t> tables = tables_of(s.offset_maps, bytes);
+  const std::vector<std::uint64_t> tables = offset_tables(s.offset_maps, bytes);
   std::vector<std::uint64_t> ends;
   for (std::size_t c = 0; c < s.cycles(); ++c) ends.push_back(s.cycle_begin(c) + s.cycle_size(c) - s.cycle_begin(0));
   const std::vector<Word> start = labelled_words<Word>(layout.geo.total_words());

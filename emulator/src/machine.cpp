@@ -25,16 +25,6 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// All offset maps' byte tables, one block of `bytes` * 256 entries per map.
-std::vector<std::uint64_t> offset_tables(const OffsetMaps& maps, unsigned& bytes) {
-  std::vector<std::uint64_t> all;
-  bytes = 0;
-  for (const NodeOffsetMap& m : maps) {
-    const std::vector<std::uint64_t> t = byte_tables(m, bytes);
-    all.insert(all.end(), t.begin(), t.end());
-  }
-  return all;
-}
 
 }  // namespace
 

@@ -26,6 +26,16 @@ std::string to_string(const Exchange& e) {
   return fmt::format("{{dim {}, addr {}, peer_addr {}{}}}", e.dim, e.addr, e.peer_addr, map);
 }
 
+std::vector<std::uint64_t> offset_tables(const OffsetMaps& maps, unsigned& bytes) {
+  std::vector<std::uint64_t> all;
+  bytes = 0;
+  for (const NodeOffsetMap& m : maps) {
+    const std::vector<std::uint64_t> t = byte_tables(m, bytes);
+    all.insert(all.end(), t.begin(), t.end());
+  }
+  return all;
+}
+
 std::uint64_t apply_offset(const NodeOffsetMap& map, std::uint64_t node) {
   std::uint64_t r = 0;
   for (unsigned k = 0; k < map.size(); ++k)

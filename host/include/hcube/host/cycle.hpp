@@ -21,6 +21,9 @@ using OffsetMaps = std::vector<NodeOffsetMap>;
 
 // L(j) for an offset map.
 std::uint64_t apply_offset(const NodeOffsetMap& map, std::uint64_t node);
+// Every map's byte tables (byte_tables), one block of `bytes` x 256 entries a
+// map, `bytes` the most any map needs: how a backend stages a cycle's maps.
+std::vector<std::uint64_t> offset_tables(const OffsetMaps& maps, unsigned& bytes);
 
 enum class PortModel {
   all_port,  // every dimension may carry up to b exchanges in one cycle
