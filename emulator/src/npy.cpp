@@ -250,6 +250,14 @@ struct Header {
 // parse_header's `total` for a stream whose length is not known yet: the data's length is not checked.
 constexpr std::uint64_t kUnknownTotal = std::numeric_limits<std::uint64_t>::max();
 
+// NumPy refuses a header longer than this (numpy.lib.format's _MAX_HEADER_SIZE).
+constexpr std::uint64_t kMaxHeaderLen = 10000;
+
+std::string header_too_long(std::uint64_t header_len) {
+  return "the .npy header claims " + std::to_string(header_len) + " bytes: allowed at most " +
+         std::to_string(kMaxHeaderLen) + " (NumPy's own limit, max_header_size)";
+}
+
 // Validates everything but copies nothing: the preamble, the header dict, and
 // that exactly the array's bytes follow the header. `bytes` holds the first
 // `size` bytes of a file of `total` bytes (at least the header, when it fits).
@@ -273,6 +281,7 @@ Header parse_header(const unsigned char* bytes, std::size_t size, const std::str
                    std::to_string(major) + ".0 preamble needs " + std::to_string(prefix));
   std::uint64_t header_len = 0;
   for (std::size_t i = length_bytes; i-- > 0;) header_len = header_len << 8 | bytes[kPreambleLen + i];
+  if (header_len > kMaxHeaderLen) fail(what, header_too_long(header_len));
   const std::uint64_t data_offset = prefix + header_len;
   if (data_offset > total || data_offset > size)
     fail(what, "truncated .npy header: the file holds " + std::to_string(total) + " bytes, the header ends at byte " +
@@ -390,10 +399,12 @@ class NpySource {
       if (buf_.size() >= kPreambleLen + length_bytes) {
         std::uint64_t header_len = 0;
         for (std::size_t i = length_bytes; i-- > 0;) header_len = header_len << 8 | buf_[kPreambleLen + i];
-        // Checked before it is read: a 4-byte length may claim 4 GiB.
-        if (header_len > kMaxHeaderLen && std::memcmp(buf_.data(), kMagic, kMagicLen) == 0)
-          fail(path(), "the .npy header claims " + std::to_string(header_len) + " bytes: allowed at most " +
-                          std::to_string(kMaxHeaderLen) + " (NumPy's own limit, max_header_size)");
+        // Checked before it is read (a 4-byte length may claim 4 GiB), after
+        // what parse_header checks first: the magic string and the version.
+        const unsigned major = buf_[kMagicLen], minor = buf_[kMagicLen + 1];
+        if (header_len > kMaxHeaderLen && std::memcmp(buf_.data(), kMagic, kMagicLen) == 0 && minor == 0 &&
+            major >= 1 && major <= 3)
+          fail(path(), header_too_long(header_len));
         fill(kPreambleLen + length_bytes + header_len);
       }
     }
@@ -454,9 +465,6 @@ class NpySource {
   }
 
  private:
-  // NumPy refuses a header longer than this (numpy.lib.format's _MAX_HEADER_SIZE).
-  static constexpr std::uint64_t kMaxHeaderLen = 10000;
-
   // Reads until buf_ holds `want` bytes or the file ends.
   void fill(std::uint64_t want) {
     if (regular()) want = std::min(want, total_);
