@@ -120,6 +120,17 @@ def test_fft_complex64():
     assert np.max(np.abs(got - want)) <= 1e-5 * np.max(np.abs(want))
 
 
+def cyclic(a, procs, block):
+    """The flat array a in cyclic(block) on procs processors, written from the definition: element g
+    is in block b = g // block, owned by processor b mod procs at local position (b // procs) block +
+    g mod block; the rows are N / procs long (any hole stays zero)."""
+    want = np.zeros((procs, a.size // procs), dtype=a.dtype)
+    for g in range(a.size):
+        b = g // block
+        want[b % procs, (b // procs) * block + g % block] = a[g]
+    return want
+
+
 @pytest.mark.parametrize("P,Q,K,x,supers", [(2, 2, 1, 1, 1), (4, 2, 2, 1, 3), (3, 5, 2, 2, 1), (6, 4, 3, 1, 2),
                                               (5, 3, 1, 4, 1)])
 def test_redistribution_places_every_element_by_the_closed_form(P, Q, K, x, supers):
@@ -128,43 +139,26 @@ def test_redistribution_places_every_element_by_the_closed_form(P, Q, K, x, supe
     a = labelled((N,), np.uint64, P + Q)
     out = hcube.redistribute(a, P=P, Q=Q, K=K, x=x)
     assert out.shape == (Q, N // Q) and out.dtype == a.dtype
-    # cyclic(Kx) on Q: element g is in block b = g // (Kx), owned by destination b mod Q at local
-    # position (b // Q) Kx + g mod Kx.
-    want = np.zeros_like(out)
-    for g in range(N):
-        b = g // (K * x)
-        want[b % Q, (b // Q) * K * x + g % (K * x)] = a[g]
-    np.testing.assert_array_equal(out, want)
+    np.testing.assert_array_equal(out, cyclic(a, Q, K * x))
 
 
 @pytest.mark.parametrize("P,Q,K,x", [(2, 2, 1, 1), (4, 2, 2, 1), (3, 5, 2, 2)])
 def test_reverse_redistribution_places_every_element_by_cyclic_x(P, Q, K, x):
-    # Backwards: the P receivers hold cyclic(x): block b = g // x at processor b mod P,
-    # local position (b // P) x + g mod x.
+    # Backwards: the P receivers hold cyclic(x).
     N = 2 * math.lcm(P, K * Q) * x
     a = labelled((N,), np.uint32, P * Q)
     out = hcube.redistribute(a, P=P, Q=Q, K=K, x=x, reverse=True, overlap=True)
     assert out.shape == (P, N // P)
-    want = np.zeros_like(out)
-    for g in range(N):
-        b = g // x
-        want[b % P, (b // P) * x + g % x] = a[g]
-    np.testing.assert_array_equal(out, want)
+    np.testing.assert_array_equal(out, cyclic(a, P, x))
 
 
 @pytest.mark.parametrize("P,Q,x,y", [(2, 3, 2, 3), (3, 2, 4, 6), (4, 4, 6, 4), (5, 3, 2, 2)])
 def test_redistribution_to_any_block_size(P, Q, x, y):
-    # cyclic(y) on Q, written from its definition: element g in block b = g // y, owned by
-    # destination b mod Q at local position (b // Q) y + g mod y.
     N = 2 * math.lcm(P * x, Q * y)
     a = labelled((N,), np.uint32, P + Q)
     out = hcube.redistribute(a, P=P, Q=Q, x=x, y=y)
     assert out.shape == (Q, N // Q)
-    want = np.zeros_like(out)
-    for g in range(N):
-        b = g // y
-        want[b % Q, (b // Q) * y + g % y] = a[g]
-    np.testing.assert_array_equal(out, want)
+    np.testing.assert_array_equal(out, cyclic(a, Q, y))
     with pytest.raises(ValueError, match="give K .* or y .*not both"):
         hcube.redistribute(a, P=P, Q=Q, K=1, x=x, y=y)
     with pytest.raises(ValueError, match="y = 0 out of range"):
