@@ -381,13 +381,7 @@ void run_redistribute_across_ranks(const MachineFlags& mf, const IoFlags& io, co
                                            "that {} ranks hold: allowed --dims {}..40",
                                            pl.n, world().rank_dims(), world().size(), world().rank_dims()));
   const std::size_t wb = info(type).bytes;
-  NpyWordReader reader(file, wb);
-  const RedistElement element = [&](std::uint64_t g, unsigned char* out) {
-    if (file)
-      reader.read(g, out);
-    else
-      write_label(type, g, out);
-  };
+  const RedistElement element = input_elements(file, type);
   DistributedSession s;
   on_every_rank([&] {
     const BackendChoice backend = parse_backend_choice(mf.backend);

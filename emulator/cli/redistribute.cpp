@@ -165,13 +165,7 @@ void run_redistribute(const RedistributeFlags& f) {
   // Element g of the array: the file's (read through a small cache), or its
   // label. The machine is loaded and checked from this, so no copy of the
   // array or image of the machine is held beside it.
-  NpyWordReader from_file(file, wb);
-  const RedistElement element = [&](std::uint64_t g, unsigned char* out) {
-    if (file)
-      from_file.read(g, out);
-    else
-      write_label(type, g, out);
-  };
+  const RedistElement element = input_elements(file, type);
   std::optional<InputFingerprint> streamed;
   if (opened && !file)
     streamed = load_sources(mach, pl, *opened);

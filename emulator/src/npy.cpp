@@ -699,4 +699,11 @@ void NpyWordReader::read(std::uint64_t g, unsigned char* out) {
   std::memcpy(out, base + (g % kWindow) * wb_, wb_);
 }
 
+std::function<void(std::uint64_t, unsigned char*)> input_elements(std::shared_ptr<const NpyFile> file,
+                                                                  ElementType type) {
+  if (!file) return [type](std::uint64_t g, unsigned char* out) { write_label(type, g, out); };
+  auto reader = std::make_shared<NpyWordReader>(std::move(file), info(type).bytes);
+  return [reader](std::uint64_t g, unsigned char* out) { reader->read(g, out); };
+}
+
 }  // namespace hcube

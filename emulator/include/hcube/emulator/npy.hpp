@@ -134,6 +134,11 @@ class NpyWordReader {
   std::vector<std::uint64_t> tag_ = std::vector<std::uint64_t>(kSlots, ~std::uint64_t{0});
 };
 
+// Element g of a command's input: the file's word g (through its own
+// NpyWordReader), or without a file the label g written in `type`.
+std::function<void(std::uint64_t g, unsigned char* out)> input_elements(std::shared_ptr<const NpyFile> file,
+                                                                        ElementType type);
+
 // A .npy file written in pieces through an OutputFile: the header first, then
 // the body at any offset when the target is a regular file (seekable()), else
 // in order. commit() makes it visible; destroying it uncommitted removes it.
