@@ -15,8 +15,7 @@
 # whose source and destination nodes are on different ranks, once.
 set -euo pipefail
 mpiexec=$1 hcube=$2 np=$3 op=$4
-flags=(--oversubscribe)
-[ "$(id -u)" -eq 0 ] && flags+=(--allow-run-as-root)
+source "$(dirname "$0")/mpirun_flags.sh"
 out=$("$mpiexec" "${flags[@]}" -np "$np" "$hcube" bench --op "$op" --log2-words 12 --repeat 2 --type uint64 \
   --json --compare-single)
 python3 - "$np" "$op" "$out" <<'PY'

@@ -12,9 +12,7 @@ mpiexec=$1 hcube=$2 np=$3
 shift 3
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-# Open MPI refuses root without --allow-run-as-root; CI runs as root.
-flags=(--oversubscribe)
-[ "$(id -u)" -eq 0 ] && flags+=(--allow-run-as-root)
+source "$(dirname "$0")/mpirun_flags.sh"
 
 while [ "${1:-}" = "--before" ]; do
   read -r -a before <<<"${2//@DIR@/$dir}"

@@ -10,8 +10,7 @@
 set -uo pipefail
 mpiexec=$1 text=$2
 shift 2
-flags=(--oversubscribe)
-[ "$(id -u)" -eq 0 ] && flags+=(--allow-run-as-root)
+source "$(dirname "$0")/mpirun_flags.sh"
 out=$("$mpiexec" "${flags[@]}" "$@" 2>&1)
 rc=$?
 [ $rc -ne 0 ] || { echo "the job succeeded:"; echo "$out"; exit 1; }

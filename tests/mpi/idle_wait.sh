@@ -12,8 +12,7 @@ set -uo pipefail
 mpiexec=$1 hcube=$2
 shift 2
 S=1.5
-flags=(--oversubscribe)
-[ "$(id -u)" -eq 0 ] && flags+=(--allow-run-as-root)
+source "$(dirname "$0")/mpirun_flags.sh"
 out=$(HCUBE_DEBUG_RANK="1:sleep:$S" "$mpiexec" "${flags[@]}" -x HCUBE_DEBUG_RANK -np 2 \
   bash -c 'TIMEFORMAT="rank $OMPI_COMM_WORLD_RANK cpu %U %S"; time "$0" "$@" >/dev/null' "$hcube" "$@" 2>&1)
 rc=$?

@@ -13,8 +13,7 @@ mpiexec=$1 hcube=$2 np=$3
 shift 3
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-flags=(--oversubscribe)
-[ "$(id -u)" -eq 0 ] && flags+=(--allow-run-as-root)
+source "$(dirname "$0")/mpirun_flags.sh"
 "$hcube" schedule "$@" -o "$dir/s.json" >/dev/null
 "$mpiexec" "${flags[@]}" -np "$np" "$hcube" run --schedule "$dir/s.json" --type uint64 --json >"$dir/run.json"
 python3 - "$np" "$dir/s.json" "$dir/run.json" <<'PY'

@@ -11,8 +11,7 @@
 set -uo pipefail
 mpiexec=$1 hcube=$2 np=$3 rank=$4 how=$5
 shift 5
-flags=(--oversubscribe)
-[ "$(id -u)" -eq 0 ] && flags+=(--allow-run-as-root)
+source "$(dirname "$0")/mpirun_flags.sh"
 start=$(date +%s)
 out=$(HCUBE_DEBUG_RANK="$rank:$how" "$mpiexec" "${flags[@]}" -x HCUBE_DEBUG_RANK -np "$np" "$hcube" "$@" --json 2>&1)
 rc=$?
