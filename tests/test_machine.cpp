@@ -133,6 +133,64 @@ TEST_P(MachineTest, GatherAndScatterThroughABackendBuffer) {
     }
 }
 
+// A distributed machine's words of its exchanges with another rank: packed
+// exchange by exchange, node by node, node j's word addr xor L(j) (peer_addr
+// on the upper side), for tile widths below and above the CPU's run copy,
+// and scattered back to the same places; checked against the global address
+// formula. A buffer too small or an address outside a node is refused.
+TEST_P(MachineTest, ExchangeWordsArePackedNodeByNodeAndLandWhereTheyWereTaken) {
+  const unsigned n = 5, m = 4;
+  const OffsetMaps maps{{3, 5, 6, 9, 12}};  // L(j): the xor of the columns of j's set bits
+  const auto L = [&](std::uint64_t j) {
+    std::uint64_t a = 0;
+    for (unsigned k = 0; k < n; ++k)
+      if ((j >> k) & 1) a ^= maps[0][k];
+    return a;
+  };
+  // Two sets, each touching distinct words on every node: fixed addresses, and node-dependent ones.
+  const std::vector<Cycle> sets{{Exchange(5, 1, 6), Exchange(6, 9, 2), Exchange(5, 14, 14)},
+                                {Exchange(5, 2, 7, 1), Exchange(7, 11, 0, 1)}};
+  for (const ElementType type : {ElementType::u32, ElementType::c128})
+    for (const unsigned t : {0u, 2u, 3u, 5u})
+      for (const Cycle& x : sets)
+        for (const bool upper : {false, true}) {
+          auto mach = make(n, m, type, t);
+          const std::size_t wb = mach->word_bytes();
+          const std::uint64_t at = 3, words = x.size() << n;
+          const auto place = [&](std::size_t e, std::uint64_t j) {
+            return (j << m) | ((upper ? x[e].peer_addr : x[e].addr) ^ (x[e].offset_map != 0 ? L(j) : 0));
+          };
+          Buffer packed = mach->backend().allocate((at + words) * wb);
+          mach->exchange_words(x.data(), x.size(), upper, maps, packed, at, Machine::LocalDirection::gather, "pack");
+          std::vector<unsigned char> got(words * wb);
+          mach->backend().read_storage(packed, at * wb, got.data(), got.size());
+          for (std::size_t e = 0; e < x.size(); ++e)
+            for (std::uint64_t j = 0; j < (1u << n); ++j)
+              ASSERT_EQ(read_label(type, &got[((e << n) + j) * wb]), place(e, j))
+                  << info(type).name << " t=" << t << " e=" << e << " j=" << j << " upper=" << upper;
+          // Other words scattered there: word i of the buffer gets label i + 1000 (u32) and lands at place(e, j).
+          for (std::uint64_t i = 0; i < words; ++i) write_label(type, 1000 + i, &got[i * wb]);
+          mach->backend().write_storage(got.data(), packed, at * wb, got.size());
+          mach->exchange_words(x.data(), x.size(), upper, maps, packed, at, Machine::LocalDirection::scatter, "pack");
+          const std::vector<unsigned char> now = mach->read();
+          std::vector<std::uint64_t> want(mach->geometry().total_words());
+          std::iota(want.begin(), want.end(), 0u);
+          for (std::size_t e = 0; e < x.size(); ++e)
+            for (std::uint64_t j = 0; j < (1u << n); ++j) want[place(e, j)] = 1000 + (e << n) + j;
+          for (std::uint64_t g = 0; g < want.size(); ++g)
+            ASSERT_EQ(read_label(type, &now[g * wb]), want[g]) << info(type).name << " t=" << t << " g=" << g;
+          EXPECT_THROW(mach->exchange_words(x.data(), x.size(), upper, maps, packed, at + 1, Machine::LocalDirection::gather,
+                                            "pack"),
+                       Error);
+        }
+  auto mach = make(n, m);
+  Buffer packed = mach->backend().allocate(std::uint64_t{4} << n);
+  const Exchange outside(5, 16, 0);
+  EXPECT_THROW(mach->exchange_words(&outside, 1, false, {}, packed, 0, Machine::LocalDirection::gather, "pack"), Error);
+  const Exchange no_map(5, 1, 1, 2);
+  EXPECT_THROW(mach->exchange_words(&no_map, 1, false, maps, packed, 0, Machine::LocalDirection::scatter, "pack"), Error);
+}
+
 // store_in_order hands the data over in the user's order, each run where the
 // last ended, a whole tile at a time: what a FIFO or device output needs.
 TEST_P(MachineTest, StoreInOrderIsTheUsersOrderATileAtATime) {

@@ -168,6 +168,26 @@ class BackendImpl final : public Backend {
     policy_.synchronize();
   }
 
+  void exchange_words(Buffer& storage, const Layout& layout, std::size_t wb, const Exchange* exchanges,
+                      std::size_t count, bool upper, const std::vector<std::uint64_t>& offset_tables,
+                      unsigned offset_bytes, Buffer& packed, std::uint64_t at, bool to_packed) override {
+    if (count == 0) return;
+    const auto* ex = static_cast<const Exchange*>(policy_.stage(0, exchanges, count * sizeof(Exchange)));
+    const auto* tables = static_cast<const std::uint64_t*>(
+        policy_.stage(1, offset_tables.data(), offset_tables.size() * sizeof(std::uint64_t)));
+    const kernels::ExchangeWords words{layout, ex, tables, offset_bytes, upper};
+    kernels::dispatch_word(wb, [&](auto w) {
+      using W = decltype(w);
+      auto* mem = static_cast<W*>(storage.data());
+      auto* buffer = static_cast<W*>(packed.data()) + at;
+      if (to_packed)
+        policy_.launch(std::uint64_t{count} << layout.geo.n, kernels::GatherExchangeWordsBody<W>{words, mem, buffer});
+      else
+        policy_.launch(std::uint64_t{count} << layout.geo.n, kernels::ScatterExchangeWordsBody<W>{words, mem, buffer});
+    });
+    policy_.synchronize();
+  }
+
   Buffer allocate_pinned(std::uint64_t bytes) override { return policy_.allocate_pinned(bytes); }
 
   void exchange(Buffer& storage, const Layout& layout, std::size_t wb, const Exchange* exchanges,

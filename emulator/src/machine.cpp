@@ -274,6 +274,36 @@ void Machine::scatter(const std::uint64_t* global, std::uint64_t count, const Bu
   counters_.add_phase(phase, seconds_since(start));
 }
 
+namespace {
+
+// Throws unless the exchanges' words, packed from word `at`, fit in `packed` and their addresses in a node.
+void check_exchange_words(const Geometry& geo, const Exchange* exchanges, std::size_t count, const OffsetMaps& maps,
+                          const Buffer& packed, std::uint64_t at, std::size_t wb, const char* what) {
+  const std::uint64_t words = std::uint64_t{count} << geo.n;
+  if ((at + words) * wb > packed.bytes())
+    throw Error(fmt::format("{} of {} words from word {} of a buffer of {} bytes", what, words, at, packed.bytes()));
+  for (std::size_t e = 0; e < count; ++e) {
+    const Exchange& x = exchanges[e];
+    if (x.addr >= geo.words_per_node() || x.peer_addr >= geo.words_per_node() || x.offset_map > maps.size())
+      throw Error(fmt::format("{}: exchange {} (addresses {}, {}, map {}) is outside the machine's {} words a node "
+                              "and {} maps", what, e, x.addr, x.peer_addr, x.offset_map, geo.words_per_node(),
+                              maps.size()));
+  }
+}
+
+}  // namespace
+
+void Machine::exchange_words(const Exchange* exchanges, std::size_t count, bool upper, const OffsetMaps& maps,
+                             Buffer& packed, std::uint64_t at, LocalDirection direction, const char* phase) {
+  const bool gather = direction == LocalDirection::gather;
+  check_exchange_words(geometry(), exchanges, count, maps, packed, at, word_bytes(), gather ? "gather" : "scatter");
+  unsigned bytes = 0;
+  const std::vector<std::uint64_t> tables = offset_tables(maps, bytes);
+  const auto start = Clock::now();
+  backend_->exchange_words(storage_, layout_, word_bytes(), exchanges, count, upper, tables, bytes, packed, at, gather);
+  counters_.add_phase(phase, seconds_since(start));
+}
+
 void check_labels_fit(const Geometry& geo, ElementType type) {
   const ElementInfo& ti = info(type);
   if (geo.address_bits() > ti.label_bits)
@@ -387,7 +417,11 @@ void Machine::check_geometry(const Schedule& s) const {
     throw Error(fmt::format("schedule is for n = {}, m = {}: the machine has n = {}, m = {}", s.n, s.m, geo.n, geo.m));
 }
 
-void Machine::run_checked_cycles(const Schedule& s, const Progress& progress) {
+void Machine::run_checked_cycles(const Schedule& s, const Progress& progress) { launch_cycles(s, progress, true); }
+
+void Machine::run_cycle_parts(const Schedule& parts) { launch_cycles(parts, {}, false); }
+
+void Machine::launch_cycles(const Schedule& s, const Progress& progress, bool count_cycles) {
   check_geometry(s);
   const Geometry& geo = geometry();
   const std::size_t total = s.cycles(), every = std::max<std::size_t>(1, total / 100);
@@ -404,7 +438,7 @@ void Machine::run_checked_cycles(const Schedule& s, const Progress& progress) {
     ends.clear();
     for (std::size_t c = first; c < last; ++c) {
       ends.push_back(static_cast<std::size_t>(s.cycle_begin(c) + s.cycle_size(c) - s.cycle_begin(first)));
-      account_cycle(cycle_use(geo, s.cycle_begin(c), s.cycle_size(c)));
+      if (count_cycles) account_cycle(cycle_use(geo, s.cycle_begin(c), s.cycle_size(c)));
     }
     // The launches as they happened: a cycle each, or one persistent launch a batch.
     counters_.kernel_launches +=

@@ -21,6 +21,7 @@
 #include "hcube/kernels/cpu/alignment.hpp"
 #include "hcube/kernels/cpu/block_router.hpp"
 #include "hcube/kernels/cpu/exchange.hpp"
+#include "hcube/kernels/cpu/exchange_words.hpp"
 #include "hcube/kernels/cpu/launch.hpp"
 #include "hcube/kernels/cpu/tuning.hpp"
 
@@ -182,6 +183,15 @@ struct CpuPolicy {
   template <class Body>
   void launch(std::uint64_t count, const Body& body) {
     kernels::cpu::launch(count, body);
+  }
+  // A distributed machine's exchange words go a tile's run at a time (kernels/cpu/exchange_words.hpp).
+  template <class W>
+  void launch(std::uint64_t count, const kernels::GatherExchangeWordsBody<W>& body) {
+    kernels::cpu::launch_exchange_words(count, body);
+  }
+  template <class W>
+  void launch(std::uint64_t count, const kernels::ScatterExchangeWordsBody<W>& body) {
+    kernels::cpu::launch_exchange_words(count, body);
   }
   template <class TileBody>
   void launch_tiles(const TileBody& body) {

@@ -14,6 +14,7 @@
 
 #include "hcube/core/error.hpp"
 #include "hcube/emulator/element_type.hpp"
+#include "hcube/host/exchange_rounds.hpp"
 #include "hcube/mpi/world.hpp"
 
 namespace hcube::mpi {
@@ -76,6 +77,14 @@ DistributedMachine::DistributedMachine(const MachineOptions& options, MPI_Comm c
   if (share.tile_dims > share.n) share.tile_dims = share.n;
   local_ = std::make_unique<Machine>(share);
   device_buffers_ = local_->backend().kind() == BackendKind::cpu || cuda_aware();
+  const char* per_cycle = std::getenv("HCUBE_MPI_CYCLE_MESSAGES");
+  cycle_messages_ = per_cycle != nullptr && std::string(per_cycle) == "1";
+  // Ranks that split messages differently would wait for messages never sent.
+  int modes[2] = {cycle_messages_ ? 1 : 0, cycle_messages_ ? 1 : 0};
+  allreduce(&modes[0], 1, MPI_INT, MPI_MIN, comm_);
+  allreduce(&modes[1], 1, MPI_INT, MPI_MAX, comm_);
+  if (modes[0] != modes[1])
+    throw Error("HCUBE_MPI_CYCLE_MESSAGES differs between ranks: set it alike on every rank (mpirun -x)");
   MPI_Type_contiguous(static_cast<int>(local_->word_bytes()), MPI_BYTE, &word_);
   MPI_Type_commit(&word_);
 }
@@ -96,6 +105,14 @@ Buffer& DistributedMachine::sized(Buffer& b, std::uint64_t bytes) {
     b = Buffer();  // the old one goes first
     Backend& backend = local_->backend();
     b = device_buffers_ ? backend.allocate(bytes) : backend.allocate_pinned(bytes);
+  }
+  return b;
+}
+
+Buffer& DistributedMachine::sized_on_backend(Buffer& b, std::uint64_t bytes) {
+  if (b.bytes() < bytes || !b) {
+    b = Buffer();
+    b = local_->backend().allocate(bytes);
   }
   return b;
 }
@@ -130,8 +147,28 @@ void DistributedMachine::run_checked_cycles(const Schedule& s) {
     throw Error(fmt::format("schedule is for n = {}, m = {}: the machine has n = {}, m = {}", s.n, s.m, geo_.n,
                             geo_.m));
   const OffsetMaps local_maps = share_maps(s.offset_maps, geo_.n - r_);
-  for (std::size_t c = 0; c < s.cycles(); ++c)
-    run_on_share(s.cycle_begin(c), s.cycle_size(c), s.offset_maps, local_maps);
+  if (cycle_messages_) {
+    for (std::size_t c = 0; c < s.cycles(); ++c)
+      run_on_share(s.cycle_begin(c), s.cycle_size(c), s.offset_maps, local_maps);
+    return;
+  }
+  run_in_rounds(s, local_maps);
+}
+
+Exchange DistributedMachine::inside_share(Exchange x, const OffsetMaps& maps) const {
+  // Both ends are on this rank, where the map's columns above the share add one constant.
+  if (x.offset_map != 0) {
+    const std::uint64_t high = apply_offset(maps[x.offset_map - 1], first_node());
+    x.addr ^= high;
+    x.peer_addr ^= high;
+  }
+  return x;
+}
+
+void DistributedMachine::count_crossing(std::uint64_t dims, std::size_t exchanges) {
+  const std::uint64_t nodes = bit(geo_.n - r_);
+  remote_links_per_cycle_.push_back(popcount(dims) * nodes);
+  remote_hops_ += exchanges * nodes;
 }
 
 void DistributedMachine::run_on_share(const Exchange* exchanges, std::size_t count, const OffsetMaps& maps,
@@ -140,27 +177,92 @@ void DistributedMachine::run_on_share(const Exchange* exchanges, std::size_t cou
   Cycle inside, across;
   std::uint64_t across_dims = 0;
   for (std::size_t e = 0; e < count; ++e) {
-    Exchange x = exchanges[e];
-    if (x.dim >= local_n) {
-      across.push_back(x);
-      across_dims |= bit(x.dim);
-      continue;
+    if (exchanges[e].dim >= local_n) {
+      across.push_back(exchanges[e]);
+      across_dims |= bit(exchanges[e].dim);
+    } else {
+      inside.push_back(inside_share(exchanges[e], maps));
     }
-    // Both ends are on this rank, where the map's high part is one constant.
-    if (x.offset_map != 0) {
-      const std::uint64_t high = apply_offset(maps[x.offset_map - 1], first_node());
-      x.addr ^= high;
-      x.peer_addr ^= high;
-    }
-    inside.push_back(x);
   }
   // One launch for the exchanges inside the rank (the local machine counts
   // this cycle) while the words that cross to other ranks are in flight: no
   // word is in two exchanges of a cycle, so the two touch different words.
   exchange_between_ranks(across, maps, [&] { local_->run_checked_cycle(inside, local_maps); });
+  count_crossing(across_dims, across.size());
+}
+
+void DistributedMachine::run_in_rounds(const Schedule& s, const OffsetMaps& local_maps) {
+  const unsigned local_n = geo_.n - r_;
   const std::uint64_t nodes = bit(local_n);
-  remote_links_per_cycle_.push_back(popcount(across_dims) * nodes);
-  remote_hops_ += across.size() * nodes;
+  const ExchangeRounds plan = exchange_rounds(s, local_n);
+  std::vector<std::vector<std::size_t>> by_round(plan.rounds);  // exchange indices, in the schedule's order
+  std::vector<std::size_t> cycle_of(s.exchanges());
+  const Exchange* all = s.exchanges() == 0 ? nullptr : s.cycle_begin(0);
+  // The cycles are counted as one machine counts them: the local machine its
+  // part of each, the crossing words and links here.
+  Counters counted;
+  for (std::size_t c = 0, i = 0; c < s.cycles(); ++c) {
+    Cycle inside;
+    std::uint64_t across_dims = 0;
+    std::size_t across = 0;
+    for (std::size_t e = 0; e < s.cycle_size(c); ++e, ++i) {
+      cycle_of[i] = c;
+      by_round[plan.round[i]].push_back(i);
+      if (all[i].dim >= local_n) {
+        across_dims |= bit(all[i].dim);
+        ++across;
+      } else {
+        inside.push_back(all[i]);
+      }
+    }
+    const CycleUse use = cycle_use(local_->geometry(), inside);
+    ++counted.routing_cycles;
+    counted.element_hops += use.element_hops;
+    counted.links_used_per_cycle.push_back(use.links_used);
+    count_crossing(across_dims, across);
+  }
+  counted.bytes_read = counted.bytes_written = counted.element_hops * local_->word_bytes();
+  // A message holds the crossing words of as many of a round's exchanges as a
+  // quarter of the share (send and receive buffers beside the machine), at least one exchange's.
+  const std::uint64_t most =
+      std::max<std::uint64_t>(nodes, std::min<std::uint64_t>(local_->geometry().total_words() / 4, INT_MAX));
+  const Schedule header = [&] {
+    Schedule h;
+    h.n = local_n;
+    h.m = geo_.m;
+    h.offset_maps = local_maps;
+    return h;
+  }();
+  Cycle crossing;
+  for (const std::vector<std::size_t>& round : by_round) {
+    // The round's exchanges inside the rank, cycle by cycle, in one batch of launches.
+    Schedule parts = header;
+    crossing.clear();
+    std::size_t open = s.cycles();
+    for (const std::size_t i : round) {
+      if (all[i].dim >= local_n) {
+        crossing.push_back(all[i]);
+        continue;
+      }
+      if (cycle_of[i] != open) {
+        if (open != s.cycles()) parts.end_cycle();
+        open = cycle_of[i];
+      }
+      parts.add(inside_share(all[i], s.offset_maps));
+    }
+    if (open != s.cycles()) parts.end_cycle();
+    if (parts.cycles() > 0) local_->run_cycle_parts(parts);
+    // Then its crossing exchanges: no other exchange of the round touches their words.
+    for (std::size_t first = 0; first < crossing.size();) {
+      std::size_t last = first + 1;
+      while (last < crossing.size() && (last + 1 - first) * nodes <= most) ++last;
+      const Cycle chunk(crossing.begin() + static_cast<std::ptrdiff_t>(first),
+                        crossing.begin() + static_cast<std::ptrdiff_t>(last));
+      exchange_between_ranks(chunk, s.offset_maps, [] {});
+      first = last;
+    }
+  }
+  local_->add_counters(counted);
 }
 
 void DistributedMachine::before_exchange() {
@@ -183,14 +285,21 @@ void DistributedMachine::before_exchange() {
 void DistributedMachine::exchange(std::vector<Transfer>& transfers, const std::function<void()>& meanwhile) {
   const std::size_t wb = local_->word_bytes();
   std::uint64_t out_words = 0, in_words = 0;
+  const unsigned local_n = geo_.n - r_;
+  const auto sent = [&](const Transfer& t) -> std::uint64_t {
+    return t.exchanges.empty() ? t.send.size() : std::uint64_t{t.exchanges.size()} << local_n;
+  };
+  // Exchange words land where the words sent were.
+  const auto received = [&](const Transfer& t) {
+    return t.exchanges.empty() ? std::uint64_t{t.receive.size()} : sent(t);
+  };
   for (const Transfer& t : transfers) {
-    const std::uint64_t in = t.swap ? t.send.size() : t.receive.size();
-    for (const std::uint64_t words : {static_cast<std::uint64_t>(t.send.size()), in})
+    for (const std::uint64_t words : {sent(t), received(t)})
       if (words > static_cast<std::uint64_t>(INT_MAX))
         throw Error(fmt::format("{} words cross between ranks {} and {} at once: more than one MPI message holds ({})",
                                 words, rank_, t.rank, INT_MAX));
-    out_words += t.send.size();
-    in_words += in;
+    out_words += sent(t);
+    in_words += received(t);
   }
   if (out_words == 0 && in_words == 0) {
     meanwhile();
@@ -205,21 +314,23 @@ void DistributedMachine::exchange(std::vector<Transfer>& transfers, const std::f
   std::vector<MPI_Request> requests;
   std::uint64_t out_at = 0, in_at = 0;
   for (const Transfer& t : transfers) {
-    const std::uint64_t in = t.swap ? t.send.size() : t.receive.size();
+    const std::uint64_t in = received(t), out = sent(t);
     if (in > 0) {
       requests.emplace_back();
       MPI_Irecv(in_bytes + in_at * wb, static_cast<int>(in), word, t.rank, 0, comm_, &requests.back());
       in_at += in;
     }
-    if (!t.send.empty()) {
-      if (device_buffers_)
+    if (out > 0) {
+      if (!t.exchanges.empty())
+        move_exchange_words(t, packed_out, out_at, true);
+      else if (device_buffers_)
         local_->gather(t.send.data(), t.send.size(), packed_out, out_at, "pack");
       else
         local_->gather(t.send.data(), t.send.size(), out_bytes + out_at * wb, "pack");
       requests.emplace_back();
-      MPI_Isend(out_bytes + out_at * wb, static_cast<int>(t.send.size()), word, t.rank, 0, comm_, &requests.back());
-      out_at += t.send.size();
-      traffic_.bytes_sent += t.send.size() * wb;
+      MPI_Isend(out_bytes + out_at * wb, static_cast<int>(out), word, t.rank, 0, comm_, &requests.back());
+      out_at += out;
+      traffic_.bytes_sent += out * wb;
       ++traffic_.messages_sent;
     }
   }
@@ -231,39 +342,52 @@ void DistributedMachine::exchange(std::vector<Transfer>& transfers, const std::f
   local_->add_counters(waited);
   in_at = 0;
   for (const Transfer& t : transfers) {
-    const std::vector<std::uint64_t>& places = t.swap ? t.send : t.receive;
-    if (places.empty()) continue;
-    if (device_buffers_)
-      local_->scatter(places.data(), places.size(), packed_in, in_at, "pack");
+    const std::uint64_t in = received(t);
+    if (in == 0) continue;
+    if (!t.exchanges.empty())
+      move_exchange_words(t, packed_in, in_at, false);
+    else if (device_buffers_)
+      local_->scatter(t.receive.data(), t.receive.size(), packed_in, in_at, "pack");
     else
-      local_->scatter(places.data(), places.size(), in_bytes + in_at * wb, "pack");
-    in_at += places.size();
-    traffic_.bytes_received += places.size() * wb;
+      local_->scatter(t.receive.data(), t.receive.size(), in_bytes + in_at * wb, "pack");
+    in_at += in;
+    traffic_.bytes_received += in * wb;
   }
+}
+
+void DistributedMachine::move_exchange_words(const Transfer& t, Buffer& packed, std::uint64_t at, bool out) {
+  const std::size_t count = t.exchanges.size();
+  const Machine::LocalDirection way = out ? Machine::LocalDirection::gather : Machine::LocalDirection::scatter;
+  if (device_buffers_) {
+    local_->exchange_words(t.exchanges.data(), count, t.upper, crossing_maps_, packed, at, way, "pack");
+    return;
+  }
+  // Through the backend's staging buffer to and from the page-locked one (DMA copies).
+  const std::size_t wb = local_->word_bytes();
+  const std::uint64_t bytes = (std::uint64_t{count} << (geo_.n - r_)) * wb;
+  Buffer& staged = sized_on_backend(staging_, bytes);
+  auto* host = static_cast<unsigned char*>(packed.data()) + at * wb;
+  if (!out) local_->backend().write_storage(host, staged, 0, bytes);
+  local_->exchange_words(t.exchanges.data(), count, t.upper, crossing_maps_, staged, 0, way, "pack");
+  if (out) local_->backend().read_storage(staged, 0, host, bytes);
 }
 
 void DistributedMachine::exchange_between_ranks(const Cycle& across, const OffsetMaps& maps,
                                                 const std::function<void()>& meanwhile) {
   const unsigned local_n = geo_.n - r_;
-  const std::uint64_t nodes = bit(local_n), K = geo_.words_per_node();
+  crossing_maps_ = share_maps(maps, local_n);
   // One transfer a rank dimension, kept from cycle to cycle with the capacity of its list.
   transfers_.resize(r_);
   for (unsigned b = 0; b < r_; ++b) {
     Transfer& t = transfers_[b];
-    t.send.clear();
+    t.exchanges.clear();
     t.rank = rank_ ^ (1 << b);
-    t.swap = true;
     // The rank with the bit clear holds the exchanges' `addr` side. Both ranks
-    // list the words exchange by exchange, node by node: word k of one
+    // pack the words exchange by exchange, node by node: word k of one
     // message is the partner of word k of the other.
-    const bool upper = ((rank_ >> b) & 1) != 0;
-    for (const Exchange& x : across) {
-      if (x.dim != local_n + b) continue;
-      const NodeOffsetMap* map = x.offset_map != 0 ? &maps[x.offset_map - 1] : nullptr;
-      const std::uint64_t addr = upper ? x.peer_addr : x.addr;
-      for (std::uint64_t j = 0; j < nodes; ++j)
-        t.send.push_back(j * K + (addr ^ (map != nullptr ? apply_offset(*map, first_node() + j) : 0)));
-    }
+    t.upper = ((rank_ >> b) & 1) != 0;
+    for (const Exchange& x : across)
+      if (x.dim == local_n + b) t.exchanges.push_back(inside_share(x, maps));
   }
   exchange(transfers_, meanwhile);
 }
@@ -412,6 +536,10 @@ void DistributedMachine::permute_address_bits(const std::vector<unsigned>& to) {
     return;
   }
   before_exchange();
+  if (local_->backend().kind() == BackendKind::cpu) {
+    exchange_chunks_from_storage(to, A, B, send_to, receive_from);
+    return;
+  }
   {
     Buffer& out = sized(send_buffer_, local_->bytes());
     Buffer& in = sized(receive_buffer_, local_->bytes());
@@ -449,6 +577,68 @@ void DistributedMachine::permute_address_bits(const std::vector<unsigned>& to) {
       if (receive_from[c] != rank_) traffic_.bytes_received += chunk * wb;
     }
   }
+}
+
+void DistributedMachine::exchange_chunks_from_storage(const std::vector<unsigned>& to, const std::vector<unsigned>& A,
+                                                      const std::vector<unsigned>& B, const std::vector<int>& send_to,
+                                                      const std::vector<int>& receive_from) {
+  const Layout& layout = local_->layout();
+  const unsigned l = layout.geo.address_bits(), s = static_cast<unsigned>(A.size()), low = l - s;
+  const std::size_t wb = local_->word_bytes();
+  const std::uint64_t chunk = bit(low);
+  // Chunk c: the words whose A bits are c's, in storage order. Its storage
+  // bits without A's, from the lowest, are the bits of a word's place in the
+  // message; each goes where its address bit goes.
+  std::vector<unsigned> address_of(l), a_storage;
+  for (unsigned i = 0; i < l; ++i) address_of[layout.storage_bit(i)] = i;
+  for (const unsigned a : A) a_storage.push_back(layout.storage_bit(a));
+  std::vector<unsigned> sorted = a_storage;
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<unsigned> second(l);
+  unsigned v = 0;
+  for (unsigned bit_at = 0; bit_at < l; ++bit_at)
+    if (!std::binary_search(sorted.begin(), sorted.end(), bit_at)) second[v++] = to[address_of[bit_at]];
+  for (unsigned k = 0; k < s; ++k) second[low + k] = to[B[k]];
+  // The datatype: runs of the storage bits below the lowest A bit, repeated
+  // over the bits between A bits (hvectors whose stride skips the A bit).
+  MPI_Datatype chunk_type;
+  const unsigned run_bits = sorted.empty() ? l : sorted[0];
+  MPI_Type_contiguous(static_cast<int>(bit(run_bits)), word_, &chunk_type);
+  for (std::size_t k = 0; k < sorted.size(); ++k) {
+    const unsigned next = k + 1 < sorted.size() ? sorted[k + 1] : l;
+    MPI_Datatype outer;
+    MPI_Type_create_hvector(static_cast<int>(bit(next - sorted[k] - 1)), 1,
+                            static_cast<MPI_Aint>(bit(sorted[k] + 1) * wb), chunk_type, &outer);
+    MPI_Type_free(&chunk_type);
+    chunk_type = outer;
+  }
+  MPI_Type_commit(&chunk_type);
+  Buffer& in = sized(receive_buffer_, local_->bytes());
+  const auto* storage = static_cast<const unsigned char*>(local_->storage_data());
+  auto* received = static_cast<unsigned char*>(in.data());
+  std::vector<MPI_Request> requests;
+  const auto start = Clock::now();
+  for (std::uint64_t c = 0; c < bit(s); ++c) {
+    requests.emplace_back();
+    MPI_Irecv(received + c * chunk * wb, static_cast<int>(chunk), word_, receive_from[c], 1, comm_, &requests.back());
+  }
+  for (std::uint64_t c = 0; c < bit(s); ++c) {
+    std::uint64_t first = 0;  // the chunk's first word: its A bits set as c's
+    for (unsigned k = 0; k < s; ++k) first |= ((c >> k) & 1) << a_storage[k];
+    requests.emplace_back();
+    MPI_Isend(storage + first * wb, 1, chunk_type, send_to[c], 1, comm_, &requests.back());
+    if (send_to[c] != rank_) {
+      traffic_.bytes_sent += chunk * wb;
+      ++traffic_.messages_sent;
+    }
+    if (receive_from[c] != rank_) traffic_.bytes_received += chunk * wb;
+  }
+  wait_all(static_cast<int>(requests.size()), requests.data());
+  Counters waited;
+  waited.add_phase("ranks", std::chrono::duration<double>(Clock::now() - start).count());
+  local_->add_counters(waited);
+  MPI_Type_free(&chunk_type);
+  local_->load_permuted(second, in);
 }
 
 Counters DistributedMachine::counters() const {

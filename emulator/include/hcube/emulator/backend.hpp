@@ -118,6 +118,14 @@ class Backend {
                                  std::size_t word_bytes, Buffer& packed, std::uint64_t at) = 0;
   virtual void scatter_words_from(Buffer& storage, const std::uint64_t* index, std::uint64_t count,
                                   std::size_t word_bytes, const Buffer& packed, std::uint64_t at) = 0;
+  // The words of `count` exchanges along node dimensions above the storage's
+  // own (a distributed machine's exchanges with another rank) packed into
+  // `packed` from word `at` on, exchange by exchange, node by node
+  // (kernels/gather_words.hpp, ExchangeWords), or with `to_packed` false
+  // put back from it. One launch; the words are in place when the call returns.
+  virtual void exchange_words(Buffer& storage, const Layout& layout, std::size_t word_bytes, const Exchange* exchanges,
+                              std::size_t count, bool upper, const std::vector<std::uint64_t>& offset_tables,
+                              unsigned offset_bytes, Buffer& packed, std::uint64_t at, bool to_packed) = 0;
   // Host memory for words a distributed machine sends through the host:
   // page-locked on CUDA (cudaHostAlloc), so that the copies between it and
   // the device run as DMA at the bus's speed (cudaMemcpyAsync); plain host

@@ -79,6 +79,10 @@ class Machine {
 
   const Geometry& geometry() const { return layout_.geo; }
   const Layout& layout() const { return layout_; }
+  // The words in storage order (layout()), in the backend's memory: what a
+  // distributed machine on the CPU hands MPI to read with a datatype, with no
+  // pass to pack them. Valid until the next step that reallocates the storage.
+  const void* storage_data() const { return storage_.data(); }
   ElementType type() const { return type_; }
   std::size_t word_bytes() const { return info(type_).bytes; }
   std::uint64_t bytes() const { return geometry().total_words() * word_bytes(); }
@@ -144,6 +148,20 @@ class Machine {
   void scatter(const std::uint64_t* global, std::uint64_t count, const Buffer& packed, std::uint64_t at,
                const char* phase);
 
+  // Which way a step moves words between the machine and a table or buffer.
+  enum class LocalDirection { gather, scatter };
+
+  // The words of exchanges along node dimensions above this machine's own (a
+  // distributed machine's exchanges with another rank: the maps' columns
+  // above the share folded into the addresses, `maps` the share's columns),
+  // exchange by exchange, node by node: node j's word addr xor L(j), or
+  // peer_addr xor L(j) with `upper`, at word at + e 2^n + j of `packed` (a
+  // buffer of the machine's memory), gathered into it or scattered from it.
+  // Throws hcube::Error, before moving anything, for an address outside a
+  // node or a buffer too small.
+  void exchange_words(const Exchange* exchanges, std::size_t count, bool upper, const OffsetMaps& maps, Buffer& packed,
+                      std::uint64_t at, LocalDirection direction, const char* phase);
+
   // Primitive 1: checks the cycle against the port rules, then one launch.
   void run_cycle(const Cycle& cycle, const PortRules& rules = {}, const OffsetMaps& maps = {});
   // The same for a cycle that has passed check_cycle (and maps check_offset_maps) already.
@@ -156,6 +174,10 @@ class Machine {
   void check_geometry(const Schedule& schedule) const;
   // The same for a schedule that has passed check_schedule already.
   void run_checked_cycles(const Schedule& schedule, const Progress& progress = {});
+  // The same for cycles that are parts of cycles counted elsewhere (a
+  // distributed machine's, split at the words that cross between ranks): their
+  // launches and time count here, their cycles, words and links do not.
+  void run_cycle_parts(const Schedule& parts);
   // Primitive 2: in place for an involution (an xor map, a swap of bit
   // fields), through a scratch buffer otherwise.
   void align(const AffineMap& map);
@@ -185,7 +207,6 @@ class Machine {
   // entries a node: gather, block f takes block table(f); scatter, block f
   // goes to block table(f). Checked as above (a bit a block of one node's
   // region); the scratch is the region's words, unless the machine has one.
-  enum class LocalDirection { gather, scatter };
   void permute_local(const BlockTable& table, std::uint64_t blocks, const LocalRegion& region,
                      LocalDirection direction);
   // permute_address_bits(to) and read(dst) in one pass (into the scratch, then
@@ -245,6 +266,7 @@ class Machine {
 
  private:
   void account_launch(const char* phase, double seconds);
+  void launch_cycles(const Schedule& schedule, const Progress& progress, bool count_cycles);
   // The region's node count, checked against the machine.
   std::uint64_t region_nodes(const LocalRegion& region) const;
   // route()'s and route_blocks()' counts: one launch of `steps` router steps.

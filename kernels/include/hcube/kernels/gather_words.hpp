@@ -6,6 +6,10 @@
 
 #include <cstdint>
 
+#include "hcube/core/bits.hpp"
+#include "hcube/core/exchange.hpp"
+#include "hcube/core/layout.hpp"
+#include "hcube/kernels/alignment.hpp"
 #include "hcube/kernels/word.hpp"
 
 namespace hcube::kernels {
@@ -26,6 +30,45 @@ struct ScatterWordsBody {
   const Word* in;
 
   HCUBE_HD void operator()(std::uint64_t i) const { storage[index[i]] = in[i]; }
+};
+
+// The words of exchanges along node dimensions above the storage's own (a
+// distributed machine's exchanges with another rank), in the packed order
+// both ranks use: word e 2^n + j is node j's word of exchange e, at addr
+// (peer_addr on the `upper` side, whose rank bit is set) xor the offset map's L(j).
+struct ExchangeWords {
+  Layout layout;
+  const Exchange* exchanges;
+  const std::uint64_t* offset_tables;  // map k at (k-1) * offset_bytes * 256
+  unsigned offset_bytes;
+  bool upper;
+
+  HCUBE_HD std::uint64_t index(std::uint64_t i) const {
+    const std::uint64_t j = i & low_mask(layout.geo.n);
+    const Exchange x = exchanges[i >> layout.geo.n];
+    std::uint64_t a = upper ? x.peer_addr : x.addr;
+    if (x.offset_map != 0)
+      a ^= AffineView::lookup(offset_tables + std::uint64_t{x.offset_map - 1} * offset_bytes * 256, offset_bytes, j);
+    return layout.index(j, a);
+  }
+};
+
+template <class Word>
+struct GatherExchangeWordsBody {
+  ExchangeWords words;
+  const Word* storage;
+  Word* out;
+
+  HCUBE_HD void operator()(std::uint64_t i) const { out[i] = storage[words.index(i)]; }
+};
+
+template <class Word>
+struct ScatterExchangeWordsBody {
+  ExchangeWords words;
+  Word* storage;
+  const Word* in;
+
+  HCUBE_HD void operator()(std::uint64_t i) const { storage[words.index(i)] = in[i]; }
 };
 
 }  // namespace hcube::kernels

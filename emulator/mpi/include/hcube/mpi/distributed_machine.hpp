@@ -5,7 +5,9 @@
 // single machine checks them, and run them on the local share: an exchange
 // along a node dimension below n - r and every alignment stay inside the rank;
 // an exchange along a rank dimension sends exactly the words that cross it,
-// one message per partner rank per cycle.
+// at most one message per partner rank per cycle: a schedule's cycles run in
+// rounds (host/exchange_rounds.hpp), each round's crossing words in one
+// message per partner.
 #pragma once
 
 #include <mpi.h>
@@ -65,8 +67,15 @@ class DistributedMachine {
   // One routing cycle that passed check_cycle on the global geometry (and
   // maps check_offset_maps). Collective.
   void run_checked_cycle(const Cycle& cycle, const OffsetMaps& maps = {});
-  // Every cycle of a schedule that passed check_schedule, in order. Collective.
+  // Every cycle of a schedule that passed check_schedule. Collective. The
+  // exchanges run in the rounds of exchange_rounds (with r rank dimensions
+  // an AAPC takes r + 1), each round's crossing words in one message per
+  // partner rank (several where they fill more than a quarter of the share);
+  // with HCUBE_MPI_CYCLE_MESSAGES=1 in the environment, cycle by cycle, one
+  // message per partner rank per cycle. The result and the counters are the same.
   void run_checked_cycles(const Schedule& schedule);
+  // Whether run_checked_cycles sends one message per partner rank per cycle (HCUBE_MPI_CYCLE_MESSAGES=1).
+  bool cycle_messages() const { return cycle_messages_; }
   // A global alignment step (checked as Machine::align checks it), run on
   // this rank's nodes alone: the node bits it reads above the share are constant here.
   void align(const AlignmentStep& step);
@@ -102,18 +111,35 @@ class DistributedMachine {
  private:
   // One cycle: `maps` the global offset maps, `local_maps` their columns on the share's node bits.
   void run_on_share(const Exchange* exchanges, std::size_t count, const OffsetMaps& maps, const OffsetMaps& local_maps);
+  // A schedule's cycles in the rounds of exchange_rounds.
+  void run_in_rounds(const Schedule& schedule, const OffsetMaps& local_maps);
+  // An exchange along a node dimension of the share, its offset map's columns above the share folded into its addresses.
+  Exchange inside_share(Exchange x, const OffsetMaps& maps) const;
+  // A cycle's words and links across rank dimensions on this rank, added to the local machine's by counters().
+  void count_crossing(std::uint64_t dims, std::size_t exchanges);
   // Words to and from one partner rank: the local addresses (in the share's
   // numbering) of the words sent, in order, and of the places the words
-  // received land at; `swap`: they land where the words sent were.
+  // received land at. Or, where `exchanges` is not empty, the words of
+  // exchanges along a rank dimension (their maps' columns above the share
+  // folded into their addresses), swapped: node by node, the `addr` side's on
+  // the rank whose bit is clear, the `peer_addr` side's (`upper`) on the other.
   struct Transfer {
     int rank = 0;
     std::vector<std::uint64_t> send, receive;
-    bool swap = false;
+    Cycle exchanges;
+    bool upper = false;
   };
+
   // One message each way per transfer that has words (MPI_Isend/MPI_Irecv,
   // all at once): the words sent are gathered first, `meanwhile` runs while
   // they are in flight, the words received are scattered last.
   void exchange(std::vector<Transfer>& transfers, const std::function<void()>& meanwhile);
+  // permute_address_bits on a CPU rank: MPI reads each partner's chunk (the
+  // words whose A bits name it) straight out of the storage through a
+  // datatype, so one local pass (after the exchange) remains of the two.
+  void exchange_chunks_from_storage(const std::vector<unsigned>& to, const std::vector<unsigned>& A,
+                                    const std::vector<unsigned>& B, const std::vector<int>& send_to,
+                                    const std::vector<int>& receive_from);
   // The rank that holds a global node.
   int rank_of(std::uint64_t node) const { return static_cast<int>(node >> (geo_.n - r_)); }
   // Before every exchange between ranks: the fault HCUBE_DEBUG_RANK asks this
@@ -134,16 +160,24 @@ class DistributedMachine {
   std::uint64_t remote_hops_ = 0;
   RankTraffic traffic_;
   bool exchanged_ = false;  // before_exchange ran once
+  bool cycle_messages_ = false;
   MPI_Datatype word_ = MPI_DATATYPE_NULL;  // one word of the machine's type, for every message
   std::vector<Transfer> transfers_;        // a cycle's, kept with their capacity for the next
+  OffsetMaps crossing_maps_;               // the share's columns of the maps of transfers_' exchanges
   // The words out and in of an exchange or of permute_address_bits, kept for
   // the next call (fresh pages cost more than the copy into them): in the
   // local machine's own memory when MPI takes it (device_buffers_: the CPU,
   // or CUDA under a CUDA-aware MPI), else page-locked host memory.
   bool device_buffers_ = true;
   Buffer send_buffer_, receive_buffer_;
-  // `b` holding at least `bytes` (made anew when smaller).
+  Buffer staging_;  // on the backend: the exchanges' words on their way to and from page-locked buffers
+  // `b` holding at least `bytes` (made anew when smaller): where MPI reads and
+  // writes (the backend's memory or page-locked host memory), or the backend's.
   Buffer& sized(Buffer& b, std::uint64_t bytes);
+  Buffer& sized_on_backend(Buffer& b, std::uint64_t bytes);
+  // A transfer's exchange words into the buffer MPI sends from (`out`), at
+  // word `at`, or out of the one it received into.
+  void move_exchange_words(const Transfer& t, Buffer& packed, std::uint64_t at, bool out);
 };
 
 // The alignment a rank runs on its share: the same map on the low `local_n`
