@@ -101,7 +101,8 @@ HCUBE_ON_EVERY_BACKEND(AapcSequence);
 // Corollary 2, on the schedules: pipelined Alg. 1 and Alg. 3 take exactly
 // d ceil(K/2d) + (s-1)d and K/2 + (s-1)(d + K/2 mod d) cycles; Alg. 4 takes
 // K/2 + (s-1)d whenever d divides K/2. Where it does not, pipelining pairs
-// cannot reach span d (docs/multi-aapc.md) and Alg. 4 pipelines as Alg. 3.
+// cannot reach span d (docs/multi-aapc.md) and Alg. 4 pipelines as Alg. 3,
+// but for d = 3 on K = 8, where a SAT solver's schedule does better.
 TEST(Corollary2, PipelinedCycleCounts) {
   for (unsigned d = 1; d <= 6; ++d)
     for (unsigned m = d; m <= d + 2; ++m)
@@ -113,7 +114,12 @@ TEST(Corollary2, PipelinedCycleCounts) {
           const ScheduleStats st = check_schedule(sch);  // legal, clash-free on every node (exact GF(2) test)
           SCOPED_TRACE(testing::Message() << "algorithm " << static_cast<int>(alg) << ", d = " << d << ", m = " << m
                                           << ", s = " << s);
-          if (alg != AapcAlgorithm::alg4 || half % d == 0) {
+          if (alg == AapcAlgorithm::alg4 && d == 3 && m == 3 && s > 1) {
+            // The SAT solver's 6-cycle schedule two AAPCs at a time (no word is farther than
+            // 6 dimensions from its destination), Algorithm 4 alone for an odd last axis.
+            EXPECT_EQ(st.cycles, 3 * s + s % 2);
+            EXPECT_EQ(st.cycles + (s + 1) % 2, corollary2_cycles(alg, d, m, s));
+          } else if (alg != AapcAlgorithm::alg4 || half % d == 0) {
             EXPECT_EQ(st.cycles, corollary2_cycles(alg, d, m, s));
           } else {
             EXPECT_EQ(st.cycles, corollary2_cycles(AapcAlgorithm::alg3, d, m, s));

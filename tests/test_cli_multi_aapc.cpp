@@ -126,7 +126,13 @@ TEST_F(CliMultiAapc, CyclesMeetThePaperCounts) {
         EXPECT_EQ(j["permutation"], "generalized-shuffle");
         EXPECT_FALSE(j.contains("trace"));
         const std::uint64_t cycles = j["cycles"];
-        if (alg == 4 && !sequential && half % k.d != 0) {
+        if (alg == 4 && !sequential && k.d == 3 && k.m == 3) {
+          // The SAT solver's two-AAPC schedule (tests/data/corollary2/): 6 cycles, one fewer.
+          EXPECT_EQ(cycles, 3 * k.s);
+          EXPECT_EQ(cycles + 1, bound);
+          ASSERT_TRUE(j["note"].is_string());
+          EXPECT_TRUE(contains(j["note"], "SAT solver")) << j["note"];
+        } else if (alg == 4 && !sequential && half % k.d != 0) {
           // Alg. 4 then pipelines with Alg. 3's pair schedule: more than Corollary 2.
           EXPECT_GT(cycles, bound);
           EXPECT_EQ(cycles, corollary2(3, k.d, k.m, k.s));
@@ -140,9 +146,9 @@ TEST_F(CliMultiAapc, CyclesMeetThePaperCounts) {
 }
 
 TEST_F(CliMultiAapc, ProseShowsTheBoundAndTheAlg4Note) {
-  // d = 3 does not divide K/2 = 4: 4 + (3 + 1) = 8 cycles against Corollary 2's 4 + 3 = 7.
-  const std::string over = ok({"multi-aapc", "--axes", "2", "--dims", "3"});
-  EXPECT_TRUE(contains(over, "8 routing cycles (paper: 7, Corollary 2)")) << over;
+  // d = 3 does not divide K/2 = 8: 8 + (3 + 2) = 13 cycles against Corollary 2's 8 + 3 = 11.
+  const std::string over = ok({"multi-aapc", "--axes", "2", "--dims", "3", "--mem-dims", "4"});
+  EXPECT_TRUE(contains(over, "13 routing cycles (paper: 11, Corollary 2)")) << over;
   EXPECT_TRUE(contains(over, "(a_2,a_1|a_0) -> (a_1,a_0|a_2)")) << over;
   EXPECT_TRUE(contains(over, "verified against the reference: yes")) << over;
   std::size_t notes = 0;
@@ -154,6 +160,12 @@ TEST_F(CliMultiAapc, ProseShowsTheBoundAndTheAlg4Note) {
       EXPECT_TRUE(contains(line, "docs/multi-aapc.md")) << line;
     }
   EXPECT_EQ(notes, 1u) << over;
+
+  // K = 8: the SAT solver's schedule, one cycle fewer than Corollary 2, and the note says so.
+  const std::string under = ok({"multi-aapc", "--axes", "2", "--dims", "3"});
+  EXPECT_TRUE(contains(under, "6 routing cycles (paper: 7, Corollary 2)")) << under;
+  EXPECT_TRUE(contains(under, "note: 6 cycles, 1 fewer than Corollary 2's 7")) << under;
+  EXPECT_TRUE(contains(under, "scripts/corollary2_sat.py")) << under;
 
   // d = 2 divides K/2: Corollary 2 exactly, no note; sequential: s times Table 6.
   const std::string met = ok({"multi-aapc", "--axes", "3", "--dims", "2", "--mem-dims", "3"});

@@ -309,7 +309,13 @@ TEST_P(ConcurrentRun, UnequalOrdersWithAlgorithms3And4) {
         const std::uint64_t a1 = run_unequal(AapcAlgorithm::alg1, dims, m, pipelined);
         const std::uint64_t a3 = run_unequal(AapcAlgorithm::alg3, dims, m, pipelined);
         const std::uint64_t a4 = run_unequal(AapcAlgorithm::alg4, dims, m, pipelined);
-        EXPECT_EQ(a4, std::min(a1, a3));
+        if (pipelined && m == dims[0] && (dims == std::vector<unsigned>{3, 2} || dims == std::vector<unsigned>{2, 1})) {
+          // The SAT solver's schedules (tests/data/corollary2/): the farthest word's distance.
+          EXPECT_EQ(a4, dims[0] + dims[1]);
+          EXPECT_LT(a4, std::min(a1, a3));
+        } else {
+          EXPECT_EQ(a4, std::min(a1, a3));
+        }
         // Every channel of the last axis is busy K/2 / d_s cycles at best, and pipelining
         // cannot start it before a pair has crossed the earlier axes' dimensions.
         std::uint64_t before = 0;

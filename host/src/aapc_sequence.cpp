@@ -8,6 +8,7 @@
 #include <map>
 #include <numeric>
 
+#include "found_sequences.hpp"
 #include "hcube/core/error.hpp"
 
 namespace hcube {
@@ -93,6 +94,18 @@ PairMoves pair_moves(AapcAlgorithm alg, unsigned w, unsigned m) {
   return pm;
 }
 
+// A schedule of axes of unequal orders, without cycles.
+Schedule unequal_header(const AapcSequenceOptions& o, unsigned m) {
+  Schedule seq;
+  seq.algorithm = std::to_string(static_cast<int>(o.algorithm));
+  seq.d = o.dims[0];
+  seq.m = m;
+  seq.axes = static_cast<unsigned>(o.dims.size());
+  seq.axis_dims = o.dims;
+  seq.n = std::accumulate(o.dims.begin(), o.dims.end(), 0u);
+  return seq;
+}
+
 // Sec. 4.1 on axes of orders d_1 >= d_2 >= ...: every AAPC moves complement
 // pairs of the low d_1 bits (a d_1-complement pair is a d_i-complement pair in
 // its low d_i bits, so any pair schedule of order d_i serves), and pair p may
@@ -105,15 +118,9 @@ PairMoves pair_moves(AapcAlgorithm alg, unsigned w, unsigned m) {
 Schedule compose_unequal(const AapcSequenceOptions& o, unsigned m, const std::vector<AapcAlgorithm>& algs) {
   const std::vector<unsigned>& w = o.dims;
   const unsigned d1 = w[0], s_axes = static_cast<unsigned>(w.size());
-  Schedule seq;
-  seq.algorithm = std::to_string(static_cast<int>(o.algorithm));
-  seq.d = d1;
-  seq.m = m;
-  seq.axes = s_axes;
-  seq.axis_dims = w;
+  Schedule seq = unequal_header(o, m);
   std::vector<unsigned> offset(s_axes, 0);
   for (unsigned u = 1; u < s_axes; ++u) offset[u] = offset[u - 1] + w[u - 1];
-  seq.n = offset.back() + w.back();
   for (unsigned i = 0; i < s_axes; ++i)
     for (unsigned b = 0; b < w[i]; ++b) seq.offset_maps.push_back(pair_flip(w, i, b, d1));
   const std::uint64_t pairs = bit(m - 1);
@@ -165,6 +172,14 @@ Schedule make_unequal_sequence(const AapcSequenceOptions& o, unsigned m) {
     throw Error("axes of unequal order run with --algorithm 1, 3 or 4: Algorithm 2's span is K/2");
   if (!o.order.empty()) throw Error("axes of unequal order run in the order 0, 1, ..., s-1 only");
   if (o.algorithm != AapcAlgorithm::alg4) return compose_unequal(o, m, std::vector<AapcAlgorithm>(o.dims.size(), o.algorithm));
+  // Orders 3,2 and 3,1 on K = 8, 2,1 on K = 4: the solver's schedules, no cycle more than needed.
+  if (const found::Sequence* f = o.pipelined ? found::sequence(o.dims, m) : nullptr) {
+    Schedule seq = unequal_header(o, m);
+    std::vector<unsigned> axes(o.dims.size());
+    std::iota(axes.begin(), axes.end(), 0u);
+    found::append(seq, *f, axes, o.dims);
+    return seq;
+  }
   std::vector<AapcAlgorithm> mixed;
   for (unsigned w : o.dims) mixed.push_back(bit(m - 1) % w == 0 ? AapcAlgorithm::alg1 : AapcAlgorithm::alg3);
   Schedule best = compose_unequal(o, m, mixed);
@@ -224,6 +239,26 @@ Schedule make_aapc_sequence(const AapcSequenceOptions& o) {
   if (s_axes == 1) return make_aapc_schedule(AapcOptions{o.algorithm, d, d, m, o.lines});
   std::uint64_t lag = one.cycles();
   const std::vector<unsigned> widths(s_axes, d);
+  // d = 3 on K = 8: two AAPCs at a time by the solver's 6-cycle schedule (Corollary 2 counts 7),
+  // pair after pair, and Algorithm 4 alone for an odd last axis: 3s cycles, 3s + 1 for odd s,
+  // against Corollary 2's 3s + 1 and the pair pipeline's 4s.
+  if (o.pipelined && o.algorithm == AapcAlgorithm::alg4)
+    if (const found::Sequence* two = found::sequence({d, d}, m)) {
+      for (unsigned t = 0; t + 1 < s_axes; t += 2) found::append(seq, *two, {order[t], order[t + 1]}, widths);
+      if (s_axes % 2 == 1) {
+        const Schedule last = make_aapc_schedule(AapcOptions{AapcAlgorithm::alg4, d, d, m, o.lines});
+        seq.offset_maps.push_back(other_axes(widths, order.back()));
+        const auto map = static_cast<std::uint32_t>(seq.offset_maps.size());
+        for (std::size_t c = 0; c < last.cycles(); ++c) {
+          for (std::size_t e = 0; e < last.cycle_size(c); ++e) {
+            const Exchange& x = last.cycle_begin(c)[e];
+            seq.add(Exchange{x.dim + order.back() * d, x.addr, x.addr, map});
+          }
+          seq.end_cycle();
+        }
+      }
+      return seq;
+    }
   if (o.pipelined) {
     lag = max_pair_span(one);
     for (unsigned t = 0; t < s_axes; ++t)
