@@ -370,28 +370,24 @@ Session open_session(const MachineFlags& mf, const IoFlags& io, std::shared_ptr<
   return s;
 }
 
+void trace_state(const IoFlags& io, nlohmann::json& trace, const Geometry& geo, ElementType type,
+                 const std::vector<unsigned char>& words, const std::string& name) {
+  if (io.json)
+    trace.push_back({{"step", name}, {"state", state_json(geo, type, words)}});
+  else
+    std::cout << format_memory(geo, type, words, name == "initial" ? "initial state" : "after " + name) << "\n";
+}
+
 void begin_trace(Session& s, const IoFlags& io) {
   if (!io.json && !s.backend_note.empty()) std::cout << "backend " << s.backend_note << "\n";
-  if (!io.trace) return;
-  const Geometry& geo = s.machine->geometry();
-  const std::vector<unsigned char>& words = expected_words(s);
-  if (io.json)
-    s.trace.push_back({{"step", "initial"}, {"state", state_json(geo, s.machine->type(), words)}});
-  else
-    std::cout << format_memory(geo, s.machine->type(), words, "initial state") << "\n";
+  if (io.trace) trace_state(io, s.trace, s.machine->geometry(), s.machine->type(), expected_words(s), "initial");
 }
 
 namespace {
 
 // With --trace: the state after a step, as JSON or a printed table.
 void record_step(Session& s, const IoFlags& io, const std::string& name) {
-  if (!io.trace) return;
-  const Geometry& geo = s.machine->geometry();
-  const std::vector<unsigned char>& words = expected_words(s);
-  if (io.json)
-    s.trace.push_back({{"step", name}, {"state", state_json(geo, s.machine->type(), words)}});
-  else
-    std::cout << format_memory(geo, s.machine->type(), words, "after " + name) << "\n";
+  if (io.trace) trace_state(io, s.trace, s.machine->geometry(), s.machine->type(), expected_words(s), name);
 }
 
 }  // namespace
@@ -545,69 +541,51 @@ nlohmann::json exchanges_json(const Cycle& cycle) {
   return j;
 }
 
-namespace {
+OriginView::OriginView(const Geometry& geo, bool on) : geo_(geo), on_(on) {
+  if (!on_) return;
+  origin_.resize(geo.total_words() * kWord);
+  for (std::uint64_t g = 0; g < geo.total_words(); ++g) std::memcpy(&origin_[g * kWord], &g, kWord);
+  std::cout << "Each cell is node.addr of the word's starting place; * marks a word the step moved.\n\n";
+  print("initial state", {});
+}
 
+void OriginView::advance(const AddressMap& dest, const std::string& title) {
+  if (!on_) return;
+  std::vector<unsigned char> next = reference_permute(origin_, kWord, geo_.total_words(), dest);
+  print(title, next);
+  origin_ = std::move(next);
+}
 
-// The teaching view of --trace: each cell shows where its word started,
-// "node.addr", and '*' marks the words the step moved.
-class OriginView {
- public:
-  OriginView(const Geometry& geo, bool on) : geo_(geo), on_(on) {
-    if (!on_) return;
-    origin_.resize(geo.total_words() * kWord);
-    for (std::uint64_t g = 0; g < geo.total_words(); ++g) std::memcpy(&origin_[g * kWord], &g, kWord);
-    std::cout << "Each cell is node.addr of the word's starting place; * marks a word the step moved.\n\n";
-    print("initial state", {});
+std::uint64_t OriginView::at(const std::vector<unsigned char>& v, std::uint64_t g) const {
+  std::uint64_t o = 0;
+  std::memcpy(&o, &v[g * kWord], kWord);
+  return o;
+}
+
+void OriginView::print(const std::string& title, const std::vector<unsigned char>& state) {
+  const std::vector<unsigned char>& now = state.empty() ? origin_ : state;
+  const std::uint64_t total = geo_.total_words(), K = geo_.words_per_node();
+  std::vector<std::string> cells(total);
+  std::size_t width = 1;
+  for (std::uint64_t g = 0; g < total; ++g) {
+    const std::uint64_t o = at(now, g);
+    cells[g] = fmt::format("{}.{}", geo_.node_of(o), geo_.local_of(o));
+    width = std::max(width, cells[g].size());
   }
-
-  void advance(const AddressMap& dest, const std::string& title) {
-    if (!on_) return;
-    std::vector<unsigned char> next = reference_permute(origin_, kWord, geo_.total_words(), dest);
-    print(title, next);
-    origin_ = std::move(next);
-  }
-
- private:
-  static constexpr std::size_t kWord = sizeof(std::uint64_t);
-
-  std::uint64_t at(const std::vector<unsigned char>& v, std::uint64_t g) const {
-    std::uint64_t o = 0;
-    std::memcpy(&o, &v[g * kWord], kWord);
-    return o;
-  }
-
-  // Prints `state` (the current one when empty), marking words that differ from the current one.
-  void print(const std::string& title, const std::vector<unsigned char>& state) {
-    const std::vector<unsigned char>& now = state.empty() ? origin_ : state;
-    const std::uint64_t total = geo_.total_words(), K = geo_.words_per_node();
-    std::vector<std::string> cells(total);
-    std::size_t width = 1;
-    for (std::uint64_t g = 0; g < total; ++g) {
-      const std::uint64_t o = at(now, g);
-      cells[g] = fmt::format("{}.{}", geo_.node_of(o), geo_.local_of(o));
-      width = std::max(width, cells[g].size());
+  const std::size_t node_w = std::max<std::size_t>(4, fmt::format("{}", geo_.nodes() - 1).size());
+  std::string out = title + "\n" + fmt::format("{:>{}} |", "node", node_w);
+  for (std::uint64_t a = 0; a < K; ++a) out += fmt::format(" {:>{}} ", a, width);
+  out += "\n" + std::string(node_w + 1, '-') + "+" + std::string(K * (width + 2), '-') + "\n";
+  for (std::uint64_t j = 0; j < geo_.nodes(); ++j) {
+    out += fmt::format("{:>{}} |", j, node_w);
+    for (std::uint64_t a = 0; a < K; ++a) {
+      const std::uint64_t g = geo_.global(j, a);
+      out += fmt::format(" {:>{}}{}", cells[g], width, !state.empty() && at(now, g) != at(origin_, g) ? '*' : ' ');
     }
-    const std::size_t node_w = std::max<std::size_t>(4, fmt::format("{}", geo_.nodes() - 1).size());
-    std::string out = title + "\n" + fmt::format("{:>{}} |", "node", node_w);
-    for (std::uint64_t a = 0; a < K; ++a) out += fmt::format(" {:>{}} ", a, width);
-    out += "\n" + std::string(node_w + 1, '-') + "+" + std::string(K * (width + 2), '-') + "\n";
-    for (std::uint64_t j = 0; j < geo_.nodes(); ++j) {
-      out += fmt::format("{:>{}} |", j, node_w);
-      for (std::uint64_t a = 0; a < K; ++a) {
-        const std::uint64_t g = geo_.global(j, a);
-        out += fmt::format(" {:>{}}{}", cells[g], width, !state.empty() && at(now, g) != at(origin_, g) ? '*' : ' ');
-      }
-      out += "\n";
-    }
-    std::cout << out << "\n";
+    out += "\n";
   }
-
-  Geometry geo_;
-  bool on_;
-  std::vector<unsigned char> origin_;
-};
-
-}  // namespace
+  std::cout << out << "\n";
+}
 
 double run_verified(Session& s, const IoFlags& io, const Job& job,
                     const std::function<double(const Machine::Progress&)>& run) {

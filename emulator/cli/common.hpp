@@ -143,6 +143,29 @@ Session open_session(const MachineFlags& mf, const IoFlags& io, std::shared_ptr<
                      bool needs_words = false);
 // Says which backend auto chose and, with --trace, shows the initial state.
 void begin_trace(Session& s, const IoFlags& io);
+// With --trace: the state `words` after step `name` ("initial": before any),
+// appended to `trace` (--json) or printed as a node x address table.
+void trace_state(const IoFlags& io, nlohmann::json& trace, const Geometry& geo, ElementType type,
+                 const std::vector<unsigned char>& words, const std::string& name);
+
+// The teaching view of a job's --trace: each cell shows where its word started,
+// "node.addr", and '*' marks the words the step moved. Needs no words: it
+// follows the steps' destinations. `on` false: prints nothing.
+class OriginView {
+ public:
+  OriginView(const Geometry& geo, bool on);
+  void advance(const AddressMap& dest, const std::string& title);
+
+ private:
+  static constexpr std::size_t kWord = sizeof(std::uint64_t);
+  std::uint64_t at(const std::vector<unsigned char>& v, std::uint64_t g) const;
+  // Prints `state` (the current one when empty), marking words that differ from the current one.
+  void print(const std::string& title, const std::vector<unsigned char>& state);
+
+  Geometry geo_;
+  bool on_;
+  std::vector<unsigned char> origin_;
+};
 
 // hcube::run_step, then with --trace the state recorded (--json) or printed.
 void run_step(Session& s, const IoFlags& io, const std::string& name, const AddressMap& dest,

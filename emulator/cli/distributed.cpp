@@ -59,9 +59,6 @@ void check_output_across_ranks(const IoFlags& io) {
 
 // The flags' checks under mpirun, and --input opened (null: the labels) with the machine's type.
 std::pair<std::shared_ptr<const NpyFile>, ElementType> checked_input(const MachineFlags& mf, const IoFlags& io) {
-  if (io.trace)
-    throw mpi::CollectiveError("--trace prints the whole state after every step: not across MPI ranks yet; run "
-                               "without mpirun");
   check_output_across_ranks(io);
   std::shared_ptr<const NpyFile> file;
   if (!io.input.empty()) {
@@ -75,6 +72,8 @@ std::pair<std::shared_ptr<const NpyFile>, ElementType> checked_input(const Machi
       element_type(mf, file ? std::optional<ElementType>(file->type()) : std::nullopt, io.input);
   const Geometry geo = make_geometry(mf.n, mf.m);
   if (file) check_machine_shape(file->type(), file->shape(), io.input, geo.n, geo.m, type);
+  // A traced state is gathered on rank 0 (trace_ranks): only a small machine's.
+  check_trace_size(io, geo.n, geo.m);
   return {std::move(file), type};
 }
 
@@ -189,6 +188,67 @@ void write_indexed(const DistributedSession& s, const IoFlags& io, const std::ve
 // The slowest rank's seconds.
 double slowest(double seconds) { return mpi::slowest(seconds, world().comm()); }
 
+// --trace under mpirun: the state after step `name` ("initial": before any)
+// gathered on rank 0 in global address order (a traced machine holds at most
+// kMaxTraceWords words: check_trace_size), which prints it or records it in
+// `trace` as one process does. Collective; nothing without --trace.
+void trace_ranks(const DistributedSession& s, const IoFlags& io, nlohmann::json& trace, const std::string& name) {
+  if (!io.trace) return;
+  const mpi::DistributedMachine& mach = *s.machine;
+  const std::size_t wb = mach.local().word_bytes();
+  const std::uint64_t first = mach.first_word();
+  std::vector<unsigned char> share(mach.local().bytes());
+  mach.store_runs([&](std::uint64_t g, std::uint64_t words, const void* src) {
+    std::memcpy(&share[(g - first) * wb], src, words * wb);
+  });
+  const bool root = world().rank() == 0;
+  std::vector<unsigned char> all(root ? share.size() * mach.ranks() : 0);
+  const int bytes = static_cast<int>(share.size());
+  MPI_Request request;
+  MPI_Igather(share.data(), bytes, MPI_BYTE, all.data(), bytes, MPI_BYTE, 0, world().comm(), &request);
+  mpi::wait(request);
+  if (root) trace_state(io, trace, mach.geometry(), mach.local().type(), all, name);
+}
+
+// A traced job (aapc, run, multi-aapc, permute by a schedule) step by step as
+// run_job traces it on one machine: each step run, verified on every rank and
+// shown, as the teaching view of where every word started (OriginView, rank 0;
+// it needs no words) or, with --json, as the gathered state. Then the whole
+// result is checked against the job's formula from the start. This rank's seconds.
+double run_traced_job(DistributedSession& s, const IoFlags& io, const Job& job, nlohmann::json& trace) {
+  const Schedule& sch = job.schedule;
+  const Geometry& geo = s.machine->geometry();
+  if (sch.n != geo.n || sch.m != geo.m)
+    throw Error(fmt::format("schedule is for n = {}, m = {}: the machine has n = {}, m = {}", sch.n, sch.m, geo.n,
+                            geo.m));
+  check_schedule(sch);
+  std::optional<OriginView> view;
+  if (!io.json) view.emplace(geo, prints_results());
+  if (io.json) trace_ranks(s, io, trace, "initial");
+  const AddressMap initial = s.placed;
+  double seconds = 0;
+  for_each_job_step(job, geo, [&](const TraceStep& t, const AlignmentStep* align) {
+    const auto start = std::chrono::steady_clock::now();
+    if (align != nullptr)
+      s.machine->align(*align);
+    else
+      s.machine->run_checked_cycle(*t.cycle, sch.offset_maps);
+    seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    mpi::advance_reference(s, t.destination);
+    world().agree(mpi::check_share(s, t.name));
+    if (view) {
+      view->advance(t.destination, t.title);
+      return;
+    }
+    trace_ranks(s, io, trace, t.name);
+    if (!prints_results()) return;
+    if (t.cycle != nullptr) trace.back()["exchanges"] = exchanges_json(*t.cycle);
+    if (t.after_aapc != 0) trace.back()["after_aapc"] = t.after_aapc;
+  });
+  s.placed = initial;
+  return seconds;
+}
+
 // What crossed between ranks into `j` (bytes_between_ranks,
 // messages_between_ranks, rank_traffic); returns the two totals.
 std::pair<std::uint64_t, std::uint64_t> add_traffic(nlohmann::json& j, const std::vector<mpi::RankTraffic>& traffic) {
@@ -210,10 +270,13 @@ std::pair<std::uint64_t, std::uint64_t> add_traffic(nlohmann::json& j, const std
 // counters), "verified", and what crossed between ranks.
 // `data`: the data's geometry when the machine is larger (a plan that embeds
 // the data in a machine of its own geometry), which JSON's n and m name.
+// `trace`: the states --trace --json recorded (rank 0).
 void report(const DistributedSession& s, const IoFlags& io, nlohmann::json j, const std::string& summary,
-            bool verified, const Counters& counters, const std::optional<Geometry>& data = std::nullopt) {
+            bool verified, const Counters& counters, const std::optional<Geometry>& data = std::nullopt,
+            const nlohmann::json& trace = nlohmann::json::array()) {
   const std::vector<mpi::RankTraffic> traffic = s.machine->all_traffic();
   if (!prints_results()) return;
+  if (io.trace && io.json && !j.contains("trace")) j["trace"] = trace;
   const mpi::DistributedMachine& mach = *s.machine;
   const Machine& local = mach.local();
   j.update(machine_json(s.backend_note, data ? *data : mach.geometry(), local.type(), local.backend(),
@@ -239,11 +302,12 @@ void run_job_across_ranks(const MachineFlags& mf, const IoFlags& io, const Job& 
   DistributedSession s = open_share(mf, io);
   // Every rank holds its share: from here on the ranks exchange words.
   world().agree();
-  const double seconds = slowest(mpi::run_job_schedule(s, job));
+  nlohmann::json trace = nlohmann::json::array();
+  const double seconds = slowest(io.trace ? run_traced_job(s, io, job, trace) : mpi::run_job_schedule(s, job));
   world().agree(mpi::check_job(s, job));
   write_shares(s, io);
   const Counters counters = s.machine->counters();
-  report(s, io, fields(counters, seconds), summary(counters, seconds), verified, counters);
+  report(s, io, fields(counters, seconds), summary(counters, seconds), verified, counters, std::nullopt, trace);
 }
 
 void run_cycles_across_ranks(const MachineFlags& mf, const IoFlags& io, const std::vector<Cycle>& cycles,
@@ -251,13 +315,16 @@ void run_cycles_across_ranks(const MachineFlags& mf, const IoFlags& io, const st
   DistributedSession s = open_share(mf, io);
   world().agree();
   const Geometry& geo = s.machine->geometry();
+  nlohmann::json trace = nlohmann::json::array();
+  trace_ranks(s, io, trace, "initial");
   for (std::size_t c = 0; c < cycles.size(); ++c) {
     s.machine->run_checked_cycle(cycles[c]);
     mpi::advance_reference(s, cycle_destination(geo, cycles[c]));
     world().agree(mpi::check_share(s, fmt::format("routing cycle {}", c)));
+    trace_ranks(s, io, trace, fmt::format("routing cycle {}", c));
   }
   write_shares(s, io);
-  report(s, io, fields, summary, true, s.machine->counters());
+  report(s, io, fields, summary, true, s.machine->counters(), std::nullopt, trace);
 }
 
 void run_sdp_plan_across_ranks(const MachineFlags& mf, const IoFlags& io, const SdpPlan& plan,
@@ -334,43 +401,46 @@ DistributedStep alignment_step(const AffineMap& map) {
   return [map](mpi::DistributedMachine& m) { m.align(AlignmentStep(map)); };
 }
 
-void run_step_across_ranks(const MachineFlags& mf, const IoFlags& io, const std::string& what,
+void run_step_across_ranks(const MachineFlags& mf, const IoFlags& io, const std::string& name,
                            const AddressMap& destination, const DistributedStep& step, const JobFields& fields,
                            const JobSummary& summary) {
   DistributedSession s = open_share(mf, io);
   world().agree();
+  nlohmann::json trace = nlohmann::json::array();
+  trace_ranks(s, io, trace, "initial");
   const auto start = std::chrono::steady_clock::now();
   step(*s.machine);
   const double seconds =
       slowest(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   mpi::advance_reference(s, destination);
-  world().agree(mpi::check_share(s, what));
+  world().agree(mpi::check_share(s, "the " + name));
+  trace_ranks(s, io, trace, name);
   write_shares(s, io);
   const Counters counters = s.machine->counters();
-  report(s, io, fields(counters, seconds), summary(counters, seconds), true, counters);
+  report(s, io, fields(counters, seconds), summary(counters, seconds), true, counters, std::nullopt, trace);
 }
 
 void run_route_across_ranks(const MachineFlags& mf, const IoFlags& io, const RouterStep& step,
                             const RouterLimits& limits, const RouteFields& fields, const RouteSummary& summary) {
   DistributedSession s = open_share(mf, io);
   world().agree();
+  nlohmann::json trace = nlohmann::json::array();
+  trace_ranks(s, io, trace, "initial");
   const auto start = std::chrono::steady_clock::now();
   const RouterStepReport rep = s.machine->route(step, limits);
   const double seconds =
       slowest(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   world().agree(mpi::check_share_drawn(s, route_source(s.machine->geometry(), step), "the router step"));
+  trace_ranks(s, io, trace, "router step");
   write_shares(s, io);
   nlohmann::json j = fields(rep);
   j["seconds"] = seconds;
-  report(s, io, j, summary(rep), true, s.machine->counters());
+  report(s, io, j, summary(rep), true, s.machine->counters(), std::nullopt, trace);
 }
 
 void run_redistribute_across_ranks(const MachineFlags& mf, const IoFlags& io, const RedistributePlan& plan,
                                    ElementType type, const std::shared_ptr<const NpyFile>& file,
                                    const RedistributeFields& fields, const std::string& summary) {
-  if (io.trace)
-    throw mpi::CollectiveError("--trace prints every step's messages from one machine: not across MPI ranks yet; run "
-                               "without mpirun");
   if (!io.input.empty() && !file)
     throw mpi::CollectiveError(fmt::format("--input {}: under mpirun every rank reads its own elements, so it must be "
                                            "a regular file (not a pipe or FIFO)",

@@ -49,7 +49,8 @@ using DistributedStep = std::function<void(mpi::DistributedMachine&)>;
 // The steps, made where the distributed machine is a complete type.
 DistributedStep fused_permutation_step(const std::vector<unsigned>& to);  // DistributedMachine::permute_address_bits
 DistributedStep alignment_step(const AffineMap& map);                     // DistributedMachine::align
-void run_step_across_ranks(const MachineFlags& mf, const IoFlags& io, const std::string& what,
+// `name`: the step's, as one machine's trace names it ("alignment").
+void run_step_across_ranks(const MachineFlags& mf, const IoFlags& io, const std::string& name,
                            const AddressMap& destination, const DistributedStep& step, const JobFields& fields,
                            const JobSummary& summary);
 // route: the router step across the ranks (DistributedMachine::route), each

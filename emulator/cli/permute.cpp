@@ -141,13 +141,18 @@ Job job_for(const SdpProblem& r, const SdpPlan& plan) {
              AffineAddressMap::permute_bits(perm.to)};
 }
 
-// Runs and verifies the plan; the seconds.
-double run_plan(Session& s, const IoFlags& io, const Job& job, const SdpPlan& plan) {
-  if (runs_as_schedule(plan)) return run_job(s, io, job);
-  if (io.trace)
+// A plan on a machine of its own geometry (A1', the extended cube) is not traced.
+void check_traceable(const IoFlags& io, const SdpPlan& plan) {
+  if (io.trace && !runs_as_schedule(plan))
     throw Error(fmt::format("--trace is not available for {}: it runs on a machine of its own geometry (n = {}, m = "
                             "{}); save the schedule instead",
                             plan.algorithm, plan.schedule.n, plan.schedule.m));
+}
+
+// Runs and verifies the plan; the seconds.
+double run_plan(Session& s, const IoFlags& io, const Job& job, const SdpPlan& plan) {
+  if (runs_as_schedule(plan)) return run_job(s, io, job);
+  check_traceable(io, plan);
   return run_verified(s, io, job, [&](const Machine::Progress& progress) {
     return run_sdp_plan(*s.machine, plan, progress).seconds;
   });
@@ -213,7 +218,7 @@ void add_permute(CLI::App& app, const ResultSink& sink) {
                            seconds);
       };
       if (distributed()) {
-        run_step_across_ranks(data_flags(r, f->machine), io, "the fused permutation", destination,
+        run_step_across_ranks(data_flags(r, f->machine), io, "fused permutation", destination,
                               fused_permutation_step(perm.to), fields, summary);
         return;
       }
@@ -269,6 +274,7 @@ void add_permute(CLI::App& app, const ResultSink& sink) {
     if (distributed()) {
       // A plan that is one schedule runs as aapc's jobs do; A1' and the extended
       // cube on a machine of their own geometry, spread over the ranks too.
+      check_traceable(io, *chosen.plan);
       if (runs_as_schedule(*chosen.plan))
         run_job_across_ranks(data_flags(r, f->machine), io, job, fields, summary_of);
       else

@@ -96,7 +96,7 @@ void add_align(CLI::App& app) {
     const nlohmann::json fields = {{"command", "align"}, {"map", map.describe()}, {"in_place", map.is_pure_xor()}};
     if (distributed()) {
       run_step_across_ranks(
-          f->machine, f->io, "the alignment", alignment_destination(map), alignment_step(map),
+          f->machine, f->io, "alignment", alignment_destination(map), alignment_step(map),
           [&](const Counters&, double seconds) {
             nlohmann::json j = fields;
             j["seconds"] = seconds;

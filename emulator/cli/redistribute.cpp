@@ -152,11 +152,31 @@ void run_redistribute(const RedistributeFlags& f) {
             {"verified_by", "words"},  // a stream's run: "fingerprint"
             {"seconds", rep.seconds}};
   };
+  // --trace in prose: every step's messages and the blocks they carry.
+  const auto step_lines = [&] {
+    std::string text;
+    for (std::size_t t = 0; t < sch.steps.size(); ++t) {
+      text += fmt::format("  step {}:", t);
+      for (const RedistMessage& m : sch.steps[t]) text += fmt::format(" {}->{} [{}]", m.src, m.dst, fmt::join(m.blocks, ","));
+      text += "\n";
+    }
+    return text;
+  };
   if (distributed()) {
+    // The trace is the schedule's messages; the states of the staged run that
+    // one process records for hcube animate are not gathered across ranks.
+    const std::string summary = fmt::format("redistribute {}{}: N = {} elements, the {} schedule, {} router steps",
+                                            describe(r), r.reverse ? " reversed" : "", r.N, sch.name,
+                                            plan.schedule().steps.size());
+    if (f.io.trace && !f.io.json && prints_results()) fmt::print("{}", step_lines());
     run_redistribute_across_ranks(
-        f.machine, f.io, plan, type, file, fields,
-        fmt::format("redistribute {}{}: N = {} elements, the {} schedule, {} router steps", describe(r),
-                    r.reverse ? " reversed" : "", r.N, sch.name, plan.schedule().steps.size()));
+        f.machine, f.io, plan, type, file,
+        [&](const RedistributionReport& rep, const Backend& backend) {
+          nlohmann::json j = fields(rep, backend);
+          if (f.io.trace) j["trace"] = trace();
+          return j;
+        },
+        summary);
     return;
   }
   const std::size_t wb = info(type).bytes;
@@ -225,12 +245,7 @@ void run_redistribute(const RedistributeFlags& f) {
   fmt::print("{} schedule: {} steps (every schedule needs at least {}), largest message {} elements, contention {}\n",
              sch.name, st.steps, st.partners, st.max_message, st.contention);
   fmt::print("modelled cost (t_s = {}, t_c = {}): {}\n", f.ts, tc, st.modelled_cost(f.ts, tc));
-  if (f.io.trace)
-    for (std::size_t t = 0; t < sch.steps.size(); ++t) {
-      std::string line = fmt::format("  step {}:", t);
-      for (const RedistMessage& m : sch.steps[t]) line += fmt::format(" {}->{} [{}]", m.src, m.dst, fmt::join(m.blocks, ","));
-      fmt::print("{}\n", line);
-    }
+  if (f.io.trace) fmt::print("{}", step_lines());
   fmt::print("schedule computed in {:.6f} s; ran in {:.6f} s on the {} backend ({} launches: pack, {} router steps, "
              "unpack), n = {}, m = {}\n",
              schedule_seconds, rep.seconds, to_string(mach.backend().kind()), rep.launches, st.steps, pl.n, pl.m);

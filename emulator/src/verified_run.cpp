@@ -297,20 +297,32 @@ namespace {
 double run_traced(Session& s, const Job& job, const StepObserver& observer) {
   Machine& mach = *s.machine;
   const Schedule& sch = job.schedule;
-  const Geometry geo = mach.geometry();
-  const auto step = [&](TraceStep t, const std::function<void(Machine&)>& act) {
-    run_step(s, t.name, t.destination, act);
+  for_each_job_step(job, mach.geometry(), [&](const TraceStep& t, const AlignmentStep* align) {
+    run_step(s, t.name, t.destination, [&](Machine& m) {
+      if (align != nullptr)
+        m.align(*align);
+      else
+        m.run_cycle(*t.cycle, sch.rules, sch.offset_maps);
+    });
     if (observer) observer(s, t);
-  };
+  });
+  const Counters& k = mach.counters();
+  return k.phase_seconds("routing") + k.phase_seconds("alignment");
+}
+
+}  // namespace
+
+void for_each_job_step(const Job& job, const Geometry& geo, const JobStepVisitor& visit) {
+  const Schedule& sch = job.schedule;
   const std::vector<AlignmentStep> pre = schedule_pre_alignment(sch, job.f);
   for (std::size_t k = 0; k < pre.size(); ++k)
-    step(TraceStep{k == 0 ? "pre-alignment" : fmt::format("pre-alignment {}", k + 1),
-                   k == 0 ? "after the pre-alignment " +
-                                (job.pre_text.empty() ? alignment_text(sch.pre, job.f, true) : job.pre_text)
-                          : "after the pre-alignment of the rotated rows (local addresses " +
-                                fmt::format("{}..{}", pre[k].lo, pre[k].end() - 1) + ")",
-                   alignment_destination(pre[k]), nullptr, 0},
-         [&](Machine& m) { m.align(pre[k]); });
+    visit(TraceStep{k == 0 ? "pre-alignment" : fmt::format("pre-alignment {}", k + 1),
+                    k == 0 ? "after the pre-alignment " +
+                                 (job.pre_text.empty() ? alignment_text(sch.pre, job.f, true) : job.pre_text)
+                           : "after the pre-alignment of the rotated rows (local addresses " +
+                                 fmt::format("{}..{}", pre[k].lo, pre[k].end() - 1) + ")",
+                    alignment_destination(pre[k]), nullptr, 0},
+          &pre[k]);
   for (std::size_t c = 0; c < sch.cycles(); ++c) {
     const Cycle cycle = sch.cycle(c);
     std::string title = fmt::format("after routing cycle {} of {}: {}", c, sch.cycles(), exchanges_text(cycle));
@@ -320,25 +332,21 @@ double run_traced(Session& s, const Job& job, const StepObserver& observer) {
       title += fmt::format("\nafter AAPC {} of {}", aapc, sch.cycles() / job.aapc_cycles);
       if (aapc <= job.aapc_notes.size()) title += ": " + job.aapc_notes[aapc - 1];
     }
-    step(TraceStep{fmt::format("routing cycle {}", c), title, cycle_destination(geo, cycle, sch.offset_maps), &cycle,
-                   aapc},
-         [&](Machine& m) { m.run_cycle(cycle, sch.rules, sch.offset_maps); });
+    visit(TraceStep{fmt::format("routing cycle {}", c), title, cycle_destination(geo, cycle, sch.offset_maps), &cycle,
+                    aapc},
+          nullptr);
   }
   const std::vector<AlignmentStep> post = schedule_post_alignment(sch, job.g);
   for (std::size_t k = 0; k < post.size(); ++k)
-    step(TraceStep{k + 1 == post.size() ? "post-alignment" : fmt::format("post-alignment {}", k + 1),
-                   k + 1 == post.size()
-                       ? "after the post-alignment " +
-                             (job.post_text.empty() ? alignment_text(sch.post, job.g, false) : job.post_text)
-                       : "after the post-alignment of the rotated rows (local addresses " +
-                             fmt::format("{}..{}", post[k].lo, post[k].end() - 1) + ")",
-                   alignment_destination(post[k]), nullptr, 0},
-         [&](Machine& m) { m.align(post[k]); });
-  const Counters& k = mach.counters();
-  return k.phase_seconds("routing") + k.phase_seconds("alignment");
+    visit(TraceStep{k + 1 == post.size() ? "post-alignment" : fmt::format("post-alignment {}", k + 1),
+                    k + 1 == post.size()
+                        ? "after the post-alignment " +
+                              (job.post_text.empty() ? alignment_text(sch.post, job.g, false) : job.post_text)
+                        : "after the post-alignment of the rotated rows (local addresses " +
+                              fmt::format("{}..{}", post[k].lo, post[k].end() - 1) + ")",
+                    alignment_destination(post[k]), nullptr, 0},
+          &post[k]);
 }
-
-}  // namespace
 
 namespace {
 

@@ -110,6 +110,13 @@ struct TraceStep {
 };
 using StepObserver = std::function<void(Session&, const TraceStep&)>;
 
+// The job's schedule as a traced run takes it, step by step: its pre-alignments,
+// cycles and post-alignments, each named and described (TraceStep) with the
+// alignment (`align`) or the cycle (`step.cycle`, run with the schedule's rules and
+// offset maps) that makes it. On one machine (run_job) or across ranks.
+using JobStepVisitor = std::function<void(const TraceStep& step, const AlignmentStep* align)>;
+void for_each_job_step(const Job& job, const Geometry& geo, const JobStepVisitor& visit);
+
 struct RunOptions {
   // Step by step, each step verified against its own reference and shown to the observer.
   bool trace = false;
