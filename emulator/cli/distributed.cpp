@@ -218,10 +218,7 @@ void trace_ranks(const DistributedSession& s, const IoFlags& io, nlohmann::json&
 double run_traced_job(DistributedSession& s, const IoFlags& io, const Job& job, nlohmann::json& trace) {
   const Schedule& sch = job.schedule;
   const Geometry& geo = s.machine->geometry();
-  if (sch.n != geo.n || sch.m != geo.m)
-    throw Error(fmt::format("schedule is for n = {}, m = {}: the machine has n = {}, m = {}", sch.n, sch.m, geo.n,
-                            geo.m));
-  check_schedule(sch);
+  mpi::check_job_schedule(s, job);
   std::optional<OriginView> view;
   if (!io.json) view.emplace(geo, prints_results());
   if (io.json) trace_ranks(s, io, trace, "initial");

@@ -75,14 +75,19 @@ std::string check_share_drawn(const DistributedSession& s, const AddressMap& fro
   return {};
 }
 
-double run_job_schedule(DistributedSession& s, const Job& job) {
+void check_job_schedule(const DistributedSession& s, const Job& job) {
   const Schedule& sch = job.schedule;
   const Geometry& geo = s.machine->geometry();
   if (sch.n != geo.n || sch.m != geo.m)
     throw Error(fmt::format("schedule is for n = {}, m = {}: the machine has n = {}, m = {}", sch.n, sch.m, geo.n,
                             geo.m));
-  // Every check before the first word moves, as run_schedule makes them.
   check_schedule(sch);
+}
+
+double run_job_schedule(DistributedSession& s, const Job& job) {
+  const Schedule& sch = job.schedule;
+  // Every check before the first word moves, as run_schedule makes them.
+  check_job_schedule(s, job);
   const std::vector<AlignmentStep> pre = schedule_pre_alignment(sch, job.f);
   const std::vector<AlignmentStep> post = schedule_post_alignment(sch, job.g);
   const auto start = std::chrono::steady_clock::now();
