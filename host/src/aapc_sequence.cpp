@@ -172,7 +172,7 @@ Schedule make_unequal_sequence(const AapcSequenceOptions& o, unsigned m) {
     throw Error("axes of unequal order run with --algorithm 1, 3 or 4: Algorithm 2's span is K/2");
   if (!o.order.empty()) throw Error("axes of unequal order run in the order 0, 1, ..., s-1 only");
   if (o.algorithm != AapcAlgorithm::alg4) return compose_unequal(o, m, std::vector<AapcAlgorithm>(o.dims.size(), o.algorithm));
-  // Orders 3,2 and 3,1 on K = 8, 2,1 on K = 4: the solver's schedules, no cycle more than needed.
+  // Orders 3,2, 3,1, 3,2,2 and 3,3,2 on K = 8, 2,1 on K = 4: the solver's schedules, the fewest cycles.
   if (const found::Sequence* f = o.pipelined ? found::sequence(o.dims, m) : nullptr) {
     Schedule seq = unequal_header(o, m);
     std::vector<unsigned> axes(o.dims.size());
