@@ -9,6 +9,8 @@
 #include <map>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <numeric>
 #include <string>
 #include <thread>
 
@@ -616,22 +618,45 @@ void DistributedMachine::exchange_chunks_from_storage(const std::vector<unsigned
   Buffer& in = sized(receive_buffer_, local_->bytes());
   const auto* storage = static_cast<const unsigned char*>(local_->storage_data());
   auto* received = static_cast<unsigned char*>(in.data());
+  const auto chunk_start = [&](std::uint64_t c) {  // the chunk's first word: its A bits set as c's
+    std::uint64_t first = 0;
+    for (unsigned k = 0; k < s; ++k) first |= ((c >> k) & 1) << a_storage[k];
+    return first;
+  };
+  // Partners in the order rank xor 1, xor 2, ..., as a pairwise exchange
+  // takes them, so that the ranks do not all send to one rank first.
+  std::vector<std::uint64_t> sends(bit(s)), receives(bit(s));
+  std::iota(sends.begin(), sends.end(), 0);
+  std::iota(receives.begin(), receives.end(), 0);
+  std::sort(sends.begin(), sends.end(), [&](auto a, auto b) { return (send_to[a] ^ rank_) < (send_to[b] ^ rank_); });
+  std::sort(receives.begin(), receives.end(),
+            [&](auto a, auto b) { return (receive_from[a] ^ rank_) < (receive_from[b] ^ rank_); });
   std::vector<MPI_Request> requests;
   const auto start = Clock::now();
-  for (std::uint64_t c = 0; c < bit(s); ++c) {
+  for (const std::uint64_t c : receives) {
+    if (receive_from[c] == rank_) continue;
     requests.emplace_back();
     MPI_Irecv(received + c * chunk * wb, static_cast<int>(chunk), word_, receive_from[c], 1, comm_, &requests.back());
+    traffic_.bytes_received += chunk * wb;
   }
-  for (std::uint64_t c = 0; c < bit(s); ++c) {
-    std::uint64_t first = 0;  // the chunk's first word: its A bits set as c's
-    for (unsigned k = 0; k < s; ++k) first |= ((c >> k) & 1) << a_storage[k];
+  for (const std::uint64_t c : sends) {
+    if (send_to[c] == rank_) continue;
     requests.emplace_back();
-    MPI_Isend(storage + first * wb, 1, chunk_type, send_to[c], 1, comm_, &requests.back());
-    if (send_to[c] != rank_) {
-      traffic_.bytes_sent += chunk * wb;
-      ++traffic_.messages_sent;
+    MPI_Isend(storage + chunk_start(c) * wb, 1, chunk_type, send_to[c], 1, comm_, &requests.back());
+    traffic_.bytes_sent += chunk * wb;
+    ++traffic_.messages_sent;
+  }
+  // The chunk this rank keeps is copied here, run by run, while the messages travel.
+  for (std::uint64_t c = 0; c < bit(s); ++c) {
+    if (send_to[c] != rank_) continue;
+    const auto at = std::find(receive_from.begin(), receive_from.end(), rank_) - receive_from.begin();
+    unsigned char* dst = received + static_cast<std::uint64_t>(at) * chunk * wb;
+    const std::uint64_t run = bit(run_bits), first = chunk_start(c);
+    for (std::uint64_t k = 0; k < chunk; k += run) {
+      std::uint64_t from = k;
+      for (const unsigned a : sorted) from = insert_zero_bit(from, a);
+      std::memcpy(dst + k * wb, storage + ((first | from) * wb), run * wb);
     }
-    if (receive_from[c] != rank_) traffic_.bytes_received += chunk * wb;
   }
   wait_all(static_cast<int>(requests.size()), requests.data());
   Counters waited;
