@@ -6,6 +6,7 @@
 #include "backend_test.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "hcube/emulator/schedule_run.hpp"
 #include "hcube/host/aapc_permutation.hpp"
@@ -154,6 +155,25 @@ TEST_P(AapcSequence, AnyAxisOrder) {
   EXPECT_THROW(make_aapc_sequence(AapcSequenceOptions{AapcAlgorithm::alg3, 2, 3, 3, true, LineDrawing::diagonal,
                                                       {0, 0, 1}, {}}),
                Error);
+}
+
+// d = 3 on K = 8: the solver's two-AAPC schedule placed on any pair of axes, in any order, with
+// the other axes folded into its offset maps (and Algorithm 4 alone on an odd last axis).
+TEST_P(AapcSequence, FoundScheduleOnAnyAxesInAnyOrder) {
+  const std::vector<std::vector<unsigned>> orders = {{1, 0}, {2, 0, 1}, {1, 2, 0}, {3, 1, 0, 2}};
+  for (const auto& order : orders) {
+    const auto s = static_cast<unsigned>(order.size());
+    SCOPED_TRACE(testing::Message() << "s = " << s << ", order " << fmt::format("{}", fmt::join(order, ",")));
+    const Schedule sch =
+        make_aapc_sequence(AapcSequenceOptions{AapcAlgorithm::alg4, 3, s, 3, true, LineDrawing::diagonal, order, {}});
+    EXPECT_EQ(check_schedule(sch).cycles, 3 * s + s % 2);
+    auto mach = make(3 * s, 3, ElementType::u64);
+    const auto expected = reference_permute(mach->read(), mach->word_bytes(), mach->geometry().total_words(),
+                                            shuffle_destination(mach->geometry(), 3, s, order));
+    const AffineMap id(mach->geometry());
+    run_schedule(*mach, sch, id, id);
+    ASSERT_EQ(mach->read(), expected);
+  }
 }
 
 TEST(AapcSequenceOptions, BadInputIsRejected) {
