@@ -639,24 +639,39 @@ void DistributedMachine::exchange_chunks_from_storage(const std::vector<unsigned
     MPI_Irecv(received + c * chunk * wb, static_cast<int>(chunk), word_, receive_from[c], 1, comm_, &requests.back());
     traffic_.bytes_received += chunk * wb;
   }
-  for (const std::uint64_t c : sends) {
-    if (send_to[c] == rank_) continue;
-    requests.emplace_back();
-    MPI_Isend(storage + chunk_start(c) * wb, 1, chunk_type, send_to[c], 1, comm_, &requests.back());
-    traffic_.bytes_sent += chunk * wb;
-    ++traffic_.messages_sent;
-  }
-  // The chunk this rank keeps is copied here, run by run, while the messages travel.
-  for (std::uint64_t c = 0; c < bit(s); ++c) {
-    if (send_to[c] != rank_) continue;
-    const auto at = std::find(receive_from.begin(), receive_from.end(), rank_) - receive_from.begin();
-    unsigned char* dst = received + static_cast<std::uint64_t>(at) * chunk * wb;
-    const std::uint64_t run = bit(run_bits), first = chunk_start(c);
+  const std::uint64_t run = bit(run_bits);
+  // Chunk c's words to `dst`, run by run.
+  const auto copy_chunk = [&](std::uint64_t c, unsigned char* dst) {
+    const std::uint64_t first = chunk_start(c);
     for (std::uint64_t k = 0; k < chunk; k += run) {
       std::uint64_t from = k;
       for (const unsigned a : sorted) from = insert_zero_bit(from, a);
       std::memcpy(dst + k * wb, storage + ((first | from) * wb), run * wb);
     }
+  };
+  // Runs of 256 bytes or more are copied into a send buffer, each chunk sent
+  // as soon as it is there: a contiguous message is one copy for Open MPI's
+  // shared memory (CMA), a datatype's is two through its buffers. Shorter
+  // runs go through the datatype.
+  unsigned char* packed =
+      run * wb >= 256 ? static_cast<unsigned char*>(sized(send_buffer_, local_->bytes()).data()) : nullptr;
+  for (const std::uint64_t c : sends) {
+    if (send_to[c] == rank_) continue;
+    requests.emplace_back();
+    if (packed != nullptr) {
+      copy_chunk(c, packed + c * chunk * wb);
+      MPI_Isend(packed + c * chunk * wb, static_cast<int>(chunk), word_, send_to[c], 1, comm_, &requests.back());
+    } else {
+      MPI_Isend(storage + chunk_start(c) * wb, 1, chunk_type, send_to[c], 1, comm_, &requests.back());
+    }
+    traffic_.bytes_sent += chunk * wb;
+    ++traffic_.messages_sent;
+  }
+  // The chunk this rank keeps is copied here while the messages travel.
+  for (std::uint64_t c = 0; c < bit(s); ++c) {
+    if (send_to[c] != rank_) continue;
+    const auto at = std::find(receive_from.begin(), receive_from.end(), rank_) - receive_from.begin();
+    copy_chunk(c, received + static_cast<std::uint64_t>(at) * chunk * wb);
   }
   wait_all(static_cast<int>(requests.size()), requests.data());
   Counters waited;
