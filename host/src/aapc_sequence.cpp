@@ -106,6 +106,18 @@ Schedule unequal_header(const AapcSequenceOptions& o, unsigned m) {
   return seq;
 }
 
+// The SAT solver's schedule pipelined Algorithm 4 runs for `o`, or null: for
+// equal orders two axes at a time (d = 3 on K = 8), else the orders it was
+// found for (3,2, 3,1, 3,2,2, 3,3,2 on K = 8; 2,1 on K = 4).
+const found::Sequence* found_for(const AapcSequenceOptions& o) {
+  if (!o.pipelined || o.algorithm != AapcAlgorithm::alg4) return nullptr;
+  const std::vector<unsigned> widths = o.dims.empty() ? std::vector<unsigned>(o.axes, o.d) : o.dims;
+  if (widths.size() < 2) return nullptr;
+  const unsigned m = o.m == 0 ? widths[0] : o.m;
+  const bool equal = std::adjacent_find(widths.begin(), widths.end(), std::not_equal_to<>()) == widths.end();
+  return found::sequence(equal ? std::vector<unsigned>{widths[0], widths[0]} : widths, m);
+}
+
 // Sec. 4.1 on axes of orders d_1 >= d_2 >= ...: every AAPC moves complement
 // pairs of the low d_1 bits (a d_1-complement pair is a d_i-complement pair in
 // its low d_i bits, so any pair schedule of order d_i serves), and pair p may
@@ -173,7 +185,7 @@ Schedule make_unequal_sequence(const AapcSequenceOptions& o, unsigned m) {
   if (!o.order.empty()) throw Error("axes of unequal order run in the order 0, 1, ..., s-1 only");
   if (o.algorithm != AapcAlgorithm::alg4) return compose_unequal(o, m, std::vector<AapcAlgorithm>(o.dims.size(), o.algorithm));
   // Orders 3,2, 3,1, 3,2,2 and 3,3,2 on K = 8, 2,1 on K = 4: the solver's schedules, the fewest cycles.
-  if (const found::Sequence* f = o.pipelined ? found::sequence(o.dims, m) : nullptr) {
+  if (const found::Sequence* f = found_for(o)) {
     Schedule seq = unequal_header(o, m);
     std::vector<unsigned> axes(o.dims.size());
     std::iota(axes.begin(), axes.end(), 0u);
@@ -242,23 +254,22 @@ Schedule make_aapc_sequence(const AapcSequenceOptions& o) {
   // d = 3 on K = 8: two AAPCs at a time by the solver's 6-cycle schedule (Corollary 2 counts 7),
   // pair after pair, and Algorithm 4 alone for an odd last axis: 3s cycles, 3s + 1 for odd s,
   // against Corollary 2's 3s + 1 and the pair pipeline's 4s.
-  if (o.pipelined && o.algorithm == AapcAlgorithm::alg4)
-    if (const found::Sequence* two = found::sequence({d, d}, m)) {
-      for (unsigned t = 0; t + 1 < s_axes; t += 2) found::append(seq, *two, {order[t], order[t + 1]}, widths);
-      if (s_axes % 2 == 1) {
-        const Schedule last = make_aapc_schedule(AapcOptions{AapcAlgorithm::alg4, d, d, m, o.lines});
-        seq.offset_maps.push_back(other_axes(widths, order.back()));
-        const auto map = static_cast<std::uint32_t>(seq.offset_maps.size());
-        for (std::size_t c = 0; c < last.cycles(); ++c) {
-          for (std::size_t e = 0; e < last.cycle_size(c); ++e) {
-            const Exchange& x = last.cycle_begin(c)[e];
-            seq.add(Exchange{x.dim + order.back() * d, x.addr, x.addr, map});
-          }
-          seq.end_cycle();
+  if (const found::Sequence* two = found_for(o)) {
+    for (unsigned t = 0; t + 1 < s_axes; t += 2) found::append(seq, *two, {order[t], order[t + 1]}, widths);
+    if (s_axes % 2 == 1) {
+      const Schedule last = make_aapc_schedule(AapcOptions{AapcAlgorithm::alg4, d, d, m, o.lines});
+      seq.offset_maps.push_back(other_axes(widths, order.back()));
+      const auto map = static_cast<std::uint32_t>(seq.offset_maps.size());
+      for (std::size_t c = 0; c < last.cycles(); ++c) {
+        for (std::size_t e = 0; e < last.cycle_size(c); ++e) {
+          const Exchange& x = last.cycle_begin(c)[e];
+          seq.add(Exchange{x.dim + order.back() * d, x.addr, x.addr, map});
         }
+        seq.end_cycle();
       }
-      return seq;
     }
+    return seq;
+  }
   if (o.pipelined) {
     lag = max_pair_span(one);
     for (unsigned t = 0; t < s_axes; ++t)
@@ -334,6 +345,8 @@ std::uint64_t unequal_orders_target(const std::vector<unsigned>& dims, unsigned 
   if (!pipelined) return dims.size() * pairs;
   return pairs + std::accumulate(dims.begin(), dims.end() - 1, std::uint64_t{0});
 }
+
+bool uses_found_schedule(const AapcSequenceOptions& options) { return found_for(options) != nullptr; }
 
 std::uint64_t corollary2_cycles(AapcAlgorithm alg, unsigned d, unsigned m, unsigned axes) {
   const std::uint64_t half = bit(m - 1), rem = half % d;

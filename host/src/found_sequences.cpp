@@ -125,8 +125,6 @@ const Sequence* sequence(const std::vector<unsigned>& widths, unsigned m) {
   return nullptr;
 }
 
-std::size_t cycles(const Sequence& s) { return s.cycles; }
-
 void append(Schedule& seq, const Sequence& s, const std::vector<unsigned>& axes, const std::vector<unsigned>& widths) {
   if (axes.size() != s.widths.size() || seq.m != s.m)
     throw Error(fmt::format("internal: a found sequence of {} axes and m = {} placed on {} axes, m = {}",

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 
-#include "found_sequences.hpp"
 #include "hcube/host/aapc_build.hpp"
 #include "hcube/core/error.hpp"
 #include "hcube/host/geometry.hpp"
@@ -178,11 +177,8 @@ std::string multi_aapc_note(const MultiAapcDesign& p, std::uint64_t cycles) {
   if (!p.note.empty()) return p.note;
   const unsigned d = p.options.d;
   const std::uint64_t half = bit(p.m - 1);
-  // d = 3 on K = 8 (equal orders two at a time, or 3,2 and 3,1): the SAT solver's schedules.
-  const bool pipelined4 = p.options.pipelined && p.options.algorithm == AapcAlgorithm::alg4;
-  const std::vector<unsigned> pair(2, d);
-  if (pipelined4 && (p.kind == MultiAapcKind::sequence || p.kind == MultiAapcKind::unequal) &&
-      found::sequence(p.kind == MultiAapcKind::unequal ? p.dims : pair, p.m) && cycles < p.bound)
+  // The SAT solver's schedules (d = 3 on K = 8, a few unequal orders).
+  if (p.kind != MultiAapcKind::concurrent && uses_found_schedule(p.options) && cycles < p.bound)
     return fmt::format(
         "{} cycles, {} fewer than {}: {} by the schedule a SAT solver found on this machine; no schedule takes "
         "fewer, a word being that many dimensions from its destination or the solver finding none "
@@ -190,9 +186,10 @@ std::string multi_aapc_note(const MultiAapcDesign& p, std::uint64_t cycles) {
         cycles, p.bound - cycles,
         p.kind == MultiAapcKind::unequal ? fmt::format("the derived {} ({})", p.bound, p.bound_source)
                                          : fmt::format("{}'s {}", p.bound_source, p.bound),
-        p.kind == MultiAapcKind::unequal ? "the two AAPCs" : "two AAPCs at a time");
+        p.kind == MultiAapcKind::unequal ? "the AAPCs together" : "two AAPCs at a time");
   // Alg. 4 pipelines with Alg. 3's pair schedule when d does not divide K/2.
-  if (p.kind == MultiAapcKind::sequence && pipelined4 && cycles > p.bound)
+  if (p.kind == MultiAapcKind::sequence && p.options.pipelined && p.options.algorithm == AapcAlgorithm::alg4 &&
+      cycles > p.bound)
     return fmt::format(
         "pipelined Algorithm 4 takes {} cycles, {} more than {}'s {}: d = {} does not divide K/2 = {}, so it "
         "pipelines with Algorithm 3's pair schedule (docs/multi-aapc.md)",

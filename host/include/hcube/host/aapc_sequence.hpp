@@ -41,6 +41,11 @@ struct AapcSequenceOptions {
 // schedule each algorithm pipelines with.
 Schedule make_aapc_sequence(const AapcSequenceOptions& options);
 
+// Whether make_aapc_sequence(options) runs a schedule a SAT solver found
+// (pipelined Algorithm 4 at K = 8 with d = 3, and a few unequal orders;
+// docs/multi-aapc.md, "Corollary 2 decided") instead of a pipeline of pairs.
+bool uses_found_schedule(const AapcSequenceOptions& options);
+
 // The sequence written directly: where word g ends up when the memory axis is
 // exchanged with axis order[0], then order[1], ... (empty: 0, 1, ..., s-1).
 AddressMap shuffle_destination(const Geometry& geo, unsigned d, unsigned axes, std::vector<unsigned> order = {});
