@@ -601,20 +601,29 @@ void DistributedMachine::exchange_chunks_from_storage(const std::vector<unsigned
   for (unsigned bit_at = 0; bit_at < l; ++bit_at)
     if (!std::binary_search(sorted.begin(), sorted.end(), bit_at)) second[v++] = to[address_of[bit_at]];
   for (unsigned k = 0; k < s; ++k) second[low + k] = to[B[k]];
-  // The datatype: runs of the storage bits below the lowest A bit, repeated
-  // over the bits between A bits (hvectors whose stride skips the A bit).
-  MPI_Datatype chunk_type;
+  // A chunk is runs of the storage bits below the lowest A bit, repeated over
+  // the bits between A bits. Runs of 256 bytes or more are copied into a send
+  // buffer, each chunk sent as soon as it is there: a contiguous message is one
+  // copy for Open MPI's shared memory (CMA), a datatype's is two through its
+  // buffers. Shorter runs are read by a datatype (hvectors whose stride skips
+  // the A bit).
   const unsigned run_bits = sorted.empty() ? l : sorted[0];
-  MPI_Type_contiguous(static_cast<int>(bit(run_bits)), word_, &chunk_type);
-  for (std::size_t k = 0; k < sorted.size(); ++k) {
-    const unsigned next = k + 1 < sorted.size() ? sorted[k + 1] : l;
-    MPI_Datatype outer;
-    MPI_Type_create_hvector(static_cast<int>(bit(next - sorted[k] - 1)), 1,
-                            static_cast<MPI_Aint>(bit(sorted[k] + 1) * wb), chunk_type, &outer);
-    MPI_Type_free(&chunk_type);
-    chunk_type = outer;
+  const std::uint64_t run = bit(run_bits);
+  unsigned char* packed =
+      run * wb >= 256 ? static_cast<unsigned char*>(sized(send_buffer_, local_->bytes()).data()) : nullptr;
+  MPI_Datatype chunk_type = MPI_DATATYPE_NULL;
+  if (packed == nullptr) {
+    MPI_Type_contiguous(static_cast<int>(run), word_, &chunk_type);
+    for (std::size_t k = 0; k < sorted.size(); ++k) {
+      const unsigned next = k + 1 < sorted.size() ? sorted[k + 1] : l;
+      MPI_Datatype outer;
+      MPI_Type_create_hvector(static_cast<int>(bit(next - sorted[k] - 1)), 1,
+                              static_cast<MPI_Aint>(bit(sorted[k] + 1) * wb), chunk_type, &outer);
+      MPI_Type_free(&chunk_type);
+      chunk_type = outer;
+    }
+    MPI_Type_commit(&chunk_type);
   }
-  MPI_Type_commit(&chunk_type);
   Buffer& in = sized(receive_buffer_, local_->bytes());
   const auto* storage = static_cast<const unsigned char*>(local_->storage_data());
   auto* received = static_cast<unsigned char*>(in.data());
@@ -622,6 +631,15 @@ void DistributedMachine::exchange_chunks_from_storage(const std::vector<unsigned
     std::uint64_t first = 0;
     for (unsigned k = 0; k < s; ++k) first |= ((c >> k) & 1) << a_storage[k];
     return first;
+  };
+  // Chunk c's words to `dst`, run by run.
+  const auto copy_chunk = [&](std::uint64_t c, unsigned char* dst) {
+    const std::uint64_t first = chunk_start(c);
+    for (std::uint64_t k = 0; k < chunk; k += run) {
+      std::uint64_t from = k;
+      for (const unsigned a : sorted) from = insert_zero_bit(from, a);
+      std::memcpy(dst + k * wb, storage + ((first | from) * wb), run * wb);
+    }
   };
   // Partners in the order rank xor 1, xor 2, ..., as a pairwise exchange
   // takes them, so that the ranks do not all send to one rank first.
@@ -639,22 +657,6 @@ void DistributedMachine::exchange_chunks_from_storage(const std::vector<unsigned
     MPI_Irecv(received + c * chunk * wb, static_cast<int>(chunk), word_, receive_from[c], 1, comm_, &requests.back());
     traffic_.bytes_received += chunk * wb;
   }
-  const std::uint64_t run = bit(run_bits);
-  // Chunk c's words to `dst`, run by run.
-  const auto copy_chunk = [&](std::uint64_t c, unsigned char* dst) {
-    const std::uint64_t first = chunk_start(c);
-    for (std::uint64_t k = 0; k < chunk; k += run) {
-      std::uint64_t from = k;
-      for (const unsigned a : sorted) from = insert_zero_bit(from, a);
-      std::memcpy(dst + k * wb, storage + ((first | from) * wb), run * wb);
-    }
-  };
-  // Runs of 256 bytes or more are copied into a send buffer, each chunk sent
-  // as soon as it is there: a contiguous message is one copy for Open MPI's
-  // shared memory (CMA), a datatype's is two through its buffers. Shorter
-  // runs go through the datatype.
-  unsigned char* packed =
-      run * wb >= 256 ? static_cast<unsigned char*>(sized(send_buffer_, local_->bytes()).data()) : nullptr;
   for (const std::uint64_t c : sends) {
     if (send_to[c] == rank_) continue;
     requests.emplace_back();
@@ -667,17 +669,18 @@ void DistributedMachine::exchange_chunks_from_storage(const std::vector<unsigned
     traffic_.bytes_sent += chunk * wb;
     ++traffic_.messages_sent;
   }
-  // The chunk this rank keeps is copied here while the messages travel.
-  for (std::uint64_t c = 0; c < bit(s); ++c) {
-    if (send_to[c] != rank_) continue;
-    const auto at = std::find(receive_from.begin(), receive_from.end(), rank_) - receive_from.begin();
-    copy_chunk(c, received + static_cast<std::uint64_t>(at) * chunk * wb);
+  // The chunk this rank keeps (if one) lands at the index of its own rank bits, copied while the messages travel.
+  const auto kept = std::find(send_to.begin(), send_to.end(), rank_);
+  if (kept != send_to.end()) {
+    const auto at = static_cast<std::uint64_t>(std::find(receive_from.begin(), receive_from.end(), rank_) -
+                                               receive_from.begin());
+    copy_chunk(static_cast<std::uint64_t>(kept - send_to.begin()), received + at * chunk * wb);
   }
   wait_all(static_cast<int>(requests.size()), requests.data());
   Counters waited;
   waited.add_phase("ranks", std::chrono::duration<double>(Clock::now() - start).count());
   local_->add_counters(waited);
-  MPI_Type_free(&chunk_type);
+  if (chunk_type != MPI_DATATYPE_NULL) MPI_Type_free(&chunk_type);
   local_->load_permuted(second, in);
 }
 
