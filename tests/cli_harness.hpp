@@ -28,6 +28,8 @@
 #include <random>
 #include <string>
 #include <thread>
+
+#include "paths.hpp"
 #include <vector>
 
 #include <sys/stat.h>
@@ -90,16 +92,7 @@ inline bool contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
 }
 
-// The environment may name the program and the test data elsewhere than the
-// build did: a build carried to another machine (scripts/gpu_bundle.sh).
-inline std::string from_env(const char* name, const char* built) {
-  const char* v = std::getenv(name);
-  return v != nullptr && *v != '\0' ? v : built;
-}
-inline std::string hcube_binary() { return from_env("HCUBE_BINARY", HCUBE_BINARY); }
-inline std::string fixture(const std::string& name) {
-  return from_env("HCUBE_TEST_DATA_DIR", HCUBE_TEST_DATA_DIR) + "/" + name;
-}
+inline std::string fixture(const std::string& name) { return data_file(name); }
 
 // The machine state of 2^n nodes x 2^m words, global address g = node * K + local.
 struct Cube {
@@ -268,7 +261,7 @@ class Cli : public ::testing::Test {
         open = put(filler.data(), filler.size());
       ::close(fd);
     });
-    Args argv{HCUBE_BINARY};
+    Args argv{hcube_binary()};
     argv.insert(argv.end(), args.begin(), args.end());
     const Result r = run_program(argv, path(".stdout"), path(".stderr"), fifo);
     writer.join();

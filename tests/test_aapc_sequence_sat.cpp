@@ -15,6 +15,7 @@
 #include <set>
 
 #include "backend_test.hpp"
+#include "paths.hpp"
 #include "hcube/core/error.hpp"
 #include "hcube/emulator/schedule_run.hpp"
 #include "hcube/host/affine_map.hpp"
@@ -25,7 +26,7 @@ namespace hcube {
 namespace {
 
 nlohmann::json result(const std::string& name) {
-  std::ifstream in(std::string(HCUBE_TEST_DATA_DIR) + "/corollary2/" + name);
+  std::ifstream in(test::data_file("corollary2/" + name));
   if (!in) throw Error("missing test data corollary2/" + name);
   return nlohmann::json::parse(in);
 }

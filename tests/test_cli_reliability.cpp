@@ -540,7 +540,7 @@ TEST_F(CliReliability, SigtermWhileWritingLeavesNoTemporary) {
   const int watch = ::inotify_init1(IN_CLOEXEC);
   ASSERT_GE(watch, 0) << std::strerror(errno);
   ASSERT_GE(::inotify_add_watch(watch, dir_.c_str(), IN_CREATE), 0) << std::strerror(errno);
-  std::vector<std::string> argv{HCUBE_BINARY, "aapc", "-d", "11", "--backend", "cpu", "-o", path("out.npy").string()};
+  std::vector<std::string> argv{hcube_binary(), "aapc", "-d", "11", "--backend", "cpu", "-o", path("out.npy").string()};
   std::vector<char*> pointers;
   for (std::string& a : argv) pointers.push_back(a.data());
   pointers.push_back(nullptr);

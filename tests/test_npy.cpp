@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "hcube/emulator/npy.hpp"
+#include "paths.hpp"
 #include "pipe.hpp"
 #include "hcube/emulator/verified_run.hpp"
 #include "hcube/host/output_file.hpp"
@@ -63,11 +64,7 @@ const unsigned char kNumpyU32x4x8[] = {
 
 Bytes numpy_u32_4x8() { return Bytes(std::begin(kNumpyU32x4x8), std::end(kNumpyU32x4x8)); }
 
-// HCUBE_TEST_DATA_DIR in the environment wins: a build carried elsewhere (scripts/gpu_bundle.sh).
-std::string fixture(const std::string& name) {
-  const char* dir = std::getenv("HCUBE_TEST_DATA_DIR");
-  return std::string(dir != nullptr && *dir != '\0' ? dir : HCUBE_TEST_DATA_DIR) + "/" + name;
-}
+std::string fixture(const std::string& name) { return hcube::test::data_file(name); }
 
 Bytes file_bytes(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
