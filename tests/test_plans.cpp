@@ -6,13 +6,23 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <numeric>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "backend_test.hpp"
+#ifdef HCUBE_TEST_CUDA_FAULT
+#include <cuda_runtime.h>
+
+namespace hcube {
+void launch_fault(void* stream);  // tests/cuda_fault.cu
+}  // namespace hcube
+#endif
 #include "hcube/hcube.hpp"
 
 namespace hcube {
@@ -392,6 +402,86 @@ TEST_P(PlansOnDevice, AapcOnTheBackendsOwnMemoryEqualsTheHostPath) {
     EXPECT_EQ(back, host);
   }
 }
+
+// A buffer off the kernels' alignment (a slice of a tensor) is refused before any
+// work, with one line; the plan runs on an aligned one afterwards. On CUDA a
+// device buffer needs 16 bytes, and host memory given as device memory is refused.
+TEST_P(PlansOnDevice, MisalignedOrForeignBuffersAreRefusedBeforeAnyWork) {
+  AapcPlan::Options o;
+  o.schedule.d = 3;
+  o.target = {ElementType::u32, choice()};
+  AapcPlan plan(o);
+  const std::vector<std::uint32_t> in = distinct_words(bit(6), 5);
+  std::vector<std::uint32_t> room(in.size() + 1);
+  auto* off = reinterpret_cast<unsigned char*>(room.data()) + 1;  // one byte past a word
+  std::memcpy(off, in.data(), plan.data_bytes());
+  const auto refused = [](const std::function<void()>& f, const std::string& what) {
+    try {
+      f();
+      ADD_FAILURE() << "accepted: " << what;
+    } catch (const Error& e) {
+      const std::string m = e.what();
+      EXPECT_NE(m.find(what), std::string::npos) << m;
+      EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+    }
+  };
+  refused([&] { plan.execute(off, plan.data_bytes()); }, "is not aligned to 4 bytes (uint32)");
+  EXPECT_EQ(std::memcmp(off, in.data(), plan.data_bytes()), 0) << "a refused buffer was written";
+  std::vector<std::uint32_t> aligned = in, scratch(in.size() + 1);
+  refused([&] {
+    plan.execute(aligned.data(), plan.data_bytes(),
+                 Scratch{reinterpret_cast<unsigned char*>(scratch.data()) + 2, plan.data_bytes()});
+  }, "scratch at");
+  EXPECT_EQ(aligned, in);
+  if (GetParam() != BackendKind::cuda) return;
+  std::unique_ptr<Backend> b = make_cuda_backend();
+  Buffer dev = b->allocate(plan.data_bytes() + 16);
+  auto* dev_off = static_cast<unsigned char*>(dev.data()) + 4;
+  refused([&] { plan.execute_device(dev_off, plan.data_bytes(), nullptr); }, "is not aligned to 16 bytes");
+  refused([&] { plan.execute_device(aligned.data(), plan.data_bytes(), nullptr); }, "host memory");
+  // The device and the plan are sound after the refusals.
+  b->write_storage(in.data(), dev, 0, plan.data_bytes());
+  plan.execute_device(dev.data(), plan.data_bytes(), nullptr);
+  std::vector<std::uint32_t> back(in.size()), want = in;
+  b->read_storage(dev, 0, back.data(), plan.data_bytes());
+  plan.execute(want.data(), plan.data_bytes());
+  EXPECT_EQ(back, want);
+}
+
+// What runs while an exception leaves execute_device cannot throw a second one.
+static_assert(noexcept(std::declval<Backend&>().reset_stream()), "reset_stream runs in a destructor");
+static_assert(noexcept(std::declval<Backend&>().leave_device(0)), "leave_device runs in a destructor");
+
+#ifdef HCUBE_TEST_CUDA_FAULT
+// The child's part: exit status 0 when execute_device raised hcube::Error.
+[[noreturn]] void execute_after_a_fault() {
+  AapcPlan::Options o;
+  o.schedule.d = 6;
+  o.target = {ElementType::u32, BackendChoice::cuda};
+  AapcPlan plan(o);
+  std::unique_ptr<Backend> b = make_cuda_backend();
+  Buffer dev = b->allocate(plan.data_bytes());
+  cudaStream_t stream = nullptr;
+  cudaStreamCreate(&stream);
+  launch_fault(stream);  // enqueued before the plan's work: the fault surfaces inside execute_device
+  try {
+    plan.execute_device(dev.data(), plan.data_bytes(), stream);
+    std::fprintf(stderr, "no error\n");
+    std::_Exit(2);
+  } catch (const Error& e) {
+    std::fprintf(stderr, "raised: %s\n", e.what());
+    std::_Exit(0);
+  }
+}
+
+// A device fault (a sticky error) while a plan executes comes back as hcube::Error, not
+// std::terminate from a destructor. In a child process: the fault ends the CUDA context.
+TEST_P(PlansOnDevice, ADeviceFaultRaisesAnError) {
+  if (GetParam() != BackendKind::cuda) GTEST_SKIP() << "a device fault needs a GPU (the CPU side is the static_asserts)";
+  GTEST_FLAG_SET(death_test_style, "threadsafe");  // a fresh process: CUDA does not survive fork
+  EXPECT_EXIT(execute_after_a_fault(), ::testing::ExitedWithCode(0), "raised: ");
+}
+#endif
 
 HCUBE_ON_EVERY_BACKEND(PlansOnDevice);
 

@@ -351,6 +351,25 @@ class BackendImpl final : public Backend {
 
   void set_stream(void* stream) override { policy_.set_stream(stream); }
   void* stream() const override { return policy_.stream(); }
+  // A device and its streams are the GPU's alone: the CPU keeps Backend's defaults.
+  void reset_stream() noexcept override {
+    if constexpr (Policy::kind == BackendKind::cuda) policy_.reset_stream();
+  }
+  int cuda_device() const override {
+    if constexpr (Policy::kind == BackendKind::cuda) return policy_.cuda_device();
+    return -1;
+  }
+  int enter_device() override {
+    if constexpr (Policy::kind == BackendKind::cuda) return policy_.enter_device();
+    return -1;
+  }
+  void leave_device([[maybe_unused]] int previous) noexcept override {
+    if constexpr (Policy::kind == BackendKind::cuda) policy_.leave_device(previous);
+  }
+  void check_device_buffer([[maybe_unused]] const void* p, [[maybe_unused]] std::uint64_t bytes,
+                           [[maybe_unused]] const std::string& what) const override {
+    if constexpr (Policy::kind == BackendKind::cuda) policy_.check_device_buffer(p, bytes, what);
+  }
 
   double timed(const std::function<void()>& run) override { return policy_.timed(run); }
 

@@ -26,8 +26,9 @@ Ranks::Ranks(int& argc, char**& argv) {
   // share, so that no rank's threads wait on cores another rank's need.
   if (std::getenv("OMP_NUM_THREADS") == nullptr)
     omp_set_num_threads(std::max(1, omp_get_num_procs() / world_->ranks_on_this_host()));
-  // A CUDA rank takes its own GPU: its place among the ranks on its node, mod the GPUs there.
-  select_cuda_device(world_->local_rank());
+  // A CUDA rank takes its own GPU, its place among the ranks on its node mod the GPUs there, when
+  // its backend is made: a CPU rank never touches CUDA.
+  set_cuda_local_rank(world_->local_rank());
 }
 
 Ranks::~Ranks() { g_world = nullptr; }

@@ -23,6 +23,8 @@ Plan::~Plan() = default;
 
 BackendKind Plan::backend_kind() const { return backend_->kind(); }
 
+int Plan::cuda_device() const { return backend_->cuda_device(); }
+
 std::uint64_t Plan::data_bytes() const { return geo_.total_words() * info(type_).bytes; }
 
 Counters Plan::execute(void* data, std::uint64_t bytes, Scratch scratch) {
@@ -75,6 +77,27 @@ Counters Plan::run_on(void* data, std::uint64_t bytes, Scratch scratch, CudaStre
   if (scratch.data != nullptr && scratch.bytes < scratch_bytes_)
     throw Error(fmt::format("the caller's scratch holds {} bytes: the plan needs {} (scratch_bytes())", scratch.bytes,
                             scratch_bytes_));
+  // The kernels read device memory 16 bytes at a time (cudaMalloc's alignment is 256) and host memory
+  // a word at a time: a buffer off that alignment, such as a slice of a tensor, is refused before any launch.
+  const std::uint64_t align = device ? kDeviceBufferAlignment : info(type_).bytes;
+  const auto check_aligned = [&](const void* p, const char* what) {
+    if (reinterpret_cast<std::uintptr_t>(p) % align != 0)
+      throw Error(fmt::format("the caller's {} at {} is not aligned to {} bytes ({}): allowed addresses that are "
+                              "multiples of {}, as {} returns",
+                              what, p, align, device ? "device memory" : info(type_).name, align,
+                              device ? "cudaMalloc" : "malloc"));
+  };
+  check_aligned(data, "buffer");
+  if (scratch.data != nullptr) check_aligned(scratch.data, "scratch");
+  struct OnDevice {  // the backend's device current on this thread while it works, then the caller's again
+    Backend& b;
+    int previous = b.enter_device();
+    ~OnDevice() { b.leave_device(previous); }
+  } on_device{*backend_};
+  if (device) {
+    backend_->check_device_buffer(data, bytes, "the caller's buffer");
+    if (scratch.data != nullptr) backend_->check_device_buffer(scratch.data, scratch.bytes, "the caller's scratch");
+  }
   const MachineOptions options{geo_.n, geo_.m, type_, BackendChoice::automatic, 0};
   const bool on_host_cuda = !device && backend_->kind() == BackendKind::cuda;
   if (on_host_cuda) {
@@ -92,9 +115,9 @@ Counters Plan::run_on(void* data, std::uint64_t bytes, Scratch scratch, CudaStre
     scratch_data = own_scratch_.data();
   }
   backend_->set_stream(device ? stream : nullptr);
-  struct ResetStream {
+  struct ResetStream {  // never throws: it runs while a device fault's exception is on its way out
     Backend& b;
-    ~ResetStream() { b.set_stream(nullptr); }
+    ~ResetStream() { b.reset_stream(); }
   } reset{*backend_};
   Machine machine(options, backend_, data, bytes, scratch_data);
   machine.set_settle_each_step(false);  // the caller sees the buffer only at the end

@@ -37,7 +37,9 @@ def _dlpack_device(a):
 def _is_device(a):
     if isinstance(a, _np.ndarray):
         return False
-    return hasattr(a, "__cuda_array_interface__") or _dlpack_device(a) in _DLPACK_CUDA
+    # DLPack first, as the extension reads it: it says where the array lives and orders its producer's stream.
+    where = _dlpack_device(a)
+    return where in _DLPACK_CUDA if where is not None else hasattr(a, "__cuda_array_interface__")
 
 
 def _array(a):

@@ -46,12 +46,17 @@ struct ArrayRef {
   ElementType type = ElementType::u32;
   std::vector<std::uint64_t> shape;
   bool device = false;
+  int device_id = -1;  // DLPack's device id of a CUDA array; -1: not told
   hcube::CudaStream stream = nullptr;
   py::object keep;  // a DLPack capsule: its producer frees the tensor when it goes
 };
 
+// DLPack first: its stream argument makes the producer order its pending work
+// before hcube's stream (PyTorch's __cuda_array_interface__ carries no stream).
+bool is_dlpack_array(const py::handle& a) { return !py::isinstance<py::array>(a) && py::hasattr(a, "__dlpack__"); }
+
 bool is_device_array(const py::handle& a) {
-  return !py::isinstance<py::array>(a) && py::hasattr(a, "__cuda_array_interface__");
+  return !py::isinstance<py::array>(a) && !is_dlpack_array(a) && py::hasattr(a, "__cuda_array_interface__");
 }
 
 // DLPack's ABI (dmlc/dlpack, the unversioned "dltensor" capsule every
@@ -83,10 +88,6 @@ struct ManagedTensor {
 };
 constexpr std::int32_t kCpu = 1, kCuda = 2, kCudaHost = 3, kCudaManaged = 13;
 }  // namespace dl
-
-bool is_dlpack_array(const py::handle& a) {
-  return !py::isinstance<py::array>(a) && !is_device_array(a) && py::hasattr(a, "__dlpack__");
-}
 
 // The element type of a DLPack dtype, by the .npy descriptor it matches.
 ElementType dlpack_type(const dl::DataType& t, const std::string& what) {
@@ -127,6 +128,7 @@ ArrayRef dlpack_array(const py::handle& a, const std::string& what) {
   r.bytes = wb;
   for (const std::uint64_t d : r.shape) r.bytes *= d;
   r.device = cuda;
+  if (cuda) r.device_id = t.device.id;
   if (cuda) r.stream = reinterpret_cast<hcube::CudaStream>(std::uintptr_t{1});
   return r;
 }
@@ -211,9 +213,13 @@ class PyPlan {
   std::string execute(const py::handle& a) {
     const hcube::Geometry& g = plan_->geometry();
     const ArrayRef r = machine_array(a, g.n, g.m, plan_->type());
+    check_device(r, *plan_);
     hcube::Counters c;
     {
       py::gil_scoped_release release;
+      // One execution at a time: a plan's scratch, staging copy and stream are its own (taken
+      // without the GIL, so that a thread waiting here never holds it).
+      const std::lock_guard<std::mutex> one_at_a_time(*busy_);
       c = r.device ? plan_->execute_device(r.data, r.bytes, r.stream) : plan_->execute(r.data, r.bytes);
     }
     return c.to_json().dump();
@@ -221,8 +227,20 @@ class PyPlan {
 
   hcube::Plan& plan() { return *plan_; }
 
+  // A CUDA array on another device than the plan's is refused before anything runs.
+  static void check_device(const ArrayRef& r, const hcube::Plan& plan) {
+    if (!r.device || r.device_id < 0) return;
+    if (plan.cuda_device() < 0)
+      throw py::value_error("a CUDA array (device " + std::to_string(r.device_id) + ") given to a plan on the " +
+                            hcube::to_string(plan.backend_kind()) + " backend: use backend=\"cuda\" or a host array");
+    if (r.device_id != plan.cuda_device())
+      throw py::value_error("the array lives on CUDA device " + std::to_string(r.device_id) +
+                            ": this plan runs on device " + std::to_string(plan.cuda_device()));
+  }
+
  private:
   std::unique_ptr<hcube::Plan> plan_;
+  std::unique_ptr<std::mutex> busy_ = std::make_unique<std::mutex>();  // movable, as the plan is
 };
 
 hcube::BackendChoice backend_choice(const std::string& s) { return hcube::parse_backend_choice(s); }

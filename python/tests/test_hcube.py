@@ -472,17 +472,17 @@ class DLPackOnly:
     NumPy's capsule of host memory, reported on `device` (1: CPU; 2: CUDA, to check what is done
     before any device access)."""
 
-    def __init__(self, a, device=1):
-        self._a, self._device = a, device
+    def __init__(self, a, device=1, device_id=0):
+        self._a, self._device, self._id = a, device, device_id
 
     def __dlpack_device__(self):
-        return (self._device, 0)
+        return (self._device, self._id)
 
     def __dlpack__(self, stream=None):
         return self._a.__dlpack__()
 
     def clone(self):
-        return DLPackOnly(self._a.copy(), self._device)
+        return DLPackOnly(self._a.copy(), self._device, self._id)
 
 
 def test_host_dlpack_arrays_are_read_in_place():
@@ -531,6 +531,79 @@ def test_dlpack_arrays_are_checked_like_the_others():
     elif not cuda_device_present():
         with pytest.raises(ValueError, match="backend cuda requested but unavailable: no usable CUDA device"):
             hcube.aapc(DLPackOnly(a, device=2))
+
+
+class DLPackAndInterface(DLPackOnly):
+    """Both protocols, as a PyTorch CUDA tensor has: DLPack must be the one read (its stream argument orders
+    the producer's work first; PyTorch's __cuda_array_interface__ names no stream)."""
+    interface_read = False
+
+    @property
+    def __cuda_array_interface__(self):
+        DLPackAndInterface.interface_read = True
+        return {"shape": self._a.shape, "typestr": self._a.dtype.str, "data": (self._a.ctypes.data, False),
+                "version": 2, "strides": None}
+
+    def clone(self):
+        return DLPackAndInterface(self._a.copy(), self._device)
+
+
+def test_dlpack_is_read_before_the_cuda_array_interface():
+    a = labelled((2 ** 3, 2 ** 3), np.uint32)
+    got = hcube.aapc(DLPackAndInterface(a))  # a host array by DLPack: runs on the CPU
+    np.testing.assert_array_equal(got._a, a.T)
+    assert not DLPackAndInterface.interface_read
+
+
+def test_a_cuda_array_on_a_cpu_plan_is_refused_before_any_device_access():
+    a = np.zeros((8, 8), np.uint32)
+    with pytest.raises(ValueError, match=r"a CUDA array \(device 0\) given to a plan on the cpu backend"):
+        hcube.aapc(DLPackOnly(a, device=2), backend="cpu")
+
+
+def test_torch_cuda_tensors_follow_the_current_stream():
+    """Work pending on torch's current stream is ordered before hcube's (DLPack's stream argument)."""
+    cudart()
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed: DLPack device tensors are not exercised")
+    if not torch.cuda.is_available():
+        skip_for_want_of_cuda("PyTorch has no CUDA device: DLPack device tensors are not exercised")
+    a = labelled((2 ** 7, 2 ** 7), np.float32)
+    s = torch.cuda.Stream()
+    with torch.cuda.stream(s):
+        big = torch.randn(4096, 4096, device="cuda")
+        for _ in range(20):  # keeps the stream busy, so that an unordered read would see the clone unwritten
+            big = big @ big * 1e-3
+        x = torch.from_numpy(a).cuda(non_blocking=False).clone()
+        got = hcube.aapc(x)
+    torch.cuda.synchronize()
+    np.testing.assert_array_equal(got.cpu().numpy(), a.T)
+
+
+def test_misaligned_and_foreign_device_arrays_are_refused_on_the_device():
+    lib = cudart()
+    if not cuda_device_present():
+        skip_for_want_of_cuda("hcube's CUDA backend finds no device")
+    a = labelled((2 ** 4, 2 ** 4), np.uint32)
+    d = DeviceArray(lib, np.concatenate([np.zeros(1, np.uint32), a.ravel()]))
+
+    class Slice(DeviceArray):  # the words after the first: 4 bytes past cudaMalloc's alignment
+        def __init__(self, whole):
+            self._lib, self._c, self._whole = whole._lib, whole._c, whole
+            self.shape, self.dtype, self.nbytes = a.shape, a.dtype, a.nbytes
+            self.ptr = whole._c.c_void_p(whole.ptr.value + 4)
+
+        def __del__(self):
+            pass
+
+    # hcube.aapc copies its input into fresh memory; a plan executes on the caller's array itself.
+    plan = hcube._hcube.aapc_plan("4", 4, 4, 4, "transpose", "<u4", "cuda")
+    with pytest.raises(ValueError, match="is not aligned to 16 bytes"):
+        plan.execute(Slice(d))
+    # A DLPack array said to be on another device than the plan's, before any access to it.
+    with pytest.raises(ValueError, match="lives on CUDA device 7: this plan runs on device 0"):
+        hcube.aapc(DLPackOnly(a, device=2, device_id=7))
+    # The context is sound after the refusals.
+    np.testing.assert_array_equal(hcube.aapc(DeviceArray(lib, a)).get(), a.T)
 
 
 def test_torch_cuda_tensors_in_place_on_the_device():

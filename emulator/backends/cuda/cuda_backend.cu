@@ -27,6 +27,8 @@ namespace {
 
 using kernels::cuda::check;
 
+int g_local_rank = -1;  // set_cuda_local_rank's; -1: one process, the thread's current device
+
 using namespace kernels::cuda::tuning;
 
 struct DeviceFree {
@@ -161,7 +163,14 @@ class CudaPolicy {
   static constexpr BackendKind kind = BackendKind::cuda;
 
   CudaPolicy() {
-    check(cudaGetDevice(&device_), "cudaGetDevice");
+    // A rank takes its own device (set_cuda_local_rank); one process, the thread's current one.
+    if (g_local_rank >= 0) {
+      const int count = cuda_device_count();
+      if (count > 0) device_ = g_local_rank % count;
+      check(cudaSetDevice(device_), "cudaSetDevice");
+    } else {
+      check(cudaGetDevice(&device_), "cudaGetDevice");
+    }
     cudaDeviceProp prop{};
     check(cudaGetDeviceProperties(&prop, device_), "cudaGetDeviceProperties");
     name_ = fmt::format("{} (device {}, {:.1f} GiB)", prop.name, device_,
@@ -177,7 +186,12 @@ class CudaPolicy {
   CudaPolicy& operator=(const CudaPolicy&) = delete;
   ~CudaPolicy() {
     // Enqueued work may still read the backend's buffers, plans and work area:
-    // wait for the stream (not the device) before they go.
+    // wait for the stream (not the device) before they go, on the backend's device.
+    struct OnDevice {
+      CudaPolicy& p;
+      int previous = p.enter_device_noexcept();
+      ~OnDevice() { p.leave_device(previous); }
+    } on_device{*this};
     cudaStreamSynchronize(user_stream_);
     for (const CachedGraph& g : graphs_) cudaGraphExecDestroy(g.exec);
     for (const auto& kv : fft_plans_) cufftDestroy(kv.second);
@@ -197,6 +211,50 @@ class CudaPolicy {
     user_stream_ = stream_ = next;
   }
   void* stream() const { return user_stream_; }
+
+  void reset_stream() noexcept {
+    if (user_stream_ == nullptr) return;
+    // Ordered as set_stream orders it while the device is sound; after a fault, dropped.
+    if (switch_event_ == nullptr || cudaEventRecord(switch_event_, user_stream_) != cudaSuccess ||
+        cudaStreamWaitEvent(nullptr, switch_event_, 0) != cudaSuccess)
+      cudaGetLastError();
+    user_stream_ = stream_ = nullptr;
+  }
+
+  int cuda_device() const { return device_; }
+  int enter_device() {
+    int previous = -1;
+    check(cudaGetDevice(&previous), "cudaGetDevice");
+    if (previous == device_) return -1;
+    check(cudaSetDevice(device_), "cudaSetDevice");
+    return previous;
+  }
+  int enter_device_noexcept() noexcept {
+    try {
+      return enter_device();
+    } catch (...) {
+      cudaGetLastError();
+      return -1;
+    }
+  }
+  void leave_device(int previous) noexcept {
+    if (previous >= 0 && cudaSetDevice(previous) != cudaSuccess) cudaGetLastError();
+  }
+
+  void check_device_buffer(const void* p, std::uint64_t bytes, const std::string& what) const {
+    cudaPointerAttributes a{};
+    const cudaError_t err = cudaPointerGetAttributes(&a, p);
+    if (err != cudaSuccess) {
+      cudaGetLastError();
+      throw Error(fmt::format("{} at {} is not CUDA memory ({})", what, p, cudaGetErrorString(err)));
+    }
+    if (a.type != cudaMemoryTypeDevice && a.type != cudaMemoryTypeManaged)
+      throw Error(fmt::format("{} at {} is {} memory: allowed CUDA device or managed memory", what, p,
+                              a.type == cudaMemoryTypeHost ? "pinned host" : "unregistered host"));
+    if (a.type == cudaMemoryTypeDevice && a.device != device_)
+      throw Error(fmt::format("{} of {} bytes lives on CUDA device {}: this plan's backend runs on device {}", what,
+                              bytes, a.device, device_));
+  }
 
   std::string device_name() const { return name_; }
 
@@ -606,13 +664,7 @@ int cuda_device_count(std::string* why) {
   return count;
 }
 
-int select_cuda_device(int local_rank) {
-  const int count = cuda_device_count();
-  if (count <= 0) return -1;
-  const int device = local_rank % count;
-  check(cudaSetDevice(device), "cudaSetDevice");
-  return device;
-}
+void set_cuda_local_rank(int local_rank) { g_local_rank = local_rank; }
 
 std::unique_ptr<Backend> make_cuda_backend() { return std::make_unique<BackendImpl<CudaPolicy>>(); }
 

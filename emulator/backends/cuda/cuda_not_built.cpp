@@ -11,7 +11,7 @@ int cuda_device_count(std::string* why) {
   return 0;
 }
 
-int select_cuda_device(int) { return -1; }
+void set_cuda_local_rank(int) {}
 
 std::unique_ptr<Backend> make_cuda_backend() {
   throw Error("backend cuda unavailable: this build has no CUDA backend; rebuild with nvcc and HCUBE_ENABLE_CUDA=ON");

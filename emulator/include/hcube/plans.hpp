@@ -41,6 +41,11 @@ struct Scratch {
   std::uint64_t bytes = 0;
 };
 
+// The alignment execute_device needs of a caller's buffer and scratch: the
+// kernels move 16 bytes at a time (cudaMalloc returns 256-byte aligned
+// memory; a tensor's slice may not be). Host buffers need their word's size.
+inline constexpr std::uint64_t kDeviceBufferAlignment = 16;
+
 // Where and on what a plan runs.
 struct PlanTarget {
   ElementType type = ElementType::u32;
@@ -56,16 +61,19 @@ class Plan {
   const Geometry& geometry() const { return geo_; }
   ElementType type() const { return type_; }
   BackendKind backend_kind() const;
+  // The CUDA device the plan's memory and work live on; -1 on the CPU backend.
+  int cuda_device() const;
   // The caller's array: 2^(n+m) words of type().
   std::uint64_t data_bytes() const;
   // What execute needs beside the data, in bytes of the backend's memory
   // (0: the plan runs in place).
   std::uint64_t scratch_bytes() const { return scratch_bytes_; }
 
-  // Host memory. On the CPU backend the plan runs on the buffer itself; on
-  // CUDA the data is copied to the device and back.
+  // Host memory, aligned to its word's size. On the CPU backend the plan runs
+  // on the buffer itself; on CUDA the data is copied to the device and back.
   Counters execute(void* data, std::uint64_t bytes, Scratch scratch = {});
-  // CUDA backend: `data` is device memory; every launch and copy is enqueued
+  // CUDA backend: `data` is device (or managed) memory on cuda_device(),
+  // aligned to kDeviceBufferAlignment; every launch and copy is enqueued
   // on `stream` and the call returns once the stream has run them (the
   // counters' times need it), with no device-wide synchronisation. Throws
   // hcube::Error on another backend.

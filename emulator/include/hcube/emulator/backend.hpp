@@ -214,6 +214,22 @@ class Backend {
   // runs synchronously and ignores it (stream() stays nullptr).
   virtual void set_stream(void* stream) = 0;
   virtual void* stream() const = 0;
+  // Back to the legacy default stream, from a destructor or a catch block: it
+  // never throws. After a device fault (a sticky error) nothing more can be
+  // ordered, so the stream is dropped unordered and the fault reported once,
+  // by whatever call met it first.
+  virtual void reset_stream() noexcept {}
+
+  // The CUDA device this backend's memory and work live on; -1 for the CPU.
+  virtual int cuda_device() const { return -1; }
+  // Makes the backend's device the calling thread's current CUDA device, and
+  // returns the one it replaces (-1: nothing changed); leave_device puts that
+  // back. A caller's thread may have another device current (its framework's).
+  virtual int enter_device() { return -1; }
+  virtual void leave_device(int /*previous*/) noexcept {}
+  // Throws hcube::Error naming `what` unless [p, p + bytes) can be a buffer of
+  // this backend's device: CUDA device or managed memory on cuda_device().
+  virtual void check_device_buffer(const void* /*p*/, std::uint64_t /*bytes*/, const std::string& /*what*/) const {}
 
   // Waits for the backend's work: its stream when one is set, else the device.
   virtual void synchronize() = 0;
@@ -235,11 +251,11 @@ bool cuda_backend_built();
 // Number of CUDA devices; 0 with the reason in *why when none can be used.
 int cuda_device_count(std::string* why = nullptr);
 std::unique_ptr<Backend> make_cuda_backend();
-// The CUDA device this process's CUDA backends use from now on: `local_rank`
-// mod the number of devices, so that the ranks on one node each take their
-// own GPU (call it before any CUDA backend is made). Returns the device, or -1
-// where there is none (or no CUDA backend in the build).
-int select_cuda_device(int local_rank);
+// The place of this process among the ranks on its node: the CUDA backends
+// made from now on take device `local_rank` mod the number of devices, so
+// that the ranks on one node each take their own GPU. Only a CUDA backend
+// touches CUDA: a CPU run never creates a context, even on a GPU node.
+void set_cuda_local_rank(int local_rank);
 // chunk_bytes: copy-in/out granularity; the CPU needs none, tests use a small
 // one to run the chunked path the CUDA backend takes.
 std::unique_ptr<Backend> make_cpu_backend(std::uint64_t chunk_bytes = ~std::uint64_t{0});
