@@ -1,37 +1,44 @@
 #!/usr/bin/env bash
-# What only a GPU can check, in one go (issue 26): the build (or a carried
-# one), every CUDA-instantiated test, the GPU figures (bench/gpu_bench.sh: the
-# raw rows to docs/gpu/<device>-<date>.json), the FFT example on CUDA and the
-# CLI tests (they take --backend cuda where a device is present), then a
-# short summary. Made to fit one device call of under 10 minutes: the steps
-# after the figures run only while time is left (HCUBE_GPU_CHECK_BUDGET
-# seconds, default 540), and say SKIP otherwise.
+# What only a GPU can check, in one go: every CUDA-instantiated test, the GPU
+# figures (bench/gpu_bench.sh: the raw rows to docs/gpu/<device>-<date>.json),
+# the FFT example on CUDA, the CLI tests (they take --backend cuda where a
+# device is present) and the Python tests (DLPack, __cuda_array_interface__ and
+# execute_device on a GPU), then a short summary. Made to fit one device call
+# of under 10 minutes: the steps after the figures run only while time is left
+# (HCUBE_GPU_CHECK_BUDGET seconds, default 540), and say SKIP otherwise.
 #
 # HCUBE_REQUIRE_CUDA=1 (tests/require.hpp, python/tests) turns every test's "no CUDA device"
 # skip into a failure, and a test program that passed no test at all (all
 # skipped, or none matched) is a FAIL: a GPU check on a machine without a
 # usable GPU, or on a build without the CUDA backend, cannot report PASS.
 #
-# usage: scripts/gpu_check.sh [--bundle FILE | --build DIR] [bench/gpu_bench.sh flags ...]
-#   --bundle FILE  a build packed here by scripts/gpu_bundle.sh and carried with the call (the device
-#                  machine lacks hcube's libraries), unpacked under /tmp and run from there
+# usage: scripts/gpu_check.sh [--bundle FILE [--dry-run] | --build DIR] [bench/gpu_bench.sh flags ...]
+#   --bundle FILE  a bundle packed here by scripts/gpu_bundle.sh and carried with the call: unpacked
+#                  under /tmp and everything run from it (its programs, its wheel in a venv)
+#   --dry-run      the bundle's rehearsal where no GPU is (scripts/gpu_dry_run.sh): CUDA tests may
+#                  skip, the benches and the FFT example run on the CPU backend at small sizes, and
+#                  any skip whose reason is not the want of CUDA (or of PyTorch) is a FAIL
 #   --build DIR    a build directory of this checkout (default build), brought up to date first
-# Logs go to $LOGS (default <build>/gpu-logs); where the device tool's $OUT is set, the figures'
-# JSON and the logs (one archive) are copied there too.
+# Logs go to $LOGS (default <bundle dir>/logs or <build>/gpu-logs); where the device tool's $OUT is
+# set, the figures' JSON and the logs (one archive) are copied there too.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-export HCUBE_REQUIRE_CUDA=1
+source=$PWD
 budget=${HCUBE_GPU_CHECK_BUDGET:-540}
 build=build
 bundle=""
+dry=0
 bench_args=()
 while [ $# -gt 0 ]; do
   case $1 in
     --bundle) bundle=$2; shift 2 ;;
     --build) build=$2; shift 2 ;;
+    --dry-run) dry=1; shift ;;
     *) bench_args+=("$1"); shift ;;
   esac
 done
+[ $dry = 1 ] && [ -z "$bundle" ] && { echo "gpu_check.sh: --dry-run rehearses a bundle: give --bundle FILE" >&2; exit 2; }
+if [ $dry = 1 ]; then export HCUBE_REQUIRE_CUDA=0; else export HCUBE_REQUIRE_CUDA=1; fi
 summary=()
 failed=0
 record() {  # status, name, seconds[, why]
@@ -39,32 +46,72 @@ record() {  # status, name, seconds[, why]
   [ "$1" = FAIL ] && failed=1
   return 0
 }
+# Skips a rehearsal accepts: the want of a GPU, and of PyTorch and CuPy (the device has them; the bundle
+# does not carry them).
+allowed_skip='CUDA|cuda|GPU|PyTorch is not installed|CuPy is not installed'
+skips_not_allowed() {  # log: the skip reasons in it that are not the want of CUDA, one a line
+  { grep -A1 -E '^[^ ]+:[0-9]+: Skipped$' "$1" | grep -vE '^--$|: Skipped$'
+    sed -n 's/^SKIPPED \[[0-9]*\] [^ ]*: //p' "$1"; } | grep -vE "$allowed_skip"
+}
 run() {  # name, timeout, command...: its output in $logs/name.log; pass or fail recorded
   local name=$1 limit=$2; shift 2
   if [ $SECONDS -ge "$budget" ]; then record SKIP "$name" 0 "out of time (HCUBE_GPU_CHECK_BUDGET=$budget s)"; return; fi
-  local t0=$SECONDS why=""
+  local t0=$SECONDS why="" bad
   timeout "$limit" "$@" >"$logs/$name.log" 2>&1 || why="exit status $?"
-  # A gtest program that passed nothing (every test skipped or filtered out) checked nothing.
-  if [ -z "$why" ] && grep -q '^\[  PASSED  \] 0 tests' "$logs/$name.log"; then why="no test passed (all skipped?)"; fi
+  # A gtest program that passed nothing (every test skipped or filtered out) checked nothing, on a GPU.
+  if [ -z "$why" ] && [ $dry = 0 ] && grep -q '^\[  PASSED  \] 0 tests' "$logs/$name.log"; then why="no test passed (all skipped?)"; fi
+  if [ -z "$why" ] && [ $dry = 1 ] && bad=$(skips_not_allowed "$logs/$name.log") && [ -n "$bad" ]; then
+    why="skipped for another reason than the want of CUDA: $(echo "$bad" | head -3 | tr '\n' ';')"
+  fi
   if [ -z "$why" ]; then record PASS "$name" $((SECONDS - t0))
   else record FAIL "$name" $((SECONDS - t0)) "$why, see $logs/$name.log"; tail -30 "$logs/$name.log"; fi
 }
 
+py=""
 if [ -n "$bundle" ]; then
-  # The carried build: its programs and libraries, the device's CUDA libraries (cuFFT) beside them.
-  where=/tmp/hcube-gpu-run
+  where=${HCUBE_GPU_CHECK_DIR:-/tmp/hcube-gpu-run}
   rm -rf "$where" && mkdir -p "$where" && tar -C "$where" -xJf "$bundle" || { echo "gpu_check.sh: cannot unpack $bundle" >&2; exit 2; }
   top=$where/hcube-gpu
   bin=$top/bin
   tests=$top/tests
-  cudalibs=$(dirname "$(find /usr/local/cuda*/ /usr/lib /opt -name 'libcufft.so.*' -print -quit 2>/dev/null)" 2>/dev/null)
-  export LD_LIBRARY_PATH=$top/lib${cudalibs:+:$cudalibs}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
   export HCUBE_COMMIT=$(cat "$top/COMMIT")
   logs=${LOGS:-$where/logs}
   mkdir -p "$logs"
-  if ldd "$bin/hcube" | grep 'not found' >"$logs/ldd.log"; then
-    cat "$logs/ldd.log"; echo "gpu_check.sh: the bundle's hcube cannot load its libraries here" >&2; exit 2
+  # cuFFT is the device's own, found by the name the programs were linked with (its major version)
+  # and linked into lib/, where their RPATH looks: no search path is set for anything else.
+  cufft=$(cat "$top/CUFFT")
+  if [ -n "$cufft" ] && ! ldconfig -p 2>/dev/null | grep -qF " $cufft "; then
+    found=$(find /usr/local/cuda*/ /usr/lib /opt "$(python3 -c 'import site; print(site.getsitepackages()[0])' 2>/dev/null || echo /nonexistent)" \
+      -name "$cufft" -print -quit 2>/dev/null)
+    [ -n "$found" ] && ln -sf "$found" "$top/lib/$cufft"
   fi
+  # Every library a carried program loads comes from the bundle or is one the device has of its own.
+  system=$(cat "$top/SYSTEM_LIBS")
+  for f in "$bin"/* "$tests"/*; do
+    ldd "$f" | awk -v f="$(basename "$f")" '{print f ": " $0}'
+  done >"$logs/ldd.log" 2>&1
+  if grep 'not found' "$logs/ldd.log"; then echo "gpu_check.sh: the bundle's programs cannot load their libraries here" >&2; exit 2; fi
+  stray=$(awk '$3 == "=>" && $4 ~ /^\// {print $4}' "$logs/ldd.log" | sort -u | grep -v "^$top/lib/" |
+    while read -r lib; do basename "$lib" | grep -Eq "$system" || echo "$lib"; done)
+  [ -z "$stray" ] || { echo "gpu_check.sh: the bundle's programs load libraries from outside it: $stray" >&2; exit 2; }
+  # The Python package in a venv of its own, from the bundle's wheels alone. On a GPU the device's own
+  # packages stay visible after the venv's (PyTorch, CuPy: its python3 may itself be a venv, which
+  # --system-site-packages would pass over); a rehearsal sees nothing of this machine's.
+  venv=$where/venv
+  base=${HCUBE_PYTHON:-python3}
+  if "$base" -m venv "$venv" >"$logs/venv.log" 2>&1; then
+    if [ $dry = 0 ]; then
+      "$base" -c 'import site; print("\n".join(site.getsitepackages()))' \
+        >"$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_path("purelib"))')/device-packages.pth"
+    fi
+    if "$venv/bin/python" -m pip install -q --no-index --find-links "$top/wheels" \
+      "$top/wheels/$(cat "$top/WHEEL")[test]" >>"$logs/venv.log" 2>&1; then
+      py=$venv/bin/python
+    fi
+  fi
+  [ -n "$py" ] || { record FAIL python-venv 0 "the bundle's wheel did not install, see $logs/venv.log"; tail -20 "$logs/venv.log"; }
+  # The extension loads the carried libraries (FFTW, fmt) from lib/: that path for its runs alone.
+  pyenv=(env "LD_LIBRARY_PATH=$top/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}")
 else
   bin=$build/bin
   tests=$build/tests
@@ -75,25 +122,35 @@ else
       { tail -30 "$logs/configure.log"; echo "gpu_check.sh: cannot configure $build (carry a build: scripts/gpu_bundle.sh)" >&2; exit 2; }
   fi
   run build 480 cmake --build "$build" -j"$(nproc)" --target hcube hcube_tests hcube_example_fft
+  # The Python tests, where an hcube package is installed (pip install . into a venv): $HCUBE_PYTHON,
+  # else .venv/bin/python, else python3.
+  py=${HCUBE_PYTHON:-}
+  [ -z "$py" ] && [ -x .venv/bin/python ] && py=.venv/bin/python
+  [ -z "$py" ] && py=python3
+  "$py" -c 'import hcube, pytest' >/dev/null 2>&1 || py=""
+  pyenv=(env)
 fi
-export HCUBE_BINARY=$bin/hcube HCUBE_TEST_DATA_DIR=$PWD/tests/data
+export HCUBE_BINARY=$bin/hcube HCUBE_TEST_DATA_DIR=$source/tests/data
 
 nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm,clocks.max.mem --format=csv >"$logs/device.txt" 2>&1
 cat "$logs/device.txt"
-run cuda-tests 240 "$tests/hcube_tests" --gtest_filter='*cuda*:*Cuda*:*CUDA*' --gtest_brief=1
-run gpu-bench 300 bash bench/gpu_bench.sh --hcube "$bin/hcube" "${bench_args[@]}"
-run example-fft-cuda 60 "$bin/hcube_example_fft" --backend cuda
-for t in "$tests"/hcube_cli_*tests; do [ -x "$t" ] && run "$(basename "$t")" 240 "$t" --gtest_brief=1; done
-# The Python tests, where an hcube package is installed (pip install . into a
-# venv): $HCUBE_PYTHON, else .venv/bin/python, else python3. Their GPU tests
-# fail rather than skip under HCUBE_REQUIRE_CUDA=1, as the C++ ones do.
-py=${HCUBE_PYTHON:-}
-[ -z "$py" ] && [ -x .venv/bin/python ] && py=.venv/bin/python
-[ -z "$py" ] && py=python3
-if "$py" -c 'import hcube, pytest' >/dev/null 2>&1; then
-  run python-tests 240 "$py" -m pytest -q python/tests
+cuda_filter='*cuda*:*Cuda*:*CUDA*'
+run cuda-tests 240 "$tests/hcube_tests" --gtest_filter="$cuda_filter" --gtest_brief=0
+if [ $dry = 1 ]; then
+  # No GPU: the same rows on the CPU at small sizes (the script, not the figures), the example on the CPU.
+  run gpu-bench 120 bash bench/gpu_bench.sh --hcube "$bin/hcube" --backend cpu --log2-words 10 --small-log2-words 6 \
+    --dims 6 --repeat 1 --out "$logs/gpu-bench-cpu.json"
+  run example-fft 60 "$bin/hcube_example_fft" --backend cpu
 else
-  record SKIP python-tests 0 "no hcube package and pytest for $py (pip install . into a venv, or set HCUBE_PYTHON)"
+  run gpu-bench 300 bash bench/gpu_bench.sh --hcube "$bin/hcube" "${bench_args[@]}"
+  run example-fft-cuda 60 "$bin/hcube_example_fft" --backend cuda
+fi
+for t in "$tests"/hcube_cli_*tests; do [ -x "$t" ] && run "$(basename "$t")" 240 "$t"; done
+# The Python tests: their GPU tests fail rather than skip under HCUBE_REQUIRE_CUDA=1, as the C++ ones do.
+if [ -n "$py" ]; then
+  run python-tests 240 "${pyenv[@]}" "$py" -m pytest -q -rs -p no:cacheprovider "$source/python/tests"
+else
+  record SKIP python-tests 0 "no hcube package and pytest (pip install . into a venv, or set HCUBE_PYTHON)"
 fi
 
 [ -f "$logs/gpu-bench.log" ] && sed -n '/^Device:/,$p' "$logs/gpu-bench.log"

@@ -3,6 +3,8 @@
 # The CUDA toolkit is optional: without nvcc the CUDA backend is left out.
 # Open MPI (libopenmpi-dev, openmpi-bin) builds the distributed machine and its
 # mpirun tests (docs/distributed.md); a build configured without it still works.
+# patchelf points the programs scripts/gpu_bundle.sh carries at the libraries
+# carried beside them.
 # gnuplot (hcube sweep --plot; the tests that draw skip without it), GNU time
 # (bench/peak_memory.sh) and chromium (the hcube animate page, loaded headless by
 # tests/test_cli_animate.cpp, which skips without it) are optional, and so are
@@ -11,7 +13,7 @@
 # a failure to install them is a warning, not an error.
 set -euo pipefail
 
-packages=(cmake g++ make libgtest-dev libcli11-dev nlohmann-json3-dev libfmt-dev libbenchmark-dev libfftw3-dev
+packages=(cmake g++ make patchelf libgtest-dev libcli11-dev nlohmann-json3-dev libfmt-dev libbenchmark-dev libfftw3-dev
   libopenmpi-dev openmpi-bin)
 optional=(gnuplot-nox time chromium clang libclang-rt-dev libomp-dev)
 # .ci/run builds the Python package (pip install . in a virtual environment):
