@@ -116,6 +116,8 @@ git rev-parse --short=12 HEAD 2>/dev/null >"$root/COMMIT" || echo unknown >"$roo
 git diff --quiet HEAD 2>/dev/null || sed -i 's/$/-dirty/' "$root/COMMIT"
 XZ_OPT=${XZ_OPT:--T0} tar -C "$stage" -cJf "$bundle" hcube-gpu
 echo "gpu_bundle.sh: $bundle ($(du -h "$bundle" | cut -f1)), commit $(cat "$root/COMMIT"), for $("$py" --version)"
+# The device call carries at most 64 MiB, the working tree included.
+[ "$(stat -c %s "$bundle")" -le $((56 << 20)) ] || echo "gpu_bundle.sh: warning: over 56 MiB, near the device call's 64 MiB with the tree" >&2
 echo "  libraries: $(ls "$root/lib" | tr '\n' ' ')"
 echo "  wheels: $(ls "$root/wheels" | tr '\n' ' ')"
 echo "carry it to one device call: scripts/gpu_check.sh --bundle $bundle"

@@ -63,8 +63,15 @@ run() {  # name, timeout, command...: its output in $logs/name.log; pass or fail
   if [ -z "$why" ] && [ $dry = 1 ] && bad=$(skips_not_allowed "$logs/$name.log") && [ -n "$bad" ]; then
     why="skipped for another reason than the want of CUDA: $(echo "$bad" | head -3 | tr '\n' ';')"
   fi
-  if [ -z "$why" ]; then record PASS "$name" $((SECONDS - t0))
+  if [ -z "$why" ]; then record PASS "$name" $((SECONDS - t0)) "$(counts "$logs/$name.log")"
   else record FAIL "$name" $((SECONDS - t0)) "$why, see $logs/$name.log"; tail -30 "$logs/$name.log"; fi
+}
+counts() {  # log: "N passed, N skipped" as gtest or pytest counted them, if either did
+  local p k
+  p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) tests\{0,1\}\.$/\1/p; s/^\([0-9]*\) passed.*/\1/p; s/^=* \([0-9]*\) passed.*/\1/p' "$1" | tail -1)
+  k=$(sed -n 's/^\[  SKIPPED \] \([0-9]*\) tests\{0,1\}, listed below:$/\1/p; s/.* \([0-9]*\) skipped.*/\1/p' "$1" | tail -1)
+  [ -n "$p" ] && echo "$p passed, ${k:-0} skipped"
+  return 0
 }
 
 py=""
@@ -91,8 +98,10 @@ if [ -n "$bundle" ]; then
     ldd "$f" | awk -v f="$(basename "$f")" '{print f ": " $0}'
   done >"$logs/ldd.log" 2>&1
   if grep 'not found' "$logs/ldd.log"; then echo "gpu_check.sh: the bundle's programs cannot load their libraries here" >&2; exit 2; fi
-  stray=$(awk '$3 == "=>" && $4 ~ /^\// {print $4}' "$logs/ldd.log" | sort -u | grep -v "^$top/lib/" |
-    while read -r lib; do basename "$lib" | grep -Eq "$system" || echo "$lib"; done)
+  stray=$(awk '$3 == "=>" && $4 ~ /^\// {print $4}' "$logs/ldd.log" | sort -u | while read -r lib; do
+    case $(realpath -s "$lib") in "$top"/lib/*) continue ;; esac
+    basename "$lib" | grep -Eq "$system" || echo "$lib"
+  done)
   [ -z "$stray" ] || { echo "gpu_check.sh: the bundle's programs load libraries from outside it: $stray" >&2; exit 2; }
   # The Python package in a venv of its own, from the bundle's wheels alone. On a GPU the device's own
   # packages stay visible after the venv's (PyTorch, CuPy: its python3 may itself be a venv, which
