@@ -13,6 +13,7 @@
 #include <numeric>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "backend_test.hpp"
@@ -343,6 +344,141 @@ TEST(Plans, BadBuffersAndOptionsAreRefusedWithOneLine) {
   }
 }
 
+// NumPy's transpose written out: result element at multi-index c (over the
+// result's extents) is a's element whose index along axis axes[k] is c_k.
+template <class T>
+std::vector<T> numpy_transpose(const std::vector<T>& a, const std::vector<std::uint64_t>& extents,
+                               const std::vector<int>& axes) {
+  const std::size_t r = extents.size();
+  std::vector<std::uint64_t> out_ext(r), c(r), src(r);
+  for (std::size_t k = 0; k < r; ++k) out_ext[k] = extents[static_cast<std::size_t>(axes[k])];
+  std::vector<T> out(a.size());
+  for (std::uint64_t flat = 0; flat < a.size(); ++flat) {
+    std::uint64_t rest = flat;  // C order: the last axis varies fastest
+    for (std::size_t k = r; k-- > 0;) {
+      c[k] = rest % out_ext[k];
+      rest /= out_ext[k];
+    }
+    for (std::size_t k = 0; k < r; ++k) src[static_cast<std::size_t>(axes[k])] = c[k];
+    std::uint64_t from = 0;
+    for (std::size_t k = 0; k < r; ++k) from = from * extents[k] + src[k];
+    out[flat] = a[from];
+  }
+  return out;
+}
+
+struct Bytes16 {  // any 16-byte trivially copyable word
+  std::uint64_t lo, hi;
+  bool operator==(const Bytes16& o) const { return lo == o.lo && hi == o.hi; }
+};
+
+template <class T>
+T word_of(std::uint64_t g) {
+  if constexpr (std::is_same_v<T, Bytes16>) return {g * 0x9E3779B97F4A7C15ull, ~g};
+  else if constexpr (std::is_same_v<T, std::complex<double>>) return {static_cast<double>(g), -0.5 - static_cast<double>(g)};
+  else return static_cast<T>(g * 7 + 3);
+}
+
+template <class T>
+void check_typed_transposes(unsigned seed) {
+  std::mt19937 rng(seed);
+  for (int trial = 0; trial < 40; ++trial) {
+    const std::size_t r = 1 + rng() % 4;
+    std::vector<std::uint64_t> extents(r);
+    unsigned q = 0;
+    do {
+      q = 0;
+      for (auto& e : extents) {
+        const unsigned w = rng() % 4;  // extents 1..8
+        e = std::uint64_t{1} << w;
+        q += w;
+      }
+    } while (q == 0 || q > 11);
+    std::vector<int> axes(r);
+    std::iota(axes.begin(), axes.end(), 0);
+    std::shuffle(axes.begin(), axes.end(), rng);
+    std::vector<T> a(std::size_t{1} << q);
+    for (std::uint64_t g = 0; g < a.size(); ++g) a[g] = word_of<T>(g);
+    const std::vector<T> want = numpy_transpose(a, extents, axes);
+    TransposePlan<T> plan(extents, axes, BackendChoice::cpu);  // the two statements
+    plan.execute(a);
+    ASSERT_TRUE(a == want) << "trial " << trial;
+    EXPECT_EQ(plan.size(), a.size());
+  }
+}
+
+// The typed plans in two statements: NumPy's transpose of power-of-two
+// extents, on any word of 4, 8 or 16 bytes, against the index arithmetic.
+TEST(TypedPlans, TransposeIsNumpysTransposeOfExtents) {
+  check_typed_transposes<float>(1);
+  check_typed_transposes<std::int64_t>(2);
+  check_typed_transposes<std::complex<double>>(3);
+  check_typed_transposes<Bytes16>(4);
+  static_assert(element_type_of<std::int64_t>() == ElementType::u64);
+  static_assert(element_type_of<Bytes16>() == ElementType::c128);
+  static_assert(element_type_of<std::int32_t>() == ElementType::i32);
+}
+
+TEST(TypedPlans, BitReversalAndAMatrixTranspose) {
+  std::vector<std::uint32_t> v(1 << 10);
+  for (std::uint32_t g = 0; g < v.size(); ++g) v[g] = g;
+  auto rev = bit_reversal_plan<std::uint32_t>(v.size(), BackendChoice::cpu);
+  rev.execute(v);
+  for (std::uint32_t g = 0; g < v.size(); ++g) ASSERT_EQ(v[reverse(g, 10)], g);
+  std::vector<double> m(32 * 8);
+  for (std::size_t g = 0; g < m.size(); ++g) m[g] = static_cast<double>(g);
+  TransposePlan<double> t({32, 8}, {1, 0}, BackendChoice::cpu);
+  t.execute(m.data(), m.size());
+  EXPECT_EQ(t.result_extents(), (std::vector<std::uint64_t>{8, 32}));
+  for (std::size_t i = 0; i < 8; ++i)
+    for (std::size_t j = 0; j < 32; ++j) ASSERT_EQ(m[i * 32 + j], static_cast<double>(j * 8 + i));
+}
+
+// Plans are nothrow-movable: returned by value, kept in containers, still running.
+TEST(TypedPlans, PlansMoveWithoutThrowing) {
+  static_assert(std::is_nothrow_move_constructible_v<AapcPlan>);
+  static_assert(std::is_nothrow_move_constructible_v<PermutePlan>);
+  static_assert(std::is_nothrow_move_constructible_v<MultiAapcPlan>);
+  static_assert(std::is_nothrow_move_constructible_v<DistributedFftPlan>);
+  static_assert(std::is_nothrow_move_constructible_v<RedistributePlan>);
+  static_assert(std::is_nothrow_move_constructible_v<TransposePlan<float>>);
+  static_assert(std::is_nothrow_move_assignable_v<PermutePlan>);
+  std::vector<TransposePlan<std::uint32_t>> plans;
+  for (int k = 0; k < 4; ++k) plans.push_back(TransposePlan<std::uint32_t>({16, 4}, {1, 0}, BackendChoice::cpu));
+  TransposePlan<std::uint32_t> moved = std::move(plans.back());
+  std::vector<std::uint32_t> v(64);
+  for (std::uint32_t g = 0; g < 64; ++g) v[g] = g;
+  moved.execute(v);
+  for (std::uint32_t i = 0; i < 4; ++i)
+    for (std::uint32_t j = 0; j < 16; ++j) ASSERT_EQ(v[i * 16 + j], j * 4 + i);
+}
+
+// Errors name the API's parameters, never a command-line flag.
+TEST(TypedPlans, BadExtentsAxesAndBuffersAreRefusedInApiTerms) {
+  const auto message = [](const std::function<void()>& f) {
+    try {
+      f();
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  const std::string not_pow2 = message([] { TransposePlan<float>({4, 3}, {1, 0}, BackendChoice::cpu); });
+  EXPECT_NE(not_pow2.find("extents[1] = 3 is not a power of two"), std::string::npos) << not_pow2;
+  const std::string bad_axes = message([] { TransposePlan<float>({4, 2}, {1, 1}, BackendChoice::cpu); });
+  EXPECT_NE(bad_axes.find("axes = (1, 1) is not a permutation of 0..1"), std::string::npos) << bad_axes;
+  const std::string few_axes = message([] { TransposePlan<float>({4, 2}, {0}, BackendChoice::cpu); });
+  EXPECT_NE(few_axes.find("axes has 1 entries"), std::string::npos) << few_axes;
+  const std::string count = message([] { bit_reversal_plan<float>(12, BackendChoice::cpu); });
+  EXPECT_NE(count.find("count = 12 is not a power of two"), std::string::npos) << count;
+  TransposePlan<float> plan({4, 2}, {1, 0}, BackendChoice::cpu);
+  std::vector<float> shorter(7);
+  const std::string size = message([&] { plan.execute(shorter); });
+  EXPECT_NE(size.find("holds 28 bytes"), std::string::npos) << size;
+  for (const std::string& m : {not_pow2, bad_axes, few_axes, count, size})
+    EXPECT_EQ(m.find("--"), std::string::npos) << "a command-line flag in: " << m;
+}
+
 // The verified run's trace is data: every step, its state and its exchanges,
 // handed to an observer; the states are checked here against the transpose
 // composed from the steps' own destination maps and, at the end, the formula.
@@ -382,11 +518,17 @@ TEST(VerifiedRun, TraceHandsEveryStepToTheObserver) {
 // The device path: a device pointer and the caller's stream (skips without a GPU).
 class PlansOnDevice : public BackendTest {};
 
-TEST_P(PlansOnDevice, AapcOnTheBackendsOwnMemoryEqualsTheHostPath) {
+// The transpose of a (2^d, 2^d) array of u32 on `backend`.
+std::unique_ptr<AapcPlan> transpose_plan(long long d, BackendChoice backend) {
   AapcPlan::Options o;
-  o.schedule.d = 4;
-  o.target = {ElementType::u32, choice()};
-  AapcPlan plan(o);
+  o.schedule.d = d;
+  o.target = {ElementType::u32, backend};
+  return std::make_unique<AapcPlan>(o);
+}
+
+TEST_P(PlansOnDevice, AapcOnTheBackendsOwnMemoryEqualsTheHostPath) {
+  const std::unique_ptr<AapcPlan> made = transpose_plan(4, choice());
+  AapcPlan& plan = *made;
   const std::vector<std::uint32_t> in = distinct_words(bit(8), 11);
   std::vector<std::uint32_t> host = in;
   plan.execute(host.data(), host.size() * 4);
@@ -407,10 +549,8 @@ TEST_P(PlansOnDevice, AapcOnTheBackendsOwnMemoryEqualsTheHostPath) {
 // work, with one line; the plan runs on an aligned one afterwards. On CUDA a
 // device buffer needs 16 bytes, and host memory given as device memory is refused.
 TEST_P(PlansOnDevice, MisalignedOrForeignBuffersAreRefusedBeforeAnyWork) {
-  AapcPlan::Options o;
-  o.schedule.d = 3;
-  o.target = {ElementType::u32, choice()};
-  AapcPlan plan(o);
+  const std::unique_ptr<AapcPlan> made = transpose_plan(3, choice());
+  AapcPlan& plan = *made;
   const std::vector<std::uint32_t> in = distinct_words(bit(6), 5);
   std::vector<std::uint32_t> room(in.size() + 1);
   auto* off = reinterpret_cast<unsigned char*>(room.data()) + 1;  // one byte past a word
@@ -455,10 +595,8 @@ static_assert(noexcept(std::declval<Backend&>().leave_device(0)), "leave_device 
 #ifdef HCUBE_TEST_CUDA_FAULT
 // The child's part: exit status 0 when execute_device raised hcube::Error.
 [[noreturn]] void execute_after_a_fault() {
-  AapcPlan::Options o;
-  o.schedule.d = 6;
-  o.target = {ElementType::u32, BackendChoice::cuda};
-  AapcPlan plan(o);
+  const std::unique_ptr<AapcPlan> made = transpose_plan(6, BackendChoice::cuda);
+  AapcPlan& plan = *made;
   std::unique_ptr<Backend> b = make_cuda_backend();
   Buffer dev = b->allocate(plan.data_bytes());
   cudaStream_t stream = nullptr;

@@ -1,4 +1,5 @@
 #include "hcube/plans.hpp"
+#include "hcube/typed_plans.hpp"
 
 #include "hcube/host/host_memory.hpp"
 
@@ -20,6 +21,8 @@ Plan::Plan(const Geometry& geo, const PlanTarget& target)
     : geo_(geo), type_(target.type), backend_(make_backend(target.backend)) {}
 
 Plan::~Plan() = default;
+Plan::Plan(Plan&&) noexcept = default;
+Plan& Plan::operator=(Plan&&) noexcept = default;
 
 BackendKind Plan::backend_kind() const { return backend_->kind(); }
 
@@ -280,6 +283,66 @@ void RedistributePlan::run(Machine& machine) { report_ = run_redistribution(mach
 RedistributionReport RedistributePlan::execute_traced(Machine& machine, const RedistStepDone& after_step) {
   report_ = run_redistribution(machine, placement_, schedule_, after_step);
   return report_;
+}
+
+// --- Typed plans ----------------------------------------------------------------
+
+unsigned log2_of_count(std::uint64_t count, const char* what) {
+  unsigned q = 0;
+  while (q < 62 && (std::uint64_t{1} << q) < count) ++q;
+  if (count < 2 || (std::uint64_t{1} << q) != count)
+    throw Error(fmt::format("{} = {} is not a power of two: allowed 2, 4, ..., 2^62", what, count));
+  return q;
+}
+
+std::vector<unsigned> transpose_address_bits(const std::vector<std::uint64_t>& extents, const std::vector<int>& axes) {
+  const std::size_t r = extents.size();
+  if (r == 0) throw Error("extents is empty: give the array's extents, each a power of two");
+  if (axes.size() != r)
+    throw Error(fmt::format("axes has {} entries: the array has {} axes (extents)", axes.size(), r));
+  std::vector<unsigned> width(r);
+  unsigned q = 0;
+  for (std::size_t k = 0; k < r; ++k) {
+    const std::uint64_t e = extents[k];
+    if (e == 0 || (e & (e - 1)) != 0)
+      throw Error(fmt::format("extents[{}] = {} is not a power of two: allowed 1, 2, 4, ...", k, e));
+    while ((std::uint64_t{1} << width[k]) < e) ++width[k];
+    q += width[k];
+    if (q > 62) throw Error(fmt::format("extents hold 2^{} elements or more: allowed at most 2^62", q));
+  }
+  if (q == 0) throw Error("extents hold one element: allowed 2 or more");
+  std::vector<bool> seen(r, false);
+  for (const int a : axes) {
+    if (a < 0 || static_cast<std::size_t>(a) >= r || seen[static_cast<std::size_t>(a)])
+      throw Error(fmt::format("axes = ({}) is not a permutation of 0..{}", fmt::join(axes, ", "), r - 1));
+    seen[static_cast<std::size_t>(a)] = true;
+  }
+  // C order: axis k's bits sit above those of every later axis. Source axis axes[i]
+  // becomes result axis i, its bits in their order (a stable dimension permutation).
+  std::vector<unsigned> low_bit(r, 0);  // of each source axis
+  for (std::size_t k = r - 1; k-- > 0;) low_bit[k] = low_bit[k + 1] + width[k + 1];
+  std::vector<unsigned> to(q);
+  unsigned next = q;  // result axis i's bits end below those of result axes before it
+  for (std::size_t i = 0; i < r; ++i) {
+    const auto src = static_cast<std::size_t>(axes[i]);
+    next -= width[src];
+    for (unsigned t = 0; t < width[src]; ++t) to[low_bit[src] + t] = next + t;
+  }
+  return to;
+}
+
+PermutePlan::Options transpose_options(const std::vector<std::uint64_t>& extents, const std::vector<int>& axes,
+                                       ElementType type, BackendChoice backend) {
+  const std::vector<unsigned> to = transpose_address_bits(extents, axes);
+  const auto q = static_cast<long long>(to.size());
+  PermutePlan::Options o;
+  o.perm = fmt::format("{}", fmt::join(to, ","));
+  // Any split of the address serves one fused pass; the machine's nodes take the high half.
+  o.m = (q + 1) / 2;
+  o.n = q - o.m;
+  o.fused = true;
+  o.target = {type, backend};
+  return o;
 }
 
 }  // namespace hcube

@@ -18,4 +18,5 @@
 #include "hcube/emulator/verified_run.hpp"
 #include "hcube/core/error.hpp"
 #include "hcube/plans.hpp"
+#include "hcube/typed_plans.hpp"
 #include "hcube/version.hpp"

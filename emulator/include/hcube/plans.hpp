@@ -57,6 +57,9 @@ class Plan {
   virtual ~Plan();
   Plan(const Plan&) = delete;
   Plan& operator=(const Plan&) = delete;
+  // Movable, so that a plan can be returned by value and kept in a container.
+  Plan(Plan&&) noexcept;
+  Plan& operator=(Plan&&) noexcept;
 
   const Geometry& geometry() const { return geo_; }
   ElementType type() const { return type_; }
