@@ -25,7 +25,32 @@ set_target_properties(hcube_emulator PROPERTIES EXPORT_NAME emulator)
 add_library(hcube_library INTERFACE)
 set_target_properties(hcube_library PROPERTIES EXPORT_NAME hcube)
 target_link_libraries(hcube_library INTERFACE hcube_emulator hcube_kernels hcube_host)
+# One library of everything, for a program that links by name (pkg-config's hcube.pc): libhcube.so
+# and libhcube.a, made of the host and emulator objects, with FFTW, OpenMP and (on CUDA) the static
+# CUDA runtime and cuFFT linked in or named as their dependencies.
+foreach(_kind SHARED STATIC)
+  string(TOLOWER ${_kind} _k)
+  add_library(hcube_${_k} ${_kind} $<TARGET_OBJECTS:hcube_host> $<TARGET_OBJECTS:hcube_emulator>)
+  set_target_properties(hcube_${_k} PROPERTIES OUTPUT_NAME hcube EXPORT_NAME ${_k} POSITION_INDEPENDENT_CODE ON)
+  if(NOT HCUBE_INSTALL)  # a subproject or the Python module: made only when something links it
+    set_target_properties(hcube_${_k} PROPERTIES EXCLUDE_FROM_ALL ON)
+  endif()
+  target_include_directories(hcube_${_k} PUBLIC
+    $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/host/include> $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/kernels/include>
+    $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/emulator/include> $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/generated/include>
+    $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+  target_compile_features(hcube_${_k} PUBLIC cxx_std_17)
+  target_link_libraries(hcube_${_k} PUBLIC fmt::fmt nlohmann_json::nlohmann_json
+    PRIVATE OpenMP::OpenMP_CXX $<BUILD_INTERFACE:hcube_fftw3> $<INSTALL_INTERFACE:hcube::fftw3>)
+  if(HCUBE_HAVE_CUDA)
+    target_link_libraries(hcube_${_k} PRIVATE CUDA::cudart_static CUDA::cufft)
+  endif()
+endforeach()
+set_target_properties(hcube_shared PROPERTIES VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR})
+
 # The same names for a project that adds hcube with add_subdirectory or FetchContent.
+add_library(hcube::shared ALIAS hcube_shared)
+add_library(hcube::static ALIAS hcube_static)
 add_library(hcube::hcube ALIAS hcube_library)
 add_library(hcube::host ALIAS hcube_host)
 add_library(hcube::kernels ALIAS hcube_kernels)
@@ -96,6 +121,17 @@ if(HCUBE_HAVE_CUDA AND CUDAToolkit_BIN_DIR)
   get_filename_component(HCUBE_CUDA_ROOT "${CUDAToolkit_BIN_DIR}" DIRECTORY)
 endif()
 
+# The distributed machine (emulator/mpi): hcube::mpi, DistributedMachine on the caller's MPI_Comm.
+set(HCUBE_HAVE_MPI_01 0)
+set(_hcube_mpi_target "")
+if(TARGET hcube_mpi)
+  set(HCUBE_HAVE_MPI_01 1)
+  set(_hcube_mpi_target hcube_mpi)
+  set_target_properties(hcube_mpi PROPERTIES EXPORT_NAME mpi)
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/emulator/mpi/include/hcube DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+    COMPONENT hcube_Development FILES_MATCHING PATTERN "*.hpp")
+endif()
+
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/hcubeConfig.cmake.in
   ${PROJECT_BINARY_DIR}/hcubeConfig.cmake
   INSTALL_DESTINATION ${HCUBE_INSTALL_CMAKEDIR})
@@ -103,7 +139,20 @@ configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/hcubeConfig.cmake.in
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/hcubeConfigVersion.cmake
   VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
 
-install(TARGETS hcube_core hcube_host hcube_kernels hcube_emulator hcube_library EXPORT hcubeTargets
+# pkg-config: hcube.pc names libhcube (shared first, as the linker takes it) and what it links.
+set(HCUBE_PC_PRIVATE "")
+foreach(_name IN LISTS HCUBE_FFTW_NAMES)
+  string(APPEND HCUBE_PC_PRIVATE " -l${_name}")
+endforeach()
+string(APPEND HCUBE_PC_PRIVATE " -fopenmp -lpthread")
+if(HCUBE_HAVE_CUDA AND CUDAToolkit_LIBRARY_DIR)
+  string(APPEND HCUBE_PC_PRIVATE " -L${CUDAToolkit_LIBRARY_DIR} -lcufft -lcudart_static -ldl -lrt")
+endif()
+configure_file(${CMAKE_CURRENT_LIST_DIR}/hcube.pc.in ${PROJECT_BINARY_DIR}/hcube.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/hcube.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT hcube_Development)
+
+install(TARGETS hcube_core hcube_host hcube_kernels hcube_emulator hcube_library hcube_shared hcube_static
+    ${_hcube_mpi_target} EXPORT hcubeTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT hcube_Development
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT hcube_Development
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT hcube_Runtime)

@@ -76,6 +76,32 @@ if [ "$(cd "$found" && pwd)" != "$(cd "$cmakedir" && pwd)" ]; then
   exit 1
 fi
 
+# Libraries a program links by name: libhcube.so and libhcube.a, found through hcube.pc.
+libdir="$(dirname "$(find "$prefix" -name hcube.pc -print -quit)")/.."
+for f in "$libdir/pkgconfig/hcube.pc" "$libdir/libhcube.a"; do
+  [ -f "$f" ] || { echo "check-install: $f not installed" >&2; exit 1; }
+done
+ls "$libdir"/libhcube.so.* >/dev/null 2>&1 || { echo "check-install: libhcube.so not installed" >&2; exit 1; }
+if command -v pkg-config >/dev/null; then
+  echo "=== check-install: tests/consumer through pkg-config, on libhcube.so ==="
+  read -r -a pc < <(PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --cflags --libs hcube)
+  "${CXX:-c++}" -std=c++17 -O1 "$root/tests/consumer/main.cpp" "${pc[@]}" -o "$work/pkg_config_consumer" \
+    >"$work/pkg_config.log" 2>&1 || { cat "$work/pkg_config.log" >&2; echo "check-install: the pkg-config build failed" >&2; exit 1; }
+  ldd "$work/pkg_config_consumer" | grep -q "libhcube.so" || { echo "check-install: the pkg-config build did not link libhcube.so" >&2; exit 1; }
+  LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$work/pkg_config_consumer" \
+    || { echo "check-install: the pkg-config consumer failed" >&2; exit 1; }
+fi
+# hcube::mpi, where the build has the distributed machine: its headers and library, linked by the consumer's MPI program.
+if grep -q "set(hcube_HAVE_MPI 1)" "$cmakedir/hcubeConfig.cmake"; then
+  [ -f "$prefix/include/hcube/mpi/distributed_machine.hpp" ] || { echo "check-install: hcube::mpi's headers not installed" >&2; exit 1; }
+  [ -x "$work/find_package/hcube_consumer_mpi" ] || { echo "check-install: the consumer did not build against hcube::mpi" >&2; exit 1; }
+  if command -v mpiexec >/dev/null; then
+    flags=(--oversubscribe)
+    [ "$(id -u)" -eq 0 ] && flags+=(--allow-run-as-root)
+    mpiexec "${flags[@]}" -np 2 "$work/find_package/hcube_consumer_mpi" || { echo "check-install: the MPI consumer failed" >&2; exit 1; }
+  fi
+fi
+
 if [ "$subdir" = 1 ]; then
   run_consumer add_subdirectory -DHCUBE_CONSUMER_SUBDIR="$root"
 fi
