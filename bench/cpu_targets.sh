@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The CPU backend's speed targets (issue 25), each a ratio that `hcube bench
+# The CPU backend's speed targets (docs/performance.md), each a ratio that `hcube bench
 # --json` reports, measured in rounds: every round runs each case once, in
 # turn, so a drift of the shared machine's memory speed falls on all of them
 # alike. Prints a Markdown table of the median (lowest .. highest) over the

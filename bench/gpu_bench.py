@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The GPU figures of issue 26 in one run (bench/gpu_bench.sh calls this).
+"""The GPU figures of docs/performance.md in one run (bench/gpu_bench.sh calls this).
 
 Runs `hcube bench` for each row of the issue's target table against the copy
 kernel in the same process, and `hcube aapc --dims D` end to end (labels made,
@@ -21,7 +21,7 @@ import subprocess
 import sys
 import time
 
-# The target table of issue 26: (op, type, launch, extra hcube bench flags).
+# The GPU target table (docs/performance.md): (op, type, launch, extra hcube bench flags).
 BENCH_ROWS = [
     ("memcpy", "uint32", "per-cycle", []),
     ("aapc", "uint32", "per-cycle", ["--algorithm", "4"]),

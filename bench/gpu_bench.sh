@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The CUDA harness (issue 26): each row of the target table -- the AAPC
+# The CUDA harness: each row of the target table -- the AAPC
 # (Algorithm 4, d = 14) launched per cycle and persistently, the cost of a
 # small cycle in a replayed graph, the alignment of u32/u64/c128 words, a
 # routing cycle, the fused transpose and bit reversal, and `hcube aapc --dims

@@ -6,7 +6,7 @@
 # --input and --output 1.2x (the .npy streams through the machine in pieces
 # and stays the reference; a FIFO is loaded as it arrives), fft and
 # redistribute 2x of the data, and `hcube run` of a
-# saved schedule within 1.5x of the command that made it (issue 21). The
+# saved schedule within 1.5x of the command that made it. The
 # program's own code and libraries are measured on a tiny cube and shown apart.
 #
 # usage: bench/peak_memory.sh [d (default 13: 2^26 u32 words, 256 MiB)] [hcube binary]

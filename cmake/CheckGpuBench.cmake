@@ -1,5 +1,5 @@
 # ctest hcube_gpu_bench_cpu: bench/gpu_bench.sh run on the CPU backend at small
-# sizes, and the JSON it writes checked against the shape issue 26 asks for:
+# sizes, and the JSON it writes checked against the shape the GPU figures take:
 # an object with device, commit and rows of {op, type, log2_words, launch,
 # ratio_to_copy_kernel, seconds}, one row for each line of the target table.
 #   cmake -DSOURCE_DIR=<repo> -DHCUBE=<hcube> -DOUT=<dir> -P CheckGpuBench.cmake
@@ -71,4 +71,4 @@ foreach(want aapc/uint32/per-cycle aapc/uint32/persistent small-cycles/uint32/pe
     message(FATAL_ERROR "no row ${want} among ${seen}")
   endif()
 endforeach()
-message(STATUS "bench/gpu_bench.sh --backend cpu: ${n} rows, the shape issue 26 asks for")
+message(STATUS "bench/gpu_bench.sh --backend cpu: ${n} rows, the shape of docs/gpu/*.json")

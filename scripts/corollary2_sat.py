@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Decide the fewest routing cycles for a pipelined sequence of AAPCs on hcube's machine (issue 24, item 3).
+"""Decide the fewest routing cycles for a pipelined sequence of AAPCs on hcube's machine (Johnsson & Ho's Corollary 2).
 
 Johnsson & Ho 1992, Corollary 2: s AAPCs on d-bit axes sharing the memory axis take K/2 + (s-1) d cycles.
 hcube pipelines Algorithm 4 with Algorithm 3's pair schedule when d does not divide K/2 (d = 3, s = 2,

@@ -1,4 +1,4 @@
-// Corollary 2 decided on small cases (issue 24): scripts/corollary2_sat.py asked a SAT solver
+// Johnsson & Ho's Corollary 2 decided on small cases: scripts/corollary2_sat.py asked a SAT solver
 // for the fewest routing cycles a sequence of AAPCs takes on hcube's machine (all-port, one
 // exchange a dimension a cycle, Lemma 1's single alignment, any offset maps and peer addresses,
 // any path), and wrote its answers to tests/data/corollary2/. The solver is not needed here:

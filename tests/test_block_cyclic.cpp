@@ -212,7 +212,7 @@ TEST(BlockCyclic, RandomizedSchedulesAreCorrectAndMinimal) {
   EXPECT_GE(equal, 5);
 }
 
-// The general problem, cyclic(x) on P to cyclic(y) on Q (issue 24): the places of the units of
+// The general problem, cyclic(x) on P to cyclic(y) on Q: the places of the units of
 // gcd(x, y) agree element by element with both layouts written from their definitions; every
 // schedule moves every unit once without contention, the circulant one in Delta steps; y = Kx
 // gives the paper's problem, the same schedule as --K.
@@ -313,7 +313,7 @@ bool one_size_a_step(const RedistSchedule& sch) {
   return true;
 }
 
-// Where the paper gives no schedule (P > Q, and x not dividing y: issue 24): a step whose
+// Where the paper gives no schedule (P > Q, and x not dividing y): a step whose
 // messages differ costs its largest, so the circulant schedule gives each step messages of one
 // size whenever colouring each size apart still takes Delta steps. That condition is computed
 // here from the pair sizes, and where it holds every step's messages must be of one size. For

@@ -292,7 +292,7 @@ TEST_P(ConcurrentRun, UnequalOrdersPipelineWithTheGcdDelay) {
   EXPECT_EQ(run_unequal(AapcAlgorithm::alg1, {4, 3}, 4, true), 5u + 9u);
 }
 
-// Algorithms 3 and 4 on unequal orders (issue 24): every AAPC a pair schedule
+// Algorithms 3 and 4 on unequal orders (sec. 4.1): every AAPC a pair schedule
 // of its own order (Algorithm 3's; Algorithm 4 runs Algorithm 1's where the
 // order divides K/2, which then has the same windows as Algorithm 3's, or
 // Algorithm 1's throughout when that is fewer), AAPC i's slots taking the

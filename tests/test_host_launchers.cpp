@@ -36,7 +36,7 @@ std::vector<std::uint32_t> labels(std::uint64_t words) {
   return v;
 }
 
-// Beside a spinning process the kernels' team gives up a core (issue 25): two
+// Beside a spinning process the kernels' team gives up a core: two
 // samples 20 ms apart see it, and the team never drops below one thread.
 TEST(HostLaunchers, TheTeamLeavesACoreToABusyNeighbour) {
   if (std::getenv("OMP_NUM_THREADS") != nullptr || std::getenv("HCUBE_ADAPTIVE_THREADS") != nullptr)

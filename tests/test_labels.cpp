@@ -1,4 +1,4 @@
-// Labels made and checked on the backend (issue 26): the closed forms of the
+// Labels made and checked on the backend: the closed forms of the
 // references against their formulas at every address, the labels a backend
 // writes against write_label's, and the backend's count of words that are not
 // their label -- a NaN, a -0, a wrong imaginary part, a wrong label -- with the

@@ -1,4 +1,4 @@
-// How batches of routing cycles are launched (--launch, issue 26): the
+// How batches of routing cycles are launched (--launch): the
 // persistent launch's walk (kernels/exchange_cycles.hpp) run on an OpenMP team
 // with a barrier between cycles against one launch a cycle, over real
 // schedules; persistent and per-cycle runs bit for bit the same on every

@@ -122,7 +122,7 @@ TEST_P(RedistributeRun, EveryScheduleDeliversTheCyclicKxLayout) {
       }
 }
 
-// The general problem, cyclic(x) on P to cyclic(y) on Q for any x and y (issue 24), in units of
+// The general problem, cyclic(x) on P to cyclic(y) on Q for any x and y, in units of
 // gcd(x, y): every schedule, both directions, disjoint and overlapping sets, direct and staged,
 // against the receivers' layout written here from its definition.
 TEST_P(RedistributeRun, AnyBlockSizesDeliverTheCyclicYLayout) {

@@ -1,6 +1,6 @@
 // How many threads a parallel region of the CPU kernels may use now: every
 // core the OpenMP runtime offers, less the cores other processes are running
-// on (issue 25: a spinning team whose thread lost its core waits a scheduler
+// on (a spinning team whose thread lost its core waits a scheduler
 // time slice at every barrier; beside one busy process on two cores, two
 // threads ran an AAPC at 3x their idle time where one thread ran it at 1.8x).
 // The machine's running threads (/proc/stat's procs_running) less this
