@@ -57,6 +57,24 @@ fi
 [ -f "$prefix/include/hcube/hcube.hpp" ] && [ -f "$prefix/include/hcube/config.hpp" ] \
   || { echo "check-install: <hcube/hcube.hpp> or <hcube/config.hpp> not installed" >&2; exit 1; }
 
+# The public header is the API alone: no JSON or formatting library comes with it, and it parses
+# in under a second (the least of three tries, so that a busy machine's noise does not decide).
+echo '#include <hcube/hcube.hpp>' >"$work/public_header.cpp"
+cxx="${CXX:-c++}"
+if "$cxx" -std=c++17 -E -I"$prefix/include" "$work/public_header.cpp" | grep -q -E "nlohmann|fmt::|namespace fmt"; then
+  echo "check-install: <hcube/hcube.hpp> brings in nlohmann_json or fmt" >&2
+  exit 1
+fi
+best=""
+for _ in 1 2 3; do
+  t0=$(date +%s%N)
+  "$cxx" -std=c++17 -fsyntax-only -I"$prefix/include" "$work/public_header.cpp"
+  t=$(( ($(date +%s%N) - t0) / 1000000 ))
+  [ -z "$best" ] || [ "$t" -lt "$best" ] && best=$t
+done
+echo "check-install: <hcube/hcube.hpp> parses in $best ms"
+[ "$best" -lt 1000 ] || { echo "check-install: <hcube/hcube.hpp> took $best ms to parse: allowed under 1000" >&2; exit 1; }
+
 run_consumer() {  # name, extra configure arguments...
   local name="$1"; shift
   echo "=== check-install: tests/consumer ($name) ==="

@@ -12,6 +12,7 @@
 #include "hcube/host/aapc.hpp"
 #include "hcube/core/error.hpp"
 #include "hcube/host/necklace.hpp"
+#include "hcube/host/schedule_json.hpp"
 
 namespace hcube {
 namespace {

@@ -21,6 +21,7 @@
 #include "hcube/host/affine_map.hpp"
 #include "hcube/host/aapc_sequence.hpp"
 #include "hcube/host/schedule.hpp"
+#include "hcube/host/schedule_json.hpp"
 
 namespace hcube {
 namespace {

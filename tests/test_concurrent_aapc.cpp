@@ -17,6 +17,7 @@
 #include "hcube/emulator/schedule_run.hpp"
 #include "hcube/host/aapc_sequence.hpp"
 #include "hcube/host/concurrent_aapc.hpp"
+#include "hcube/host/schedule_json.hpp"
 #include "hcube/core/error.hpp"
 
 namespace hcube {

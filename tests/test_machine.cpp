@@ -10,6 +10,7 @@
 #include <numeric>
 #include <random>
 
+#include "hcube/emulator/json.hpp"
 #include "hcube/emulator/machine.hpp"
 #include "hcube/core/error.hpp"
 #include "hcube/host/reference.hpp"
@@ -361,7 +362,7 @@ TEST_P(MachineTest, CountersAreExact) {
   EXPECT_EQ(c.kernel_launches, 5u);
   EXPECT_EQ(c.element_hops, 6u * 16 + 3u * 4);  // 3 words over 4 links each
   EXPECT_GT(c.phase_seconds("routing"), 0.0);
-  const nlohmann::json j = c.to_json();
+  const nlohmann::json j = to_json(c);
   EXPECT_EQ(j["routing_cycles"], 2);
   EXPECT_EQ(j["channel_use"]["links_used_per_cycle"][1], 16);
   EXPECT_EQ(j["phases"]["router"]["calls"], 1);

@@ -469,7 +469,7 @@ nlohmann::json machine_json(const std::string& backend_note, const Geometry& geo
       {"backend", to_string(backend.kind())},
       {"device", backend.device_name()},
       {"tile_dims", tile_dims},
-      {"counters", counters.to_json()},
+      {"counters", to_json(counters)},
   };
 }
 

@@ -15,12 +15,14 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "hcube/emulator/json.hpp"
 #include "hcube/emulator/machine.hpp"
 #include "hcube/emulator/npy.hpp"
 #include "hcube/emulator/verified_run.hpp"
 #include "hcube/host/affine_map.hpp"
 #include "hcube/host/reference.hpp"
 #include "hcube/host/schedule.hpp"
+#include "hcube/host/schedule_json.hpp"
 
 namespace hcube::cli {
 

@@ -225,7 +225,7 @@ void add_fft(CLI::App& app) {
           {"tile_dims", tile_dims},
           {"seconds", rep.seconds},
           {"output", f->output.empty() ? nlohmann::json(nullptr) : nlohmann::json(f->output)},
-          {"counters", counters.to_json()},
+          {"counters", to_json(counters)},
       };
     };
     const std::shared_ptr<NpyInput> input = open_input(f->input);

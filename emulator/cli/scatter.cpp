@@ -230,7 +230,7 @@ void scatter_on_grid(const ScatterFlags& f, const ScatterTopology& t, ScatterAlg
       {"seconds", run.seconds},
       {"type", info(type).name},
       {"backend_note", run.backend_note},
-      {"counters", k.to_json()},
+      {"counters", to_json(k)},
   };
   if (a == ScatterAlgorithm::dex) {
     j["max_congestion"] = max_congestion(s);

@@ -1,4 +1,5 @@
 #include "hcube/emulator/counters.hpp"
+#include "hcube/emulator/json.hpp"
 
 #include <fmt/format.h>
 
@@ -46,20 +47,22 @@ double Counters::mean_channel_use() const {
   return sum / (static_cast<double>(links_total) * static_cast<double>(links_used_per_cycle.size()));
 }
 
-nlohmann::json Counters::to_json() const {
+nlohmann::json to_json(const Counters& c) {
   nlohmann::json phase_json = nlohmann::json::object();
-  for (const PhaseTime& p : phases) phase_json[p.name] = {{"seconds", p.seconds}, {"calls", p.calls}};
+  for (const PhaseTime& p : c.phases) phase_json[p.name] = {{"seconds", p.seconds}, {"calls", p.calls}};
   return {
-      {"routing_cycles", routing_cycles},
-      {"alignments", alignments},
-      {"router_steps", router_steps},
-      {"kernel_launches", kernel_launches},
-      {"element_hops", element_hops},
-      {"bytes_read", bytes_read},
-      {"bytes_written", bytes_written},
-      {"router_contention", router_contention},
+      {"routing_cycles", c.routing_cycles},
+      {"alignments", c.alignments},
+      {"router_steps", c.router_steps},
+      {"kernel_launches", c.kernel_launches},
+      {"element_hops", c.element_hops},
+      {"bytes_read", c.bytes_read},
+      {"bytes_written", c.bytes_written},
+      {"router_contention", c.router_contention},
       {"channel_use",
-       {{"links_total", links_total}, {"links_used_per_cycle", links_used_per_cycle}, {"mean_fraction", mean_channel_use()}}},
+       {{"links_total", c.links_total},
+        {"links_used_per_cycle", c.links_used_per_cycle},
+        {"mean_fraction", c.mean_channel_use()}}},
       {"phases", phase_json},
   };
 }

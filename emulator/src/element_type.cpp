@@ -1,4 +1,5 @@
 #include "hcube/emulator/element_type.hpp"
+#include "hcube/emulator/json.hpp"
 
 #include <fmt/format.h>
 

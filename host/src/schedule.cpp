@@ -1,4 +1,5 @@
 #include "hcube/host/schedule.hpp"
+#include "hcube/host/schedule_json.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

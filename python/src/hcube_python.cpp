@@ -18,6 +18,7 @@
 
 #include "hcube/cli/animate.hpp"
 #include "hcube/hcube.hpp"
+#include "hcube/emulator/json.hpp"
 #include "hcube/host/cycle.hpp"
 #include "hcube/host/fft_plan.hpp"
 
@@ -222,7 +223,7 @@ class PyPlan {
       const std::lock_guard<std::mutex> one_at_a_time(*busy_);
       c = r.device ? plan_->execute_device(r.data, r.bytes, r.stream) : plan_->execute(r.data, r.bytes);
     }
-    return c.to_json().dump();
+    return hcube::to_json(c).dump();
   }
 
   hcube::Plan& plan() { return *plan_; }
@@ -285,7 +286,7 @@ class PyMachine {
   std::string counters() const {
     py::gil_scoped_release release;
     const std::lock_guard<std::mutex> lock(mutex_);
-    return machine_.counters().to_json().dump();
+    return hcube::to_json(machine_.counters()).dump();
   }
   void reset_counters() {
     py::gil_scoped_release release;
@@ -443,7 +444,7 @@ py::tuple redistribute(const py::handle& a, long long P, long long Q, long long 
       at += words;
     });
   }
-  return py::make_tuple(out, c.to_json().dump());
+  return py::make_tuple(out, hcube::to_json(c).dump());
 }
 
 std::string schedule(const std::string& algorithm, long long d, std::optional<long long> n, std::optional<long long> m, long long channel_width,

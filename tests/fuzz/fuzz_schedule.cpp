@@ -8,6 +8,7 @@
 #include "hcube/host/aapc_build.hpp"
 #include "hcube/host/affine_map.hpp"
 #include "hcube/host/schedule.hpp"
+#include "hcube/host/schedule_json.hpp"
 
 namespace {
 

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -37,7 +36,7 @@ struct Counters {
   // Mean fraction of the directed links busy per routing cycle (0 without cycles).
   double mean_channel_use() const;
 
-  nlohmann::json to_json() const;
+  // As JSON: to_json(counters) in hcube/emulator/json.hpp.
   std::string to_text() const;
 };
 

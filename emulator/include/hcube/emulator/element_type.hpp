@@ -5,7 +5,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -39,7 +38,6 @@ void write_label(ElementType t, std::uint64_t value, void* dst);
 std::uint64_t read_label(ElementType t, const void* src);
 // Formats one element for tables and traces.
 std::string format_element(ElementType t, const void* src);
-// One element as JSON: a number, or [re, im] for complex types.
-nlohmann::json element_json(ElementType t, const void* src);
+// One element as JSON: element_json in hcube/emulator/json.hpp.
 
 }  // namespace hcube

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -99,13 +98,8 @@ struct ScheduleStats {
 // once each. Throws hcube::Error naming the cycle and entry, or the address.
 ScheduleStats check_schedule(const Schedule& s);
 
-// The schedule file format "hcube-schedule/1" (docs/schedule-format.md).
-// Keys in the documented order, "format" first.
-nlohmann::ordered_json to_json(const Schedule& s);
-// Throws hcube::Error naming `what`, the cycle and the entry of anything malformed.
-Schedule schedule_from_json(const nlohmann::json& j, const std::string& what);
-// The same without the cycles (a reader adds them): 'cycles' must be an array.
-Schedule schedule_header_from_json(const nlohmann::json& j, const std::string& what);
+// The schedule file format "hcube-schedule/1" (docs/schedule-format.md):
+// to_json and schedule_from_json in hcube/host/schedule_json.hpp.
 // The text of a schedule file, parsed (not checked): `what` names it in errors.
 // One JSON object: text after it and a key repeated in an object are errors.
 Schedule parse_schedule(const std::string& text, const std::string& what);
