@@ -22,12 +22,13 @@ from . import _arrays as _ar
 from . import _hcube
 from . import _plans
 from ._names import python_names as _python_names
+from ._arrays import ArrayInput
 from ._plans import AapcPlan, FftPlan, PermutePlan
 
 __version__: str = _hcube.version()
 
 __all__ = ["Machine", "permute", "aapc", "fft", "redistribute", "schedule", "animate", "Animation",
-           "PermutePlan", "AapcPlan", "FftPlan", "__version__"]
+           "PermutePlan", "AapcPlan", "FftPlan", "ArrayInput", "__version__"]
 
 
 def _array(a: Any) -> Any:
@@ -76,7 +77,7 @@ def _plan_key(a: Any, n: Optional[int], m: Optional[int], flat_n: bool) -> Tuple
 
 
 @_python_names
-def permute(a: Any, perm: Optional[Union[str, Sequence[int]]] = None, algorithm: str = "auto",
+def permute(a: ArrayInput, perm: Optional[Union[str, Sequence[int]]] = None, algorithm: str = "auto",
             fused: bool = False, *, axes: Optional[Sequence[int]] = None, ports: str = "one",
             n: Optional[int] = None, m: Optional[int] = None, backend: str = "auto", out: Any = None) -> Any:
     """A dimension permutation of ``a``'s 2^q elements, as NumPy's transpose of its (2,)*q view.
@@ -128,7 +129,7 @@ def permute(a: Any, perm: Optional[Union[str, Sequence[int]]] = None, algorithm:
 
 
 @_python_names
-def aapc(a: Any, algorithm: Union[int, str] = 4, permutation: str = "transpose", *, d: Optional[int] = None,
+def aapc(a: ArrayInput, algorithm: Union[int, str] = 4, permutation: str = "transpose", *, d: Optional[int] = None,
          n: Optional[int] = None, m: Optional[int] = None, backend: str = "auto", out: Any = None) -> Any:
     """One all-to-all personalized communication (Johnsson & Ho): on a square array, its transpose.
 
@@ -162,7 +163,7 @@ def aapc(a: Any, algorithm: Union[int, str] = 4, permutation: str = "transpose",
 
 
 @_python_names
-def fft(x: _npt.ArrayLike, nodes_log2: Optional[int] = None, order: str = "natural", backend: str = "auto", *,
+def fft(x: ArrayInput, nodes_log2: Optional[int] = None, order: str = "natural", backend: str = "auto", *,
         out: Optional[_npt.NDArray[Any]] = None) -> _npt.NDArray[Any]:
     """The distributed radix-2 FFT of 2^P points on 2^nodes_log2 nodes.
 
@@ -192,7 +193,7 @@ def fft(x: _npt.ArrayLike, nodes_log2: Optional[int] = None, order: str = "natur
 
 
 @_python_names
-def redistribute(a: _npt.ArrayLike, P: int, Q: int, K: Optional[int] = None, x: Optional[int] = None,
+def redistribute(a: ArrayInput, P: int, Q: int, K: Optional[int] = None, x: Optional[int] = None,
                  schedule: str = "circulant", overlap: bool = False, reverse: bool = False, backend: str = "auto",
                  *, y: Optional[int] = None, out: Optional[_npt.NDArray[Any]] = None) -> _npt.NDArray[Any]:
     """Block-cyclic redistribution of a flat array: cyclic(x) on P processors to cyclic(K x) on Q.
@@ -298,7 +299,7 @@ class Machine:
         self._m.reset_counters()
 
     @_python_names
-    def load(self, a: _npt.ArrayLike) -> "Machine":
+    def load(self, a: ArrayInput) -> "Machine":
         """Loads a host array of shape (2^n, 2^m) or (2^(n+m),) of the machine's dtype, any strides."""
         if _ar.is_device(a) or (_ar.dlpack_device(a) is not None and _ar.host_view(a) is None):
             self._m.load(a)  # the extension says why not
@@ -351,10 +352,10 @@ class Machine:
         return self
 
 
-def _exchange(e: Any) -> Sequence[int]:
+def _exchange(e: Any) -> Tuple[int, ...]:
     if isinstance(e, dict):
-        return (e["dim"], e["addr"], e.get("peer_addr", e["addr"]))
-    return tuple(e)
+        return (int(e["dim"]), int(e["addr"]), int(e["peer_addr"] if "peer_addr" in e else e["addr"]))
+    return tuple(int(v) for v in e)
 
 
 @_python_names

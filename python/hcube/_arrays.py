@@ -7,10 +7,29 @@ the same bits) since the kernels move 4-, 8- and 16-byte words only.
 """
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, Optional, Protocol, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
+
+
+class SupportsDLPack(Protocol):
+    """An array offering DLPack: a PyTorch tensor, a JAX or CuPy array, a NumPy array."""
+
+    def __dlpack__(self, *, stream: Any = ...) -> Any: ...
+
+    def __dlpack_device__(self) -> Tuple[int, int]: ...
+
+
+class SupportsCudaArrayInterface(Protocol):
+    """An array in device memory behind __cuda_array_interface__ (CuPy, Numba)."""
+
+    @property
+    def __cuda_array_interface__(self) -> Dict[str, Any]: ...
+
+
+#: What the functions take as an array: anything NumPy takes, or a DLPack or CUDA array.
+ArrayInput = Union[npt.ArrayLike, SupportsDLPack, SupportsCudaArrayInterface]
 
 #: The word an element of each size travels as.
 WORDS: Dict[int, np.dtype[Any]] = {4: np.dtype("<u4"), 8: np.dtype("<u8"), 16: np.dtype("<c16")}

@@ -105,7 +105,7 @@ class _InPlacePlan:
         return result
 
     @python_names
-    def execute(self, a: Any, out: Any = None) -> Any:
+    def execute(self, a: ar.ArrayInput, out: Any = None) -> Any:
         """The plan run on ``a``, into ``out`` (or a new array), which is returned.
 
         Parameters
@@ -290,7 +290,7 @@ class FftPlan:
             raise ValueError(f"order={self.order!r} unknown: allowed 'natural', 'bit-reversed'")
 
     @python_names
-    def execute(self, x: npt.ArrayLike, out: Optional[npt.NDArray[Any]] = None) -> npt.NDArray[Any]:
+    def execute(self, x: ar.ArrayInput, out: Optional[npt.NDArray[Any]] = None) -> npt.NDArray[Any]:
         """The FFT of ``x``, into ``out`` (or a new array), which is returned.
 
         Parameters

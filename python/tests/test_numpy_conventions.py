@@ -35,9 +35,9 @@ def random_bits(shape: Tuple[int, ...], dtype: npt.DTypeLike, seed: int = 0) -> 
     dt = np.dtype(dtype)
     rng = np.random.default_rng(seed)
     count = int(np.prod(shape))
-    raw = rng.integers(0, 256, size=count * dt.itemsize, dtype=np.uint8)
+    raw: npt.NDArray[np.uint8] = rng.integers(0, 256, size=count * dt.itemsize, dtype=np.uint8)
     if dt.kind == "b":
-        raw = raw & 1
+        raw &= 1
     a = raw.view(dt).reshape(shape).copy()
     flat = a.reshape(-1)
     if dt.kind in "fc" and count >= 4:
