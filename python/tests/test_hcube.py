@@ -349,7 +349,8 @@ def cudart() -> Any:
     import ctypes
     import ctypes.util
     if not hcube._hcube.cuda_built():
-        skip_for_want_of_cuda("hcube was built without CUDA (pip install . builds it where nvcc is found)")
+        skip_for_want_of_cuda("hcube was built without CUDA (pip install . builds it where nvcc and a GPU driver are "
+                              "found, or with -Ccmake.define.HCUBE_ENABLE_CUDA=ON)")
     names = [ctypes.util.find_library("cudart"), "libcudart.so", "/usr/local/cuda/lib64/libcudart.so"]
     for name in filter(None, names):
         try:
