@@ -319,8 +319,14 @@ class Machine:
     @_python_names
     def aapc(self, algorithm: Union[int, str] = 4, permutation: str = "transpose",
              d: Optional[int] = None) -> "Machine":
-        """One all-to-all personalized communication (Johnsson & Ho), as ``hcube aapc``."""
-        self._m.aapc(str(algorithm), min(self.n, self.m) if d is None else int(d), str(permutation))
+        """One all-to-all personalized communication (Johnsson & Ho), as ``hcube aapc``.
+
+        Left out, ``d`` is n = m: a machine that is not square needs ``d=``, as ``hcube.aapc`` does.
+        """
+        if d is None and self.n != self.m:
+            raise ValueError(f"a machine of 2^{self.n} nodes of 2^{self.m} words is not square, and an AAPC "
+                             f"without d= is the transpose of a (2^d, 2^d) array; give d= (0..{min(self.n, self.m)})")
+        self._m.aapc(str(algorithm), self.n if d is None else int(d), str(permutation))
         return self
 
     @_python_names

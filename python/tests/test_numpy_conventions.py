@@ -148,6 +148,11 @@ def test_aapc_refuses_shapes_that_are_not_square_unless_d_is_given() -> None:
     got = hcube.aapc(a, d=3)
     np.testing.assert_array_equal(got.view(np.uint64), hcube.aapc(a.view(np.uint64), d=3))
     assert sorted(got.reshape(-1).tolist()) == sorted(a.reshape(-1).tolist())
+    # The machine says the same.
+    mach = hcube.Machine(3, 4, dtype=np.int64).load(a)
+    with pytest.raises(ValueError, match=r"a machine of 2\^3 nodes of 2\^4 words is not square.*give d= \(0..3\)"):
+        mach.aapc()
+    np.testing.assert_array_equal(mach.aapc(d=3).read(), got)
 
 
 @pytest.mark.parametrize("dtype", [np.int64, np.bool_, np.int8, np.uint16, np.float16, np.float32, np.complex128])
