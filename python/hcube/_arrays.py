@@ -46,7 +46,7 @@ def element_dtype(dtype: npt.DTypeLike, what: str = "dtype") -> np.dtype[Any]:
     dt = np.dtype(dtype)
     if dt.hasobject or dt.itemsize not in (1, 2, 4, 8, 16):
         why = "holds Python objects" if dt.hasobject else f"has {dt.itemsize}-byte elements"
-        raise TypeError(f"{what} {dt.str!r} ({dt}) {why}: hcube moves the bits of fixed-size elements of "
+        raise TypeError(f"{what} {dt.str!r} ({dt.name}) {why}: hcube moves the bits of fixed-size elements of "
                         "1, 2, 4, 8 or 16 bytes")
     return dt
 
