@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import functools
+import threading
 from typing import Any, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -330,21 +331,35 @@ class FftPlan:
                 f"order={self.order!r})")
 
 
-# The module's functions run through these: the last 16 plans made, by shape, dtype and options.
+# The module's functions run through these: the last 16 plans made, by shape, dtype and options, and by
+# thread: a plan runs one call at a time, so threads calling the functions at once get plans of their own.
 @functools.lru_cache(maxsize=16)
-def permute_plan(shape: Tuple[int, ...], dtype: np.dtype[Any], perm: Optional[str],
-                 axes: Optional[Tuple[int, ...]], algorithm: str, fused: bool, ports: str, n: Optional[int],
-                 m: Optional[int], backend: str) -> PermutePlan:
+def cached_permute_plan(thread: int, shape: Tuple[int, ...], dtype: np.dtype[Any], perm: Optional[str],
+                        axes: Optional[Tuple[int, ...]], algorithm: str, fused: bool, ports: str, n: Optional[int],
+                        m: Optional[int], backend: str) -> PermutePlan:
     return PermutePlan(shape, dtype, perm, axes=axes, algorithm=algorithm, fused=fused, ports=ports, n=n, m=m,
                        backend=backend)
 
 
+def permute_plan(shape: Tuple[int, ...], dtype: np.dtype[Any], perm: Optional[str], axes: Optional[Tuple[int, ...]],
+                 algorithm: str, fused: bool, ports: str, n: Optional[int], m: Optional[int],
+                 backend: str) -> PermutePlan:
+    return cached_permute_plan(threading.get_ident(), shape, dtype, perm, axes, algorithm, fused, ports, n, m,
+                               backend)
+
+
 @functools.lru_cache(maxsize=16)
-def aapc_plan(shape: Tuple[int, ...], dtype: np.dtype[Any], algorithm: str, permutation: str, d: Optional[int],
-              n: Optional[int], m: Optional[int], backend: str) -> AapcPlan:
+def cached_aapc_plan(thread: int, shape: Tuple[int, ...], dtype: np.dtype[Any], algorithm: str, permutation: str,
+                     d: Optional[int], n: Optional[int], m: Optional[int], backend: str) -> AapcPlan:
     return AapcPlan(shape, dtype, algorithm, permutation, d=d, n=n, m=m, backend=backend)
 
 
+def aapc_plan(shape: Tuple[int, ...], dtype: np.dtype[Any], algorithm: str, permutation: str, d: Optional[int],
+              n: Optional[int], m: Optional[int], backend: str) -> AapcPlan:
+    return cached_aapc_plan(threading.get_ident(), shape, dtype, algorithm, permutation, d, n, m, backend)
+
+
+# An FftPlan holds no machine (the library plans each call), so threads share it.
 @functools.lru_cache(maxsize=16)
 def fft_plan(shape: Tuple[int, ...], dtype: np.dtype[Any], nodes_log2: Optional[int], order: str,
              backend: str) -> FftPlan:

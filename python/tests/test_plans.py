@@ -77,15 +77,37 @@ def test_a_plan_refuses_arrays_of_another_shape_or_dtype() -> None:
 
 
 def test_functions_run_through_a_bounded_cache_of_plans() -> None:
-    _plans.permute_plan.cache_clear()
+    _plans.cached_permute_plan.cache_clear()
     a = np.arange(64, dtype=np.int64).reshape(8, 8)
     for _ in range(3):
         np.testing.assert_array_equal(hcube.permute(a, axes=[1, 0, 2, 3, 4, 5]), numpy_permute(a, [1, 0, 2, 3, 4, 5]))
-    info = _plans.permute_plan.cache_info()
+    info = _plans.cached_permute_plan.cache_info()
     assert (info.hits, info.misses, info.maxsize) == (2, 1, 16)
     for k in range(20):  # 20 different shapes: the cache keeps the last 16
         hcube.permute(np.zeros(2 ** (k % 10 + 2), np.uint8 if k < 10 else np.uint16), axes=[0, 1][::-1] + list(range(2, k % 10 + 2)))
-    assert _plans.permute_plan.cache_info().currsize == 16
+    assert _plans.cached_permute_plan.cache_info().currsize == 16
+
+
+def test_threads_calling_the_functions_get_plans_of_their_own() -> None:
+    # A plan runs one call at a time; the functions' cache is per thread, so threads never wait on each other.
+    _plans.cached_permute_plan.cache_clear()
+    a = np.arange(256, dtype=np.float32).reshape(16, 16)
+    seen: List[Any] = []
+    together = threading.Barrier(3)  # all alive at once, so that no thread id is reused
+
+    def work() -> None:
+        together.wait()
+        hcube.permute(a, axes=list(range(8))[::-1])
+        seen.append(_plans.permute_plan(a.shape, a.dtype, None, tuple(range(8))[::-1], "auto", False, "one", None,
+                                        None, "auto"))
+
+    threads = [threading.Thread(target=work) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len({id(p) for p in seen}) == 3  # three plans, one a thread
+    assert _plans.cached_permute_plan.cache_info().hits >= 3
 
 
 def test_one_plan_shared_by_threads() -> None:
