@@ -300,7 +300,19 @@ class Machine:
 
     @_python_names
     def load(self, a: ArrayInput) -> "Machine":
-        """Loads a host array of shape (2^n, 2^m) or (2^(n+m),) of the machine's dtype, any strides."""
+        """Loads a host array into the machine's memory.
+
+        Parameters
+        ----------
+        a : array_like
+            Shape (2^n, 2^m) or (2^(n+m),), the machine's dtype, any strides; a NumPy array or host
+            memory behind DLPack.
+
+        Returns
+        -------
+        Machine
+            The machine itself, for chaining.
+        """
         if _ar.is_device(a) or (_ar.dlpack_device(a) is not None and _ar.host_view(a) is None):
             self._m.load(a)  # the extension says why not
             return self
@@ -313,7 +325,13 @@ class Machine:
         return self
 
     def read(self) -> _npt.NDArray[Any]:
-        """A new array of shape (2^n, 2^m): word i of node j at [j, i]."""
+        """The machine's memory.
+
+        Returns
+        -------
+        ndarray
+            A new array of shape (2^n, 2^m) and the machine's dtype: word i of node j at [j, i].
+        """
         return _ar.from_words(self._m.read(), self._dtype)
 
     @_python_names
@@ -367,7 +385,35 @@ def _exchange(e: Any) -> Tuple[int, ...]:
 @_python_names
 def schedule(algorithm: Union[int, str], d: int, *, n: Optional[int] = None, m: Optional[int] = None,
              channel_width: int = 1, blocked: bool = False, lines: str = "diagonal") -> Dict[str, Any]:
-    """The AAPC schedule as the hcube-schedule/1 document (``hcube schedule --json``), a dict."""
+    """The AAPC schedule as the hcube-schedule/1 document (``hcube schedule --json``), a dict.
+
+    Parameters
+    ----------
+    algorithm : int or str
+        1-4, "edelman", "sex", "dex".
+    d : int
+        The AAPC's dimension.
+    n, m : int, optional
+        The machine's node and memory dimensions (default d).
+    channel_width : int
+        b >= 1 words a link carries per cycle: the blocked schedule split into cycles of b words.
+    blocked : bool
+        One cycle per block transfer, as wide as its largest block.
+    lines : str
+        Algorithm 4's line drawing for its leftover pairs: "diagonal" (closed form) or "greedy".
+
+    Returns
+    -------
+    dict
+        The document: "format", "d", "n", "m", "cycles" (each a list of exchanges), ...
+
+    Examples
+    --------
+    >>> import hcube
+    >>> s = hcube.schedule(4, 3)
+    >>> s["format"], len(s["cycles"])
+    ('hcube-schedule/1', 4)
+    """
     result: Dict[str, Any] = _json.loads(_hcube.schedule(str(algorithm), int(d), _opt(n), _opt(m),
                                                          int(channel_width), bool(blocked), str(lines)))
     return result

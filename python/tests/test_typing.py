@@ -43,3 +43,9 @@ def test_mypy_strict_passes_on_the_package_and_the_tests(tmp_path: Path) -> None
                           str(ROOT / "python" / "hcube"), str(ROOT / "python" / "tests")],
                          capture_output=True, text=True, cwd=ROOT)
     assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_docstring_examples_run() -> None:
+    import doctest
+    result = doctest.testmod(hcube, optionflags=doctest.ELLIPSIS)
+    assert result.attempted >= 2 and result.failed == 0
