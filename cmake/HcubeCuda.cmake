@@ -1,7 +1,18 @@
 # The CUDA backend is built whenever nvcc is found, unless switched off.
 # It needs no GPU to build: only to run.
 set(HCUBE_HAVE_CUDA OFF)
-if(HCUBE_ENABLE_CUDA AND NOT HCUBE_SANITIZE)
+# AUTO (pip install . sets it): only where a GPU driver is present, so that a machine without
+# a GPU builds the CPU backend in a fraction of the time; ON builds it wherever nvcc is.
+set(_hcube_want_cuda ${HCUBE_ENABLE_CUDA})
+if(HCUBE_ENABLE_CUDA STREQUAL "AUTO")
+  find_library(HCUBE_CUDA_DRIVER NAMES libcuda.so.1 PATHS /usr/lib/wsl/lib)
+  if(EXISTS /proc/driver/nvidia OR HCUBE_CUDA_DRIVER)
+    set(_hcube_want_cuda ON)
+  else()
+    set(_hcube_want_cuda OFF)
+  endif()
+endif()
+if(_hcube_want_cuda AND NOT HCUBE_SANITIZE)
   include(CheckLanguage)
   check_language(CUDA)
   if(CMAKE_CUDA_COMPILER)
@@ -17,6 +28,9 @@ if(HCUBE_ENABLE_CUDA AND NOT HCUBE_SANITIZE)
 elseif(HCUBE_SANITIZE)
   # The CUDA runtime does not run under AddressSanitizer's shadow memory.
   message(STATUS "hcube: sanitizer build, CUDA backend OFF")
+elseif(HCUBE_ENABLE_CUDA STREQUAL "AUTO")
+  message(STATUS "hcube: no GPU driver (no /proc/driver/nvidia, no libcuda.so.1), CUDA backend OFF "
+                 "(HCUBE_ENABLE_CUDA=AUTO; ON builds it wherever nvcc is found)")
 else()
   message(STATUS "hcube: CUDA backend switched off (HCUBE_ENABLE_CUDA=OFF)")
 endif()

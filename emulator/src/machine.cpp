@@ -39,12 +39,14 @@ std::string format_bytes(std::uint64_t bytes) {
   return u == 0 ? fmt::format("{} B", bytes) : fmt::format("{:.1f} {}", v, units[u]);
 }
 
+// Not enough memory is OutOfMemory (an Error, so callers that catch Error are unchanged):
+// the Python module raises MemoryError for it, as NumPy does.
 void check_machine_fits(const Geometry& geo, ElementType type, const Backend& backend) {
   const std::size_t wb = info(type).bytes;
   const std::uint64_t need = geo.total_words() * wb;
   const std::uint64_t avail = backend.available_bytes();
   if (need > avail)
-    throw Error(fmt::format(
+    throw OutOfMemory(fmt::format(
         "n + m = {} + {} needs 2^{} words of {} = {}: the {} backend has {} available, allowed n + m <= {} for {}",
         geo.n, geo.m, geo.address_bits(), info(type).name, format_bytes(need), to_string(backend.kind()),
         format_bytes(avail), largest_fitting_bits(avail, wb), info(type).name));
@@ -65,12 +67,12 @@ void check_run_fits(const std::string& run, const Geometry& geo, ElementType typ
   }
   const std::uint64_t avail = backend.available_bytes();
   if (on_backend > avail)
-    throw Error(fmt::format("{} needs {} on the {} backend ({}): {} available", run, format_bytes(on_backend),
+    throw OutOfMemory(fmt::format("{} needs {} on the {} backend ({}): {} available", run, format_bytes(on_backend),
                             to_string(backend.kind()), backend_list, format_bytes(avail)));
   if (on_host > 0) {
     const std::uint64_t host = host_memory_available();
     if (on_host > host)
-      throw Error(fmt::format("{} needs {} of host memory beside its machine ({}): {} available", run,
+      throw OutOfMemory(fmt::format("{} needs {} of host memory beside its machine ({}): {} available", run,
                               format_bytes(on_host), host_list, format_bytes(host)));
   }
 }

@@ -27,16 +27,34 @@ using hcube::ElementType;
 
 namespace {
 
-// The element type of a dtype string ("<u4"); an unsupported one is a TypeError.
-ElementType element_type_of(const std::string& descr, const std::string& what) {
-  try {
-    return hcube::parse_npy_descr(descr, what);
-  } catch (const hcube::Error& e) {
-    throw py::type_error(e.what());
+std::string descr_of(ElementType t) { return hcube::info(t).npy_descr; }
+
+// The machine moves bits, never looks inside a word: an array's element type is
+// the word of its size (uint32, uint64 or the 16-byte complex128), whatever its dtype.
+ElementType word_of_size(std::uint64_t bytes, const std::string& dtype, const std::string& what) {
+  switch (bytes) {
+    case 4: return ElementType::u32;
+    case 8: return ElementType::u64;
+    case 16: return ElementType::c128;
+    default: break;
   }
+  throw py::type_error(what + ": dtype " + dtype + " of " + std::to_string(bytes) +
+                       " bytes: the machine moves words of 4, 8 or 16 bytes (a NumPy array of 1 or 2 bytes "
+                       "is widened to 4 by hcube; an array in device memory is not)");
 }
 
-std::string descr_of(ElementType t) { return hcube::info(t).npy_descr; }
+// The word of an array-interface typestr ("<f4", "|b1", "<U4"): its kind and size.
+ElementType word_of_typestr(const std::string& typestr, const std::string& what) {
+  if (typestr.size() < 3 || typestr[1] == 'O')
+    throw py::type_error(what + ": dtype '" + typestr + "' unsupported: allowed fixed-size dtypes of 1, 2, 4, 8 or 16 bytes");
+  std::uint64_t size = 0;
+  try {
+    size = std::stoull(typestr.substr(2));
+  } catch (const std::exception&) {
+    throw py::type_error(what + ": dtype '" + typestr + "' unsupported: allowed fixed-size dtypes of 1, 2, 4, 8 or 16 bytes");
+  }
+  return word_of_size(typestr[1] == 'U' ? 4 * size : size, typestr, what);  // U: UCS-4 characters
+}
 
 // An array handed in: host memory (a NumPy array) or device memory (an
 // object with __cuda_array_interface__, such as a CuPy array), or either
@@ -90,14 +108,15 @@ struct ManagedTensor {
 constexpr std::int32_t kCpu = 1, kCuda = 2, kCudaHost = 3, kCudaManaged = 13;
 }  // namespace dl
 
-// The element type of a DLPack dtype, by the .npy descriptor it matches.
+// The word of a DLPack dtype: int, uint, float, bfloat, complex or bool, by its size.
 ElementType dlpack_type(const dl::DataType& t, const std::string& what) {
-  const char kind = t.code == 0 ? 'i' : t.code == 1 ? 'u' : t.code == 2 ? 'f' : t.code == 5 ? 'c' : '?';
-  if (t.lanes != 1 || kind == '?' || t.bits % 8 != 0)
+  const bool known = t.code <= 2 || t.code == 4 || t.code == 5 || t.code == 6;
+  if (t.lanes != 1 || !known || t.bits % 8 != 0)
     throw py::type_error(what + ": DLPack dtype (code " + std::to_string(t.code) + ", " + std::to_string(t.bits) +
                          " bits, " + std::to_string(t.lanes) +
-                         " lanes) unsupported: allowed the int, uint, float and complex types hcube holds");
-  return element_type_of(std::string("<") + kind + std::to_string(t.bits / 8), what);
+                         " lanes) unsupported: allowed one lane of int, uint, float, bfloat, complex or bool");
+  return word_of_size(t.bits / 8, "(DLPack code " + std::to_string(t.code) + ", " + std::to_string(t.bits) + " bits)",
+                      what);
 }
 
 // The tensor behind __dlpack__, used in place: CPU memory as a host array,
@@ -138,7 +157,7 @@ ArrayRef device_array(const py::handle& a, const std::string& what) {
   const py::dict cai = a.attr("__cuda_array_interface__");
   ArrayRef r;
   r.device = true;
-  r.type = element_type_of(py::str(cai["typestr"]), what);
+  r.type = word_of_typestr(py::str(cai["typestr"]), what);
   const std::size_t wb = hcube::info(r.type).bytes;
   for (const py::handle d : py::tuple(cai["shape"])) r.shape.push_back(d.cast<std::uint64_t>());
   // C order: strides absent (None) or exactly those of a C-contiguous array.
@@ -169,7 +188,10 @@ ArrayRef host_array(const py::handle& h, const std::string& what, bool writable)
                          std::string(py::str(py::type::of(h).attr("__name__"))));
   const py::array a = py::reinterpret_borrow<py::array>(h);
   ArrayRef r;
-  r.type = element_type_of(py::str(a.dtype().attr("str")), what);
+  if (a.dtype().attr("hasobject").cast<bool>())
+    throw py::type_error(what + ": dtype " + std::string(py::str(a.dtype())) +
+                         " holds Python objects: allowed fixed-size dtypes of 1, 2, 4, 8 or 16 bytes");
+  r.type = word_of_size(static_cast<std::uint64_t>(a.itemsize()), py::str(a.dtype().attr("str")), what);
   if (!(a.flags() & py::array::c_style))
     hcube::fail_not_c_order(what, "a non-C-contiguous array (column-major or strided)");
   if (writable && !a.writeable()) throw py::value_error(what + ": the array is read-only");
@@ -254,7 +276,7 @@ PyPlan aapc_plan(const std::string& algorithm, long long d, long long n, long lo
   o.schedule.n = n;
   o.schedule.m = m;
   o.permutation = hcube::parse_aapc_permutation(permutation);
-  o.target = {element_type_of(descr, "dtype"), backend_choice(backend)};
+  o.target = {word_of_typestr(descr, "dtype"), backend_choice(backend)};
   return PyPlan(std::make_unique<hcube::AapcPlan>(o));
 }
 
@@ -267,7 +289,7 @@ PyPlan permute_plan(const std::string& perm, long long n, long long m, const std
   o.algorithm = hcube::parse_sdp_algorithm(algorithm);
   o.fused = fused;
   o.cost.ports = hcube::parse_ports(ports);
-  o.target = {element_type_of(descr, "dtype"), backend_choice(backend)};
+  o.target = {word_of_typestr(descr, "dtype"), backend_choice(backend)};
   return PyPlan(std::make_unique<hcube::PermutePlan>(o));
 }
 
@@ -277,7 +299,7 @@ PyPlan permute_plan(const std::string& perm, long long n, long long m, const std
 class PyMachine {
  public:
   PyMachine(long long n, long long m, const std::string& descr, const std::string& backend)
-      : machine_(hcube::MachineOptions{n, m, element_type_of(descr, "dtype"), backend_choice(backend)}) {}
+      : machine_(hcube::MachineOptions{n, m, word_of_typestr(descr, "dtype"), backend_choice(backend)}) {}
 
   unsigned n() const { return machine_.geometry().n; }
   unsigned m() const { return machine_.geometry().m; }
@@ -354,20 +376,31 @@ class PyMachine {
   mutable std::mutex mutex_;
 };
 
-// n and m from an array's shape, and its .npy descriptor: the array is looked
+// n and m from an array's shape (the flat form needs one of them): the library's one-line messages.
+std::pair<long long, long long> machine_dims(const std::vector<std::uint64_t>& shape, std::optional<long long> n,
+                                             std::optional<long long> m) {
+  hcube::machine_dims_from_shape(shape, "array", n, m);
+  // A flat array with n (or m) outside 0..q leaves the other unset: say so here, not as a bad argument later.
+  if (!n || !m) {
+    const long long q = __builtin_ctzll(shape.at(0));
+    throw hcube::Error("array has shape (" + std::to_string(shape.at(0)) + ",): " +
+                       (n ? "n = " + std::to_string(*n) : "m = " + std::to_string(*m)) + " out of range: allowed 0.." +
+                       std::to_string(q) + " for its 2^" + std::to_string(q) + " words");
+  }
+  // Both given: they must fit the shape (values out of range are the plan's to refuse, in its words).
+  if (*n >= 0 && *m >= 0 && *n < 64 && *m < 64)
+    hcube::check_machine_shape(ElementType::u32, shape, "array", static_cast<unsigned>(*n), static_cast<unsigned>(*m),
+                               ElementType::u32);
+  return {*n, *m};
+}
+
+// n and m from an array's shape, and the .npy descriptor of its word: the array is looked
 // at once (a DLPack array hands out one capsule, a CUDA one waits on its stream once).
 std::tuple<long long, long long, std::string> array_info(const py::handle& a, std::optional<long long> n,
                                                          std::optional<long long> m) {
   const ArrayRef r = array_ref(a, "array", false);
-  hcube::machine_dims_from_shape(r.shape, "array", n, m);
-  // A flat array with n (or m) outside 0..q leaves the other unset: say so here, not as a bad argument later.
-  if (!n || !m) {
-    const long long q = __builtin_ctzll(r.shape.at(0));
-    throw hcube::Error("array has shape (" + std::to_string(r.shape.at(0)) + ",): " +
-                       (n ? "n = " + std::to_string(*n) : "m = " + std::to_string(*m)) + " out of range: allowed 0.." +
-                       std::to_string(q) + " for its 2^" + std::to_string(q) + " words");
-  }
-  return {*n, *m, descr_of(r.type)};
+  const auto [nn, mm] = machine_dims(r.shape, n, m);
+  return {nn, mm, descr_of(r.type)};
 }
 
 template <typename T>
@@ -385,10 +418,12 @@ py::array fft_of(const ArrayRef& r, unsigned nodes_log2, hcube::FftOrder order, 
 }
 
 py::array fft(const py::handle& a, long long nodes_log2, const std::string& order, const std::string& backend) {
-  const ArrayRef r = host_array(a, "array", false);
-  if (r.type != ElementType::c64 && r.type != ElementType::c128)
-    throw py::type_error("array holds " + std::string(hcube::info(r.type).name) +
-                         ": hcube fft needs complex64 (<c8) or complex128 (<c16) points");
+  ArrayRef r = host_array(a, "array", false);
+  // The FFT does arithmetic on the points, so here the dtype itself counts, not its size.
+  const std::string descr = py::str(py::reinterpret_borrow<py::array>(a).dtype().attr("str"));
+  if (descr != "<c8" && descr != "<c16")
+    throw py::type_error("array holds " + descr + ": hcube fft needs complex64 (<c8) or complex128 (<c16) points");
+  r.type = descr == "<c8" ? ElementType::c64 : ElementType::c128;
   if (r.shape.size() != 1)
     throw py::value_error("array has " + std::to_string(r.shape.size()) +
                           " dimensions: hcube fft reads a flat array of 2^P points in index order");
@@ -481,41 +516,58 @@ py::dict animate(const std::vector<std::string>& args) {
 
 PYBIND11_MODULE(_hcube, mod) {
   mod.doc() = "hcube's library on NumPy (and CUDA) arrays; use the package hcube";
-  // The library's one-line errors as ValueError (a wrong dtype is a TypeError, raised above).
+  // The library's one-line errors as ValueError (a wrong dtype is a TypeError, raised above), and
+  // a buffer the backend cannot allocate as MemoryError, as NumPy raises it.
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
+    } catch (const hcube::OutOfMemory& e) {
+      PyErr_SetString(PyExc_MemoryError, e.what());
     } catch (const hcube::Error& e) {
       PyErr_SetString(PyExc_ValueError, e.what());
     }
   });
+  using py::arg;
   mod.def("version", [] { return std::string(hcube::version()); });
   mod.def("cuda_built", &hcube::cuda_backend_built);
-  mod.def("array_info", &array_info, py::arg("a"), py::arg("n"), py::arg("m"));
+  mod.def("array_info", &array_info, arg("a"), arg("n"), arg("m"));
+  mod.def("machine_dims", &machine_dims, arg("shape"), arg("n"), arg("m"));
+  mod.def(
+      "check_shape",
+      [](const std::vector<std::uint64_t>& shape, unsigned n, unsigned m) {
+        hcube::check_machine_shape(ElementType::u32, shape, "array", n, m, ElementType::u32);
+      },
+      arg("shape"), arg("n"), arg("m"));
 
   py::class_<PyPlan>(mod, "Plan")
-      .def("check", &PyPlan::check)
-      .def("execute", &PyPlan::execute);
-  mod.def("aapc_plan", &aapc_plan);
-  mod.def("permute_plan", &permute_plan);
+      .def("check", &PyPlan::check, arg("a"))
+      .def("execute", &PyPlan::execute, arg("a"));
+  mod.def("aapc_plan", &aapc_plan, arg("algorithm"), arg("d"), arg("n"), arg("m"), arg("permutation"),
+          arg("dtype"), arg("backend"));
+  mod.def("permute_plan", &permute_plan, arg("perm"), arg("n"), arg("m"), arg("algorithm"), arg("fused"),
+          arg("ports"), arg("dtype"), arg("backend"));
 
   py::class_<PyMachine>(mod, "Machine")
-      .def(py::init<long long, long long, const std::string&, const std::string&>())
+      .def(py::init<long long, long long, const std::string&, const std::string&>(), arg("n"), arg("m"),
+           arg("dtype"), arg("backend"))
       .def_property_readonly("n", &PyMachine::n)
       .def_property_readonly("m", &PyMachine::m)
       .def_property_readonly("dtype", &PyMachine::dtype)
       .def_property_readonly("backend", &PyMachine::backend)
       .def("counters", &PyMachine::counters)
       .def("reset_counters", &PyMachine::reset_counters)
-      .def("load", &PyMachine::load)
+      .def("load", &PyMachine::load, arg("a"))
       .def("read", &PyMachine::read)
-      .def("aapc", &PyMachine::aapc)
-      .def("permute", &PyMachine::permute)
-      .def("cycle", &PyMachine::cycle)
-      .def("align", &PyMachine::align);
+      .def("aapc", &PyMachine::aapc, arg("algorithm"), arg("d"), arg("permutation"))
+      .def("permute", &PyMachine::permute, arg("perm"), arg("algorithm"), arg("fused"), arg("ports"))
+      .def("cycle", &PyMachine::cycle, arg("exchanges"), arg("port_model"), arg("channel_width"))
+      .def("align", &PyMachine::align, arg("xor_proc"), arg("xor_mem"), arg("mem_perm"), arg("gray"));
 
-  mod.def("fft", &fft);
-  mod.def("redistribute", &redistribute);
-  mod.def("schedule", &schedule);
-  mod.def("animate", &animate);
+  mod.def("check_fft_sizes", &hcube::check_fft_sizes, arg("points_log2"), arg("nodes_log2"));
+  mod.def("fft", &fft, arg("x"), arg("nodes_log2"), arg("order"), arg("backend"));
+  mod.def("redistribute", &redistribute, arg("a"), arg("P"), arg("Q"), arg("K"), arg("x"), arg("schedule"),
+          arg("overlap"), arg("reverse"), arg("backend"), arg("y"));
+  mod.def("schedule", &schedule, arg("algorithm"), arg("d"), arg("n"), arg("m"), arg("channel_width"),
+          arg("blocked"), arg("lines"));
+  mod.def("animate", &animate, arg("args"));
 }

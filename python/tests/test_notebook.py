@@ -6,7 +6,7 @@ import pytest
 NOTEBOOK = pathlib.Path(__file__).resolve().parents[2] / "examples" / "teaching.ipynb"
 
 
-def test_teaching_notebook_runs():
+def test_teaching_notebook_runs() -> None:
     nbformat = pytest.importorskip("nbformat", reason="pip install nbformat nbclient ipykernel to run the notebook")
     nbclient = pytest.importorskip("nbclient", reason="pip install nbclient ipykernel to run the notebook")
     pytest.importorskip("ipykernel", reason="pip install ipykernel to run the notebook")

@@ -1,0 +1,51 @@
+"""The package is typed: py.typed and the extension's stub ship with it, mypy --strict passes on the package and
+the tests, and the extension's functions show their parameters' names (not arg0, arg1, ...)."""
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import hcube
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_marker_and_stub_ship_with_the_package() -> None:
+    package = Path(hcube.__file__).parent
+    assert (package / "py.typed").is_file()
+    assert (package / "_hcube.pyi").is_file()
+
+
+def test_the_stub_declares_everything_the_extension_has() -> None:
+    stub = (ROOT / "python" / "hcube" / "_hcube.pyi").read_text()
+    for name, value in vars(hcube._hcube).items():
+        if name.startswith("__") or inspect.ismodule(value):
+            continue
+        assert f"def {name}(" in stub or f"class {name}" in stub, name
+
+
+def test_extension_arguments_have_names() -> None:
+    for f in (hcube._hcube.permute_plan, hcube._hcube.aapc_plan, hcube._hcube.fft, hcube._hcube.redistribute,
+              hcube._hcube.Machine.__init__, hcube._hcube.Machine.cycle, hcube._hcube.Plan.execute):
+        doc = f.__doc__ or ""
+        assert "arg0" not in doc and "arg1" not in doc, doc
+
+
+def test_mypy_strict_passes_on_the_package_and_the_tests(tmp_path: Path) -> None:
+    if importlib.util.find_spec("mypy") is None:
+        pytest.skip("mypy is not installed (pip install '.[test]' brings it): the type check is not run")
+    run = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(tmp_path / "cache"),
+                          str(ROOT / "python" / "hcube"), str(ROOT / "python" / "tests")],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_docstring_examples_run() -> None:
+    import doctest
+    result = doctest.testmod(hcube, optionflags=doctest.ELLIPSIS)
+    assert result.attempted >= 2 and result.failed == 0
