@@ -131,6 +131,36 @@ TEST_F(CliBench, SmallCyclesAndLaunchModes) {
   expect_error({"sweep", "--launch", "graph"}, {"'graph' unknown", "per-cycle, persistent"});
 }
 
+// --op fft: the distributed FFT checked against FFTW's transform and timed against it on the same
+// threads, FFTW's plan made outside the timing; the ratio is FFTW's time over hcube's.
+TEST_F(CliBench, FftAgainstFftw) {
+  for (const char* plan : {"estimate", "measure"}) {
+    SCOPED_TRACE(plan);
+    const json j = ok_json({"bench", "--op", "fft", "--points-log2", "10", "--nodes-log2", "3", "--fftw-plan", plan,
+                            "--repeat", "2", "--backend", "cpu"});
+    EXPECT_EQ(j["op"], "fft");
+    EXPECT_EQ(j["type"], "complex128");  // the points' type without --type
+    EXPECT_EQ(j["points_log2"], 10);
+    EXPECT_EQ(j["nodes_log2"], 3);
+    EXPECT_EQ(j["n"], 3);
+    EXPECT_EQ(j["m"], 7);
+    EXPECT_EQ(j["fftw_plan"], plan);
+    EXPECT_GE(j["fftw_threads"].get<int>(), 1);
+    const double fftw = j["fftw_seconds"], ratio = j["ratio_to_fftw"], error = j["max_relative_error"];
+    EXPECT_GT(fftw, 0);
+    EXPECT_GT(ratio, 0);
+    EXPECT_TRUE(std::isfinite(ratio));
+    EXPECT_LT(error, 1e-12);  // checked against FFTW before the timing: a NaN or a wrong point fails the run
+    EXPECT_GT(j["bytes_moved"].get<std::uint64_t>(), 0u);
+  }
+  // The default node count is W / 2.
+  EXPECT_EQ(ok_json({"bench", "--op", "fft", "-w", "9", "-r", "1", "--backend", "cpu"})["nodes_log2"], 4);
+  expect_error({"bench", "--op", "fft", "-w", "10", "--type", "uint32"}, {"--op fft times complex128", "uint32"});
+  expect_error({"bench", "--op", "fft", "-w", "10", "--fftw-plan", "exhaustive"},
+               {"--fftw-plan 'exhaustive' unknown", "estimate, measure"});
+  expect_error({"bench", "--op", "fft", "-w", "10", "--nodes-log2", "10"}, {"--nodes-log2 10", "allowed 0.."});
+}
+
 TEST_F(CliBench, BadInput) {
   expect_error({"bench", "--op", "teleport"}, {"'teleport' unknown", "memcpy, cycle"});
   expect_error({"bench", "--op", "cycle", "--log2-words", "40"}, {"--log2-words 40 out of range", "2..34"});

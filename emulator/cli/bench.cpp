@@ -52,10 +52,13 @@ struct BenchFlags {
   std::string algorithm = "4";              // --op aapc
   std::string perm = "random";              // --op fused-permute
   unsigned long long seed = 1;
+  long long nodes_log2 = -1;                // --op fft
+  std::string fftw_plan = "estimate";
 };
 
-ElementType bench_type(const MachineFlags& f) {
-  return f.type.empty() ? ElementType::u32 : parse_element_type(f.type);
+// --type, else the operation's own (complex128 points for --op fft, else uint32).
+ElementType bench_type(const MachineFlags& f, ElementType otherwise = ElementType::u32) {
+  return f.type.empty() ? otherwise : parse_element_type(f.type);
 }
 
 }  // namespace
@@ -107,6 +110,15 @@ nlohmann::json bench_json(const BenchResult& r) {
         ratio_to_memcpy(r.direct_bytes_moved, r.direct_time->seconds, r.data_bytes, r.direct_time->roofline_seconds);
     j["ratio_to_direct"] = *r.ratio_to_direct();
   }
+  if (r.fftw_time) {
+    j["points_log2"] = r.request.log2_words;
+    j["nodes_log2"] = r.n;
+    j["fftw_plan"] = r.request.fftw_plan;
+    j["fftw_threads"] = r.fftw_threads;
+    j["fftw_seconds"] = r.fftw_time->roofline_seconds;
+    j["ratio_to_fftw"] = *r.ratio_to_fftw();
+    j["max_relative_error"] = r.fft_error;
+  }
   if (r.request.op == BenchOp::fused_permute) {
     j["perm"] = r.request.perm;
     if (r.request.perm == "random") j["seed"] = r.request.seed;
@@ -121,7 +133,7 @@ BenchRequest bench_request(const BenchFlags& f) {
   return BenchRequest{parse_bench_op(f.op),
                       f.log2_words,
                       f.repeat,
-                      bench_type(f.machine),
+                      bench_type(f.machine, f.op == "fft" ? ElementType::c128 : ElementType::u32),
                       parse_backend_choice(f.machine.backend),
                       tile_dims(f.machine.tile_dims),
                       parse_launch_mode(f.machine.launch),
@@ -131,7 +143,9 @@ BenchRequest bench_request(const BenchFlags& f) {
                       f.x,
                       f.algorithm,
                       f.perm,
-                      f.seed};
+                      f.seed,
+                      f.nodes_log2,
+                      f.fftw_plan};
 }
 
 void print_bench(const BenchFlags& f) {
@@ -193,6 +207,11 @@ void print_bench(const BenchFlags& f) {
                100 * ratio_to_memcpy(r.direct_bytes_moved, r.direct_time->seconds, r.data_bytes,
                                      r.direct_time->roofline_seconds),
                *r.ratio_to_direct());
+  if (r.fftw_time)
+    fmt::print("FFTW's transform of the same points ({} thread(s), {}), alternated with hcube's: {:.6f} s against "
+               "hcube's {:.6f} s; ratio to FFTW (FFTW's time / hcube's) {:.3f}; max relative error {:.2g}\n",
+               r.fftw_threads, r.request.fftw_plan, r.fftw_time->roofline_seconds, r.fftw_time->seconds,
+               *r.ratio_to_fftw(), r.fft_error);
   if (idle)
     fmt::print("beside a busy process (the figures above); idle, the same run just before: {:.6f} s, {:.1f}% of "
                "memcpy; busy / idle = {:.2f}\n",
@@ -392,7 +411,8 @@ void add_bench(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "bench", "time one data-motion operation against memcpy of the same data in the same process (docs/performance.md)");
   cmd->add_option("--op", f->op, fmt::format("the operation: {}", fmt::join(bench_op_names(), ", ")))->required();
-  cmd->add_option("-w,--log2-words", f->log2_words, "2^W words of data (n = W/2 processor dimensions)")
+  cmd->add_option("-w,--log2-words,--points-log2", f->log2_words,
+                  "2^W words of data (n = W/2 processor dimensions); --op fft: 2^W points")
       ->capture_default_str();
   cmd->add_option("-r,--repeat", f->repeat,
                   "timed runs after one warm-up, each followed by a copy of the roofline; the medians are reported")
@@ -414,6 +434,9 @@ void add_bench(CLI::App& app) {
   cmd->add_option("--perm", f->perm, "--op fused-permute: as hcube permute --perm, or random (drawn from --seed)")
       ->capture_default_str();
   cmd->add_option("--seed", f->seed, "--op fused-permute --perm random: the seed")->capture_default_str();
+  cmd->add_option("--nodes-log2", f->nodes_log2, "--op fft: 2^n nodes (default W/2)");
+  cmd->add_option("--fftw-plan", f->fftw_plan, "--op fft: FFTW's planner for the baseline, estimate or measure")
+      ->capture_default_str();
   cmd->add_flag("--busy-neighbour", f->busy_neighbour,
                 "time the operation idle, then again beside a CPU-bound process that hcube starts and ends itself "
                 "(a shared machine's load, reproduced)");

@@ -15,7 +15,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fftw3.h>
+#include <omp.h>
+
+#include <complex>
+
 #include "hcube/core/error.hpp"
+#include "hcube/emulator/fft.hpp"
+#include "hcube/host/fft_plan.hpp"
 #include "hcube/emulator/redistribute.hpp"
 #include "hcube/emulator/schedule_run.hpp"
 #include "hcube/host/aapc.hpp"
@@ -68,7 +75,8 @@ const std::vector<std::string>& bench_op_names() {
                                                  "alignment",       "aapc",
                                                  "fused-transpose", "fused-bit-reversal",
                                                  "gather-bit-reversal", "redistribute",
-                                                 "fused-permute",   "small-cycles"};
+                                                 "fused-permute",   "small-cycles",
+                                                 "fft"};
   return names;
 }
 
@@ -85,6 +93,11 @@ std::string to_string(BenchOp op) { return bench_op_names().at(static_cast<std::
 double BenchResult::throughput() const { return static_cast<double>(bytes_moved) / time.seconds; }
 double BenchResult::roofline() const { return 2.0 * static_cast<double>(data_bytes) / time.roofline_seconds; }
 double BenchResult::ratio() const { return ratio_to_memcpy(bytes_moved, time.seconds, data_bytes, time.roofline_seconds); }
+std::optional<double> BenchResult::ratio_to_fftw() const {
+  if (!fftw_time) return std::nullopt;
+  return fftw_time->roofline_seconds / fftw_time->seconds;
+}
+
 std::optional<double> BenchResult::ratio_to_direct() const {
   if (!direct_time) return std::nullopt;
   return (static_cast<double>(bytes_moved) / time.seconds) /
@@ -274,6 +287,76 @@ BusyNeighbour::~BusyNeighbour() {
   }
 }
 
+namespace {
+
+// FFTW's array and plan, freed with it.
+struct FftwTransform {
+  fftw_complex* data = nullptr;
+  fftw_plan plan = nullptr;
+  FftwTransform(std::uint64_t points, int threads, unsigned flags) {
+    data = fftw_alloc_complex(points);
+    if (data == nullptr) throw OutOfMemory(fmt::format("FFTW could not allocate {} points", points));
+    fftw_plan_with_nthreads(threads);
+    plan = fftw_plan_dft_1d(static_cast<int>(points), data, data, FFTW_FORWARD, flags);
+    if (plan == nullptr) {
+      fftw_free(data);
+      throw Error(fmt::format("FFTW could not plan a transform of {} points", points));
+    }
+  }
+  ~FftwTransform() {
+    fftw_destroy_plan(plan);
+    fftw_free(data);
+  }
+  FftwTransform(const FftwTransform&) = delete;
+  FftwTransform& operator=(const FftwTransform&) = delete;
+};
+
+// --op fft: the distributed FFT of 2^q points on the caller's buffer (DistributedFftPlan), checked
+// once against FFTW's transform, then timed against memcpy and, alternated, against FFTW's
+// transform with the same threads, planned before any timing (FFTW's planner is not timed, as
+// hcube's plan is not).
+void bench_fft(BenchResult& r, unsigned q, const std::function<double()>& copy) {
+  DistributedFftPlan::Options o;
+  o.points_log2 = q;
+  o.nodes_log2 = r.n;
+  o.target = {ElementType::c128, r.request.backend};
+  DistributedFftPlan plan(o);
+  const std::uint64_t points = bit(q), bytes = points * sizeof(std::complex<double>);
+  // A signal with no symmetry that could hide a misplaced point: two tones and a ramp. hcube
+  // holds it as the cube does, in cyclic order (the staging a user's FFT has done already).
+  std::vector<std::complex<double>> x(points), cyclic(points), work(points);
+  for (std::uint64_t t = 0; t < points; ++t) {
+    const double s = static_cast<double>(t);
+    x[t] = {std::sin(0.001 * s) + 1e-6 * s, std::cos(0.37 * s) - 1e-3 * static_cast<double>(t % 7)};
+    cyclic[cyclic_address(t, r.n, r.m)] = x[t];
+  }
+  r.fftw_threads = omp_get_max_threads();
+  FftwTransform fftw(points, r.fftw_threads, r.request.fftw_plan == "measure" ? FFTW_MEASURE : FFTW_ESTIMATE);
+  std::memcpy(work.data(), cyclic.data(), bytes);
+  const Counters c = plan.execute(work.data(), bytes);
+  std::memcpy(fftw.data, x.data(), bytes);
+  fftw_execute(fftw.plan);
+  const auto* want = reinterpret_cast<const std::complex<double>*>(fftw.data);
+  FftDifference d;
+  for (std::uint64_t k = 0; k < points; ++k) d.add(work[plan.result_address(k)], want[k]);
+  r.fft_error = check_fft_difference(d, ElementType::c128).error;
+  r.bytes_moved = c.bytes_read + c.bytes_written;
+  r.what = fmt::format("the distributed FFT of 2^{} points on 2^{} nodes (its AAPCs and local transforms), "
+                       "against FFTW's with {} thread(s), {}", q, r.n, r.fftw_threads, r.request.fftw_plan);
+  const auto hcube = [&] {
+    std::memcpy(work.data(), cyclic.data(), bytes);
+    return seconds_of([&] { plan.execute(work.data(), bytes); });
+  };
+  const auto baseline = [&] {
+    std::memcpy(fftw.data, x.data(), bytes);
+    return seconds_of([&] { fftw_execute(fftw.plan); });
+  };
+  r.time = alternate(r.request.repeat, hcube, copy, false);
+  r.fftw_time = alternate(r.request.repeat, hcube, baseline);
+}
+
+}  // namespace
+
 void check_bench(const BenchRequest& req) {
   if (req.log2_words < 2 || req.log2_words > 34)
     throw Error(fmt::format("--log2-words {} out of range: allowed 2..34", req.log2_words));
@@ -294,6 +377,14 @@ void check_bench(const BenchRequest& req) {
     const auto q = static_cast<unsigned>(req.log2_words);
     parse_dimension_permutation(req.perm, q / 2, q - q / 2);
   }
+  if (req.op == BenchOp::fft) {
+    if (req.type != ElementType::c128)
+      throw Error(fmt::format("--op fft times complex128 points (FFTW's double transform): drop --type {}",
+                              info(req.type).name));
+    check_fft_sizes(req.log2_words, req.nodes_log2 < 0 ? req.log2_words / 2 : req.nodes_log2);
+    if (req.fftw_plan != "estimate" && req.fftw_plan != "measure")
+      throw Error(fmt::format("--fftw-plan '{}' unknown: allowed estimate, measure", printable_input(req.fftw_plan)));
+  }
   if (req.op == BenchOp::gather_bit_reversal && req.backend == BackendChoice::cuda)
     throw Error("--op gather-bit-reversal is the CPU baseline: it runs on host memory (drop --backend cuda)");
 }
@@ -310,7 +401,12 @@ BenchResult run_bench(const BenchRequest& req) {
   std::unique_ptr<Machine> mach;
   std::unique_ptr<Backend> copier;  // memcpy and the gather baseline: the backend whose copy is the roofline
   Backend* where = nullptr;
-  if (req.op == BenchOp::memcpy || req.op == BenchOp::gather_bit_reversal || req.op == BenchOp::redistribute) {
+  if (req.op == BenchOp::fft) {
+    r.n = static_cast<unsigned>(req.nodes_log2 < 0 ? req.log2_words / 2 : req.nodes_log2);
+    r.m = q - r.n;
+  }
+  if (req.op == BenchOp::memcpy || req.op == BenchOp::gather_bit_reversal || req.op == BenchOp::redistribute ||
+      req.op == BenchOp::fft) {
     copier = make_backend(req.op == BenchOp::gather_bit_reversal ? BackendChoice::cpu : req.backend);
     where = copier.get();
   } else {
@@ -340,6 +436,8 @@ BenchResult run_bench(const BenchRequest& req) {
     gather_bit_reversal(r, q, wb, copy);
   } else if (req.op == BenchOp::redistribute) {
     bench_redistribute(r, q, copy);
+  } else if (req.op == BenchOp::fft) {
+    bench_fft(r, q, copy);
   } else {
     measure_on(r, *mach, copy);
   }

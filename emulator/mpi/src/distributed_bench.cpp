@@ -36,10 +36,14 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 }  // namespace
 
-bool runs_across_ranks(BenchOp op) { return op != BenchOp::gather_bit_reversal; }
+bool runs_across_ranks(BenchOp op) { return op != BenchOp::gather_bit_reversal && op != BenchOp::fft; }
 
 void check_distributed_bench(const BenchRequest& r) {
   check_bench(r);
+  // Its baseline across ranks is fftw3-mpi's transform, which this build does not link.
+  if (r.op == BenchOp::fft)
+    throw Error("--op fft is timed against FFTW on one process; across ranks (against fftw3-mpi) it is not built: "
+                "run it without mpirun");
   if (!runs_across_ranks(r.op))
     throw Error(fmt::format("--op {} is one process's baseline (an index gather over the whole array in host memory), "
                             "which has no counterpart across ranks: run it without mpirun",

@@ -54,6 +54,7 @@ enum class BenchOp {
   redistribute,
   fused_permute,
   small_cycles,
+  fft,  // the distributed FFT of 2^W complex128 points, timed against FFTW's transform as well
 };
 BenchOp parse_bench_op(const std::string& s);  // throws naming the allowed ones
 std::string to_string(BenchOp op);
@@ -75,6 +76,10 @@ struct BenchRequest {
   // --op fused-permute: a --perm of hcube permute, or "random" (random:seed).
   std::string perm = "random";
   unsigned long long seed = 1;
+  // --op fft: the nodes (2^n of 2^W points; -1: W / 2), and FFTW's planner for the
+  // baseline (estimate or measure), which plans before the timing.
+  long long nodes_log2 = -1;
+  std::string fftw_plan = "estimate";
 };
 
 struct BenchResult {
@@ -96,6 +101,12 @@ struct BenchResult {
   std::optional<Alternated> direct_time;
   std::uint64_t direct_bytes_moved = 0;
   std::optional<double> ratio_to_direct() const;  // throughput over the direct schedule's
+  // --op fft: hcube's runs alternated with FFTW's transform of the same points on the
+  // same threads (FFTW's median the roofline), and the result's error against FFTW's.
+  std::optional<Alternated> fftw_time;
+  int fftw_threads = 0;
+  double fft_error = 0;
+  std::optional<double> ratio_to_fftw() const;  // FFTW's median time over hcube's
 
   double throughput() const;  // bytes_moved / seconds
   double roofline() const;    // 2 data_bytes / roofline seconds
