@@ -161,6 +161,68 @@ TEST_F(CliBench, FftAgainstFftw) {
   expect_error({"bench", "--op", "fft", "-w", "10", "--nodes-log2", "10"}, {"--nodes-log2 10", "allowed 0.."});
 }
 
+// hcube tune measures the fused passes' tiles and writes wisdom; plans read it (bench reports the
+// tile used, permute still verifies), ignore another CPU's or a broken file saying why, and refuse
+// no run for it.
+TEST_F(CliBench, TuneWritesWisdomThatPlansRead) {
+  const std::string wisdom = path("wisdom.json");
+  const json t = ok_json({"tune", "--quick", "--log2-bytes", "20", "--output", wisdom});
+  EXPECT_EQ(t["wisdom_path"], wisdom);
+  EXPECT_EQ(t["log2_bytes"], 20);
+  ASSERT_TRUE(fs::exists(wisdom));
+  const json file = json::parse(std::ifstream(wisdom));
+  EXPECT_EQ(file["format"], "hcube-wisdom/1");
+  EXPECT_EQ(file["cpu"]["model"], t["cpu"]["model"]);
+  for (const char* wb : {"4", "8", "16"}) {
+    const std::string key = std::string("fused.tile_bytes.") + wb;
+    ASSERT_TRUE(file["values"].contains(key)) << key;
+    const std::uint64_t v = file["values"][key];
+    bool tried = false;  // the value chosen is one of the candidates timed, the best of them
+    double best = 0, chosen = 0;
+    for (const json& trial : t["trials"]) {
+      if (trial["key"] != key) continue;
+      best = std::max(best, trial["score"].get<double>());
+      if (trial["value"] == v) tried = true, chosen = trial["score"];
+    }
+    EXPECT_TRUE(tried) << key;
+    EXPECT_EQ(chosen, best) << key;
+  }
+  struct Env {  // HCUBE_WISDOM for the programs this test starts
+    explicit Env(const std::string& v) { ::setenv("HCUBE_WISDOM", v.c_str(), 1); }
+    ~Env() { ::unsetenv("HCUBE_WISDOM"); }
+  };
+  const auto write = [&](const json& j) { std::ofstream(wisdom) << j.dump(); };
+  json mine = file;
+  mine["values"]["fused.tile_bytes.4"] = 32768;
+  write(mine);
+  {
+    Env env(wisdom);
+    const json b = ok_json({"bench", "--op", "fused-transpose", "-w", "12", "-r", "1", "--backend", "cpu"});
+    EXPECT_EQ(b["tile_bytes"], 32768);
+    EXPECT_EQ(b["wisdom"]["in_use"], true);
+    EXPECT_EQ(ok_json({"info"})["wisdom"]["values"]["fused.tile_bytes.4"], 32768);
+    // The tuned tiles move the words where the untuned ones do.
+    EXPECT_EQ(ok_json({"permute", "--perm", "transpose", "-n", "6", "-m", "6", "--fused", "--backend", "cpu"})["verified"],
+              true);
+    json other = mine;
+    other["cpu"]["model"] = "Another CPU 9000";
+    write(other);
+    const json o = ok_json({"info"})["wisdom"];
+    EXPECT_EQ(o["in_use"], false);
+    EXPECT_TRUE(contains(o["why_not"], "made on another CPU (Another CPU 9000")) << o;
+    EXPECT_EQ(ok_json({"bench", "--op", "fused-transpose", "-w", "12", "-r", "1", "--backend", "cpu"})["tile_bytes"],
+              131072);  // the default
+    json bad = mine;
+    bad["values"]["fused.tile_bytes.4"] = 1000;
+    write(bad);
+    EXPECT_TRUE(contains(ok_json({"info"})["wisdom"]["why_not"], "allowed a power of two from 4096")) << bad;
+    std::ofstream(wisdom) << "not json";
+    EXPECT_TRUE(contains(ok_json({"info"})["wisdom"]["why_not"], "not a JSON object"));
+  }
+  expect_error({"tune", "--log2-bytes", "40", "--output", wisdom}, {"log2_bytes = 40 out of range", "16..34"});
+  expect_error({"tune", "--output", path("no/such/dir/w.json")}, {"--output", "does not exist"});
+}
+
 TEST_F(CliBench, BadInput) {
   expect_error({"bench", "--op", "teleport"}, {"'teleport' unknown", "memcpy, cycle"});
   expect_error({"bench", "--op", "cycle", "--log2-words", "40"}, {"--log2-words 40 out of range", "2..34"});

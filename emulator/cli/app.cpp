@@ -22,6 +22,7 @@ void add_commands(CLI::App& app, const ResultSink& sink) {
   add_compare(app);
   add_bench(app);
   add_sweep(app);
+  add_tune(app);
   add_redistribute(app, sink);
   add_scatter(app, sink);
   add_animate(app);

@@ -25,6 +25,7 @@
 #include "ranks.hpp"
 #include "hcube/emulator/machine.hpp"
 #include "hcube/emulator/measure.hpp"
+#include "hcube/emulator/wisdom.hpp"
 #include "hcube/version.hpp"
 #include "hcube/emulator/schedule_run.hpp"
 #include "hcube/emulator/units.hpp"
@@ -118,6 +119,12 @@ nlohmann::json bench_json(const BenchResult& r) {
     j["fftw_seconds"] = r.fftw_time->roofline_seconds;
     j["ratio_to_fftw"] = *r.ratio_to_fftw();
     j["max_relative_error"] = r.fft_error;
+  }
+  if (r.request.op == BenchOp::fused_transpose || r.request.op == BenchOp::fused_bit_reversal ||
+      r.request.op == BenchOp::fused_permute) {
+    // The tile the CPU's block-transposing passes used: this host's wisdom, else the default.
+    j["tile_bytes"] = fused_tile_bytes(info(type).bytes);
+    j["wisdom"] = wisdom_json();
   }
   if (r.request.op == BenchOp::fused_permute) {
     j["perm"] = r.request.perm;

@@ -25,9 +25,14 @@ void add_permute(CLI::App& app, const ResultSink& sink = {});
 void add_compare(CLI::App& app);
 void add_bench(CLI::App& app);
 void add_sweep(CLI::App& app);
+void add_tune(CLI::App& app);
 void add_redistribute(CLI::App& app, const ResultSink& sink = {});
 void add_scatter(CLI::App& app, const ResultSink& sink = {});
 void add_animate(CLI::App& app);
+
+// The wisdom this process's plans read (hcube info, hcube bench): its file, whether it is
+// used, and its values or why not.
+nlohmann::json wisdom_json();
 
 // Every subcommand above, in the order `hcube --help` lists them; with a sink,
 // the commands hcube animate draws hand it their JSON result.

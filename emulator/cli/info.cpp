@@ -43,6 +43,7 @@ void add_info(CLI::App& app) {
         {"auto_backend", gpus > 0 ? "cuda" : "cpu"},
         {"address_convention", "g = node * K + local (node bits high)"},
         {"mpi", mpi_json()},
+        {"wisdom", wisdom_json()},
     };
     nlohmann::json largest = nlohmann::json::object();
     for (const auto& b : backends) {
@@ -65,6 +66,10 @@ void add_info(CLI::App& app) {
     fmt::print("MPI: {}\n", mpi.is_null() ? std::string("not built")
                                          : fmt::format("{}{}", mpi["library"].get<std::string>(),
                                                        mpi["cuda_aware"].get<bool>() ? " (CUDA-aware)" : ""));
+    const nlohmann::json w = j["wisdom"];
+    fmt::print("wisdom: {}\n", w["in_use"].get<bool>() ? fmt::format("{} (made on {})", w["path"].get<std::string>(),
+                                                                      w["cpu"].get<std::string>())
+                                                       : fmt::format("none: {}", w["why_not"].get<std::string>()));
     fmt::print("address convention: g = node * K + local (node bits high, as (j|i) in Johnsson-Ho)\n");
     for (const auto& b : backends) {
       const std::uint64_t avail = b->available_bytes();

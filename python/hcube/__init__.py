@@ -27,7 +27,7 @@ from ._plans import AapcPlan, FftPlan, PermutePlan
 
 __version__: str = _hcube.version()
 
-__all__ = ["Machine", "permute", "aapc", "fft", "redistribute", "schedule", "animate", "Animation",
+__all__ = ["Machine", "permute", "aapc", "fft", "redistribute", "schedule", "animate", "Animation", "tune",
            "PermutePlan", "AapcPlan", "FftPlan", "ArrayInput", "__version__"]
 
 
@@ -416,6 +416,36 @@ def schedule(algorithm: Union[int, str], d: int, *, n: Optional[int] = None, m: 
     """
     result: Dict[str, Any] = _json.loads(_hcube.schedule(str(algorithm), int(d), _opt(n), _opt(m),
                                                          int(channel_width), bool(blocked), str(lines)))
+    return result
+
+
+@_python_names
+def tune(quick: bool = False, *, log2_bytes: Optional[int] = None, budget_seconds: float = 60.0,
+         output: Optional[Union[str, "_os.PathLike[str]"]] = None) -> Dict[str, Any]:
+    """Measures this host's tile sizes for the fused passes and saves them as wisdom (``hcube tune``).
+
+    Plans made afterwards, in this process's children and in later processes, read the wisdom
+    (a process reads it once, when its first plan needs it).
+
+    Parameters
+    ----------
+    quick : bool
+        Fewer candidates and one timed run each, at most 2^26 bytes (a few seconds).
+    log2_bytes : int, optional
+        The data measured, 2^log2_bytes bytes (16..34); default beyond 4 x the L3.
+    budget_seconds : float
+        Seconds of measuring at most; keys not reached keep their defaults.
+    output : str or path, optional
+        The wisdom file; default ``$HCUBE_WISDOM``, else ``$XDG_CACHE_HOME/hcube/wisdom.json``.
+
+    Returns
+    -------
+    dict
+        "wisdom_path", "cpu", "log2_bytes", "values" (the tile sizes chosen), "trials", "seconds".
+    """
+    out = "" if output is None else _os.fspath(output)
+    result: Dict[str, Any] = _json.loads(_hcube.tune(bool(quick), -1 if log2_bytes is None else int(log2_bytes),
+                                                     float(budget_seconds), out))
     return result
 
 

@@ -570,4 +570,19 @@ PYBIND11_MODULE(_hcube, mod) {
   mod.def("schedule", &schedule, arg("algorithm"), arg("d"), arg("n"), arg("m"), arg("channel_width"),
           arg("blocked"), arg("lines"));
   mod.def("animate", &animate, arg("args"));
+  mod.def(
+      "tune",
+      [](bool quick, long long log2_bytes, double budget_seconds, const std::string& output) {
+        const std::string path = output.empty() ? hcube::wisdom_path() : output;
+        hcube::TuneResult r;
+        {
+          py::gil_scoped_release release;
+          r = hcube::run_tune(hcube::TuneRequest{quick, log2_bytes, budget_seconds});
+          hcube::write_wisdom(r.wisdom, path);
+        }
+        nlohmann::json j = hcube::to_json(r);
+        j["wisdom_path"] = path;
+        return j.dump();
+      },
+      arg("quick"), arg("log2_bytes"), arg("budget_seconds"), arg("output"));
 }

@@ -17,6 +17,7 @@
 #include <tuple>
 
 #include "../backend_impl.hpp"
+#include "hcube/emulator/wisdom.hpp"
 #include "hcube/host/host_memory.hpp"
 #include "hcube/kernels/cpu/alignment.hpp"
 #include "hcube/kernels/cpu/block_router.hpp"
@@ -197,17 +198,9 @@ struct CpuPolicy {
   void launch_tiles(const TileBody& body) {
     kernels::cpu::launch_tiles(body);
   }
-  // Tiles of 16 KiB (L1) for the gather; 64-128 KiB where the launcher writes by
-  // block transposes (a transpose, a bit reversal): runs of 512 bytes of u32
-  // instead of 256 serve the memory better, and the block transposes read the
-  // buffer from L2. Against the last rule (64 KiB for a bit reversal, 16 KiB read
-  // in place for a transpose), builds alternated, 1 GiB of data: transpose u32
-  // 0.82 -> 1.08 of memcpy, u64 0.77 -> 0.96, complex128 0.69 -> 1.01; bit
-  // reversal u32 0.88 -> 0.93, the others equal or better (docs/performance.md).
-  // 256 KiB tiles fell to 0.33 for u32. 16-byte words take 64 KiB: on a Zen 4
-  // host (8-way L1 and L2) 2^26 complex128 bit reversal 0.73-0.75 -> 0.81-0.84,
-  // transpose 0.81-0.88 -> 0.85-0.87; on the host with a 48 KiB L1d before,
-  // 64 KiB was as good.
+  // Tiles of 16 KiB (L1) for the gather; where the launcher writes by block transposes (a
+  // transpose, a bit reversal), the size `hcube tune` measured on this host (wisdom), else
+  // 64-128 KiB (tuning.hpp): longer runs serve memory better while the tile stays in L2.
   BitPermutationTiling plan_tiles(const std::vector<unsigned>& to, std::size_t wb, const void* dst) const {
     BitPermutationTiling l1 = plan_bit_permutation_tiling(to, max_tile_bits_for(wb, kL1TileBytes));
     const kernels::TilingView view{l1.table.data(), l1.tile_bits, l1.run_bits, l1.outer_bits};
@@ -215,7 +208,7 @@ struct CpuPolicy {
     kernels::dispatch_word(wb, [&](auto w) {
       blocks = kernels::cpu::plan_lane_transpose<decltype(w)>(view, dst).usable;
     });
-    return blocks ? plan_bit_permutation_tiling(to, max_tile_bits_for(wb, block_tile_bytes(wb))) : l1;
+    return blocks ? plan_bit_permutation_tiling(to, max_tile_bits_for(wb, fused_tile_bytes(wb))) : l1;
   }
   // An in-place alignment in cache-line units (kernels/cpu/alignment.hpp),
   // which reads the map through the body's (host) tables.

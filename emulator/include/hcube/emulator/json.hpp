@@ -7,11 +7,14 @@
 
 #include "hcube/emulator/counters.hpp"
 #include "hcube/emulator/element_type.hpp"
+#include "hcube/emulator/tune.hpp"
 
 namespace hcube {
 
 nlohmann::json to_json(const Counters& c);
 // One element: a number, or [re, im] for complex types.
 nlohmann::json element_json(ElementType t, const void* src);
+// hcube tune's result (docs/cli.md): the host, the values chosen, every trial.
+nlohmann::json to_json(const TuneResult& r);
 
 }  // namespace hcube
