@@ -179,6 +179,41 @@ TEST_F(CliReliability, HugeHeaderIsRefusedBeforeItIsRead) {
   expect_small_error({"aapc", "-d", "2", "-i", p.string()}, {"hdr.npy", "claims 1073741824 bytes", "at most 10000"});
 }
 
+// A file that is not a .npy is refused at its first bytes, before the header
+// length its bytes 8-11 claim (up to 4 GiB) is read, whatever it comes from:
+// a pipe going on for hundreds of MB, an archive, a sparse file, a character device.
+TEST_F(CliReliability, NonNpyIsRefusedAtItsFirstBytes) {
+  std::string noise(1 << 16, '\0');
+  std::mt19937 rng(7);
+  for (char& c : noise) c = static_cast<char>(rng());
+  const std::string claims_4gib = std::string("\x12\x34\x56\x78\x9a\xbc\x01\x00", 8) + "\xff\xff\xff\xff";
+  const std::string zip = std::string("PK\x03\x04\x14\x00\x00\x00", 8) + "\xff\xff\xff\x7f";
+  const std::string bad_version = std::string("\x93NUMPY\x09\x09", 8) + "\xff\xff\xff\xff";
+  const struct {
+    std::string head, mention;
+  } cases[] = {{claims_4gib, "not a .npy file"}, {zip, "50 4b 03 04 14 00"}, {bad_version, "format version 9.9"}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.mention);
+    const auto start = std::chrono::steady_clock::now();
+    const Result r = run_piped({"aapc", "-d", "2", "--backend", "cpu", "-i", "/dev/stdin"}, c.head, {}, noise,
+                               std::uint64_t{300} << 20);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_EQ(r.code, 1);
+    EXPECT_TRUE(contains(r.err, c.mention)) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_LT(r.peak_kib, kSmallKib) << "peaked at " << r.peak_kib << " KiB";
+    EXPECT_LT(seconds, 2.0);
+  }
+
+  const fs::path sparse = path("noise.npy");
+  std::ofstream(sparse, std::ios::binary) << claims_4gib;
+  fs::resize_file(sparse, std::uintmax_t{4} << 30);
+  expect_small_error({"aapc", "-d", "2", "-i", sparse.string()}, {"noise.npy", "not a .npy file", "12 34 56 78 9a bc"});
+  expect_small_error({"permute", "--perm", "transpose", "-i", sparse.string()}, {"not a .npy file"});
+  // Read only: a real device, at its first six bytes.
+  expect_small_error({"aapc", "-d", "2", "-i", "/dev/urandom"}, {"/dev/urandom", "not a .npy file"});
+}
+
 // A stream whose header claims a large shape is held only as far as it has
 // arrived (or in the machine itself, which its pages fill as words arrive):
 // a short one is refused at its end, small and fast.
