@@ -609,4 +609,98 @@ TEST_F(CliReliability, SigtermWhileWritingLeavesNoTemporary) {
   EXPECT_FALSE(fs::exists(path("out.npy")));
 }
 
+// Runs hcube with standard output on `out_fd` and standard error to a file,
+// SIGPIPE at its default as a shell leaves it (this test process ignores it,
+// and an ignored signal would be inherited). Never reads `out_fd` back.
+Result run_onto(const std::vector<std::string>& args, int out_fd, const fs::path& err) {
+  std::vector<std::string> argv{hcube_binary()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  std::vector<char*> pointers;
+  for (std::string& a : argv) pointers.push_back(a.data());
+  pointers.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, out_fd, 1);
+  posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGPIPE);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
+  pid_t pid = 0;
+  Result r;
+  const int rc = ::posix_spawn(&pid, pointers[0], &actions, &attr, pointers.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  if (rc != 0) {
+    ADD_FAILURE() << "cannot start " << argv[0] << ": " << std::strerror(rc);
+    return r;
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+  r.err = read_text(err);
+  return r;
+}
+
+void expect_one_error_line(const Result& r, const std::vector<std::string>& mentions) {
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_EQ(r.err.rfind("hcube: error: ", 0), 0u) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  for (const std::string& m : mentions) EXPECT_TRUE(contains(r.err, m)) << "no '" << m << "' in: " << r.err;
+}
+
+// A write to standard output that fails (a full disk: /dev/full, opened only
+// to write, a standard sink like /dev/null) is an error and exit 1, never
+// exit 0 with the data lost, whatever the command printed.
+TEST_F(CliReliability, AFailedWriteOfStandardOutputIsAnError) {
+  const int full = ::open("/dev/full", O_WRONLY | O_CLOEXEC);
+  if (full < 0) GTEST_SKIP() << "no /dev/full: " << std::strerror(errno);
+  const std::vector<std::vector<std::string>> commands = {
+      {"schedule", "--dims", "8", "--format", "json"},
+      {"schedule", "--dims", "3"},
+      {"info", "--json"},
+      {"aapc", "-d", "3", "--json", "--backend", "cpu"},
+      {"sweep", "--dims-from", "2", "--dims-to", "2", "--algorithms", "4", "--csv", "-"},
+      {"--help"},
+  };
+  for (const auto& args : commands) {
+    SCOPED_TRACE(::testing::PrintToString(args));
+    expect_one_error_line(run_onto(args, full, path("err")), {"cannot write standard output", "No space left"});
+  }
+  ::close(full);
+}
+
+// A reader that quits (`hcube ... | head -c 1`, a FIFO's reader) makes hcube
+// say so and exit 1, not die of SIGPIPE without a word.
+TEST_F(CliReliability, AReaderThatQuitsIsAnErrorNotASilentDeath) {
+  int fds[2];
+  ASSERT_EQ(::pipe2(fds, O_CLOEXEC), 0);
+  ::close(fds[0]);  // nobody will read
+  expect_one_error_line(run_onto({"schedule", "--dims", "8", "--format", "json"}, fds[1], path("err")),
+                        {"cannot write standard output", "Broken pipe"});
+  ::close(fds[1]);
+
+  // --output onto a FIFO whose reader takes one byte and quits: 256 KiB cannot fit its buffer.
+  const fs::path fifo = path("out.fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);  // open before hcube is
+  ASSERT_GE(reader, 0) << std::strerror(errno);
+  std::thread quitter([&] {
+    pollfd p{reader, POLLIN, 0};
+    char byte = 0;
+    if (::poll(&p, 1, 10000) > 0 && ::read(reader, &byte, 1) < 0) ADD_FAILURE() << std::strerror(errno);
+    ::close(reader);
+  });
+  const int devnull = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+  const Result r = run_onto({"aapc", "-d", "8", "--backend", "cpu", "-o", fifo.string()}, devnull, path("err"));
+  ::close(devnull);
+  quitter.join();
+  expect_one_error_line(r, {fifo.string(), "Broken pipe"});
+  EXPECT_TRUE(fs::is_fifo(fifo));
+}
+
 }  // namespace

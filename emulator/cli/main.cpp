@@ -1,7 +1,13 @@
 // hcube: the command-line face of the emulator.
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -17,6 +23,24 @@ namespace {
 
 // One write, so that the lines of ranks sharing a terminal under mpirun do not interleave.
 void print_error(const std::string& text) { std::cerr << "hcube: error: " + text + "\n" << std::flush; }
+
+// Whatever went to standard output reached it: a full disk, a closed pipe or
+// a failed close are errors, not an exit 0 with the data lost. Empty: all well.
+std::string stdout_error() {
+  // std::cout writes through stdout's buffer: its flush is the first write, and its errno the cause.
+  errno = 0;
+  const bool flush_failed = !std::cout.flush() || std::fflush(stdout) != 0;
+  const int flush_errno = errno;
+  const bool failed = flush_failed || std::ferror(stdout) != 0 || !std::cout;
+  // Closed here so that a deferred error (NFS, a full disk on close) is seen too.
+  errno = 0;
+  const bool close_failed = ::close(STDOUT_FILENO) != 0 && errno != EBADF;
+  const int close_errno = errno;
+  if (!failed && !close_failed) return {};
+  const int err = flush_failed ? flush_errno : close_failed ? close_errno : 0;
+  return std::string("cannot write standard output: ") +
+         (err != 0 ? std::strerror(err) : "a write failed") + " (the output is incomplete)";
+}
 
 // Runs the command; returns its exit code with `error` set to the one-line text of a failure.
 int run(CLI::App& app, int argc, char** argv, std::string& error, bool& collective) {
@@ -60,6 +84,14 @@ int main(int argc, char** argv) {
   hcube::cli::add_commands(app);
   // An interrupted write leaves no temporary beside the user's file.
   hcube::remove_temporaries_on_signals();
+  // A reader that quits (a pipe, a FIFO) makes a write fail with EPIPE, reported
+  // like any other failed write, instead of killing hcube without a word.
+  std::signal(SIGPIPE, SIG_IGN);
+  // Output not for a terminal is written once, at the end, where a failure's
+  // cause (a full disk, a closed pipe) is seen; only a larger one is written earlier.
+  // (glibc ignores the size without a buffer: this one lives as long as stdout, its pages used only as filled.)
+  static char stdout_buffer[std::size_t{1} << 20];
+  if (::isatty(STDOUT_FILENO) == 0) std::setvbuf(stdout, stdout_buffer, _IOFBF, sizeof stdout_buffer);
   // Under mpirun: one rank of the job (docs/distributed.md).
   std::unique_ptr<hcube::cli::Ranks> ranks;
   try {
@@ -72,8 +104,12 @@ int main(int argc, char** argv) {
   bool collective = false;
   const int code = run(app, argc, argv, error, collective);
   if (code == 0 || error.empty()) {
+    // Every rank's work is done: the job ends as usual, and the rank that printed says it could not.
+    const std::string lost = stdout_error();
     ranks->succeeded();
-    return code;
+    if (lost.empty()) return code;
+    print_error(lost);
+    return 1;
   }
   print_error(error);
   ranks->failed(collective, error);
