@@ -703,4 +703,49 @@ TEST_F(CliReliability, AReaderThatQuitsIsAnErrorNotASilentDeath) {
   EXPECT_TRUE(fs::is_fifo(fifo));
 }
 
+// The footprint is checked before any schedule or plan is built, from closed
+// forms: sizes that took seconds to minutes of planning before their refusal
+// (aapc --dims 17..20, multi-aapc of 2 axes of 12 and 16, scatter on cube:22
+// and cube:24) are refused at once, naming the value and the range.
+TEST_F(CliReliability, SizesAreRefusedBeforeAnyPlanIsBuilt) {
+  const ScopedEnv limit("HCUBE_MEMORY_LIMIT", "4G");
+  const struct {
+    Args args;
+    std::vector<std::string> mentions;
+  } cases[] = {
+      {{"aapc", "--dims", "17"}, {"n + m = 17 + 17", "allowed n + m <= 30"}},
+      {{"aapc", "--dims", "18"}, {"n + m = 18 + 18"}},
+      {{"aapc", "--dims", "20"}, {"n + m = 20 + 20", "allowed n + m <= 30"}},
+      {{"multi-aapc", "--axes", "2", "--dims", "12", "--mem-dims", "12"}, {"n + m = 24 + 12", "allowed n + m <= 30"}},
+      {{"multi-aapc", "--axes", "2", "--dims", "16", "--mem-dims", "16"}, {"n + m = 32 + 16"}},
+      {{"scatter", "--topology", "cube:22"}, {"n + m = 22 + 22", "allowed n + m <= 30"}},
+      {{"scatter", "--topology", "cube:24"}, {"n + m = 24 + 24"}},
+  };
+  for (const auto& c : cases) {
+    Args args = c.args;
+    for (const char* a : {"--backend", "cpu"}) args.push_back(a);
+    const auto start = std::chrono::steady_clock::now();
+    expect_small_error(args, c.mentions);
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 4.0)
+        << ::testing::PrintToString(args);  // two runs
+  }
+  // The schedule alone, with no machine, is held on the host: its tables are counted.
+  const ScopedEnv small("HCUBE_MEMORY_LIMIT", "1M");
+  expect_small_error({"schedule", "--dims", "16"}, {"hcube schedule --dims 16", "needs", "available"});
+}
+
+// `ulimit -v` is memory hcube cannot take: counted as available memory, so a
+// cube past it is refused with the range, not "allocation of ... failed".
+TEST_F(CliReliability, AddressSpaceLimitIsCountedAsAvailableMemory) {
+  if (instrumented()) GTEST_SKIP() << "AddressSanitizer reserves terabytes of address space: no ulimit -v";
+  const Result r = run_program({"/bin/sh", "-c", "ulimit -v 4000000 && exec \"$0\" aapc --dims 16 --backend cpu",
+                                hcube_binary()},
+                               path("out"), path("err"));
+  ASSERT_TRUE(r.started) << r.err;
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_TRUE(contains(r.err, "n + m = 16 + 16")) << r.err;
+  EXPECT_TRUE(contains(r.err, "allowed n + m <=")) << r.err;
+  EXPECT_FALSE(contains(r.err, "allocation of")) << r.err;
+}
+
 }  // namespace

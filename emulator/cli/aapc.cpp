@@ -26,6 +26,7 @@
 #include "hcube/core/bits.hpp"
 #include "hcube/core/error.hpp"
 #include "hcube/host/exchange_baselines.hpp"
+#include "hcube/host/host_memory.hpp"
 #include "hcube/host/parse.hpp"
 #include "ranks.hpp"
 
@@ -288,7 +289,11 @@ void add_schedule(CLI::App& app) {
     const std::string format = f->json ? "json" : f->format;
     if (format != "table" && format != "json")
       throw Error(fmt::format("format '{}' unknown: allowed table, json", format));
-    const BuiltSchedule b = build_aapc_schedule(aapc_request(f->schedule));
+    const AapcRequest request = aapc_request(f->schedule);
+    const AapcOptions o = check_aapc_request(request);
+    const MemoryNeed tables = schedule_tables(aapc_schedule_exchanges(o.d, o.m), o.m);
+    check_host_memory(tables.bytes, fmt::format("hcube schedule --dims {} (m = {}): {}", o.d, o.m, tables.what));
+    const BuiltSchedule b = build_aapc_schedule(request);
     const Schedule& s = b.schedule;
     if (!f->output.empty()) save_schedule(f->output, s);
     if (format == "table") {
@@ -340,14 +345,15 @@ void add_aapc(CLI::App& app, const ResultSink& sink) {
     const AapcOptions o = check_aapc_request(request);  // every flag is checked before anything is built
     const AapcPermutation perm = parse_aapc_permutation(f->permutation);
     check_trace_size(io, o.n, o.m);
+    MachineFlags mf = f->machine;
+    mf.n = o.n;
+    mf.m = o.m;
+    check_fits_before_planning("hcube aapc", mf, {schedule_tables(aapc_schedule_exchanges(o.d, o.m), o.m)});
     BuiltSchedule b = build_aapc_schedule(request);
     PermutationPlan plan = plan_aapc_permutation(perm, b.schedule.geometry(), o.d);
     const Job job{std::move(b.schedule),       std::move(b.stats), std::move(plan.f),      std::move(plan.g),
                   std::move(plan.destination), to_string(perm),    std::move(plan.formula), {}, {}, 0, {},
                   std::move(plan.destination_form)};
-    MachineFlags mf = f->machine;
-    mf.n = o.n;
-    mf.m = o.m;
     if (distributed()) {
       run_job_across_ranks(
           mf, io, job, [&](const Counters& k, double seconds) { return aapc_json("aapc", job, k, seconds); },

@@ -19,6 +19,7 @@
 #include "hcube/emulator/units.hpp"
 #include "hcube/core/error.hpp"
 #include "hcube/host/output_file.hpp"
+#include "ranks.hpp"
 
 namespace hcube::cli {
 
@@ -261,6 +262,29 @@ void check_fits(const std::string& run, const MachineFlags& mf, const NpyInput* 
   if (input != nullptr && !input->regular() && needs_words)
     parts.push_back({"the input stream read whole", input->data_bytes(), false});
   check_run_fits(run, geo, type, *backend, parts);
+}
+
+MemoryNeed schedule_tables(std::uint64_t exchanges, unsigned m) {
+  // The exchanges, and check_schedule's first, last, crossed and used slots per address.
+  const std::uint64_t per_address = 2 * sizeof(std::uint32_t) + 2 * sizeof(std::uint64_t);
+  const std::uint64_t words = m < 64 ? std::uint64_t{1} << m : ~std::uint64_t{0};
+  const std::uint64_t limit = ~std::uint64_t{0};
+  const std::uint64_t a = exchanges > limit / sizeof(Exchange) ? limit : exchanges * sizeof(Exchange);
+  const std::uint64_t b = words > limit / per_address ? limit : words * per_address;
+  return {"the schedule's tables", a > limit - b ? limit : a + b, false};
+}
+
+void check_fits_before_planning(const std::string& run, MachineFlags mf, std::vector<MemoryNeed> parts) {
+  // Under mpirun each rank holds 2^(n - r) of the nodes (r > n is refused by the machine itself).
+  const unsigned r = rank_dims();
+  if (r == 0 || mf.n < static_cast<long long>(r)) return check_fits(run, mf, nullptr, std::move(parts));
+  const long long n = mf.n;
+  mf.n -= static_cast<long long>(r);
+  try {
+    check_fits(run, mf, nullptr, std::move(parts));
+  } catch (const Error& e) {
+    throw Error(fmt::format("{} ranks each hold 2^{} of the 2^{} nodes: {}", 1u << r, mf.n, n, e.what()));
+  }
 }
 
 void check_job_fits(const std::string& run, const MachineFlags& mf, const NpyInput* input, const Job& job,

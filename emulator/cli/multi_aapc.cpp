@@ -108,6 +108,11 @@ void add_multi_aapc(CLI::App& app, const ResultSink& sink) {
     const AapcSequenceOptions& o = p.options;
     const unsigned s_axes = o.axes, d = o.d;
     check_trace_size(io, p.n, p.m);
+    MachineFlags sized = f->machine;
+    sized.n = p.n;
+    sized.m = p.m;
+    check_fits_before_planning("hcube multi-aapc", sized,
+                               {schedule_tables(multi_aapc_schedule_exchanges(p.n, d, p.m), p.m)});
     Schedule sch = make_multi_aapc_schedule(p);
     ScheduleStats stats = check_schedule(sch);
     if (!f->save.empty() && prints_results()) save_schedule(f->save, sch);  // under mpirun, rank 0 writes it

@@ -76,8 +76,7 @@ AapcOptions check_aapc_request(const AapcRequest& r) {
   // Left out means d; a negative value given is a mistake, never the default.
   const long long d = r.d, n = r.n.value_or(d), m = r.m.value_or(d);
   check_aapc_dimensions(d, n, m);
-  // K/2 cycles of d exchanges (Alg. 1 pads its last group with idle channels only).
-  const std::uint64_t exchanges = (std::uint64_t{1} << (m - 1)) * static_cast<std::uint64_t>(d);
+  const std::uint64_t exchanges = aapc_schedule_exchanges(static_cast<unsigned>(d), static_cast<unsigned>(m));
   if (exchanges > kMaxScheduleExchanges)
     throw Error(fmt::format("the schedule for d = {}, m = {} holds {} exchanges: allowed at most {}; lower --mem-dims",
                             d, m, exchanges, kMaxScheduleExchanges));

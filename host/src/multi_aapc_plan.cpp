@@ -86,8 +86,8 @@ MultiAapcDesign plan_multi_aapc(const MultiAapcRequest& f) {
   if (m < d) throw Error(fmt::format("d = {} exceeds the memory dimensions m = {}: allowed d <= m", d, m));
   if (d > max_bits || m > max_bits || n + m > max_bits)
     throw Error(fmt::format("n + m = {} + {} too large: allowed at most {}", n, m, max_bits));
-  // K/2 cycles of d exchanges per AAPC, one AAPC more for Alg. 5's rotated sets.
-  const std::uint64_t exchanges = bit(static_cast<unsigned>(m - 1)) * static_cast<std::uint64_t>(n + d);
+  const std::uint64_t exchanges =
+      multi_aapc_schedule_exchanges(static_cast<unsigned>(n), static_cast<unsigned>(d), static_cast<unsigned>(m));
   if (exchanges > kMaxScheduleExchanges)
     throw Error(fmt::format("the schedule for dims {}, m = {} holds about {} exchanges: allowed at most {}; lower "
                             "--mem-dims or --axes",

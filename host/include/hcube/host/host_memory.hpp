@@ -7,13 +7,17 @@
 
 namespace hcube {
 
-// MemAvailable from /proc/meminfo, else the free physical pages, else no
-// limit; at most HCUBE_MEMORY_LIMIT (bytes, or with a K, M, G or T suffix)
-// when that is set: a cap on what hcube takes, which tests also use to stand
-// for a smaller machine.
+// The least of physical memory available (MemAvailable from /proc/meminfo,
+// else the free physical pages), what the process's cgroup still allows
+// (memory.max less memory.current, up the cgroup tree), what RLIMIT_AS
+// (`ulimit -v`) leaves of the address space, and HCUBE_MEMORY_LIMIT (bytes,
+// or with a K, M, G or T suffix) when that is set: a cap on what hcube takes,
+// which tests also use to stand for a smaller machine.
 std::uint64_t host_memory_available();
 // The same without HCUBE_MEMORY_LIMIT.
 std::uint64_t system_memory_available();
+// Physical memory alone: MemAvailable, else the free pages, else no limit.
+std::uint64_t physical_memory_available();
 
 // Throws hcube::Error "<what> needs <bytes> of host memory: <available>
 // available" when `bytes` exceeds host_memory_available().
