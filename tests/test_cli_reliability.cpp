@@ -748,4 +748,35 @@ TEST_F(CliReliability, AddressSpaceLimitIsCountedAsAvailableMemory) {
   EXPECT_FALSE(contains(r.err, "allocation of")) << r.err;
 }
 
+// User text is printed through one sanitizer: a newline in a file name keeps
+// the error on one line, an ESC sequence in a name or in a schedule file's
+// "algorithm" reaches the terminal escaped, in errors and in prose alike.
+TEST_F(CliReliability, ControlCharactersInUserTextArePrintedEscaped) {
+  expect_small_error({"aapc", "-d", "2", "-i", path("in\nput.npy").string()}, {"in\\nput.npy", "cannot open"});
+  const Result wrote = run({"aapc", "-d", "2", "-o", path("x\x1b[2Jy.npy").string()});
+  EXPECT_EQ(wrote.code, 0) << wrote.err;
+  EXPECT_FALSE(contains(wrote.out, "\x1b")) << wrote.out;
+  EXPECT_TRUE(contains(wrote.out, "x\\x1b[2Jy.npy")) << wrote.out;
+
+  json j = json::parse(ok({"schedule", "-d", "2", "--json"}));
+  j["algorithm"] = "\x1b[31mmine";
+  const fs::path file = path("mine.json");
+  std::ofstream(file) << j.dump();
+  const Result r = run({"run", "--schedule", file.string()});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_FALSE(contains(r.out, "\x1b")) << r.out;
+  EXPECT_TRUE(contains(r.out, "schedule '\\x1b[31mmine'")) << r.out;
+}
+
+// A number is echoed as the user wrote it and its range is the true one:
+// no hex or exponent read as a count, no digits called "not an integer".
+TEST_F(CliReliability, NumbersAreEchoedAsWrittenWithTheirTrueRange) {
+  expect_small_error({"aapc", "-d", "0x10"}, {"--dims", "'0x10'", "whole number in decimal"});
+  expect_small_error({"aapc", "-d", "1e26"}, {"--dims", "'1e26'", "whole number in decimal"});
+  expect_small_error({"aapc", "-d", "3", "-b", "1099511627776"},
+                     {"b = 1099511627776", "allowed 1..4294967295, or cm2"});
+  expect_small_error({"permute", "--perm", "random:99999999999999999999999", "-n", "2", "-m", "2"},
+                     {"99999999999999999999999 out of range", "at most 18446744073709551615"});
+}
+
 }  // namespace

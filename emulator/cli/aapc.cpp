@@ -81,8 +81,7 @@ void add_schedule_flags(CLI::App& cmd, ScheduleFlags& f) {
 unsigned parse_channel_width(const std::string& text) {
   if (text == "cm2") return kCm2ChannelWidth;
   const std::uint64_t b = parse_uint(text, "--channel-width");
-  if (b < 1 || b > std::numeric_limits<std::uint32_t>::max())
-    throw Error(fmt::format("channel width b = {} out of range: allowed b >= 1, or cm2 (b = {})", b, kCm2ChannelWidth));
+  check_channel_width(b);
   return static_cast<unsigned>(b);
 }
 
@@ -298,7 +297,7 @@ void add_schedule(CLI::App& app) {
     if (!f->output.empty()) save_schedule(f->output, s);
     if (format == "table") {
       std::cout << schedule_table(s, b.stats, f->all);
-      if (!f->output.empty()) fmt::print("wrote {}\n", f->output);
+      if (!f->output.empty()) fmt::print("wrote {}\n", printable_text(f->output));
     } else if (f->output.empty()) {
       std::cout << to_json(s).dump() << "\n";
     } else {

@@ -59,10 +59,15 @@ void check_numbers(CLI::App& app) {
     const std::string type = opt->get_type_name();
     if (type != "INT" && type != "UINT" && type != "FLOAT") continue;
     // Before CLI11's conversion, which reads "" as 0 and accepts nan and inf.
-    const bool is_unsigned = type == "UINT";
+    const bool is_unsigned = type == "UINT", is_integer = type != "FLOAT";
     opt->check(CLI::Validator(
-        [is_unsigned](const std::string& text) {
+        [is_unsigned, is_integer](const std::string& text) {
           if (text.empty()) return std::string("empty value: allowed a number");
+          // CLI11 reads 0x10, 0o20 and 0b10000 as 16, and 1e1 as 10: a count is written in decimal digits.
+          const std::size_t digits_from = text[0] == '-' ? 1 : 0;
+          if (is_integer && (text.size() == digits_from ||
+                             text.find_first_not_of("0123456789", digits_from) != std::string::npos))
+            return fmt::format("'{}' is not a whole number in decimal: allowed the digits 0-9", printable_input(text));
           char* end = nullptr;
           const double v = std::strtod(text.c_str(), &end);
           if (end != text.c_str() + text.size()) return std::string();  // CLI11 names the bad text itself
@@ -541,7 +546,7 @@ void report_run(const IoFlags& io, const nlohmann::json& j, const std::string& s
                : by_fingerprint ? "yes (the input, a stream read once, by the fingerprint of its words)"
                                 : "yes",
                counters.to_text());
-    if (!io.output.empty()) fmt::print("wrote {}\n", io.output);
+    if (!io.output.empty()) fmt::print("wrote {}\n", printable_text(io.output));
   });
 }
 

@@ -19,6 +19,7 @@
 #include "hcube/emulator/npy.hpp"
 #include "hcube/emulator/verified_run.hpp"
 #include "hcube/host/affine_map.hpp"
+#include "hcube/host/parse.hpp"
 #include "hcube/host/reference.hpp"
 #include "hcube/host/schedule.hpp"
 

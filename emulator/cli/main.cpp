@@ -17,12 +17,16 @@
 #include "common.hpp"
 #include "hcube/core/error.hpp"
 #include "hcube/host/output_file.hpp"
+#include "hcube/host/parse.hpp"
 #include "ranks.hpp"
 
 namespace {
 
 // One write, so that the lines of ranks sharing a terminal under mpirun do not interleave.
-void print_error(const std::string& text) { std::cerr << "hcube: error: " + text + "\n" << std::flush; }
+// Control characters from a name or a file are escaped: the error stays one line.
+void print_error(const std::string& text) {
+  std::cerr << "hcube: error: " + hcube::printable_text(text) + "\n" << std::flush;
+}
 
 // Whatever went to standard output reached it: a full disk, a closed pipe or
 // a failed close are errors, not an exit 0 with the data lost. Empty: all well.

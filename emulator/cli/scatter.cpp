@@ -273,7 +273,7 @@ void scatter_on_grid(const ScatterFlags& f, const ScatterTopology& t, ScatterAlg
                  run.cube_dims, __builtin_ctzll(s.topology.z1), k.router_steps);
     if (!run.backend_note.empty()) fmt::print("backend {}\n", run.backend_note);
     fmt::print("verified against the definition ({}): yes\n{}", kDefinition, k.to_text());
-    if (!io.output.empty()) fmt::print("wrote {}\n", io.output);
+    if (!io.output.empty()) fmt::print("wrote {}\n", printable_text(io.output));
   });
 }
 

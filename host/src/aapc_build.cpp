@@ -65,14 +65,23 @@ ExchangeBaseline baseline_of(AapcMethod m) {
 
 }  // namespace
 
+std::string channel_width_range() {
+  return fmt::format("allowed 1..{}, or cm2 (b = {})", std::numeric_limits<std::uint32_t>::max(), kCm2ChannelWidth);
+}
+
+void check_channel_width(std::uint64_t b) {
+  if (b < 1 || b > std::numeric_limits<std::uint32_t>::max())
+    throw Error(fmt::format("channel width b = {} out of range: {}", b, channel_width_range()));
+}
+
 AapcOptions check_aapc_request(const AapcRequest& r) {
   if (r.unaligned && r.method != AapcMethod::edelman) throw Error("--unaligned applies to --algorithm edelman only");
   if (is_baseline(r.method) && (r.blocked || r.channel_width != 1))
     throw Error(fmt::format("--blocked and --channel-width do not apply to --algorithm {}: it sends whole blocks already",
                             to_string(r.method)));
-  if (r.channel_width < 1 || r.channel_width > std::numeric_limits<std::uint32_t>::max())
-    throw Error(fmt::format("channel width b = {} out of range: allowed b >= 1, or cm2 (b = {})", r.channel_width,
-                            kCm2ChannelWidth));
+  if (r.channel_width < 1)
+    throw Error(fmt::format("channel width b = {} out of range: {}", r.channel_width, channel_width_range()));
+  check_channel_width(static_cast<std::uint64_t>(r.channel_width));
   // Left out means d; a negative value given is a mistake, never the default.
   const long long d = r.d, n = r.n.value_or(d), m = r.m.value_or(d);
   check_aapc_dimensions(d, n, m);
@@ -168,8 +177,8 @@ std::string describe_schedule(const Schedule& s) {
     text = s.pre == AlignmentKind::none ? "Edelman's schedule, unaligned (node k uses w xor k)"
                                         : "Edelman's schedule, aligned";
   else
-    text = "schedule '" + s.algorithm + "'";
-  if (!s.lines.empty()) text += " (" + s.lines + " lines)";
+    text = "schedule '" + printable_text(s.algorithm) + "'";
+  if (!s.lines.empty()) text += " (" + printable_text(s.lines) + " lines)";
   text += fmt::format(", d = {} on n = {}, m = {} (K = {}), channel width {}", s.d, s.n, s.m, bit(s.m),
                       s.rules.channel_width);
   if (s.rules.model == PortModel::one_port) text += ", one-port";
