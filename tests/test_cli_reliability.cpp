@@ -779,4 +779,38 @@ TEST_F(CliReliability, NumbersAreEchoedAsWrittenWithTheirTrueRange) {
                      {"99999999999999999999999 out of range", "at most 18446744073709551615"});
 }
 
+// Two flags asking for different formats are refused, not settled silently.
+TEST_F(CliReliability, ScheduleJsonAndFormatTableConflict) {
+  expect_small_error({"schedule", "-d", "3", "--json", "--format", "table"}, {"--json", "--format table", "disagree"});
+  EXPECT_NO_THROW(json::parse(ok({"schedule", "-d", "3", "--json", "--format", "json"})));
+}
+
+// A symlink loop as --output is named, with the path.
+TEST_F(CliReliability, ASymlinkLoopOutputNamesThePath) {
+  const fs::path a = path("loop-a.npy"), b = path("loop-b.npy");
+  fs::create_symlink(b, a);
+  fs::create_symlink(a, b);
+  expect_small_error({"aapc", "-d", "2", "-o", a.string()}, {a.string(), "too many levels of symlinks"});
+}
+
+// rotated_rows belongs to concurrent alignments: with xor ones it is refused,
+// and an offset map no exchange uses changes no word, so it does not switch
+// the transpose's verification off.
+TEST_F(CliReliability, ScheduleFileFieldsThatDoNothingAreRefusedOrHarmless) {
+  const json plain = json::parse(ok({"schedule", "-d", "2", "--json"}));
+  json rotated = plain;
+  rotated["rotated_rows"] = 1;
+  const fs::path r = path("rotated.json");
+  std::ofstream(r) << rotated.dump();
+  expect_small_error({"run", "--schedule", r.string()}, {"rotated_rows = 1", "concurrent alignments only", "allowed 0"});
+
+  json mapped = plain;
+  mapped["offset_maps"] = json::array({json::array({1, 2})});
+  const fs::path m = path("mapped.json");
+  std::ofstream(m) << mapped.dump();
+  const json j = ok_json({"run", "--schedule", m.string()});
+  EXPECT_EQ(j["verified"], true);
+  EXPECT_EQ(j["permutation"], "transpose");
+}
+
 }  // namespace

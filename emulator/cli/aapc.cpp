@@ -278,13 +278,18 @@ void add_schedule(CLI::App& app) {
                                  "print or save an AAPC schedule (Johnsson & Ho): its routing cycles, checked, "
                                  "with its counts beside the paper's");
   add_schedule_flags(*cmd, f->schedule);
-  choices(cmd->add_option("--format", f->format, "table (the paper's Table 5 layout) or json (the schedule file)"),
-          {"table", "json"})
-      ->capture_default_str();
+  CLI::Option* format_option =
+      choices(cmd->add_option("--format", f->format, "table (the paper's Table 5 layout) or json (the schedule file)"),
+              {"table", "json"})
+          ->capture_default_str();
   cmd->add_flag("--json", f->json, "the same as --format json");
   cmd->add_flag("--all", f->all, fmt::format("print every cycle of a table longer than {}", kTableAll));
   output_flag(cmd->add_option("-o,--output", f->output, "write the schedule file (hcube-schedule/1, docs/schedule-format.md)"));
-  cmd->callback([f] {
+  cmd->callback([f, format_flag = format_option] {
+    // Two flags that ask for different formats: neither wins silently.
+    if (f->json && format_flag->count() > 0 && f->format != "json")
+      throw Error(fmt::format("--json and --format {} disagree: --json is --format json; give one of them",
+                              printable_input(f->format)));
     const std::string format = f->json ? "json" : f->format;
     if (format != "table" && format != "json")
       throw Error(fmt::format("format '{}' unknown: allowed table, json", format));

@@ -112,7 +112,7 @@ BuiltSchedule build_aapc_schedule(const AapcRequest& r) {
 
 bool plain_aapc(const Schedule& s) {
   return s.pre == AlignmentKind::xor_align && s.post == AlignmentKind::xor_align && s.axes == 1 &&
-         s.offset_maps.empty();
+         !uses_offset_maps(s);
 }
 
 std::optional<CycleBound> cycle_bound(const Schedule& s) {
@@ -142,7 +142,7 @@ std::optional<NamedPermutation> named_permutation(const Schedule& s) {
   const Geometry geo = s.geometry();
   const std::optional<AapcMethod> method = aapc_method_of(s);
   const bool edelman_unaligned = method == AapcMethod::edelman && s.pre == AlignmentKind::none &&
-                                 s.post == AlignmentKind::none && s.axes == 1 && s.offset_maps.empty();
+                                 s.post == AlignmentKind::none && s.axes == 1 && !uses_offset_maps(s);
   if (plain_aapc(s) || edelman_unaligned) {
     PermutationPlan p = plan_aapc_permutation(AapcPermutation::transpose, geo, s.d);
     return NamedPermutation{std::move(p.destination), to_string(AapcPermutation::transpose), std::move(p.formula),

@@ -118,6 +118,10 @@ void check_shape(const Schedule& s) {
       seen[u] = true;
     }
   }
+  if (s.pre != AlignmentKind::concurrent && s.post != AlignmentKind::concurrent && s.rotated_rows != 0)
+    throw Error(fmt::format("schedule rotated_rows = {} applies to concurrent alignments only: with pre = {} and "
+                            "post = {}, allowed 0 (or left out)",
+                            s.rotated_rows, to_string(s.pre), to_string(s.post)));
   if (s.pre == AlignmentKind::concurrent || s.post == AlignmentKind::concurrent) {
     if (s.m < 2 * s.d)
       throw Error(fmt::format("concurrent alignment needs a spare memory axis: m = {} below 2d = {}", s.m, 2 * s.d));
@@ -134,6 +138,14 @@ void check_shape(const Schedule& s) {
 
 }  // namespace
 
+bool uses_offset_maps(const Schedule& s) {
+  if (s.offset_maps.empty()) return false;
+  for (std::size_t c = 0; c < s.cycles(); ++c)
+    for (std::size_t e = 0; e < s.cycle_size(c); ++e)
+      if (s.cycle_begin(c)[e].offset_map != 0) return true;
+  return false;
+}
+
 ScheduleStats check_schedule(const Schedule& s) {
   check_shape(s);
   const Geometry geo = s.geometry();
@@ -142,7 +154,7 @@ ScheduleStats check_schedule(const Schedule& s) {
   // too; sequences are checked for legality here and against the reference
   // permutation when they run.
   const bool aapc = (s.pre == AlignmentKind::xor_align || s.post == AlignmentKind::xor_align) && s.axes == 1 &&
-                    s.offset_maps.empty();
+                    !uses_offset_maps(s);
   const std::uint64_t rel_mask = low_mask(s.d);
   constexpr std::uint32_t kNever = std::numeric_limits<std::uint32_t>::max();
 
