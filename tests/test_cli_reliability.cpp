@@ -813,4 +813,34 @@ TEST_F(CliReliability, ScheduleFileFieldsThatDoNothingAreRefusedOrHarmless) {
   EXPECT_EQ(j["permutation"], "transpose");
 }
 
+// Exit codes (docs/cli.md): 0 success, 1 bad input or a failed check, 2 a
+// command line of the wrong shape; `hcube <unknown> --help` is an unknown command.
+TEST_F(CliReliability, ExitCodesAreTheDocumentedOnes) {
+  const struct {
+    Args args;
+    int code;
+  } cases[] = {
+      {{"aapc", "-d", "0"}, 1},
+      {{"aapc", "-d", "3", "-o", path("missing/out.npy").string()}, 1},
+      {{"aapc", "-d", "abc"}, 1},
+      {{"permute", "--perm", "transpose", "--ports", "two"}, 1},
+      {{}, 2},
+      {{"permut"}, 2},
+      {{"aapc", "--frobnicate"}, 2},
+      {{"aapc"}, 2},
+      {{"nosuch", "--help"}, 2},
+      {{"aapc", "--help"}, 0},
+      {{"--version"}, 0},
+  };
+  for (const auto& c : cases) {
+    const Result r = run(c.args);
+    EXPECT_EQ(r.code, c.code) << ::testing::PrintToString(c.args) << ": " << r.err;
+    if (c.code != 0) {
+      EXPECT_EQ(r.out, "") << ::testing::PrintToString(c.args);
+      EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    }
+  }
+  EXPECT_TRUE(contains(run({"nosuch", "--help"}).err, "unknown command 'nosuch'"));
+}
+
 }  // namespace

@@ -28,6 +28,30 @@ void print_error(const std::string& text) {
   std::cerr << "hcube: error: " + hcube::printable_text(text) + "\n" << std::flush;
 }
 
+// Exit codes (docs/cli.md): 0 success, 1 bad input or a failed run or check,
+// 2 a command line of the wrong shape (an unknown command or flag, a missing
+// or surplus argument). A flag's value refused while parsing is bad input.
+constexpr int kBadInput = 1, kUsage = 2;
+
+int parse_error_code(const CLI::ParseError& e) {
+  const auto code = static_cast<CLI::ExitCodes>(e.get_exit_code());
+  return code == CLI::ExitCodes::ValidationError || code == CLI::ExitCodes::ConversionError ? kBadInput : kUsage;
+}
+
+// The first word that is not a flag, when it names no command: `hcube foo --help`
+// is an unknown command, not a request for the main help.
+bool names_unknown_command(const CLI::App& app, int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--") return false;
+    if (!a.empty() && a[0] == '-') continue;
+    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+      if (sub->get_name() == a) return false;
+    return true;
+  }
+  return false;
+}
+
 // Whatever went to standard output reached it: a full disk, a closed pipe or
 // a failed close are errors, not an exit 0 with the data lost. Empty: all well.
 std::string stdout_error() {
@@ -51,13 +75,18 @@ int run(CLI::App& app, int argc, char** argv, std::string& error, bool& collecti
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
+    if (names_unknown_command(app, argc, argv)) {
+      error = hcube::cli::parse_error_text(app, e, std::vector<std::string>(argv + 1, argv + argc));
+      collective = true;
+      return kUsage;
+    }
     return app.exit(e);  // --help, --help-all, --version: printed as CLI11 does, exit 0
   } catch (const CLI::ParseError& e) {
     // One line like every other error, with the nearest spelling of a misspelt command or flag.
     error = hcube::cli::parse_error_text(app, e, std::vector<std::string>(argv + 1, argv + argc));
     // Every rank parses the same arguments (Ranks checks them), so all fail alike.
     collective = true;
-    return e.get_exit_code() != 0 ? e.get_exit_code() : 1;
+    return parse_error_code(e);
   } catch (const hcube::Error& e) {
     error = e.what();
     collective = hcube::cli::Ranks::is_collective(e);
@@ -113,7 +142,7 @@ int main(int argc, char** argv) {
     ranks->succeeded();
     if (lost.empty()) return code;
     print_error(lost);
-    return 1;
+    return kBadInput;
   }
   print_error(error);
   ranks->failed(collective, error);
