@@ -53,25 +53,22 @@ std::uint64_t read_bytes(const std::string& path) {
   return end != word.c_str() && *end == '\0' ? static_cast<std::uint64_t>(v) : kNoLimit;
 }
 
-// What the cgroup (v2) this process runs in, or any cgroup above it, still
-// lets it take: memory.max less memory.current, the least along the path.
+// What the process's cgroup still lets it take: cgroup v2's memory.max less
+// memory.current, or v1's memory.limit_in_bytes less memory.usage_in_bytes
+// (v1 writes "no limit" as a number near 2^63, which the least ignores).
 std::uint64_t cgroup_available() {
   std::ifstream self("/proc/self/cgroup");
-  std::string line, dir;
-  while (std::getline(self, line))
-    if (line.rfind("0::", 0) == 0) dir = line.substr(3);
-  if (dir.empty()) return kNoLimit;
+  std::string line;
   std::uint64_t least = kNoLimit;
-  for (;;) {
-    const std::string base = "/sys/fs/cgroup" + (dir == "/" ? std::string() : dir);
-    const std::uint64_t max = read_bytes(base + "/memory.max");
-    if (max != kNoLimit) {
-      const std::uint64_t current = read_bytes(base + "/memory.current");
-      least = std::min(least, current == kNoLimit ? max : max > current ? max - current : 0);
-    }
-    if (dir.empty() || dir == "/") break;
-    const std::size_t slash = dir.rfind('/');
-    dir = slash == 0 || slash == std::string::npos ? "/" : dir.substr(0, slash);
+  while (std::getline(self, line)) {
+    const std::size_t a = line.find(':'), b = a == std::string::npos ? a : line.find(':', a + 1);
+    if (b == std::string::npos) continue;
+    const std::string controllers = line.substr(a + 1, b - a - 1), dir = line.substr(b + 1);
+    if (controllers.empty())
+      least = std::min(least, cgroup_memory_available("/sys/fs/cgroup", dir, "memory.max", "memory.current"));
+    else if (("," + controllers + ",").find(",memory,") != std::string::npos)
+      least = std::min(least, cgroup_memory_available("/sys/fs/cgroup/memory", dir, "memory.limit_in_bytes",
+                                                      "memory.usage_in_bytes"));
   }
   return least;
 }
@@ -90,6 +87,22 @@ std::uint64_t address_space_available() {
 }
 
 }  // namespace
+
+std::uint64_t cgroup_memory_available(const std::string& root, std::string dir, const char* limit_file,
+                                      const char* usage_file) {
+  std::uint64_t least = kNoLimit;
+  for (;;) {
+    const std::string base = root + (dir == "/" ? std::string() : dir);
+    const std::uint64_t limit = read_bytes(base + "/" + limit_file);
+    if (limit != kNoLimit) {
+      const std::uint64_t usage = read_bytes(base + "/" + usage_file);
+      least = std::min(least, usage == kNoLimit ? limit : limit > usage ? limit - usage : 0);
+    }
+    if (dir.empty() || dir == "/") return least;
+    const std::size_t slash = dir.rfind('/');
+    dir = slash == 0 || slash == std::string::npos ? "/" : dir.substr(0, slash);
+  }
+}
 
 std::uint64_t host_memory_available() {
   const std::uint64_t limit = memory_limit();
