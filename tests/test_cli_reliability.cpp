@@ -777,6 +777,16 @@ TEST_F(CliReliability, NumbersAreEchoedAsWrittenWithTheirTrueRange) {
                      {"b = 1099511627776", "allowed 1..4294967295, or cm2"});
   expect_small_error({"permute", "--perm", "random:99999999999999999999999", "-n", "2", "-m", "2"},
                      {"99999999999999999999999 out of range", "at most 18446744073709551615"});
+  // In a schedule file too: as the file writes it, not as the double it parses to.
+  std::string text = ok({"schedule", "-d", "2", "--json"});
+  const std::size_t d = text.find(R"("d":2)");
+  ASSERT_NE(d, std::string::npos) << text;
+  for (const std::string& written : {std::string("1e26"), std::string("18446744073709551616")}) {
+    std::string file = text;
+    file.replace(d, 5, R"("d":)" + written);
+    std::ofstream(path("d.json")) << file;
+    expect_small_error({"run", "--schedule", path("d.json").string()}, {"'d' is " + written + ", expected"});
+  }
 }
 
 // Two flags asking for different formats are refused, not settled silently.

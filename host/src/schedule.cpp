@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <functional>
 #include <istream>
 #include <limits>
 #include <sstream>
@@ -549,6 +550,50 @@ class BoundedJsonBuf : public std::streambuf {
   bool in_string_ = false, escape_ = false;
 };
 
+// nlohmann's tree-building parser with one change: a number given to a key
+// that is no unsigned integer (1e26, 2.0, 18446744073709551616) is refused
+// with its text as written, which the tree would hold as a double and print
+// as 1e+26. No field of a schedule holds a fraction.
+class ScheduleSax : public nlohmann::detail::json_sax_dom_callback_parser<nlohmann::json> {
+ public:
+  using Base = nlohmann::detail::json_sax_dom_callback_parser<nlohmann::json>;
+  // `where(depth)`: the place of a value at that depth (1: the header), for messages.
+  ScheduleSax(nlohmann::json& tree, const nlohmann::json::parser_callback_t& on_event,
+              std::function<std::string(std::size_t)> where)
+      : Base(tree, on_event), where_(std::move(where)) {}
+  bool start_object(std::size_t n) {
+    in_object_.push_back(true);
+    return Base::start_object(n);
+  }
+  bool end_object() {
+    in_object_.pop_back();
+    return Base::end_object();
+  }
+  bool start_array(std::size_t n) {
+    in_object_.push_back(false);
+    return Base::start_array(n);
+  }
+  bool end_array() {
+    in_object_.pop_back();
+    return Base::end_array();
+  }
+  bool key(std::string& k) {
+    key_ = k;
+    return Base::key(k);
+  }
+  bool number_float(double v, const std::string& text) {
+    if (!in_object_.empty() && in_object_.back())
+      throw Error(fmt::format("{}: '{}' is {}, expected a non-negative integer", where_(in_object_.size()),
+                              printable_input(key_), printable_input(text)));
+    return Base::number_float(v, text);
+  }
+
+ private:
+  std::function<std::string(std::size_t)> where_;
+  std::vector<bool> in_object_;  // per open container: an object (else an array)
+  std::string key_;
+};
+
 // Parses one JSON document into a schedule, refusing text after it, a key
 // repeated in an object (nlohmann keeps the last silently; each object's keys
 // in a hash set) and nesting deeper than the format's. The cycles' exchanges
@@ -606,8 +651,12 @@ Schedule parse_document(Input&& input, const std::string& what) {
     return true;
   };
   nlohmann::json j;
+  // An exchange is an object four deep: {"cycles": [[{...}]]}.
+  ScheduleSax sax(j, callback, [&](std::size_t depth) {
+    return depth == 4 && cycles_array ? entry_where(what, cycles.cycles(), entry) : what;
+  });
   try {
-    j = nlohmann::json::parse(std::forward<Input>(input), callback);  // strict: nothing but spaces may follow
+    nlohmann::json::sax_parse(std::forward<Input>(input), &sax);  // strict: nothing but spaces may follow
   } catch (const nlohmann::json::parse_error& e) {
     throw Error(fmt::format("{}: not valid JSON at byte {}", what, e.byte));
   } catch (const nlohmann::json::exception& e) {
