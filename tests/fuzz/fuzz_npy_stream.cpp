@@ -26,10 +26,14 @@ constexpr std::size_t kPage = 4096;                 // the pipe's capacity, and 
 constexpr std::size_t kFiller = std::size_t{1} << 20;  // what follows the input
 constexpr std::size_t kPreamble = 12;               // magic, version, and a 4-byte header length
 
-bool preamble_refusal(const std::string& message) {
-  for (const char* why : {"not a .npy file", "unsupported .npy format version", "the .npy header claims",
-                          "truncated .npy file"})
-    if (message.find(why) != std::string::npos) return true;
+// Whether `message` ("<path>: <why>") refuses the preamble. Only its start
+// counts: a later error may quote header text that holds these words.
+bool preamble_refusal(const std::string& message, const std::string& path) {
+  if (message.rfind(path + ": ", 0) != 0) finding("message does not start with '" + path + ": ': " + message);
+  const std::string why = message.substr(path.size() + 2);
+  for (const char* start : {"not a .npy file", "unsupported .npy format version", "the .npy header claims",
+                            "truncated .npy file"})
+    if (why.rfind(start, 0) == 0) return true;
   return false;
 }
 
@@ -64,8 +68,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   std::string error;
   std::size_t written_at_refusal = 0;
+  const std::string path = "/proc/self/fd/" + std::to_string(fd[0]);
   try {
-    (void)read_npy("/proc/self/fd/" + std::to_string(fd[0]));
+    (void)read_npy(path);
   } catch (const Error& e) {
     written_at_refusal = written.load();
     check_message(e);
@@ -73,7 +78,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   ::close(fd[0]);  // the writer's next write fails: it stops
   writer.join();
-  if (!error.empty() && preamble_refusal(error))
+  if (!error.empty() && preamble_refusal(error, path))
     HCUBE_FUZZ_EXPECT(written_at_refusal <= kPreamble + static_cast<std::size_t>(capacity) + kPage,
                       "a stream refused for its preamble was read past its first bytes: " +
                           std::to_string(written_at_refusal) + " bytes written for '" + error + "'");
