@@ -730,8 +730,14 @@ TEST_F(CliReliability, SizesAreRefusedBeforeAnyPlanIsBuilt) {
         << ::testing::PrintToString(args);  // two runs
   }
   // The schedule alone, with no machine, is held on the host: its tables are counted.
-  const ScopedEnv small("HCUBE_MEMORY_LIMIT", "1M");
-  expect_small_error({"schedule", "--dims", "16"}, {"hcube schedule --dims 16", "needs", "available"});
+  {
+    const ScopedEnv small("HCUBE_MEMORY_LIMIT", "1M");
+    expect_small_error({"schedule", "--dims", "16"}, {"hcube schedule --dims 16", "needs", "available"});
+  }
+  // As JSON (a file, or --format json) it is one document of about 200 bytes an exchange: 2^15 x 16 of them here.
+  const ScopedEnv some("HCUBE_MEMORY_LIMIT", "64M");
+  EXPECT_EQ(run({"schedule", "--dims", "16"}).code, 0);
+  expect_small_error({"schedule", "--dims", "16", "--format", "json"}, {"the schedule's tables and its JSON", "available"});
 }
 
 // `ulimit -v` is memory hcube cannot take: counted as available memory, so a
