@@ -718,6 +718,8 @@ TEST_F(CliReliability, SizesAreRefusedBeforeAnyPlanIsBuilt) {
       {{"aapc", "--dims", "20"}, {"n + m = 20 + 20", "allowed n + m <= 30"}},
       {{"multi-aapc", "--axes", "2", "--dims", "12", "--mem-dims", "12"}, {"n + m = 24 + 12", "allowed n + m <= 30"}},
       {{"multi-aapc", "--axes", "2", "--dims", "16", "--mem-dims", "16"}, {"n + m = 32 + 16"}},
+      // Before Algorithm 5's concurrent design too, which took 3 s here.
+      {{"multi-aapc", "--axes", "2", "--dims", "10", "--algorithm", "5"}, {"n + m = 20 + 20"}},
       {{"scatter", "--topology", "cube:22"}, {"n + m = 22 + 22", "allowed n + m <= 30"}},
       {{"scatter", "--topology", "cube:24"}, {"n + m = 24 + 24"}},
   };
