@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Fuzzes hcube's parsers with libFuzzer (tests/fuzz): the .npy reader, the
+# Fuzzes hcube's parsers with libFuzzer (tests/fuzz): the .npy reader (on a
+# file, and on an endless stream whose first bytes claim any length), the
 # schedule reader and the --cycle, --perm and --message parsers. Configures a
 # build of its own (build-fuzz: clang, no CUDA, AddressSanitizer and
 # UndefinedBehaviorSanitizer, libFuzzer coverage), builds only the fuzz
@@ -13,7 +14,7 @@
 # libFuzzer it skips, saying so, and exits 0.
 #
 # usage: scripts/fuzz.sh [seconds per target (default 60)] [target ...]
-#   targets: npy schedule cycle perm message (default all)
+#   targets: npy npy_stream schedule cycle perm message (default all)
 #   replay a saved crash: build-fuzz/fuzz/hcube_fuzz_<target> <crash file>, or with
 #   the ordinary build's build/tests/fuzz/hcube_fuzz_<target>_replay <crash file>
 set -euo pipefail
@@ -21,7 +22,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(npy schedule cycle perm message)
+[ ${#targets[@]} -gt 0 ] || targets=(npy npy_stream schedule cycle perm message)
 case $seconds in '' | *[!0-9]*) echo "usage: scripts/fuzz.sh [seconds per target] [target ...]" >&2; exit 2 ;; esac
 
 cc=${FUZZ_CC:-clang} cxx=${FUZZ_CXX:-clang++}

@@ -285,6 +285,26 @@ TEST(ScheduleFile, ANumberTooLargeForADoubleIsAnError) {
             "f.json: not valid JSON at byte 40");
 }
 
+// A number that is no unsigned integer is named as the file writes it, not
+// as the double it parses to ('d' is 1e+26, 1.8446744073709552e+19).
+TEST(ScheduleFile, NumbersAreNamedAsWritten) {
+  const auto header = [](const std::string& d) {
+    return error_of([&] { parse_schedule(R"({"format": "hcube-schedule/1", "d": )" + d + R"(, "cycles": []})", "f.json"); });
+  };
+  EXPECT_EQ(header("1e26"), "f.json: 'd' is 1e26, expected a non-negative integer");
+  EXPECT_EQ(header("18446744073709551616"), "f.json: 'd' is 18446744073709551616, expected a non-negative integer");
+  EXPECT_EQ(header("2.0"), "f.json: 'd' is 2.0, expected a non-negative integer");
+  // The first exchange's address, written as a float.
+  std::string text = to_json(make(AapcAlgorithm::alg4, 2)).dump();
+  const std::size_t addr = text.find(R"("addr":)", text.find(R"("cycles")"));
+  ASSERT_NE(addr, std::string::npos) << text;
+  const std::size_t from = addr + 7, to = text.find_first_not_of("0123456789", from);
+  ASSERT_EQ(text.substr(from, to - from), "1") << text;
+  text.replace(from, to - from, "1.0E0");
+  EXPECT_EQ(error_of([&] { parse_schedule(text, "f.json"); }),
+            "f.json: cycle 0, entry 0: 'addr' is 1.0E0, expected a non-negative integer");
+}
+
 // A file is one JSON object: text after it (a second schedule appended, a
 // corrupted tail) is an error, where the stream reader used to ignore it.
 TEST(ScheduleFile, TextAfterTheObjectIsAnError) {

@@ -126,6 +126,29 @@ TEST_F(CliAnimate, WritesOneSelfContainedPage) {
     EXPECT_TRUE(contains(html, step)) << step;
 }
 
+// The page's data is JSON with <, >, & and U+2028/9 escaped: an input named
+// "in<!--<script" once put the HTML parser where </script> no longer closed
+// the data, and the page's script never ran.
+TEST_F(CliAnimate, AHostileNameCannotStopThePagesScript) {
+  const std::string name = "in<!--<script>&\xe2\x80\xa8<script.npy";
+  const fs::path input = path(name), page = path("page.html");
+  ok({"aapc", "--dims", "2", "--output", input.string()});
+  ok({"animate", "aapc", "--dims", "2", "-i", input.string(), "--output", page.string()});
+  const std::string html = read_text(page);
+  const std::string open = "<script type=\"application/json\" id=\"hcube-data\">";
+  const std::size_t from = html.find(open);
+  ASSERT_NE(from, std::string::npos);
+  const std::size_t to = html.find("</script>", from);
+  ASSERT_NE(to, std::string::npos);
+  const std::string data = html.substr(from + open.size(), to - from - open.size());
+  for (const char* raw : {"<", ">", "&", "\xe2\x80\xa8"}) EXPECT_FALSE(contains(data, raw)) << "raw " << raw;
+  const json j = json::parse(data);
+  EXPECT_TRUE(contains(j["subtitle"].get<std::string>(), name)) << j["subtitle"];
+  if (const std::string why = browser_unusable(); !why.empty())
+    HCUBE_SKIP_UNLESS_REQUIRED("HCUBE_REQUIRE_BROWSER", why);
+  EXPECT_EQ(final_memory(page).size(), 4u);  // the script ran and wrote the memory
+}
+
 TEST_F(CliAnimate, HelpShowsTheCommandsFlags) {
   const std::string out = ok({"animate", "aapc", "--help"});
   EXPECT_TRUE(contains(out, "--output naming the page"));

@@ -179,6 +179,41 @@ TEST_F(CliReliability, HugeHeaderIsRefusedBeforeItIsRead) {
   expect_small_error({"aapc", "-d", "2", "-i", p.string()}, {"hdr.npy", "claims 1073741824 bytes", "at most 10000"});
 }
 
+// A file that is not a .npy is refused at its first bytes, before the header
+// length its bytes 8-11 claim (up to 4 GiB) is read, whatever it comes from:
+// a pipe going on for hundreds of MB, an archive, a sparse file, a character device.
+TEST_F(CliReliability, NonNpyIsRefusedAtItsFirstBytes) {
+  std::string noise(1 << 16, '\0');
+  std::mt19937 rng(7);
+  for (char& c : noise) c = static_cast<char>(rng());
+  const std::string claims_4gib = std::string("\x12\x34\x56\x78\x9a\xbc\x01\x00", 8) + "\xff\xff\xff\xff";
+  const std::string zip = std::string("PK\x03\x04\x14\x00\x00\x00", 8) + "\xff\xff\xff\x7f";
+  const std::string bad_version = std::string("\x93NUMPY\x09\x09", 8) + "\xff\xff\xff\xff";
+  const struct {
+    std::string head, mention;
+  } cases[] = {{claims_4gib, "not a .npy file"}, {zip, "50 4b 03 04 14 00"}, {bad_version, "format version 9.9"}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.mention);
+    const auto start = std::chrono::steady_clock::now();
+    const Result r = run_piped({"aapc", "-d", "2", "--backend", "cpu", "-i", "/dev/stdin"}, c.head, {}, noise,
+                               std::uint64_t{300} << 20);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_EQ(r.code, 1);
+    EXPECT_TRUE(contains(r.err, c.mention)) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_LT(r.peak_kib, kSmallKib) << "peaked at " << r.peak_kib << " KiB";
+    EXPECT_LT(seconds, 2.0);
+  }
+
+  const fs::path sparse = path("noise.npy");
+  std::ofstream(sparse, std::ios::binary) << claims_4gib;
+  fs::resize_file(sparse, std::uintmax_t{4} << 30);
+  expect_small_error({"aapc", "-d", "2", "-i", sparse.string()}, {"noise.npy", "not a .npy file", "12 34 56 78 9a bc"});
+  expect_small_error({"permute", "--perm", "transpose", "-i", sparse.string()}, {"not a .npy file"});
+  // Read only: a real device, at its first six bytes.
+  expect_small_error({"aapc", "-d", "2", "-i", "/dev/urandom"}, {"/dev/urandom", "not a .npy file"});
+}
+
 // A stream whose header claims a large shape is held only as far as it has
 // arrived (or in the machine itself, which its pages fill as words arrive):
 // a short one is refused at its end, small and fast.
@@ -572,6 +607,278 @@ TEST_F(CliReliability, SigtermWhileWritingLeavesNoTemporary) {
   for (const auto& entry : fs::directory_iterator(dir_))
     EXPECT_NE(entry.path().filename().string().rfind(".hcube-", 0), 0u) << "left behind: " << entry.path();
   EXPECT_FALSE(fs::exists(path("out.npy")));
+}
+
+// Runs hcube with standard output on `out_fd` and standard error to a file,
+// SIGPIPE at its default as a shell leaves it (this test process ignores it,
+// and an ignored signal would be inherited). Never reads `out_fd` back.
+Result run_onto(const std::vector<std::string>& args, int out_fd, const fs::path& err) {
+  std::vector<std::string> argv{hcube_binary()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  std::vector<char*> pointers;
+  for (std::string& a : argv) pointers.push_back(a.data());
+  pointers.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, out_fd, 1);
+  posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGPIPE);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
+  pid_t pid = 0;
+  Result r;
+  const int rc = ::posix_spawn(&pid, pointers[0], &actions, &attr, pointers.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  if (rc != 0) {
+    ADD_FAILURE() << "cannot start " << argv[0] << ": " << std::strerror(rc);
+    return r;
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+  r.err = read_text(err);
+  return r;
+}
+
+void expect_one_error_line(const Result& r, const std::vector<std::string>& mentions) {
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_EQ(r.err.rfind("hcube: error: ", 0), 0u) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  for (const std::string& m : mentions) EXPECT_TRUE(contains(r.err, m)) << "no '" << m << "' in: " << r.err;
+}
+
+// A write to standard output that fails (a full disk: /dev/full, opened only
+// to write, a standard sink like /dev/null) is an error and exit 1, never
+// exit 0 with the data lost, whatever the command printed.
+TEST_F(CliReliability, AFailedWriteOfStandardOutputIsAnError) {
+  const int full = ::open("/dev/full", O_WRONLY | O_CLOEXEC);
+  if (full < 0) GTEST_SKIP() << "no /dev/full: " << std::strerror(errno);
+  const std::vector<std::vector<std::string>> commands = {
+      {"schedule", "--dims", "8", "--format", "json"},
+      {"schedule", "--dims", "3"},
+      {"info", "--json"},
+      {"aapc", "-d", "3", "--json", "--backend", "cpu"},
+      {"sweep", "--dims-from", "2", "--dims-to", "2", "--algorithms", "4", "--csv", "-"},
+      {"--help"},
+  };
+  for (const auto& args : commands) {
+    SCOPED_TRACE(::testing::PrintToString(args));
+    expect_one_error_line(run_onto(args, full, path("err")), {"cannot write standard output", "No space left"});
+  }
+  ::close(full);
+}
+
+// A reader that quits (`hcube ... | head -c 1`, a FIFO's reader) makes hcube
+// say so and exit 1, not die of SIGPIPE without a word.
+TEST_F(CliReliability, AReaderThatQuitsIsAnErrorNotASilentDeath) {
+  int fds[2];
+  ASSERT_EQ(::pipe2(fds, O_CLOEXEC), 0);
+  ::close(fds[0]);  // nobody will read
+  expect_one_error_line(run_onto({"schedule", "--dims", "8", "--format", "json"}, fds[1], path("err")),
+                        {"cannot write standard output", "Broken pipe"});
+  ::close(fds[1]);
+
+  // --output onto a FIFO whose reader takes one byte and quits: 256 KiB cannot fit its buffer.
+  const fs::path fifo = path("out.fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);  // open before hcube is
+  ASSERT_GE(reader, 0) << std::strerror(errno);
+  std::thread quitter([&] {
+    pollfd p{reader, POLLIN, 0};
+    char byte = 0;
+    if (::poll(&p, 1, 10000) > 0 && ::read(reader, &byte, 1) < 0) ADD_FAILURE() << std::strerror(errno);
+    ::close(reader);
+  });
+  const int devnull = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+  const Result r = run_onto({"aapc", "-d", "8", "--backend", "cpu", "-o", fifo.string()}, devnull, path("err"));
+  ::close(devnull);
+  quitter.join();
+  expect_one_error_line(r, {fifo.string(), "Broken pipe"});
+  EXPECT_TRUE(fs::is_fifo(fifo));
+}
+
+// The footprint is checked before any schedule or plan is built, from closed
+// forms: sizes that took seconds to minutes of planning before their refusal
+// (aapc --dims 17..20, multi-aapc of 2 axes of 12 and 16, scatter on cube:22
+// and cube:24) are refused at once, naming the value and the range.
+TEST_F(CliReliability, SizesAreRefusedBeforeAnyPlanIsBuilt) {
+  const ScopedEnv limit("HCUBE_MEMORY_LIMIT", "4G");
+  const struct {
+    Args args;
+    std::vector<std::string> mentions;
+  } cases[] = {
+      {{"aapc", "--dims", "17"}, {"n + m = 17 + 17", "allowed n + m <= 30"}},
+      {{"aapc", "--dims", "18"}, {"n + m = 18 + 18"}},
+      {{"aapc", "--dims", "20"}, {"n + m = 20 + 20", "allowed n + m <= 30"}},
+      {{"multi-aapc", "--axes", "2", "--dims", "12", "--mem-dims", "12"}, {"n + m = 24 + 12", "allowed n + m <= 30"}},
+      {{"multi-aapc", "--axes", "2", "--dims", "16", "--mem-dims", "16"}, {"n + m = 32 + 16"}},
+      // Before Algorithm 5's concurrent design too, which took 3 s here.
+      {{"multi-aapc", "--axes", "2", "--dims", "10", "--algorithm", "5"}, {"n + m = 20 + 20"}},
+      {{"scatter", "--topology", "cube:22"}, {"n + m = 22 + 22", "allowed n + m <= 30"}},
+      {{"scatter", "--topology", "cube:24"}, {"n + m = 24 + 24"}},
+  };
+  for (const auto& c : cases) {
+    Args args = c.args;
+    for (const char* a : {"--backend", "cpu"}) args.push_back(a);
+    const auto start = std::chrono::steady_clock::now();
+    expect_small_error(args, c.mentions);
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 4.0)
+        << ::testing::PrintToString(args);  // two runs
+  }
+  // The schedule alone, with no machine, is held on the host: its tables are counted.
+  {
+    const ScopedEnv small("HCUBE_MEMORY_LIMIT", "1M");
+    expect_small_error({"schedule", "--dims", "16"}, {"hcube schedule --dims 16", "needs", "available"});
+  }
+  // As JSON (a file, or --format json) it is one document of about 200 bytes an exchange: 2^15 x 16 of them here.
+  const ScopedEnv some("HCUBE_MEMORY_LIMIT", "64M");
+  EXPECT_EQ(run({"schedule", "--dims", "16"}).code, 0);
+  expect_small_error({"schedule", "--dims", "16", "--format", "json"}, {"the schedule's tables and its JSON", "available"});
+}
+
+// `ulimit -v` is memory hcube cannot take: counted as available memory, so a
+// cube past it is refused with the range, not "allocation of ... failed".
+TEST_F(CliReliability, AddressSpaceLimitIsCountedAsAvailableMemory) {
+  if (instrumented()) GTEST_SKIP() << "AddressSanitizer reserves terabytes of address space: no ulimit -v";
+  const Result r = run_program({"/bin/sh", "-c", "ulimit -v 4000000 && exec \"$0\" aapc --dims 16 --backend cpu",
+                                hcube_binary()},
+                               path("out"), path("err"));
+  ASSERT_TRUE(r.started) << r.err;
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_TRUE(contains(r.err, "n + m = 16 + 16")) << r.err;
+  EXPECT_TRUE(contains(r.err, "allowed n + m <=")) << r.err;
+  EXPECT_FALSE(contains(r.err, "allocation of")) << r.err;
+}
+
+// User text is printed through one sanitizer: a newline in a file name keeps
+// the error on one line, an ESC sequence in a name or in a schedule file's
+// "algorithm" reaches the terminal escaped, in errors and in prose alike.
+TEST_F(CliReliability, ControlCharactersInUserTextArePrintedEscaped) {
+  expect_small_error({"aapc", "-d", "2", "-i", path("in\nput.npy").string()}, {"in\\nput.npy", "cannot open"});
+  const Result wrote = run({"aapc", "-d", "2", "-o", path("x\x1b[2Jy.npy").string()});
+  EXPECT_EQ(wrote.code, 0) << wrote.err;
+  EXPECT_FALSE(contains(wrote.out, "\x1b")) << wrote.out;
+  EXPECT_TRUE(contains(wrote.out, "x\\x1b[2Jy.npy")) << wrote.out;
+
+  json j = json::parse(ok({"schedule", "-d", "2", "--json"}));
+  j["algorithm"] = "\x1b[31mmine";
+  const fs::path file = path("mine.json");
+  std::ofstream(file) << j.dump();
+  const Result r = run({"run", "--schedule", file.string()});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_FALSE(contains(r.out, "\x1b")) << r.out;
+  EXPECT_TRUE(contains(r.out, "schedule '\\x1b[31mmine'")) << r.out;
+}
+
+// A number is echoed as the user wrote it and its range is the true one:
+// no hex or exponent read as a count, no digits called "not an integer".
+TEST_F(CliReliability, NumbersAreEchoedAsWrittenWithTheirTrueRange) {
+  expect_small_error({"aapc", "-d", "0x10"}, {"--dims", "'0x10'", "whole number in decimal"});
+  expect_small_error({"aapc", "-d", "1e26"}, {"--dims", "'1e26'", "whole number in decimal"});
+  expect_small_error({"aapc", "-d", "3", "-b", "1099511627776"},
+                     {"b = 1099511627776", "allowed 1..4294967295, or cm2"});
+  expect_small_error({"permute", "--perm", "random:99999999999999999999999", "-n", "2", "-m", "2"},
+                     {"99999999999999999999999 out of range", "at most 18446744073709551615"});
+  // In a schedule file too: as the file writes it, not as the double it parses to.
+  std::string text = ok({"schedule", "-d", "2", "--json"});
+  const std::size_t d = text.find(R"("d":2)");
+  ASSERT_NE(d, std::string::npos) << text;
+  for (const std::string& written : {std::string("1e26"), std::string("18446744073709551616")}) {
+    std::string file = text;
+    file.replace(d, 5, R"("d":)" + written);
+    std::ofstream(path("d.json")) << file;
+    expect_small_error({"run", "--schedule", path("d.json").string()}, {"'d' is " + written + ", expected"});
+  }
+}
+
+// Two flags asking for different formats are refused, not settled silently.
+TEST_F(CliReliability, ScheduleJsonAndFormatTableConflict) {
+  expect_small_error({"schedule", "-d", "3", "--json", "--format", "table"}, {"--json", "--format table", "disagree"});
+  EXPECT_NO_THROW(json::parse(ok({"schedule", "-d", "3", "--json", "--format", "json"})));
+}
+
+// A symlink loop as --output is named, with the path.
+TEST_F(CliReliability, ASymlinkLoopOutputNamesThePath) {
+  const fs::path a = path("loop-a.npy"), b = path("loop-b.npy");
+  fs::create_symlink(b, a);
+  fs::create_symlink(a, b);
+  expect_small_error({"aapc", "-d", "2", "-o", a.string()}, {a.string(), "too many levels of symlinks"});
+}
+
+// rotated_rows belongs to concurrent alignments: with xor ones it is refused,
+// and an offset map no exchange uses changes no word, so it does not switch
+// the transpose's verification off.
+TEST_F(CliReliability, ScheduleFileFieldsThatDoNothingAreRefusedOrHarmless) {
+  const json plain = json::parse(ok({"schedule", "-d", "2", "--json"}));
+  json rotated = plain;
+  rotated["rotated_rows"] = 1;
+  const fs::path r = path("rotated.json");
+  std::ofstream(r) << rotated.dump();
+  expect_small_error({"run", "--schedule", r.string()}, {"rotated_rows = 1", "concurrent alignments only", "allowed 0"});
+
+  json mapped = plain;
+  mapped["offset_maps"] = json::array({json::array({1, 2})});
+  const fs::path m = path("mapped.json");
+  std::ofstream(m) << mapped.dump();
+  const json j = ok_json({"run", "--schedule", m.string()});
+  EXPECT_EQ(j["verified"], true);
+  EXPECT_EQ(j["permutation"], "transpose");
+}
+
+// Exit codes (docs/cli.md): 0 success, 1 bad input or a failed check, 2 a
+// command line of the wrong shape; `hcube <unknown> --help` is an unknown command.
+TEST_F(CliReliability, ExitCodesAreTheDocumentedOnes) {
+  const struct {
+    Args args;
+    int code;
+  } cases[] = {
+      {{"aapc", "-d", "0"}, 1},
+      {{"aapc", "-d", "3", "-o", path("missing/out.npy").string()}, 1},
+      {{"aapc", "-d", "abc"}, 1},
+      {{"permute", "--perm", "transpose", "--ports", "two"}, 1},
+      {{}, 2},
+      {{"permut"}, 2},
+      {{"aapc", "--frobnicate"}, 2},
+      {{"aapc"}, 2},
+      {{"nosuch", "--help"}, 2},
+      {{"aapc", "--help"}, 0},
+      {{"--version"}, 0},
+  };
+  for (const auto& c : cases) {
+    const Result r = run(c.args);
+    EXPECT_EQ(r.code, c.code) << ::testing::PrintToString(c.args) << ": " << r.err;
+    if (c.code != 0) {
+      EXPECT_EQ(r.out, "") << ::testing::PrintToString(c.args);
+      EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    }
+  }
+  EXPECT_TRUE(contains(run({"nosuch", "--help"}).err, "unknown command 'nosuch'"));
+}
+
+// N --cycle flags cost about N: each step's reference is one table, not a chain
+// of every step before it (N = 5000 took 6.6 s). Eight times the flags must
+// take well under the 64 times a quadratic cost would.
+TEST_F(CliReliability, ManyCycleFlagsTakeLinearTime) {
+  const auto seconds = [&](int flags) {
+    Args args{"cycle", "-n", "4", "-m", "4", "--backend", "cpu"};
+    for (int i = 0; i < flags; ++i) {
+      args.push_back("--cycle");
+      args.push_back("0:" + std::to_string(i % 16));
+    }
+    const auto start = std::chrono::steady_clock::now();
+    const Result r = run(args);
+    EXPECT_EQ(r.code, 0) << r.err;
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  seconds(100);  // warm the page cache
+  const double few = seconds(500), many = seconds(4000);
+  EXPECT_LT(many, 16 * few + 0.5) << few << " s for 500 flags, " << many << " s for 4000";
 }
 
 }  // namespace

@@ -672,6 +672,30 @@ TEST(NpyStream, SessionFromAStreamVerifiesByTheFingerprint) {
 // and a stream's silence is bounded: the writer that never opens the FIFO,
 // opens and closes it, or opens it and goes quiet costs HCUBE_INPUT_WAIT in
 // all, not a wait for each read.
+// A stream that is not a .npy is refused on its first twelve bytes: its
+// writer then falls silent with the pipe open, and bytes 8-11 claim 4 GiB of
+// header, neither of which the reader waits for.
+TEST_F(NpyFiles, NonNpyStreamIsRefusedOnItsFirstBytes) {
+  const std::string fifo = (dir_ / "noise.fifo").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0) << std::strerror(errno);
+  for (const std::string& head : {std::string("PK\x03\x04\x14\x00\x00\x00\xff\xff\xff\xff", 12),
+                                 std::string("\x93NUMPY\x07\x00\xff\xff\xff\xff", 12)}) {
+    int write_fd = -1;
+    std::thread w([&] {
+      write_fd = ::open(fifo.c_str(), O_WRONLY);
+      if (write_fd >= 0 && ::write(write_fd, head.data(), head.size()) != static_cast<ssize_t>(head.size()))
+        ADD_FAILURE() << "short write";
+    });
+    const auto start = std::chrono::steady_clock::now();
+    const std::string message = error_of([&] { hcube::NpyInput in(fifo); });
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    w.join();
+    if (write_fd >= 0) ::close(write_fd);
+    expect_contains(message, {fifo, head[0] == 'P' ? "not a .npy file" : "format version 7.0"});
+    EXPECT_LT(seconds, 1.0);
+  }
+}
+
 TEST_F(NpyFiles, LongHeadersAndSilentStreamsAreRefusedFast) {
   const std::string big = (dir_ / "big.npy").string();
   {

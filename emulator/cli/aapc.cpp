@@ -26,6 +26,7 @@
 #include "hcube/core/bits.hpp"
 #include "hcube/core/error.hpp"
 #include "hcube/host/exchange_baselines.hpp"
+#include "hcube/host/host_memory.hpp"
 #include "hcube/host/parse.hpp"
 #include "ranks.hpp"
 
@@ -80,8 +81,7 @@ void add_schedule_flags(CLI::App& cmd, ScheduleFlags& f) {
 unsigned parse_channel_width(const std::string& text) {
   if (text == "cm2") return kCm2ChannelWidth;
   const std::uint64_t b = parse_uint(text, "--channel-width");
-  if (b < 1 || b > std::numeric_limits<std::uint32_t>::max())
-    throw Error(fmt::format("channel width b = {} out of range: allowed b >= 1, or cm2 (b = {})", b, kCm2ChannelWidth));
+  check_channel_width(b);
   return static_cast<unsigned>(b);
 }
 
@@ -278,22 +278,36 @@ void add_schedule(CLI::App& app) {
                                  "print or save an AAPC schedule (Johnsson & Ho): its routing cycles, checked, "
                                  "with its counts beside the paper's");
   add_schedule_flags(*cmd, f->schedule);
-  choices(cmd->add_option("--format", f->format, "table (the paper's Table 5 layout) or json (the schedule file)"),
-          {"table", "json"})
-      ->capture_default_str();
+  CLI::Option* format_option =
+      choices(cmd->add_option("--format", f->format, "table (the paper's Table 5 layout) or json (the schedule file)"),
+              {"table", "json"})
+          ->capture_default_str();
   cmd->add_flag("--json", f->json, "the same as --format json");
   cmd->add_flag("--all", f->all, fmt::format("print every cycle of a table longer than {}", kTableAll));
   output_flag(cmd->add_option("-o,--output", f->output, "write the schedule file (hcube-schedule/1, docs/schedule-format.md)"));
-  cmd->callback([f] {
+  cmd->callback([f, format_flag = format_option] {
+    // Two flags that ask for different formats: neither wins silently.
+    if (f->json && format_flag->count() > 0 && f->format != "json")
+      throw Error(fmt::format("--json and --format {} disagree: --json is --format json; give one of them",
+                              printable_input(f->format)));
     const std::string format = f->json ? "json" : f->format;
     if (format != "table" && format != "json")
       throw Error(fmt::format("format '{}' unknown: allowed table, json", format));
-    const BuiltSchedule b = build_aapc_schedule(aapc_request(f->schedule));
+    const AapcRequest request = aapc_request(f->schedule);
+    const AapcOptions o = check_aapc_request(request);
+    const std::uint64_t exchanges = aapc_schedule_exchanges(o.d, o.m);
+    const MemoryNeed tables = schedule_tables(exchanges, o.m);
+    // The file or --format json is built as one JSON document: about 200 bytes an exchange (measured), 256 counted.
+    const bool as_json = format == "json" || !f->output.empty();
+    check_host_memory(tables.bytes + (as_json ? exchanges * 256 : 0),
+                      fmt::format("hcube schedule --dims {} (m = {}): {}{}", o.d, o.m, tables.what,
+                                  as_json ? " and its JSON" : ""));
+    const BuiltSchedule b = build_aapc_schedule(request);
     const Schedule& s = b.schedule;
     if (!f->output.empty()) save_schedule(f->output, s);
     if (format == "table") {
       std::cout << schedule_table(s, b.stats, f->all);
-      if (!f->output.empty()) fmt::print("wrote {}\n", f->output);
+      if (!f->output.empty()) fmt::print("wrote {}\n", printable_text(f->output));
     } else if (f->output.empty()) {
       std::cout << to_json(s).dump() << "\n";
     } else {
@@ -340,14 +354,15 @@ void add_aapc(CLI::App& app, const ResultSink& sink) {
     const AapcOptions o = check_aapc_request(request);  // every flag is checked before anything is built
     const AapcPermutation perm = parse_aapc_permutation(f->permutation);
     check_trace_size(io, o.n, o.m);
+    MachineFlags mf = f->machine;
+    mf.n = o.n;
+    mf.m = o.m;
+    check_fits_before_planning("hcube aapc", mf, {schedule_tables(aapc_schedule_exchanges(o.d, o.m), o.m)});
     BuiltSchedule b = build_aapc_schedule(request);
     PermutationPlan plan = plan_aapc_permutation(perm, b.schedule.geometry(), o.d);
     const Job job{std::move(b.schedule),       std::move(b.stats), std::move(plan.f),      std::move(plan.g),
                   std::move(plan.destination), to_string(perm),    std::move(plan.formula), {}, {}, 0, {},
                   std::move(plan.destination_form)};
-    MachineFlags mf = f->machine;
-    mf.n = o.n;
-    mf.m = o.m;
     if (distributed()) {
       run_job_across_ranks(
           mf, io, job, [&](const Counters& k, double seconds) { return aapc_json("aapc", job, k, seconds); },

@@ -103,7 +103,7 @@ void run_animate(std::vector<std::string> args) {
   }
   std::cout << fmt::format("wrote {}: {} steps ({} routing cycles) of hcube {} on {} nodes; open it in a browser "
                            "(Space plays, arrows step)\n",
-                           page, a.steps, a.routing_cycles, command, a.nodes);
+                           printable_text(page), a.steps, a.routing_cycles, command, a.nodes);
 }
 
 }  // namespace

@@ -356,10 +356,29 @@ for (const k of (params.get("keys") || "").split(",").filter(k => k))
 }  // namespace
 
 std::string animation_page(const nlohmann::json& data) {
-  // A "</" inside the JSON would end the script element early.
-  std::string json = data.dump();
-  for (std::size_t at = json.find("</"); at != std::string::npos; at = json.find("</", at + 2)) json.insert(at + 1, "\\");
-  return std::string(kHead) + json + kTail;
+  // The data is JSON text inside <script type="application/json">, with every
+  // character the HTML parser or a JavaScript parser could act on escaped
+  // (OWASP): a name like "in<!--<script" must not stop the script element
+  // closing. They occur only inside JSON strings, where \uXXXX means the same.
+  const std::string json = data.dump();
+  std::string out;
+  out.reserve(json.size());
+  for (std::size_t i = 0; i < json.size(); ++i) {
+    const char c = json[i];
+    if (c == '<') {
+      out += "\\u003c";
+    } else if (c == '>') {
+      out += "\\u003e";
+    } else if (c == '&') {
+      out += "\\u0026";
+    } else if (c == '\xe2' && i + 2 < json.size() && json[i + 1] == '\x80' && (json[i + 2] == '\xa8' || json[i + 2] == '\xa9')) {
+      out += json[i + 2] == '\xa8' ? "\\u2028" : "\\u2029";  // line and paragraph separators
+      i += 2;
+    } else {
+      out += c;
+    }
+  }
+  return std::string(kHead) + out + kTail;
 }
 
 }  // namespace hcube::cli

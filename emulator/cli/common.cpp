@@ -19,6 +19,7 @@
 #include "hcube/emulator/units.hpp"
 #include "hcube/core/error.hpp"
 #include "hcube/host/output_file.hpp"
+#include "ranks.hpp"
 
 namespace hcube::cli {
 
@@ -58,10 +59,15 @@ void check_numbers(CLI::App& app) {
     const std::string type = opt->get_type_name();
     if (type != "INT" && type != "UINT" && type != "FLOAT") continue;
     // Before CLI11's conversion, which reads "" as 0 and accepts nan and inf.
-    const bool is_unsigned = type == "UINT";
+    const bool is_unsigned = type == "UINT", is_integer = type != "FLOAT";
     opt->check(CLI::Validator(
-        [is_unsigned](const std::string& text) {
+        [is_unsigned, is_integer](const std::string& text) {
           if (text.empty()) return std::string("empty value: allowed a number");
+          // CLI11 reads 0x10, 0o20 and 0b10000 as 16, and 1e1 as 10: a count is written in decimal digits.
+          const std::size_t digits_from = text[0] == '-' ? 1 : 0;
+          if (is_integer && (text.size() == digits_from ||
+                             text.find_first_not_of("0123456789", digits_from) != std::string::npos))
+            return fmt::format("'{}' is not a whole number in decimal: allowed the digits 0-9", printable_input(text));
           char* end = nullptr;
           const double v = std::strtod(text.c_str(), &end);
           if (end != text.c_str() + text.size()) return std::string();  // CLI11 names the bad text itself
@@ -261,6 +267,29 @@ void check_fits(const std::string& run, const MachineFlags& mf, const NpyInput* 
   if (input != nullptr && !input->regular() && needs_words)
     parts.push_back({"the input stream read whole", input->data_bytes(), false});
   check_run_fits(run, geo, type, *backend, parts);
+}
+
+MemoryNeed schedule_tables(std::uint64_t exchanges, unsigned m) {
+  // The exchanges, and check_schedule's first, last, crossed and used slots per address.
+  const std::uint64_t per_address = 2 * sizeof(std::uint32_t) + 2 * sizeof(std::uint64_t);
+  const std::uint64_t words = m < 64 ? std::uint64_t{1} << m : ~std::uint64_t{0};
+  const std::uint64_t limit = ~std::uint64_t{0};
+  const std::uint64_t a = exchanges > limit / sizeof(Exchange) ? limit : exchanges * sizeof(Exchange);
+  const std::uint64_t b = words > limit / per_address ? limit : words * per_address;
+  return {"the schedule's tables", a > limit - b ? limit : a + b, false};
+}
+
+void check_fits_before_planning(const std::string& run, MachineFlags mf, std::vector<MemoryNeed> parts) {
+  // Under mpirun each rank holds 2^(n - r) of the nodes (r > n is refused by the machine itself).
+  const unsigned r = rank_dims();
+  if (r == 0 || mf.n < static_cast<long long>(r)) return check_fits(run, mf, nullptr, std::move(parts));
+  const long long n = mf.n;
+  mf.n -= static_cast<long long>(r);
+  try {
+    check_fits(run, mf, nullptr, std::move(parts));
+  } catch (const Error& e) {
+    throw Error(fmt::format("{} ranks each hold 2^{} of the 2^{} nodes: {}", 1u << r, mf.n, n, e.what()));
+  }
 }
 
 void check_job_fits(const std::string& run, const MachineFlags& mf, const NpyInput* input, const Job& job,
@@ -517,7 +546,7 @@ void report_run(const IoFlags& io, const nlohmann::json& j, const std::string& s
                : by_fingerprint ? "yes (the input, a stream read once, by the fingerprint of its words)"
                                 : "yes",
                counters.to_text());
-    if (!io.output.empty()) fmt::print("wrote {}\n", io.output);
+    if (!io.output.empty()) fmt::print("wrote {}\n", printable_text(io.output));
   });
 }
 

@@ -20,6 +20,7 @@
 #include "hcube/emulator/npy.hpp"
 #include "hcube/emulator/verified_run.hpp"
 #include "hcube/host/affine_map.hpp"
+#include "hcube/host/parse.hpp"
 #include "hcube/host/reference.hpp"
 #include "hcube/host/schedule.hpp"
 #include "hcube/host/schedule_json.hpp"
@@ -106,6 +107,16 @@ void check_machine_size(const MachineFlags& mf);
 // adds its host copy. `run` names the command ("hcube permute --fused").
 void check_fits(const std::string& run, const MachineFlags& mf, const NpyInput* input, std::vector<MemoryNeed> parts,
                 bool needs_words = false);
+// What a schedule of `exchanges` exchanges on K = 2^m words a node holds on
+// the host, with the tables check_schedule makes beside it: a closed form,
+// known before the schedule is built.
+MemoryNeed schedule_tables(std::uint64_t exchanges, unsigned m);
+// check_fits before any planning: the machine of -n, -m (the share of one
+// rank under mpirun) of --type (else uint32) and `parts` beside it, from
+// closed forms, so that a size that cannot run is refused before minutes of
+// planning. The check with the input's type and the plan's own parts follows
+// once they exist.
+void check_fits_before_planning(const std::string& run, MachineFlags mf, std::vector<MemoryNeed> parts);
 // check_fits for a schedule's run: its scratch copy when an alignment copies.
 void check_job_fits(const std::string& run, const MachineFlags& mf, const NpyInput* input, const Job& job,
                     bool needs_words);

@@ -338,7 +338,7 @@ void add_fft(CLI::App& app) {
     fmt::print("on {} backend ({})\n", to_string(mach.backend().kind()), mach.backend().device_name());
     fmt::print("max relative error vs FFTW: {:.3g} (tolerance {:.0e}): verified\n", err, tol);
     std::cout << mach.counters().to_text();
-    if (!f->output.empty()) fmt::print("wrote {}\n", f->output);
+    if (!f->output.empty()) fmt::print("wrote {}\n", printable_text(f->output));
   });
 }
 

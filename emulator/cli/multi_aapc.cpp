@@ -104,7 +104,17 @@ void add_multi_aapc(CLI::App& app, const ResultSink& sink) {
   add_io_flags(*cmd, f->io);
   cmd->callback([f] {
     const IoFlags& io = f->io;
-    const MultiAapcDesign p = plan_multi_aapc(request_of(*f));  // every flag is checked before anything is built
+    const MultiAapcRequest request = request_of(*f);
+    {
+      // The sizes first: Algorithm 5's concurrent design alone can take seconds.
+      const MultiAapcDesign sizes = multi_aapc_sizes(request);
+      MachineFlags sized = f->machine;
+      sized.n = sizes.n;
+      sized.m = sizes.m;
+      check_fits_before_planning("hcube multi-aapc", sized,
+                                 {schedule_tables(multi_aapc_schedule_exchanges(sizes.n, sizes.dims[0], sizes.m), sizes.m)});
+    }
+    const MultiAapcDesign p = plan_multi_aapc(request);  // every flag is checked before anything is built
     const AapcSequenceOptions& o = p.options;
     const unsigned s_axes = o.axes, d = o.d;
     check_trace_size(io, p.n, p.m);

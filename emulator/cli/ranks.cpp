@@ -47,6 +47,8 @@ bool distributed() { return g_world != nullptr; }
 
 mpi::World& world() { return *g_world; }
 
+unsigned rank_dims() { return g_world == nullptr ? 0 : g_world->rank_dims(); }
+
 bool prints_results() { return g_world == nullptr || g_world->rank() == 0; }
 
 nlohmann::json mpi_json() { return {{"library", mpi::library_version()}, {"cuda_aware", mpi::cuda_aware()}}; }

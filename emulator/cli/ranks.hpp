@@ -37,6 +37,8 @@ class Ranks {
 bool distributed();
 // The job's world (distributed() only).
 mpi::World& world();
+// r, the top node dimensions the 2^r ranks split among them (0 on one process).
+unsigned rank_dims();
 // Whether this process prints results: rank 0, or a process on its own.
 bool prints_results();
 // hcube info's "mpi": {"library", "cuda_aware"}, or null without MPI.

@@ -18,6 +18,7 @@ bool Ranks::is_collective(const std::exception&) { return false; }
 
 bool distributed() { return false; }
 mpi::World& world() { throw Error("internal: world() without MPI"); }
+unsigned rank_dims() { return 0; }
 bool prints_results() { return true; }
 nlohmann::json mpi_json() { return nullptr; }
 void refuse_if_distributed(const std::string&, const std::string&) {}

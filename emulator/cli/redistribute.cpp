@@ -251,7 +251,7 @@ void run_redistribute(const RedistributeFlags& f) {
              schedule_seconds, rep.seconds, to_string(mach.backend().kind()), rep.launches, st.steps, pl.n, pl.m);
   fmt::print("verified against the {} layout: yes{}\n", r.reverse ? small : big,
              streamed ? " (the input, a stream read once, by the fingerprint of its elements)" : "");
-  if (!f.io.output.empty()) fmt::print("wrote {} (shape {} x {})\n", f.io.output, receivers(r), D);
+  if (!f.io.output.empty()) fmt::print("wrote {} (shape {} x {})\n", printable_text(f.io.output), receivers(r), D);
 }
 
 }  // namespace

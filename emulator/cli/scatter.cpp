@@ -14,6 +14,8 @@
 #include "hcube/core/error.hpp"
 #include "hcube/emulator/grid_machine.hpp"
 #include "hcube/emulator/scatter_run.hpp"
+#include "hcube/host/aapc.hpp"
+#include "hcube/host/aapc_build.hpp"
 #include "hcube/host/grid_scatter.hpp"
 
 namespace hcube::cli {
@@ -46,6 +48,17 @@ const char* kDefinition = "node j holds at packet i what node i held at packet j
 void scatter_on_cube(const ScatterFlags& f, const ScatterTopology& t, ScatterAlgorithm a) {
   const IoFlags& io = f.io;
   const std::uint64_t mu = static_cast<std::uint64_t>(f.packet_words);
+  if ((mu & (mu - 1)) == 0) {
+    // The cube of d processor dimensions and K = 2^d mu words must fit before its schedule is built
+    // (a packet size that is no power of two is refused by make_cube_scatter).
+    const unsigned m = t.d + static_cast<unsigned>(__builtin_ctzll(mu));
+    check_aapc_dimensions(t.d, t.d, m);
+    MachineFlags sized = f.machine;
+    sized.n = t.d;
+    sized.m = m;
+    check_fits_before_planning("hcube scatter --topology " + to_string(t), sized,
+                               {schedule_tables(aapc_schedule_exchanges(t.d, m), m)});
+  }
   CubeScatterPlan plan = make_cube_scatter(a, t.d, mu);
   const Geometry geo = plan.schedule.geometry();
   check_trace_size(io, geo.n, geo.m);
@@ -260,7 +273,7 @@ void scatter_on_grid(const ScatterFlags& f, const ScatterTopology& t, ScatterAlg
                  run.cube_dims, __builtin_ctzll(s.topology.z1), k.router_steps);
     if (!run.backend_note.empty()) fmt::print("backend {}\n", run.backend_note);
     fmt::print("verified against the definition ({}): yes\n{}", kDefinition, k.to_text());
-    if (!io.output.empty()) fmt::print("wrote {}\n", io.output);
+    if (!io.output.empty()) fmt::print("wrote {}\n", printable_text(io.output));
   });
 }
 

@@ -258,10 +258,11 @@ std::string header_too_long(std::uint64_t header_len) {
          std::to_string(kMaxHeaderLen) + " (NumPy's own limit, max_header_size)";
 }
 
-// Validates everything but copies nothing: the preamble, the header dict, and
-// that exactly the array's bytes follow the header. `bytes` holds the first
-// `size` bytes of a file of `total` bytes (at least the header, when it fits).
-Header parse_header(const unsigned char* bytes, std::size_t size, const std::string& what, std::uint64_t total) {
+// The preamble, checked in the order its bytes come: the magic, the version,
+// then the header length against NumPy's cap. Returns the header's length;
+// nothing past the first kPreambleLen + 4 bytes is needed to refuse a file.
+std::uint64_t check_preamble(const unsigned char* bytes, std::size_t size, const std::string& what,
+                             std::uint64_t total) {
   const std::size_t magic_seen = size < kMagicLen ? size : kMagicLen;
   if (magic_seen > 0 && std::memcmp(bytes, kMagic, magic_seen) != 0)
     fail(what, "not a .npy file: it starts with bytes " + hex_bytes(bytes, magic_seen) + ", expected " +
@@ -282,6 +283,18 @@ Header parse_header(const unsigned char* bytes, std::size_t size, const std::str
   std::uint64_t header_len = 0;
   for (std::size_t i = length_bytes; i-- > 0;) header_len = header_len << 8 | bytes[kPreambleLen + i];
   if (header_len > kMaxHeaderLen) fail(what, header_too_long(header_len));
+  return header_len;
+}
+
+// The bytes before the header dict: the preamble and the header length.
+std::size_t prefix_len(const unsigned char* bytes) { return kPreambleLen + (bytes[kMagicLen] == 1 ? 2 : 4); }
+
+// Validates everything but copies nothing: the preamble, the header dict, and
+// that exactly the array's bytes follow the header. `bytes` holds the first
+// `size` bytes of a file of `total` bytes (at least the header, when it fits).
+Header parse_header(const unsigned char* bytes, std::size_t size, const std::string& what, std::uint64_t total) {
+  const std::uint64_t header_len = check_preamble(bytes, size, what, total);
+  const std::size_t prefix = prefix_len(bytes);
   const std::uint64_t data_offset = prefix + header_len;
   if (data_offset > total || data_offset > size)
     fail(what, "truncated .npy header: the file holds " + std::to_string(total) + " bytes, the header ends at byte " +
@@ -393,21 +406,11 @@ class NpySource {
   // Reads the preamble and the header (the first bytes of the file into buf_)
   // and checks them; for a regular file also that the data has the right length.
   Header header() {
+    // The magic, version and header length are checked on these first bytes,
+    // before the header they claim is read: random bytes may claim 4 GiB.
     fill(kPreambleLen + 4);
-    if (buf_.size() >= kPreambleLen) {
-      const std::size_t length_bytes = buf_[kMagicLen] == 1 ? 2 : 4;
-      if (buf_.size() >= kPreambleLen + length_bytes) {
-        std::uint64_t header_len = 0;
-        for (std::size_t i = length_bytes; i-- > 0;) header_len = header_len << 8 | buf_[kPreambleLen + i];
-        // Checked before it is read (a 4-byte length may claim 4 GiB), after
-        // what parse_header checks first: the magic string and the version.
-        const unsigned major = buf_[kMagicLen], minor = buf_[kMagicLen + 1];
-        if (header_len > kMaxHeaderLen && std::memcmp(buf_.data(), kMagic, kMagicLen) == 0 && minor == 0 &&
-            major >= 1 && major <= 3)
-          fail(path(), header_too_long(header_len));
-        fill(kPreambleLen + length_bytes + header_len);
-      }
-    }
+    const std::uint64_t header_len = check_preamble(buf_.data(), buf_.size(), path(), eof_ ? buf_.size() : total_);
+    fill(prefix_len(buf_.data()) + header_len);
     // At the end of a stream its length is known, and messages say it.
     return parse_header(buf_.data(), buf_.size(), path(), eof_ ? buf_.size() : total_);
   }

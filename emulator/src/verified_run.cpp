@@ -120,11 +120,24 @@ const std::vector<unsigned char>& expected_words(Session& s) {
 
 void advance_reference(Session& s, const AddressMap& dest, const std::optional<AffineAddressMap>& form) {
   if (s.expected.empty() && s.placed) {
-    s.placed = [before = std::move(s.placed), dest](std::uint64_t g) { return dest(before(g)); };
-    if (s.placed_form && form)
+    // Each step verifies, so `placed` is evaluated for every word after every
+    // step: a chain of N maps would make N steps cost N^2 words. A closed form
+    // is one map; otherwise the places are tabled while the table is small.
+    if (s.placed_form && form) {
       s.placed_form = s.placed_form->then(*form);
-    else
-      s.placed_form.reset();
+      s.placed = [placed = *s.placed_form](std::uint64_t g) { return placed(g); };
+      return;
+    }
+    s.placed_form.reset();
+    constexpr std::uint64_t kMaxTabledWords = std::uint64_t{1} << 22;  // 32 MiB of places
+    const std::uint64_t total = s.machine->geometry().total_words();
+    if (total > kMaxTabledWords) {
+      s.placed = [before = std::move(s.placed), dest](std::uint64_t g) { return dest(before(g)); };
+      return;
+    }
+    auto table = std::make_shared<std::vector<std::uint64_t>>(total);
+    for (std::uint64_t g = 0; g < total; ++g) (*table)[g] = dest(s.placed(g));
+    s.placed = [table](std::uint64_t g) { return (*table)[g]; };
     return;
   }
   const Machine& mach = *s.machine;

@@ -65,19 +65,27 @@ ExchangeBaseline baseline_of(AapcMethod m) {
 
 }  // namespace
 
+std::string channel_width_range() {
+  return fmt::format("allowed 1..{}, or cm2 (b = {})", std::numeric_limits<std::uint32_t>::max(), kCm2ChannelWidth);
+}
+
+void check_channel_width(std::uint64_t b) {
+  if (b < 1 || b > std::numeric_limits<std::uint32_t>::max())
+    throw Error(fmt::format("channel width b = {} out of range: {}", b, channel_width_range()));
+}
+
 AapcOptions check_aapc_request(const AapcRequest& r) {
   if (r.unaligned && r.method != AapcMethod::edelman) throw Error("--unaligned applies to --algorithm edelman only");
   if (is_baseline(r.method) && (r.blocked || r.channel_width != 1))
     throw Error(fmt::format("--blocked and --channel-width do not apply to --algorithm {}: it sends whole blocks already",
                             to_string(r.method)));
-  if (r.channel_width < 1 || r.channel_width > std::numeric_limits<std::uint32_t>::max())
-    throw Error(fmt::format("channel width b = {} out of range: allowed b >= 1, or cm2 (b = {})", r.channel_width,
-                            kCm2ChannelWidth));
+  if (r.channel_width < 1)
+    throw Error(fmt::format("channel width b = {} out of range: {}", r.channel_width, channel_width_range()));
+  check_channel_width(static_cast<std::uint64_t>(r.channel_width));
   // Left out means d; a negative value given is a mistake, never the default.
   const long long d = r.d, n = r.n.value_or(d), m = r.m.value_or(d);
   check_aapc_dimensions(d, n, m);
-  // K/2 cycles of d exchanges (Alg. 1 pads its last group with idle channels only).
-  const std::uint64_t exchanges = (std::uint64_t{1} << (m - 1)) * static_cast<std::uint64_t>(d);
+  const std::uint64_t exchanges = aapc_schedule_exchanges(static_cast<unsigned>(d), static_cast<unsigned>(m));
   if (exchanges > kMaxScheduleExchanges)
     throw Error(fmt::format("the schedule for d = {}, m = {} holds {} exchanges: allowed at most {}; lower --mem-dims",
                             d, m, exchanges, kMaxScheduleExchanges));
@@ -104,7 +112,7 @@ BuiltSchedule build_aapc_schedule(const AapcRequest& r) {
 
 bool plain_aapc(const Schedule& s) {
   return s.pre == AlignmentKind::xor_align && s.post == AlignmentKind::xor_align && s.axes == 1 &&
-         s.offset_maps.empty();
+         !uses_offset_maps(s);
 }
 
 std::optional<CycleBound> cycle_bound(const Schedule& s) {
@@ -134,7 +142,7 @@ std::optional<NamedPermutation> named_permutation(const Schedule& s) {
   const Geometry geo = s.geometry();
   const std::optional<AapcMethod> method = aapc_method_of(s);
   const bool edelman_unaligned = method == AapcMethod::edelman && s.pre == AlignmentKind::none &&
-                                 s.post == AlignmentKind::none && s.axes == 1 && s.offset_maps.empty();
+                                 s.post == AlignmentKind::none && s.axes == 1 && !uses_offset_maps(s);
   if (plain_aapc(s) || edelman_unaligned) {
     PermutationPlan p = plan_aapc_permutation(AapcPermutation::transpose, geo, s.d);
     return NamedPermutation{std::move(p.destination), to_string(AapcPermutation::transpose), std::move(p.formula),
@@ -169,8 +177,8 @@ std::string describe_schedule(const Schedule& s) {
     text = s.pre == AlignmentKind::none ? "Edelman's schedule, unaligned (node k uses w xor k)"
                                         : "Edelman's schedule, aligned";
   else
-    text = "schedule '" + s.algorithm + "'";
-  if (!s.lines.empty()) text += " (" + s.lines + " lines)";
+    text = "schedule '" + printable_text(s.algorithm) + "'";
+  if (!s.lines.empty()) text += " (" + printable_text(s.lines) + " lines)";
   text += fmt::format(", d = {} on n = {}, m = {} (K = {}), channel width {}", s.d, s.n, s.m, bit(s.m),
                       s.rules.channel_width);
   if (s.rules.model == PortModel::one_port) text += ", one-port";

@@ -56,7 +56,7 @@ std::uint64_t pipelined_alg4_cycles(unsigned d, unsigned m, unsigned s) {
 
 }  // namespace
 
-MultiAapcDesign plan_multi_aapc(const MultiAapcRequest& f) {
+MultiAapcDesign multi_aapc_sizes(const MultiAapcRequest& f) {
   MultiAapcDesign p;
   p.algorithm = check_algorithm(f.algorithm);
   const std::vector<unsigned> list = parse_uint_list(f.dims, "--dims");
@@ -78,7 +78,6 @@ MultiAapcDesign plan_multi_aapc(const MultiAapcRequest& f) {
     s = static_cast<long long>(list.size());
   }
   const long long d = p.dims[0];
-  const bool equal = std::all_of(p.dims.begin(), p.dims.end(), [&](unsigned w) { return w == p.dims[0]; });
   const bool alg5 = p.algorithm == "5";
   const long long m = f.m != kUnsetSize ? f.m : (alg5 ? 2 * d : d);
   long long n = 0;
@@ -86,15 +85,24 @@ MultiAapcDesign plan_multi_aapc(const MultiAapcRequest& f) {
   if (m < d) throw Error(fmt::format("d = {} exceeds the memory dimensions m = {}: allowed d <= m", d, m));
   if (d > max_bits || m > max_bits || n + m > max_bits)
     throw Error(fmt::format("n + m = {} + {} too large: allowed at most {}", n, m, max_bits));
-  // K/2 cycles of d exchanges per AAPC, one AAPC more for Alg. 5's rotated sets.
-  const std::uint64_t exchanges = bit(static_cast<unsigned>(m - 1)) * static_cast<std::uint64_t>(n + d);
+  const std::uint64_t exchanges =
+      multi_aapc_schedule_exchanges(static_cast<unsigned>(n), static_cast<unsigned>(d), static_cast<unsigned>(m));
   if (exchanges > kMaxScheduleExchanges)
     throw Error(fmt::format("the schedule for dims {}, m = {} holds about {} exchanges: allowed at most {}; lower "
                             "--mem-dims or --axes",
                             join(p.dims), m, exchanges, kMaxScheduleExchanges));
   p.n = static_cast<unsigned>(n);
   p.m = static_cast<unsigned>(m);
-  const unsigned su = static_cast<unsigned>(s), du = static_cast<unsigned>(d);
+  return p;
+}
+
+MultiAapcDesign plan_multi_aapc(const MultiAapcRequest& f) {
+  MultiAapcDesign p = multi_aapc_sizes(f);
+  const std::size_t s = p.dims.size();
+  const unsigned d = p.dims[0];
+  const bool equal = std::all_of(p.dims.begin(), p.dims.end(), [&](unsigned w) { return w == d; });
+  const bool alg5 = p.algorithm == "5";
+  const unsigned su = static_cast<unsigned>(s), du = d;
   AapcSequenceOptions& o = p.options;
   o.lines = f.lines;
   o.pipelined = !f.sequential;

@@ -30,6 +30,7 @@ std::string dir_of(const std::string& path) {
 
 // Follows symlinks (even a dangling last one: the file is made where it points).
 std::string follow_links(std::string path, const std::string& what) {
+  const std::string given = path;
   for (int hops = 0; hops < 40; ++hops) {
     struct stat st {};
     if (::lstat(path.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return path;
@@ -39,7 +40,8 @@ std::string follow_links(std::string path, const std::string& what) {
     const std::string link(buf.data(), static_cast<std::size_t>(len));
     path = link[0] == '/' ? link : dir_of(path) + "/" + link;
   }
-  throw Error(fmt::format("{}: too many levels of symlinks", what));
+  throw Error(fmt::format("{}: {}: too many levels of symlinks (a loop?): allowed at most 40, as the kernel allows",
+                          what, given));
 }
 
 // The permissions a new file gets from open(..., 0666): the umask read

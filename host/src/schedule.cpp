@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <functional>
 #include <istream>
 #include <limits>
 #include <sstream>
@@ -119,6 +120,10 @@ void check_shape(const Schedule& s) {
       seen[u] = true;
     }
   }
+  if (s.pre != AlignmentKind::concurrent && s.post != AlignmentKind::concurrent && s.rotated_rows != 0)
+    throw Error(fmt::format("schedule rotated_rows = {} applies to concurrent alignments only: with pre = {} and "
+                            "post = {}, allowed 0 (or left out)",
+                            s.rotated_rows, to_string(s.pre), to_string(s.post)));
   if (s.pre == AlignmentKind::concurrent || s.post == AlignmentKind::concurrent) {
     if (s.m < 2 * s.d)
       throw Error(fmt::format("concurrent alignment needs a spare memory axis: m = {} below 2d = {}", s.m, 2 * s.d));
@@ -135,6 +140,14 @@ void check_shape(const Schedule& s) {
 
 }  // namespace
 
+bool uses_offset_maps(const Schedule& s) {
+  if (s.offset_maps.empty()) return false;
+  for (std::size_t c = 0; c < s.cycles(); ++c)
+    for (std::size_t e = 0; e < s.cycle_size(c); ++e)
+      if (s.cycle_begin(c)[e].offset_map != 0) return true;
+  return false;
+}
+
 ScheduleStats check_schedule(const Schedule& s) {
   check_shape(s);
   const Geometry geo = s.geometry();
@@ -143,7 +156,7 @@ ScheduleStats check_schedule(const Schedule& s) {
   // too; sequences are checked for legality here and against the reference
   // permutation when they run.
   const bool aapc = (s.pre == AlignmentKind::xor_align || s.post == AlignmentKind::xor_align) && s.axes == 1 &&
-                    s.offset_maps.empty();
+                    !uses_offset_maps(s);
   const std::uint64_t rel_mask = low_mask(s.d);
   constexpr std::uint32_t kNever = std::numeric_limits<std::uint32_t>::max();
 
@@ -538,6 +551,50 @@ class BoundedJsonBuf : public std::streambuf {
   bool in_string_ = false, escape_ = false;
 };
 
+// nlohmann's tree-building parser with one change: a number given to a key
+// that is no unsigned integer (1e26, 2.0, 18446744073709551616) is refused
+// with its text as written, which the tree would hold as a double and print
+// as 1e+26. No field of a schedule holds a fraction.
+class ScheduleSax : public nlohmann::detail::json_sax_dom_callback_parser<nlohmann::json> {
+ public:
+  using Base = nlohmann::detail::json_sax_dom_callback_parser<nlohmann::json>;
+  // `where(depth)`: the place of a value at that depth (1: the header), for messages.
+  ScheduleSax(nlohmann::json& tree, const nlohmann::json::parser_callback_t& on_event,
+              std::function<std::string(std::size_t)> where)
+      : Base(tree, on_event), where_(std::move(where)) {}
+  bool start_object(std::size_t n) {
+    in_object_.push_back(true);
+    return Base::start_object(n);
+  }
+  bool end_object() {
+    in_object_.pop_back();
+    return Base::end_object();
+  }
+  bool start_array(std::size_t n) {
+    in_object_.push_back(false);
+    return Base::start_array(n);
+  }
+  bool end_array() {
+    in_object_.pop_back();
+    return Base::end_array();
+  }
+  bool key(std::string& k) {
+    key_ = k;
+    return Base::key(k);
+  }
+  bool number_float(double v, const std::string& text) {
+    if (!in_object_.empty() && in_object_.back())
+      throw Error(fmt::format("{}: '{}' is {}, expected a non-negative integer", where_(in_object_.size()),
+                              printable_input(key_), printable_input(text)));
+    return Base::number_float(v, text);
+  }
+
+ private:
+  std::function<std::string(std::size_t)> where_;
+  std::vector<bool> in_object_;  // per open container: an object (else an array)
+  std::string key_;
+};
+
 // Parses one JSON document into a schedule, refusing text after it, a key
 // repeated in an object (nlohmann keeps the last silently; each object's keys
 // in a hash set) and nesting deeper than the format's. The cycles' exchanges
@@ -595,8 +652,12 @@ Schedule parse_document(Input&& input, const std::string& what) {
     return true;
   };
   nlohmann::json j;
+  // An exchange is an object four deep: {"cycles": [[{...}]]}.
+  ScheduleSax sax(j, callback, [&](std::size_t depth) {
+    return depth == 4 && cycles_array ? entry_where(what, cycles.cycles(), entry) : what;
+  });
   try {
-    j = nlohmann::json::parse(std::forward<Input>(input), callback);  // strict: nothing but spaces may follow
+    nlohmann::json::sax_parse(std::forward<Input>(input), &sax);  // strict: nothing but spaces may follow
   } catch (const nlohmann::json::parse_error& e) {
     throw Error(fmt::format("{}: not valid JSON at byte {}", what, e.byte));
   } catch (const nlohmann::json::exception& e) {

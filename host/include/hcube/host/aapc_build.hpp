@@ -45,6 +45,14 @@ inline constexpr std::uint64_t kMaxScheduleExchanges = std::uint64_t{1} << 27;
 // Checks every field (the one-line errors of the command line) before
 // anything is built; returns the sizes with n and m defaulted.
 AapcOptions check_aapc_request(const AapcRequest& r);
+// Refuses a channel width outside 1..2^32 - 1 (a cycle's width is 32 bits), naming it and that range.
+void check_channel_width(std::uint64_t b);
+std::string channel_width_range();
+// The exchanges of an AAPC schedule of d dimensions on K = 2^m words, before
+// it is built: K/2 cycles of d exchanges (Alg. 1 pads its last group with idle channels only).
+inline std::uint64_t aapc_schedule_exchanges(unsigned d, unsigned m) {
+  return (std::uint64_t{1} << (m - 1)) * static_cast<std::uint64_t>(d);
+}
 
 struct BuiltSchedule {
   Schedule schedule;

@@ -53,6 +53,16 @@ struct MultiAapcDesign {
 
 // Checks every field before anything is built (the command line's one-line errors).
 MultiAapcDesign plan_multi_aapc(const MultiAapcRequest& r);
+// The first part of plan_multi_aapc: every size flag checked, and the
+// algorithm, the axes' orders, n and m set; nothing planned (Algorithm 5's
+// concurrent design can take seconds), so a size can be refused before it.
+MultiAapcDesign multi_aapc_sizes(const MultiAapcRequest& r);
+// About how many exchanges the schedule of AAPCs over n processor dimensions
+// (axes of order at most d) on K = 2^m words holds, before it is built: K/2
+// cycles of d exchanges per AAPC, one AAPC more for Alg. 5's rotated sets.
+inline std::uint64_t multi_aapc_schedule_exchanges(unsigned n, unsigned d, unsigned m) {
+  return (std::uint64_t{1} << (m - 1)) * (std::uint64_t{n} + d);
+}
 Schedule make_multi_aapc_schedule(const MultiAapcDesign& p);
 // The generalized shuffle, written from its formula: the reference.
 AddressMap multi_aapc_destination(const MultiAapcDesign& p);

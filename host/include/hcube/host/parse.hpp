@@ -19,6 +19,10 @@ std::vector<unsigned> parse_uint_list(const std::string& text, const std::string
 // text cut after `max` bytes, marked "...". Every parser that echoes its input
 // in an hcube::Error quotes it through this.
 std::string printable_input(const std::string& text, std::size_t max = 200);
+// The same escapes for text printed whole (a file name, an error line, a
+// schedule file's strings): control characters only, so that it stays on its
+// line and sends the terminal no sequence; UTF-8 is kept, nothing is cut.
+std::string printable_text(const std::string& text);
 
 // "allowed 0..count-1", or "allowed none (<name> = 0)" when there is nothing to allow.
 std::string allowed_indices(std::uint64_t count, const char* name);

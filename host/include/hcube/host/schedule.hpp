@@ -97,6 +97,9 @@ struct ScheduleStats {
 // every address a crosses exactly the dimensions of its relative bits a mod 2^d,
 // once each. Throws hcube::Error naming the cycle and entry, or the address.
 ScheduleStats check_schedule(const Schedule& s);
+// Whether any exchange names an offset map: maps that none uses change no
+// word, so a schedule with only those is still a plain AAPC (and verified as one).
+bool uses_offset_maps(const Schedule& s);
 
 // The schedule file format "hcube-schedule/1" (docs/schedule-format.md):
 // to_json and schedule_from_json in hcube/host/schedule_json.hpp.
