@@ -288,7 +288,7 @@ TEST_F(CliAapc, TransposeOutputFile) {
   EXPECT_EQ(read_u64(path("out.npy"), c), want);
 }
 
-// --launch (issue 26) on the commands that run schedules: persistent gives the
+// --launch on the commands that run schedules: persistent gives the
 // words per-cycle gives (the transpose's, from its formula), --json says which
 // mode ran and counts the launches as they happened; labelled data is verified
 // on the backend (phase "verify"), with no copy-out.
@@ -326,7 +326,7 @@ TEST_F(CliAapc, LaunchModesGiveTheSameWords) {
   expect_error({"run", "--schedule", path("s.json").string(), "--launch", ""}, {"--launch", "per-cycle, persistent"});
 }
 
-// Edelman's schedule (issue: Edelman's optimal schedule): K/2 steps, every
+// Edelman's schedule: K/2 steps, every
 // link busy, run aligned (two alignments, direct addressing) and unaligned (no
 // alignment, node k using w xor k), both the transpose written from its formula.
 TEST_F(CliAapc, EdelmanAlignedAndUnaligned) {

@@ -1,4 +1,4 @@
-// hcube bench as a user runs it: the JSON contract of issue 6 (op, words,
+// hcube bench as a user runs it: the JSON contract of docs/cli.md (op, words,
 // bytes_moved, seconds, memcpy_seconds, ratio_to_memcpy, backend), the bytes
 // each operation must move, and bad input. No time is asserted: only that the
 // figures are consistent with one another.
@@ -109,7 +109,7 @@ TEST_F(CliBench, AapcAlgorithmsAndRandomPermutations) {
 }
 
 // --op small-cycles: the cost of a cycle where launching is all it costs (the
-// issue 26 target of a replayed graph); --launch is reported as it ran.
+// GPU target of a replayed graph); --launch is reported as it ran.
 TEST_F(CliBench, SmallCyclesAndLaunchModes) {
   for (const std::string launch : {"per-cycle", "persistent"}) {
     const json j = ok_json({"bench", "--op", "small-cycles", "-w", "8", "--repeat", "2", "--backend", "cpu",
@@ -337,7 +337,7 @@ TEST_F(CliSweep, BadInput) {
 
 }  // namespace
 
-// Issue 6's memory targets: an AAPC runs in place (peak at most 1.1x the
+// The memory targets (docs/performance.md): an AAPC runs in place (peak at most 1.1x the
 // data), a fused permutation needs one scratch copy (at most 2.1x). Measured
 // as the growth of the child's peak resident memory over a run on a tiny
 // cube, so the program's own code and libraries do not count as data.
@@ -534,8 +534,8 @@ TEST_F(CliMemory, RunOfASavedScheduleCostsWhatItsMakerCosts) {
     ran_s = std::min(ran_s, timed({"run", "--schedule", saved, "--backend", "cpu"}, ran));
   }
   // Plus 2 MiB: the parsed file (150 KB of JSON as a DOM), which the maker
-  // never holds; since the labels are made and checked on the backend (issue
-  // 26) neither command holds a 2 MiB host chunk of them any more to hide it.
+  // never holds; since the labels are made and checked on the backend
+  // neither command holds a 2 MiB host chunk of them any more to hide it.
   EXPECT_LE(static_cast<double>(ran - base), 1.5 * static_cast<double>(made - base) + 2048)
       << "run " << ran << " KiB, maker " << made << " KiB, baseline " << base;
   EXPECT_LE(ran_s, 1.5 * made_s) << "run " << ran_s << " s, maker " << made_s << " s";

@@ -414,7 +414,7 @@ TEST_F(CliMultiAapc, UnequalOrdersWithAlgorithm1) {
     }
 }
 
-// Issue 24: `multi-aapc -d 3,2,2 -a 3` and `-a 4`, which needed Algorithm 1 before: every
+// `multi-aapc -d 3,2,2 -a 3` and `-a 4`, which needed Algorithm 1 before: every
 // AAPC a pair schedule of its order, verified bit for bit against the shuffle; the bound
 // they are held against is hcube's (Corollary 2's form, K/2 + d_1 + ... + d_(s-1)).
 TEST_F(CliMultiAapc, UnequalOrdersWithAlgorithms3And4) {

@@ -1,4 +1,4 @@
-// hcube redistribute as a user runs it: the JSON contract of issue 7, the
+// hcube redistribute as a user runs it: the JSON contract of docs/cli.md, the
 // paper's step counts, the output file against the layouts written here from
 // their definitions (not with the emulator's code), input files, and bad input.
 #include <algorithm>
@@ -136,7 +136,7 @@ TEST_F(CliRedistribute, LargeInputFileReadWhereTheMachineNeedsIt) {
 
 // --reverse: cyclic(Kx) on Q back to cyclic(x) on P, the output (P, width)
 // against cyclic(x)'s definition, in as many steps as the forward problem.
-// --y (issue 24): cyclic(x) on P to cyclic(y) on Q for any y, the output against cyclic(y)
+// --y: cyclic(x) on P to cyclic(y) on Q for any y, the output against cyclic(y)
 // written here from its definition (y = K x above: element g in block i = g div y on
 // destination i mod Q at local word (i div Q) y + g mod y); --y K x is --K's problem.
 TEST_F(CliRedistribute, AnyDestinationBlockWithY) {

@@ -1,4 +1,4 @@
-// A hostile user's small bad inputs (issue 21): nothing written where it must
+// A hostile user's small bad inputs: nothing written where it must
 // not be, no unbounded work, one line of error, and every refusal fast and
 // small. Special files are made in the test's own directory; real device
 // files are only ever read.
