@@ -103,7 +103,16 @@ ls "$libdir"/libhcube.so.* >/dev/null 2>&1 || { echo "check-install: libhcube.so
 if command -v pkg-config >/dev/null; then
   echo "=== check-install: tests/consumer through pkg-config, on libhcube.so ==="
   read -r -a pc < <(PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --cflags --libs hcube)
-  "${CXX:-c++}" -std=c++17 -O1 "$root/tests/consumer/main.cpp" "${pc[@]}" -o "$work/pkg_config_consumer" \
+  # The consumer's compiler and flags as its CMake builds get them (a sanitizer build's -fsanitize).
+  cc="${CXX:-c++}"
+  extra=()
+  for a in "${cmake_args[@]}"; do
+    case $a in
+      -DCMAKE_CXX_COMPILER=*) cc=${a#*=} ;;
+      -DCMAKE_CXX_FLAGS=* | -DCMAKE_EXE_LINKER_FLAGS=*) read -r -a f <<<"${a#*=}"; extra+=("${f[@]}") ;;
+    esac
+  done
+  "$cc" -std=c++17 -O1 "$root/tests/consumer/main.cpp" "${pc[@]}" "${extra[@]}" -o "$work/pkg_config_consumer" \
     >"$work/pkg_config.log" 2>&1 || { cat "$work/pkg_config.log" >&2; echo "check-install: the pkg-config build failed" >&2; exit 1; }
   ldd "$work/pkg_config_consumer" | grep -q "libhcube.so" || { echo "check-install: the pkg-config build did not link libhcube.so" >&2; exit 1; }
   LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$work/pkg_config_consumer" \
@@ -116,7 +125,9 @@ if grep -q "set(hcube_HAVE_MPI 1)" "$cmakedir/hcubeConfig.cmake"; then
   if command -v mpiexec >/dev/null; then
     flags=(--oversubscribe)
     [ "$(id -u)" -eq 0 ] && flags+=(--allow-run-as-root)
-    mpiexec "${flags[@]}" -np 2 "$work/find_package/hcube_consumer_mpi" || { echo "check-install: the MPI consumer failed" >&2; exit 1; }
+    # Open MPI's allocations outlive MPI_Finalize: a sanitizer build checks the ranks' memory errors, not leaks.
+    ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" mpiexec "${flags[@]}" -x ASAN_OPTIONS -np 2 \
+      "$work/find_package/hcube_consumer_mpi" || { echo "check-install: the MPI consumer failed" >&2; exit 1; }
   fi
 fi
 

@@ -19,6 +19,7 @@
 #include "hcube/cli/animate.hpp"
 #include "hcube/hcube.hpp"
 #include "hcube/emulator/json.hpp"
+#include "hcube/host/schedule_json.hpp"
 #include "hcube/host/cycle.hpp"
 #include "hcube/host/fft_plan.hpp"
 
