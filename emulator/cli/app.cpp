@@ -34,7 +34,9 @@ void add_commands(CLI::App& app, const ResultSink& sink) {
       {"compare", "times every algorithm on one machine (hcube permute --algorithm A runs each across ranks)"},
       {"sweep", "measures AAPCs of many sizes on one machine (hcube bench --op aapc measures one across ranks)"},
       {"demo", "walks through one small machine"},
-      {"animate", "draws one machine's states"}};
+      {"animate", "draws one machine's states"},
+      {"scatter", "runs the lecture notes' all-to-all scatter on one grid or cube machine"},
+      {"tune", "measures one process's caches"}};
   for (CLI::App* cmd : app.get_subcommands([](const CLI::App*) { return true; })) {
     const auto it = one_process.find(cmd->get_name());
     if (it == one_process.end()) continue;

@@ -279,6 +279,9 @@ void report(const DistributedSession& s, const IoFlags& io, nlohmann::json j, co
   j.update(machine_json(s.backend_note, data ? *data : mach.geometry(), local.type(), local.backend(),
                         local.layout().t, counters));
   j["verified"] = verified;
+  // The fields one process gives, so that a script reads either (the shares are read once, as files).
+  if (!j.contains("launch")) j["launch"] = to_string(local.launch_mode());
+  if (verified && !j.contains("verified_by")) j["verified_by"] = "words";
   j["ranks"] = mach.ranks();
   j["rank_dims"] = mach.rank_dims();
   j["rank_transport"] = mach.transport();

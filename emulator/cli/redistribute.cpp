@@ -225,6 +225,12 @@ void run_redistribute(const RedistributeFlags& f) {
   const RedistStats& st = rep.stats;
   nlohmann::json j = fields(rep, mach.backend());
   j["verified_by"] = streamed ? "fingerprint" : "words";
+  // The machine's fields, as under mpirun; the command's own n, m and type stay.
+  const nlohmann::json machine = machine_json(backend_note(parse_backend_choice(f.machine.backend), mach.backend()),
+                                              mach.geometry(), type, mach.backend(), mach.layout().t, mach.counters());
+  for (const auto& [key, value] : machine.items())
+    if (!j.contains(key)) j[key] = value;
+  j["launch"] = to_string(mach.launch_mode());
   if (f.io.json || f.io.sink) {
     nlohmann::json out = j;
     if (f.io.trace) out["trace"] = trace();

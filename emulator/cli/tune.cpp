@@ -46,7 +46,6 @@ void add_tune(CLI::App& app) {
       ->capture_default_str();
   cmd->add_flag("--json", f->json, "print one JSON object instead of prose");
   cmd->callback([f] {
-    refuse_if_distributed("tune", "measures one process's caches");
     const std::string path = f->output.empty() ? wisdom_path() : f->output;
     if (f->output.empty()) {  // the cache's directory is made where missing; an --output's must exist
       std::error_code ec;

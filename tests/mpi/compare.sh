@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The MPI tests' check (docs/distributed.md): one hcube command run as one
 # process and under mpirun on NP ranks must write the same .npy bit for bit,
-# and the ranks' JSON must say verified on NP ranks.
+# and the ranks' JSON must say verified on NP ranks and hold the same fields as
+# one process's, plus the ranks' own.
 #
 #   compare.sh MPIEXEC HCUBE NP [--before "ARGS"]... ARGS...
 #
@@ -28,4 +29,12 @@ grep -q '"verified": true' "$dir/ranks.json" || { echo "not verified on $np rank
 grep -q "\"ranks\": $np," "$dir/ranks.json" || { echo "no \"ranks\": $np in the JSON:"; cat "$dir/ranks.json"; exit 1; }
 [ "$(grep -c '"command"' "$dir/ranks.json")" -eq 1 ] || { echo "more than one rank printed the JSON"; exit 1; }
 cmp "$dir/single.npy" "$dir/ranks.npy" || { echo "hcube ${args[*]}: $np ranks wrote another array"; exit 1; }
+# The ranks' JSON has every field one process's has, and beside them only the ranks' own.
+python3 - "$dir/single.json" "$dir/ranks.json" <<'PY' || exit 1
+import json, sys
+one, ranks = (set(json.load(open(p))) for p in sys.argv[1:3])
+own = {"ranks", "rank_dims", "rank_transport", "rank_traffic", "bytes_between_ranks", "messages_between_ranks"}
+if one - ranks or ranks - one - own:
+    sys.exit(f"JSON fields differ under mpirun: missing {sorted(one - ranks)}, extra {sorted(ranks - one - own)}")
+PY
 echo "hcube ${args[*]}: the same array on $np ranks as on one process"
