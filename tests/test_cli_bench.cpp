@@ -177,15 +177,22 @@ TEST_F(CliBench, TuneWritesWisdomThatPlansRead) {
     const std::string key = std::string("fused.tile_bytes.") + wb;
     ASSERT_TRUE(file["values"].contains(key)) << key;
     const std::uint64_t v = file["values"][key];
-    bool tried = false;  // the value chosen is one of the candidates timed, the best of them
-    double best = 0, chosen = 0;
+    // The value chosen is one of the candidates timed: the best of them, or the default
+    // (128 KiB, 64 KiB for 16-byte words) where none beat it by 5%.
+    const std::uint64_t standard = std::string(wb) == "16" ? 65536 : 131072;
+    bool tried = false;
+    double best = 0, chosen = 0, standard_score = 0;
     for (const json& trial : t["trials"]) {
       if (trial["key"] != key) continue;
       best = std::max(best, trial["score"].get<double>());
       if (trial["value"] == v) tried = true, chosen = trial["score"];
+      if (trial["value"] == standard) standard_score = trial["score"];
     }
     EXPECT_TRUE(tried) << key;
-    EXPECT_EQ(chosen, best) << key;
+    if (v == standard)
+      EXPECT_LT(best, 1.05 * standard_score) << key;
+    else
+      EXPECT_EQ(chosen, best) << key;
   }
   struct Env {  // HCUBE_WISDOM for the programs this test starts
     explicit Env(const std::string& v) { ::setenv("HCUBE_WISDOM", v.c_str(), 1); }

@@ -29,6 +29,9 @@ unsigned log2_floor(std::uint64_t x) {
   return b;
 }
 
+// How much better than the default a candidate must score to replace it.
+constexpr double kTuneMargin = 1.05;
+
 // The word types whose fused passes are tuned, one per word size.
 constexpr ElementType kTypes[] = {ElementType::u32, ElementType::u64, ElementType::c128};
 
@@ -105,8 +108,13 @@ TuneResult run_tune(const TuneRequest& req, const TuneProgress& progress) {
     }
     if (tried.empty()) continue;
     const TuneTrial* best = &tried.front();
-    for (const TuneTrial& t : tried)
+    const TuneTrial* standard = nullptr;  // the default's trial, where it was a candidate
+    for (const TuneTrial& t : tried) {
       if (t.score() > best->score()) best = &t;
+      if (t.value == kernels::cpu::tuning::block_tile_bytes(wb)) standard = &t;
+    }
+    // A shared host's runs differ by several percent: the default stays unless beaten by more.
+    if (standard != nullptr && best->score() < kTuneMargin * standard->score()) best = standard;
     out.wisdom.values[key] = best->value;
   }
   if (progress) progress(total, total, "");

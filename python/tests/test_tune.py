@@ -20,7 +20,13 @@ def test_tune_writes_wisdom(tmp_path: pathlib.Path) -> None:
         key = "fused.tile_bytes.{}".format(wb)
         chosen = r["values"][key]
         scores = {t["value"]: t["score"] for t in r["trials"] if t["key"] == key}
-        assert chosen in scores and scores[chosen] == max(scores.values())
+        # The best candidate, or the default where none beat it by 5 %.
+        default = 65536 if wb == 16 else 131072
+        assert chosen in scores
+        if chosen == default:
+            assert max(scores.values()) < 1.05 * scores[default]
+        else:
+            assert scores[chosen] == max(scores.values())
         assert chosen & (chosen - 1) == 0
 
 
