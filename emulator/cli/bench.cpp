@@ -120,9 +120,9 @@ nlohmann::json bench_json(const BenchResult& r) {
     j["ratio_to_fftw"] = *r.ratio_to_fftw();
     j["max_relative_error"] = r.fft_error;
   }
-  if (r.request.op == BenchOp::fused_transpose || r.request.op == BenchOp::fused_bit_reversal ||
-      r.request.op == BenchOp::fused_permute) {
-    // The tile the CPU's block-transposing passes used: this host's wisdom, else the default.
+  if (!r.gpu && (r.request.op == BenchOp::fused_transpose || r.request.op == BenchOp::fused_bit_reversal ||
+                  r.request.op == BenchOp::fused_permute)) {
+    // The tile the CPU's block-transposing passes use: this host's wisdom, else the default.
     j["tile_bytes"] = fused_tile_bytes(info(type).bytes);
     j["wisdom"] = wisdom_json();
   }

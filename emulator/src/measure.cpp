@@ -93,6 +93,14 @@ std::string to_string(BenchOp op) { return bench_op_names().at(static_cast<std::
 double BenchResult::throughput() const { return static_cast<double>(bytes_moved) / time.seconds; }
 double BenchResult::roofline() const { return 2.0 * static_cast<double>(data_bytes) / time.roofline_seconds; }
 double BenchResult::ratio() const { return ratio_to_memcpy(bytes_moved, time.seconds, data_bytes, time.roofline_seconds); }
+
+namespace {
+
+// --op fft's nodes: --nodes-log2, else half the points' bits.
+long long fft_nodes_log2(const BenchRequest& r) { return r.nodes_log2 < 0 ? r.log2_words / 2 : r.nodes_log2; }
+
+}  // namespace
+
 std::optional<double> BenchResult::ratio_to_fftw() const {
   if (!fftw_time) return std::nullopt;
   return fftw_time->roofline_seconds / fftw_time->seconds;
@@ -381,7 +389,7 @@ void check_bench(const BenchRequest& req) {
     if (req.type != ElementType::c128)
       throw Error(fmt::format("--op fft times complex128 points (FFTW's double transform): drop --type {}",
                               info(req.type).name));
-    check_fft_sizes(req.log2_words, req.nodes_log2 < 0 ? req.log2_words / 2 : req.nodes_log2);
+    check_fft_sizes(req.log2_words, fft_nodes_log2(req));
     if (req.fftw_plan != "estimate" && req.fftw_plan != "measure")
       throw Error(fmt::format("--fftw-plan '{}' unknown: allowed estimate, measure", printable_input(req.fftw_plan)));
   }
@@ -402,7 +410,7 @@ BenchResult run_bench(const BenchRequest& req) {
   std::unique_ptr<Backend> copier;  // memcpy and the gather baseline: the backend whose copy is the roofline
   Backend* where = nullptr;
   if (req.op == BenchOp::fft) {
-    r.n = static_cast<unsigned>(req.nodes_log2 < 0 ? req.log2_words / 2 : req.nodes_log2);
+    r.n = static_cast<unsigned>(fft_nodes_log2(req));
     r.m = q - r.n;
   }
   if (req.op == BenchOp::memcpy || req.op == BenchOp::gather_bit_reversal || req.op == BenchOp::redistribute ||

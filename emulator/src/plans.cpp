@@ -288,9 +288,8 @@ RedistributionReport RedistributePlan::execute_traced(Machine& machine, const Re
 // --- Typed plans ----------------------------------------------------------------
 
 unsigned log2_of_count(std::uint64_t count, const char* what) {
-  unsigned q = 0;
-  while (q < 62 && (std::uint64_t{1} << q) < count) ++q;
-  if (count < 2 || (std::uint64_t{1} << q) != count)
+  const unsigned q = ceil_log2(count);
+  if (count < 2 || q > 62 || bit(q) != count)
     throw Error(fmt::format("{} = {} is not a power of two: allowed 2, 4, ..., 2^62", what, count));
   return q;
 }
@@ -306,7 +305,7 @@ std::vector<unsigned> transpose_address_bits(const std::vector<std::uint64_t>& e
     const std::uint64_t e = extents[k];
     if (e == 0 || (e & (e - 1)) != 0)
       throw Error(fmt::format("extents[{}] = {} is not a power of two: allowed 1, 2, 4, ...", k, e));
-    while ((std::uint64_t{1} << width[k]) < e) ++width[k];
+    width[k] = ceil_log2(e);
     q += width[k];
     if (q > 62) throw Error(fmt::format("extents hold 2^{} elements or more: allowed at most 2^62", q));
   }

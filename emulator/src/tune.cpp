@@ -23,12 +23,6 @@ std::string utc_now() {
   return s;
 }
 
-unsigned log2_floor(std::uint64_t x) {
-  unsigned b = 0;
-  while (b < 63 && (std::uint64_t{2} << b) <= x) ++b;
-  return b;
-}
-
 // How much better than the default a candidate must score to replace it.
 constexpr double kTuneMargin = 1.05;
 
@@ -68,7 +62,7 @@ TuneResult run_tune(const TuneRequest& req, const TuneProgress& progress) {
   // defaults were chosen on hosts that kept much of the data in theirs.
   const std::uint64_t l3 = out.wisdom.cpu.l3_bytes > 0 ? out.wisdom.cpu.l3_bytes : std::uint64_t{16} << 20;
   out.log2_bytes = req.log2_bytes > 0 ? static_cast<unsigned>(req.log2_bytes)
-                                      : std::min(34u, log2_floor(4 * l3 - 1) + 1);
+                                      : std::min(34u, ceil_log2(4 * l3));
   if (req.quick && req.log2_bytes < 0) out.log2_bytes = std::min<std::uint64_t>(out.log2_bytes, 26);
   // Candidates: powers of two from 16 KiB up to the L2 (a tile must stay in it), the default among them.
   const std::uint64_t l2 = out.wisdom.cpu.l2_bytes > 0 ? out.wisdom.cpu.l2_bytes : std::uint64_t{512} << 10;
@@ -96,7 +90,7 @@ TuneResult run_tune(const TuneRequest& req, const TuneProgress& progress) {
         b.type = type;
         b.backend = BackendChoice::cpu;
         // The transpose swaps two halves of the address: an even number of bits.
-        const std::uint64_t q = out.log2_bytes - log2_floor(wb);
+        const std::uint64_t q = out.log2_bytes - ceil_log2(wb);
         b.log2_words = static_cast<long long>(q - q % 2);
         b.repeat = req.quick ? 1 : 3;
         const double ratio = run_bench(b).ratio();

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "hcube/core/error.hpp"
+#include "hcube/host/host_memory.hpp"
 #include "hcube/host/output_file.hpp"
 #include "hcube/host/parse.hpp"
 #include "hcube/kernels/cpu/tuning.hpp"
@@ -34,15 +35,7 @@ std::uint64_t cache_bytes(unsigned level, int sysconf_name) {
     std::string t, sz;
     if (!(lv >> l) || !(type >> t) || !(size >> sz)) continue;
     if (l != level || t == "Instruction") continue;
-    std::uint64_t v = 0;
-    std::size_t used = 0;
-    try {
-      v = std::stoull(sz, &used);
-    } catch (const std::exception&) {
-      continue;
-    }
-    const std::string unit = sz.substr(used);
-    return unit == "K" ? v << 10 : unit == "M" ? v << 20 : unit == "G" ? v << 30 : v;
+    if (const std::optional<std::uint64_t> v = parse_byte_size(sz)) return *v;
   }
   const long v = ::sysconf(sysconf_name);
   return v > 0 ? static_cast<std::uint64_t>(v) : 0;

@@ -23,22 +23,11 @@ namespace {
 std::uint64_t memory_limit() {
   const char* text = std::getenv("HCUBE_MEMORY_LIMIT");
   if (text == nullptr || *text == '\0') return std::numeric_limits<std::uint64_t>::max();
-  char* end = nullptr;
-  errno = 0;
-  const unsigned long long v = std::strtoull(text, &end, 10);
-  unsigned shift = 0;
-  if (end != text && *end != '\0' && end[1] == '\0') {
-    const char* const units = "KMGT";
-    const char* u = std::strchr(units, std::toupper(static_cast<unsigned char>(*end)));
-    if (u != nullptr) {
-      shift = 10 * static_cast<unsigned>(u - units + 1);
-      ++end;
-    }
-  }
-  if (end == text || *end != '\0' || errno != 0 || text[0] == '-' || (shift != 0 && v >> (64 - shift) != 0))
+  const std::optional<std::uint64_t> v = parse_byte_size(text);
+  if (!v)
     throw Error(fmt::format("HCUBE_MEMORY_LIMIT = '{}' out of range: allowed bytes, or a number with K, M, G or T",
                             printable_input(text)));
-  return static_cast<std::uint64_t>(v) << shift;
+  return *v;
 }
 
 constexpr std::uint64_t kNoLimit = std::numeric_limits<std::uint64_t>::max();
@@ -87,6 +76,25 @@ std::uint64_t address_space_available() {
 }
 
 }  // namespace
+
+std::optional<std::uint64_t> parse_byte_size(const std::string& text) {
+  const char* const s = text.c_str();
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long v = std::strtoull(s, &end, 10);
+  unsigned shift = 0;
+  if (end != s && *end != '\0' && end[1] == '\0') {
+    const char* const units = "KMGT";
+    const char* u = std::strchr(units, std::toupper(static_cast<unsigned char>(*end)));
+    if (u != nullptr) {
+      shift = 10 * static_cast<unsigned>(u - units + 1);
+      ++end;
+    }
+  }
+  if (end == s || *end != '\0' || errno != 0 || s[0] == '-' || (shift != 0 && v >> (64 - shift) != 0))
+    return std::nullopt;
+  return static_cast<std::uint64_t>(v) << shift;
+}
 
 std::uint64_t cgroup_memory_available(const std::string& root, std::string dir, const char* limit_file,
                                       const char* usage_file) {

@@ -213,12 +213,13 @@ class CudaPolicy {
   void* stream() const { return user_stream_; }
 
   void reset_stream() noexcept {
-    if (user_stream_ == nullptr) return;
     // Ordered as set_stream orders it while the device is sound; after a fault, dropped.
-    if (switch_event_ == nullptr || cudaEventRecord(switch_event_, user_stream_) != cudaSuccess ||
-        cudaStreamWaitEvent(nullptr, switch_event_, 0) != cudaSuccess)
+    try {
+      set_stream(nullptr);
+    } catch (...) {
       cudaGetLastError();
-    user_stream_ = stream_ = nullptr;
+      user_stream_ = stream_ = nullptr;
+    }
   }
 
   int cuda_device() const { return device_; }

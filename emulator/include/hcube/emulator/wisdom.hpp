@@ -15,7 +15,7 @@ namespace hcube {
 // The host the wisdom is for: the CPU's model name and its cache sizes.
 struct HostCpu {
   std::string model;          // /proc/cpuinfo's "model name" ("unknown" where there is none)
-  std::uint64_t l2_bytes = 0;  // a core's (sysconf); 0 unknown
+  std::uint64_t l2_bytes = 0;  // a core's, as sysfs gives it for cpu0 (else sysconf); 0 unknown
   std::uint64_t l3_bytes = 0;
 };
 HostCpu host_cpu();

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace hcube {
@@ -22,6 +23,10 @@ std::uint64_t system_memory_available();
 // the least from `dir` up to the root; no limit where no file says one.
 std::uint64_t cgroup_memory_available(const std::string& root, std::string dir, const char* limit_file,
                                       const char* usage_file);
+// A size written as bytes, or a number with a K, M, G or T suffix (powers of
+// 1024), as HCUBE_MEMORY_LIMIT and the kernel's cache sizes are; empty when the
+// text is no such size or it passes 64 bits.
+std::optional<std::uint64_t> parse_byte_size(const std::string& text);
 // Physical memory alone: MemAvailable, else the free pages, else no limit.
 std::uint64_t physical_memory_available();
 
