@@ -653,12 +653,22 @@ void expect_one_error_line(const Result& r, const std::vector<std::string>& ment
   for (const std::string& m : mentions) EXPECT_TRUE(contains(r.err, m)) << "no '" << m << "' in: " << r.err;
 }
 
-// A write to standard output that fails (a full disk: /dev/full, opened only
-// to write, a standard sink like /dev/null) is an error and exit 1, never
-// exit 0 with the data lost, whatever the command printed.
+// A write to standard output that fails (a full disk, as a file at its size
+// limit gives it: RLIMIT_FSIZE, made in the test's directory, no device file)
+// is an error and exit 1, never exit 0 with the data lost, whatever the command printed.
 TEST_F(CliReliability, AFailedWriteOfStandardOutputIsAnError) {
-  const int full = ::open("/dev/full", O_WRONLY | O_CLOEXEC);
-  if (full < 0) GTEST_SKIP() << "no /dev/full: " << std::strerror(errno);
+  constexpr rlim_t kCap = 4096;  // room for the one-line error on stderr, none past it on stdout
+  const fs::path full_path = path("full");
+  std::ofstream(full_path) << std::string(kCap, 'x');
+  const int full = ::open(full_path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+  ASSERT_GE(full, 0) << std::strerror(errno);
+  // The children inherit the cap and the ignored SIGXFSZ: a write past it fails with EFBIG.
+  struct rlimit before {};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &before), 0);
+  struct rlimit cap = before;
+  cap.rlim_cur = std::min<rlim_t>(kCap, before.rlim_max);
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &cap), 0);
+  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
   const std::vector<std::vector<std::string>> commands = {
       {"schedule", "--dims", "8", "--format", "json"},
       {"schedule", "--dims", "3"},
@@ -667,11 +677,15 @@ TEST_F(CliReliability, AFailedWriteOfStandardOutputIsAnError) {
       {"sweep", "--dims-from", "2", "--dims-to", "2", "--algorithms", "4", "--csv", "-"},
       {"--help"},
   };
-  for (const auto& args : commands) {
-    SCOPED_TRACE(::testing::PrintToString(args));
-    expect_one_error_line(run_onto(args, full, path("err")), {"cannot write standard output", "No space left"});
-  }
+  std::vector<Result> results;
+  for (const auto& args : commands) results.push_back(run_onto(args, full, path("err")));
+  std::signal(SIGXFSZ, old_handler);
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &before), 0);
   ::close(full);
+  for (std::size_t i = 0; i < commands.size(); ++i) {
+    SCOPED_TRACE(::testing::PrintToString(commands[i]));
+    expect_one_error_line(results[i], {"cannot write standard output", "File too large"});
+  }
 }
 
 // A reader that quits (`hcube ... | head -c 1`, a FIFO's reader) makes hcube
@@ -695,9 +709,10 @@ TEST_F(CliReliability, AReaderThatQuitsIsAnErrorNotASilentDeath) {
     if (::poll(&p, 1, 10000) > 0 && ::read(reader, &byte, 1) < 0) ADD_FAILURE() << std::strerror(errno);
     ::close(reader);
   });
-  const int devnull = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
-  const Result r = run_onto({"aapc", "-d", "8", "--backend", "cpu", "-o", fifo.string()}, devnull, path("err"));
-  ::close(devnull);
+  const int sink = ::open(path("stdout").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  ASSERT_GE(sink, 0) << std::strerror(errno);
+  const Result r = run_onto({"aapc", "-d", "8", "--backend", "cpu", "-o", fifo.string()}, sink, path("err"));
+  ::close(sink);
   quitter.join();
   expect_one_error_line(r, {fifo.string(), "Broken pipe"});
   EXPECT_TRUE(fs::is_fifo(fifo));
