@@ -18,6 +18,7 @@
 #include "backend_test.hpp"
 #include "hcube/core/error.hpp"
 #include "hcube/emulator/verified_run.hpp"
+#include "hcube/plans.hpp"
 #include "hcube/host/aapc.hpp"
 #include "hcube/host/aapc_build.hpp"
 #include "hcube/host/aapc_permutation.hpp"
@@ -173,16 +174,15 @@ TEST_P(Labels, ShareOfALargerCube) {
 // copy-out), and names the first wrong word as the host check does.
 TEST_P(Labels, VerifiedRunsCheckOnTheBackend) {
   for (const AapcPermutation p : {AapcPermutation::transpose, AapcPermutation::gray}) {
-    AapcOptions o;
-    o.algorithm = AapcAlgorithm::alg4;
-    o.d = 4;
-    o.m = 5;
-    const Schedule s = make_aapc_schedule(o);
-    const PermutationPlan plan = plan_aapc_permutation(p, s.geometry(), 4);
-    Job job{s, check_schedule(s), plan.f, plan.g, plan.destination, to_string(p), plan.formula, {}, {}, 0, {},
-            plan.destination_form};
+    AapcPlan::Options o;
+    o.schedule.method = AapcMethod::alg4;
+    o.schedule.d = 4;
+    o.schedule.m = 5;
+    o.permutation = p;
+    o.target = {ElementType::c64, choice()};
+    AapcPlan plan(o);
     Session session = open_session(MachineOptions{4, 5, ElementType::c64, choice(), -1});
-    run_job(session, job);
+    execute_verified(session, plan);
     const Counters& k = session.machine->counters();
     EXPECT_EQ(k.phase_seconds("copy-out"), 0.0);
     bool verified = false;

@@ -484,9 +484,11 @@ TEST(TypedPlans, BadExtentsAxesAndBuffersAreRefusedInApiTerms) {
 // composed from the steps' own destination maps and, at the end, the formula.
 TEST(VerifiedRun, TraceHandsEveryStepToTheObserver) {
   const unsigned d = 2;
-  const BuiltSchedule b = build_aapc_schedule(AapcRequest{AapcMethod::alg4, d, std::nullopt, std::nullopt, 1, false, LineDrawing::diagonal, false});
-  const PermutationPlan p = plan_aapc_permutation(AapcPermutation::transpose, b.schedule.geometry(), d);
-  const Job job{b.schedule, b.stats, p.f, p.g, p.destination, "transpose", p.formula, {}, {}, 0, {}};
+  AapcPlan::Options o;
+  o.schedule.d = d;
+  o.target = {ElementType::u32, BackendChoice::cpu};
+  AapcPlan plan(o);
+  const ScheduleStats& stats = plan.stats();
   Session s = open_session(MachineOptions{d, d, ElementType::u32, BackendChoice::cpu, -1});
   std::vector<std::string> names;
   std::size_t cycles_seen = 0;
@@ -504,9 +506,9 @@ TEST(VerifiedRun, TraceHandsEveryStepToTheObserver) {
       ASSERT_EQ(label, g) << t.name;
     }
   };
-  run_job(s, job, RunOptions{true, observe, {}});
-  EXPECT_EQ(cycles_seen, b.stats.cycles);
-  ASSERT_EQ(names.size(), b.stats.cycles + 2);
+  execute_verified(s, plan, RunOptions{true, observe, {}});
+  EXPECT_EQ(cycles_seen, stats.cycles);
+  ASSERT_EQ(names.size(), stats.cycles + 2);
   EXPECT_EQ(names.front(), "pre-alignment");
   EXPECT_EQ(names.back(), "post-alignment");
   for (std::uint64_t g = 0; g < where.size(); ++g) {

@@ -3,7 +3,7 @@
 
 #include "commands.hpp"
 #include "common.hpp"
-#include "ranks.hpp"
+#include "hcube/app/ranks.hpp"
 
 namespace hcube::cli {
 

@@ -21,8 +21,9 @@
 
 #include "commands.hpp"
 #include "common.hpp"
-#include "distributed.hpp"
-#include "ranks.hpp"
+#include "hcube/app/distributed.hpp"
+#include "hcube/app/plot.hpp"
+#include "hcube/app/ranks.hpp"
 #include "hcube/emulator/machine.hpp"
 #include "hcube/emulator/measure.hpp"
 #include "hcube/emulator/wisdom.hpp"
@@ -63,76 +64,6 @@ ElementType bench_type(const MachineFlags& f, ElementType otherwise = ElementTyp
 }
 
 }  // namespace
-
-nlohmann::json bench_json(const BenchResult& r) {
-  const auto q = static_cast<unsigned>(r.request.log2_words);
-  const ElementType type = r.request.type;
-  const double spec = r.spec_bytes_per_second, throughput = r.throughput();
-  nlohmann::json j = {{"command", "bench"},
-                              {"op", to_string(r.request.op)},
-                              {"words", bit(q)},
-                              {"type", info(type).name},
-                              {"n", r.n},
-                              {"m", r.m},
-                              {"bytes_moved", r.bytes_moved},
-                              {"seconds", r.time.seconds},
-                              {"memcpy_seconds", r.time.roofline_seconds},
-                              {"throughput_bytes_per_second", throughput},
-                              {"memcpy_bytes_per_second", r.roofline()},
-                              {"ratio_to_memcpy", r.ratio()},
-                              {"ratio_to_memcpy_runs", r.run_ratios()},
-                              {"repeat", r.request.repeat},
-                              {"backend", r.backend},
-                              {"device", r.device},
-                              {"version", version()},
-                              {"roofline", r.gpu ? "copy kernel" : "memcpy"},
-                              {"spec_bytes_per_second", spec > 0 ? nlohmann::json(spec) : nlohmann::json(nullptr)},
-                              {"ratio_to_spec", spec > 0 ? nlohmann::json(throughput / spec) : nlohmann::json(nullptr)},
-                              {"check_seconds", r.check_seconds},
-                              {"what", r.what}};
-  if (r.request.op == BenchOp::redistribute)
-    for (const auto& [name, v] : {std::pair{"P", r.request.P}, {"Q", r.request.Q}, {"K", r.request.K}, {"x", r.request.x}})
-      j[name] = v;
-  if (r.request.op == BenchOp::aapc) j["algorithm"] = r.request.algorithm;
-  j["launch"] = to_string(r.request.launch);
-  if (r.cycles > 0) {
-    j["cycles"] = r.cycles;
-    j["seconds_per_cycle"] = r.time.seconds / static_cast<double>(r.cycles);
-  }
-  const LaunchStats& ls = r.launch_stats;
-  j["launch_stats"] = {{"graphs_instantiated", ls.graphs_instantiated},
-                       {"graphs_updated", ls.graphs_updated},
-                       {"graphs_replayed", ls.graphs_replayed},
-                       {"persistent_launches", ls.persistent_launches}};
-  if (r.direct_time) {
-    j["direct_seconds"] = r.direct_time->seconds;
-    j["direct_bytes_moved"] = r.direct_bytes_moved;
-    j["direct_ratio_to_memcpy"] =
-        ratio_to_memcpy(r.direct_bytes_moved, r.direct_time->seconds, r.data_bytes, r.direct_time->roofline_seconds);
-    j["ratio_to_direct"] = *r.ratio_to_direct();
-  }
-  if (r.fftw_time) {
-    j["points_log2"] = r.request.log2_words;
-    j["nodes_log2"] = r.n;
-    j["fftw_plan"] = r.request.fftw_plan;
-    j["fftw_threads"] = r.fftw_threads;
-    j["fftw_seconds"] = r.fftw_time->roofline_seconds;
-    j["ratio_to_fftw"] = *r.ratio_to_fftw();
-    j["max_relative_error"] = r.fft_error;
-  }
-  if (!r.gpu && (r.request.op == BenchOp::fused_transpose || r.request.op == BenchOp::fused_bit_reversal ||
-                  r.request.op == BenchOp::fused_permute)) {
-    // The tile the CPU's block-transposing passes use: this host's wisdom, else the default.
-    j["tile_bytes"] = fused_tile_bytes(info(type).bytes);
-    j["wisdom"] = wisdom_json();
-  }
-  if (r.request.op == BenchOp::fused_permute) {
-    j["perm"] = r.request.perm;
-    if (r.request.perm == "random") j["seed"] = r.request.seed;
-    j["to"] = r.to;
-  }
-  return j;
-}
 
 namespace {
 
@@ -234,94 +165,6 @@ struct SweepFlags {
   bool json = false;
 };
 
-bool have_gnuplot() { return std::system("command -v gnuplot >/dev/null 2>&1") == 0; }
-
-// The plot's terminal from the file's extension; refuses before anything runs.
-std::string plot_terminal(const std::string& path) {
-  const std::string ext = std::filesystem::path(path).extension().string();
-  if (ext == ".svg") return "svg size 960,720 dynamic background rgb 'white'";
-  if (ext == ".png") return "png size 960,720";
-  throw Error(fmt::format("--plot {}: the file must end in .svg or .png", path));
-}
-
-void check_plot_target(const std::string& path) {
-  plot_terminal(path);
-  if (!have_gnuplot())
-    throw Error("--plot draws with gnuplot, which is not installed: apt-get install gnuplot-nox (or drop --plot and "
-                "plot the --csv file yourself)");
-}
-
-// A private directory for gnuplot's files: $TMPDIR when it is usable, else /tmp.
-std::string make_scratch_dir() {
-  for (const char* base : {static_cast<const char*>(std::getenv("TMPDIR")), "/tmp"}) {
-    if (base == nullptr || *base == '\0') continue;
-    // The script quotes these paths: a base with a quote in it is not used.
-    if (std::string(base).find_first_of("'\"\\\n") != std::string::npos) continue;
-    std::string dir = std::string(base) + "/hcube-sweep-XXXXXX";
-    if (::mkdtemp(dir.data()) != nullptr) return dir;
-  }
-  throw Error(fmt::format("--plot needs a temporary directory for gnuplot: neither $TMPDIR ({}) nor /tmp is writable",
-                          std::getenv("TMPDIR") != nullptr ? std::getenv("TMPDIR") : "unset"));
-}
-
-void write_text_file(const std::string& path, const std::string& text) { write_text_atomically(path, text, path); }
-
-std::string read_text_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
-// The ratio to memcpy (so that no algorithm is squashed under the memcpy
-// line) and the cycles against d, one line per algorithm: one gnuplot data
-// block ("d cycles ratio") each. gnuplot draws into a file of our own temporary
-// directory, copied to `path` afterwards: the user's path never enters the script.
-void plot_sweep(const std::string& path, const SweepResult& sweep) {
-  const std::vector<std::string>& algorithms = sweep.request.algorithms;
-  const std::filesystem::path dir = make_scratch_dir();
-  const std::string ext = std::filesystem::path(path).extension().string();
-  const std::string data = (dir / "sweep.dat").string(), script = (dir / "sweep.gp").string(),
-                    drawn = (dir / ("plot" + ext)).string();
-  std::string blocks, ratio, cycles;
-  for (std::size_t i = 0; i < algorithms.size(); ++i) {
-    const std::string& a = algorithms[i];
-    for (const SweepRow& r : sweep.rows)
-      if (r.algorithm == a) blocks += fmt::format("{} {} {:.6f}\n", r.d, r.cycles, 100 * r.ratio());
-    blocks += "\n\n";
-    const std::string title = a.rfind("edelman", 0) == 0 ? "Edelman" + a.substr(7) : "Algorithm " + a;
-    ratio += fmt::format("{}'{}' index {} using 1:3 with linespoints title '{}'", i == 0 ? "" : ", ", data, i, title);
-    cycles += fmt::format("{}'{}' index {} using 1:2 with linespoints title '{}'", i == 0 ? "" : ", ", data, i, title);
-  }
-  write_text_file(data, blocks);
-  write_text_file(script, fmt::format(R"(set terminal {}
-set output '{}'
-set multiplot layout 2,1 title 'hcube sweep: AAPC of 2^{{2d}} words, n = m = d ({} backend, {}, repeat {})'
-set xlabel 'd'
-set grid
-set key left bottom
-set ylabel '% of memcpy (read + written)'
-set yrange [0:*]
-plot {}
-set ylabel 'routing cycles'
-set autoscale y
-set logscale y 2
-plot {}
-unset multiplot
-)",
-                                      plot_terminal(path), drawn, sweep.backend, info(sweep.request.type).name,
-                                      sweep.request.repeat, ratio, cycles));
-  const std::string errors = (dir / "gnuplot.err").string();
-  const int rc = std::system(fmt::format("gnuplot '{}' 2>'{}'", script, errors).c_str());
-  const std::string message = read_text_file(errors), picture = read_text_file(drawn);
-  std::error_code ignored;
-  std::filesystem::remove_all(dir, ignored);
-  if (rc != 0 || picture.empty()) {
-    std::string line = message;
-    std::replace(line.begin(), line.end(), '\n', ' ');
-    throw Error(fmt::format("gnuplot could not draw {}: {}", path, line));
-  }
-  write_text_atomically(path, picture, "--plot " + path);
-}
-
 std::vector<std::string> sweep_algorithms(const SweepFlags& f) {
   std::vector<std::string> algorithms;
   for (std::size_t start = 0; start <= f.algorithms.size();) {
@@ -372,7 +215,7 @@ void add_sweep_command(CLI::App& app) {
     if (f->csv == "-") {
       std::cout << csv;
     } else if (!f->csv.empty()) {
-      write_text_file(f->csv, csv);
+      write_text_atomically(f->csv, csv, f->csv);
     }
     if (!f->plot.empty()) plot_sweep(f->plot, sweep);
     if (f->json) {

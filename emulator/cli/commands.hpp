@@ -2,14 +2,12 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
-#include <functional>
-#include <nlohmann/json.hpp>
+
+#include "hcube/app/run.hpp"
 
 namespace hcube::cli {
 
-// Where a command's JSON result goes instead of standard output: hcube
-// animate takes the run as data this way.
-using ResultSink = std::function<void(const nlohmann::json&)>;
+using app::ResultSink;
 
 void add_info(CLI::App& app);
 void add_demo(CLI::App& app);
@@ -29,10 +27,6 @@ void add_tune(CLI::App& app);
 void add_redistribute(CLI::App& app, const ResultSink& sink = {});
 void add_scatter(CLI::App& app, const ResultSink& sink = {});
 void add_animate(CLI::App& app);
-
-// The wisdom this process's plans read (hcube info, hcube bench): its file, whether it is
-// used, and its values or why not.
-nlohmann::json wisdom_json();
 
 // Every subcommand above, in the order `hcube --help` lists them; with a sink,
 // the commands hcube animate draws hand it their JSON result.

@@ -31,7 +31,7 @@ void add_demo(CLI::App& app) {
     if (geo.n < 1 || geo.n > 6 || geo.m < geo.n || geo.m > 8)
       throw Error(fmt::format("demo prints every word: allowed 1 <= d <= 6 and d <= m <= 8, got d = {}, m = {}", geo.n,
                               geo.m));
-    Session s = open_session(mf, io);
+    RunSession s = open_run_session(mf, io);
     if (!io.json)
       fmt::print(
           "A {}-cube of {} nodes, {} words each. Word (node j, address i) starts with the label j*{} + i.\n"
@@ -46,7 +46,7 @@ void add_demo(CLI::App& app) {
     if (!io.json)
       fmt::print("Routing cycle (one kernel launch): node j swaps word k with node j xor 2^k, for k = 0..{}.\n",
                  geo.n - 1);
-    run_step(s, io, "routing cycle", cycle_destination(geo, cycle),
+    run_traced_step(s, io, "routing cycle", cycle_destination(geo, cycle),
              [&](Machine& mach) { mach.run_cycle(cycle); });
 
     // The pre-alignment of the AAPC (Johnsson-Ho sec. 2): (j|i) -> (j|i xor j),
@@ -56,7 +56,7 @@ void add_demo(CLI::App& app) {
     const AffineMap align = AffineMap::xor_align(geo, dims, dims);
     if (!io.json)
       fmt::print("Alignment (one kernel launch): node j moves its word i to address i xor j.\n");
-    run_step(s, io, "alignment", alignment_destination(align),
+    run_traced_step(s, io, "alignment", alignment_destination(align),
              [&](Machine& mach) { mach.align(align); });
 
     const Machine& mach = *s.machine;

@@ -15,8 +15,9 @@
 
 #include "commands.hpp"
 #include "common.hpp"
-#include "distributed.hpp"
-#include "ranks.hpp"
+#include "hcube/app/distributed.hpp"
+#include "hcube/app/fft_points.hpp"
+#include "hcube/app/ranks.hpp"
 #include "hcube/emulator/fft.hpp"
 #include "hcube/emulator/npy.hpp"
 #include "hcube/core/error.hpp"
@@ -42,100 +43,6 @@ struct FftFlags {
   bool json = false;
   bool plan = false;
 };
-
-// Element type and points: --input's (checked) or seeded random ones in [-1, 1)^2.
-struct Points {
-  ElementType type = ElementType::c128;
-  std::vector<std::complex<double>> x;
-};
-
-// The element type of the run: --type, which --input's dtype must match, and
-// --input's header checked against 2^P points before any of its body is read.
-ElementType points_type(const FftFlags& f, unsigned P, const NpyInput* input) {
-  std::optional<ElementType> asked;
-  if (!f.type.empty()) {
-    asked = parse_element_type(f.type);
-    if (*asked != ElementType::c64 && *asked != ElementType::c128)
-      throw Error(fmt::format("--type {} out of range: hcube fft runs on complex64 or complex128", info(*asked).name));
-  }
-  if (input == nullptr) return asked.value_or(ElementType::c128);
-  const std::uint64_t N = std::uint64_t{1} << P;
-  const ElementType type = input->type();
-  const std::vector<std::uint64_t>& shape = input->shape();
-  if (type != ElementType::c64 && type != ElementType::c128)
-    throw Error(fmt::format("{} holds {} ({}): hcube fft needs complex64 (<c8) or complex128 (<c16) points", f.input,
-                            info(type).name, info(type).npy_descr));
-  if (asked && *asked != type)
-    throw Error(fmt::format("{} holds {} but --type asks for {}: drop --type or convert the file", f.input,
-                            info(type).name, info(*asked).name));
-  if (shape.size() != 1) {
-    std::string text;
-    for (std::uint64_t d : shape) text += (text.empty() ? "" : ", ") + std::to_string(d);
-    throw Error(fmt::format("{} has shape ({}): hcube fft reads a flat array of 2^{} = {} points in index order",
-                            f.input, text, P, N));
-  }
-  const std::uint64_t count = shape[0];
-  if (count == 0 || (count & (count - 1)) != 0)
-    throw Error(fmt::format("{} holds {} points: not a power of two; --points-log2 {} needs 2^{} = {}", f.input, count,
-                            P, P, N));
-  if (count != N)
-    throw Error(fmt::format("{} holds {} = 2^{} points: --points-log2 {} needs 2^{} = {}", f.input, count,
-                            __builtin_ctzll(count), P, P, N));
-  return type;
-}
-
-// Appends `count` points of `type` from `bytes` to x, widened to complex<double>.
-void append_points(std::vector<std::complex<double>>& x, ElementType type, const unsigned char* bytes,
-                   std::uint64_t count) {
-  const std::size_t at = x.size();
-  x.resize(at + count);
-  if (type == ElementType::c128) {
-    std::memcpy(&x[at], bytes, count * 16);  // std::complex<double> is the <c16 layout
-    return;
-  }
-  for (std::uint64_t k = 0; k < count; ++k) {
-    std::complex<float> v;
-    std::memcpy(&v, bytes + k * 8, 8);
-    x[at + k] = {v.real(), v.imag()};
-  }
-}
-
-// The points: seeded random ones, a regular file's (read again for the check),
-// or a stream's, read once as they arrive (the vector grows with them).
-Points read_points(const FftFlags& f, unsigned P, ElementType type, const NpyFile* file, NpyInput* stream) {
-  Points p;
-  p.type = type;
-  const std::uint64_t N = std::uint64_t{1} << P;
-  if (file == nullptr && stream == nullptr) {
-    std::mt19937_64 rng(f.seed);
-    const auto unit = [&] { return static_cast<double>(rng() >> 11) * 0x1p-52 - 1.0; };
-    p.x.resize(N);
-    for (auto& v : p.x) {
-      const double re = unit(), im = unit();
-      v = p.type == ElementType::c64 ? std::complex<double>(static_cast<float>(re), static_cast<float>(im))
-                                     : std::complex<double>(re, im);
-    }
-    return p;
-  }
-  const std::size_t wb = info(type).bytes;
-  if (stream != nullptr) {
-    stream->read_body([&](std::uint64_t, const unsigned char* bytes, std::size_t count) {
-      if (p.x.capacity() - p.x.size() < count / wb)
-        p.x.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(N, 2 * p.x.size() + count / wb)));
-      append_points(p.x, type, bytes, count / wb);
-    });
-    return p;
-  }
-  p.x.reserve(N);
-  constexpr std::uint64_t kChunk = std::uint64_t{1} << 16;
-  std::vector<unsigned char> chunk(static_cast<std::size_t>(std::min(N, kChunk) * wb));
-  for (std::uint64_t i = 0; i < N; i += kChunk) {
-    const std::uint64_t n_points = std::min(kChunk, N - i);
-    file->read(i * wb, chunk.data(), n_points * wb);
-    append_points(p.x, type, chunk.data(), n_points);
-  }
-  return p;
-}
 
 }  // namespace
 
@@ -234,7 +141,7 @@ void add_fft(CLI::App& app) {
       };
     };
     const std::shared_ptr<NpyInput> input = open_input(f->input);
-    const ElementType type = points_type(*f, P, input.get());
+    const ElementType type = points_type(f->type, f->input, P, input.get());
     const std::shared_ptr<const NpyFile> file = input ? input->file() : nullptr;
     // A stream cannot be read again for the check: its points stay beside the machine.
     NpyInput* stream = input && !file ? input.get() : nullptr;
@@ -250,10 +157,10 @@ void add_fft(CLI::App& app) {
         throw Error(fmt::format("--input {}: under mpirun every rank reads the points, so it must be a regular file "
                                 "(not a pipe or FIFO)",
                                 f->input));
-      Points pts = read_points(*f, P, type, file.get(), nullptr);
+      FftPoints pts = read_points(f->seed, P, type, file.get(), nullptr);
       job.type = pts.type;
       job.x = std::move(pts.x);
-      job.points = [&] { return read_points(*f, P, type, file.get(), nullptr).x; };
+      job.points = [&] { return read_points(f->seed, P, type, file.get(), nullptr).x; };
       job.io.json = f->json;
       job.io.output = f->output;
       job.fields = [&](const FftReport& rep, const FftCheck& check, const Backend& backend, unsigned tile_dims,
@@ -287,7 +194,7 @@ void add_fft(CLI::App& app) {
       check_machine_fits(geo, type, *backend);
       check_run_fits(fmt::format("hcube fft -P {} -n {}", P, n), geo, type, *backend, parts);
     }
-    Points pts = read_points(*f, P, type, file.get(), stream);
+    FftPoints pts = read_points(f->seed, P, type, file.get(), stream);
 
     Machine mach(MachineOptions{n, m, pts.type, choice, tile, launch});
     std::string note;
@@ -302,7 +209,7 @@ void add_fft(CLI::App& app) {
     if (stream == nullptr) std::vector<std::complex<double>>().swap(pts.x);  // frees it (= {} would keep its capacity)
     const FftReport rep = distributed_fft(mach, options);
     mach.release_scratch();
-    if (stream == nullptr) pts = read_points(*f, P, type, file.get(), nullptr);
+    if (stream == nullptr) pts = read_points(f->seed, P, type, file.get(), nullptr);
     // Now FFTW's transform, compared in place; afterwards the machine's result in index order.
     const FftCheck check = verify_fft_in_place(mach, pts.x, options);
     const double err = check.error, tol = check.tolerance;

@@ -6,7 +6,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "hcube/emulator/units.hpp"
-#include "ranks.hpp"
+#include "hcube/app/ranks.hpp"
 
 namespace hcube::cli {
 

@@ -18,7 +18,7 @@
 #include "hcube/core/error.hpp"
 #include "hcube/host/output_file.hpp"
 #include "hcube/host/parse.hpp"
-#include "ranks.hpp"
+#include "hcube/app/ranks.hpp"
 
 namespace {
 

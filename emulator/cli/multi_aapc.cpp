@@ -12,8 +12,8 @@
 
 #include "commands.hpp"
 #include "common.hpp"
-#include "distributed.hpp"
-#include "ranks.hpp"
+#include "hcube/app/distributed.hpp"
+#include "hcube/app/ranks.hpp"
 #include "hcube/host/aapc.hpp"
 #include "hcube/host/aapc_sequence.hpp"
 #include "hcube/host/concurrent_aapc.hpp"
@@ -118,46 +118,14 @@ void add_multi_aapc(CLI::App& app, const ResultSink& sink) {
     const AapcSequenceOptions& o = p.options;
     const unsigned s_axes = o.axes, d = o.d;
     check_trace_size(io, p.n, p.m);
-    Schedule sch = make_multi_aapc_schedule(p);
-    ScheduleStats stats = check_schedule(sch);
-    if (!f->save.empty() && prints_results()) save_schedule(f->save, sch);  // under mpirun, rank 0 writes it
-    const Geometry geo = sch.geometry();
-
-    const AffineMap id(geo);
-    std::string sum = "a_1";
-    for (unsigned u = 2; u <= s_axes; ++u) sum += fmt::format(" xor a_{}", u);
+    std::shared_ptr<NpyInput> input;
+    // The plan builds the schedule and its reference, and checks the schedule, once.
+    MultiAapcPlan plan({request, PlanTarget{plan_type(f->machine, io, input), parse_backend_choice(f->machine.backend)}},
+                       p);
+    const Job& job = *plan.job();
+    if (!f->save.empty() && prints_results()) save_schedule(f->save, job.schedule);  // under mpirun, rank 0 writes it
     const std::vector<unsigned>& order = p.order;
-    const std::string start = shuffle_state(order, 0), axes = start.substr(0, start.find('|') + 1);
-    const AddressMap dest = multi_aapc_destination(p);
-    Job job{std::move(sch), std::move(stats), id, id, dest, "generalized-shuffle",
-            shuffle_state(order, 0) + " -> " + shuffle_state(order, s_axes),
-            // Lemma 1: x = a_0 xor a_1 xor ... xor a_s, the paper's "mod 2 add".
-            fmt::format("{}a_0) -> {}a_0 xor {}): the mod 2 add, one for all {} AAPC{} (Lemma 1)", axes, axes, sum,
-                        s_axes, s_axes == 1 ? "" : "s"),
-            "(..|x) -> (..|x xor the node's axes): the mod 2 add again (Lemma 1)", 0, {},
-            // The shuffle moves bit fields: affine, read off at 0 and the single bits.
-            AffineAddressMap::of(dest, geo.address_bits())};
-    if (p.kind == MultiAapcKind::unequal) {
-      job.formula += fmt::format(", axis orders {} (axis u swaps with the low d_u memory bits)", join_uints(p.dims, ","));
-      job.pre_text = "memory bit b ^= bit b of every axis of order > b: the mod 2 add for axes of unequal order";
-      job.post_text = "the same mod 2 add";
-    } else if (p.kind == MultiAapcKind::concurrent) {
-      job.pre_text = fmt::format(
-          "(..|v,i) -> (..|q,p), q = v xor {} (stored so that q and ~q share a row), p = i xor {}: Lemma 1 on both "
-          "memory axes",
-          sum, sum);
-      job.post_text = "(..|q,p) -> (..|v,i): i = p xor the node's axes, v = q xor p xor a_1";
-    }
-    if (f->sequential && p.kind == MultiAapcKind::sequence) {
-      job.aapc_cycles = job.schedule.cycles() / s_axes;
-      for (unsigned t = 0; t < s_axes; ++t)
-        job.aapc_notes.push_back(fmt::format("axis {} exchanged with the memory axis, {} (addresses still aligned)",
-                                             order[t], shuffle_state(order, t + 1)));
-    }
 
-    MachineFlags mf = f->machine;
-    mf.n = p.n;
-    mf.m = p.m;
     const std::uint64_t cycles = job.stats.cycles;
 
     const std::string note = multi_aapc_note(p, cycles);
@@ -167,7 +135,7 @@ void add_multi_aapc(CLI::App& app, const ResultSink& sink) {
     const auto rotated_sets = static_cast<std::uint64_t>(std::count_if(
         p.design.plan.rows.begin(), p.design.plan.rows.end(), [](const PlanRow& r) { return r.rotated; }));
     // The run's fields and summary from its counters, on one process or across ranks.
-    const auto fields = [&](const Counters& counters, double seconds) {
+    const PlanFields fields = [&](const Job&, const Counters& counters, double seconds) {
       nlohmann::json j = job_json("multi-aapc", job, counters, seconds);
       j["algorithm"] = p.algorithm;
       j["axes"] = s_axes;
@@ -190,7 +158,7 @@ void add_multi_aapc(CLI::App& app, const ResultSink& sink) {
       }
       return j;
     };
-    const auto summary_of = [&](const Counters& counters, double seconds) {
+    const PlanSummary summary_of = [&](const Job&, const Counters& counters, double seconds) {
       const std::uint64_t aligns = counters.alignments;
       std::string summary = fmt::format(
           "multi-aapc: s = {} AAPC{} of d = {}, Algorithm {}{}, {}, axis order {}, on n = {}, m = {} (K = {})\n{}: {}\n",
@@ -219,16 +187,7 @@ void add_multi_aapc(CLI::App& app, const ResultSink& sink) {
           seconds);
       return summary;
     };
-    if (distributed()) {
-      run_job_across_ranks(mf, io, job, fields, summary_of);
-      return;
-    }
-    const std::shared_ptr<NpyInput> input = open_input(io.input);
-    check_job_fits("hcube multi-aapc", mf, input.get(), job, io.trace);
-    Session s = open_session(mf, io, input, io.trace);
-    const double seconds = run_job(s, io, job);
-    const Counters counters = s.machine->counters();
-    finish_run(s, io, fields(counters, seconds), summary_of(counters, seconds));
+    run_plan("hcube multi-aapc", f->machine, io, input, plan, fields, summary_of);
   });
 }
 

@@ -14,8 +14,8 @@
 
 #include "commands.hpp"
 #include "common.hpp"
-#include "distributed.hpp"
-#include "ranks.hpp"
+#include "hcube/app/distributed.hpp"
+#include "hcube/app/ranks.hpp"
 #include "hcube/emulator/sdp_run.hpp"
 #include "hcube/host/dimension_permutation.hpp"
 #include "hcube/core/error.hpp"
@@ -129,35 +129,6 @@ std::string memory_text(const SdpProblem& r, const SdpPlan& plan) {
   return times == 1 ? "K" : fmt::format("{}K", times);
 }
 
-Job job_for(const SdpProblem& r, const SdpPlan& plan) {
-  const Geometry geo{r.perm.n, r.perm.m};
-  ScheduleStats stats = check_schedule(plan.schedule);
-  const DimensionPermutation perm = r.perm;
-  const AffineMap id(geo);
-  return Job{plan.schedule, std::move(stats), id,
-             runs_as_schedule(plan) ? AffineMap::permute_bits(geo, plan.local_after) : id,
-             [perm](std::uint64_t g) { return perm.apply(g); }, "dimension-permutation",
-             fmt::format("source address bit i to bit p_i: {}", perm_text(perm)), {}, {}, 0, {},
-             AffineAddressMap::permute_bits(perm.to)};
-}
-
-// A plan on a machine of its own geometry (A1', the extended cube) is not traced.
-void check_traceable(const IoFlags& io, const SdpPlan& plan) {
-  if (io.trace && !runs_as_schedule(plan))
-    throw Error(fmt::format("--trace is not available for {}: it runs on a machine of its own geometry (n = {}, m = "
-                            "{}); save the schedule instead",
-                            plan.algorithm, plan.schedule.n, plan.schedule.m));
-}
-
-// Runs and verifies the plan; the seconds.
-double run_plan(Session& s, const IoFlags& io, const Job& job, const SdpPlan& plan) {
-  if (runs_as_schedule(plan)) return run_job(s, io, job);
-  check_traceable(io, plan);
-  return run_verified(s, io, job, [&](const Machine::Progress& progress) {
-    return run_sdp_plan(*s.machine, plan, progress).seconds;
-  });
-}
-
 }  // namespace
 
 void add_permute(CLI::App& app, const ResultSink& sink) {
@@ -190,11 +161,20 @@ void add_permute(CLI::App& app, const ResultSink& sink) {
     const SdpAlgorithm algorithm = parse_sdp_algorithm(f->algorithm);
     check_trace_size(io, r.perm.n, r.perm.m);
     check_machine_size(data_flags(r, f->machine));  // before planning, whose work grows with the machine
-    if (f->fused) {
-      if (algorithm != SdpAlgorithm::automatic) throw Error("--fused runs no routing algorithm: drop --algorithm");
-      const DimensionPermutation perm = r.perm;
-      const AddressMap destination = [perm](std::uint64_t g) { return perm.apply(g); };
-      const auto fields = [&](const Counters& counters, double seconds) {
+    PermutePlan::Options options;
+    options.algorithm = algorithm;
+    options.fused = f->fused;
+    options.cost = r.cost;
+    options.target = {run_type(data_flags(r, f->machine), input.get()), parse_backend_choice(f->machine.backend)};
+    PermutePlan plan(options, r);  // plans every algorithm and chooses, or the fused pass
+    const SdpCandidate* chosen = plan.chosen();
+    std::string why = algorithm == SdpAlgorithm::automatic ? "lowest modelled time" : "asked for";
+    for (const SdpCandidate& k : plan.candidates())
+      if (k.plan && &k != chosen)
+        why += fmt::format("; {} ({}-port) {:.6g}", to_string(k.algorithm), to_string(k.ports), k.model.time);
+    // The run's fields and summary from its counters, on one process or across ranks.
+    const PlanFields fields = [&](const Job& job, const Counters& counters, double seconds) {
+      if (chosen == nullptr) {
         nlohmann::json j = {{"command", "permute"},
                             {"perm", r.perm.to},
                             {"algorithm", "fused"},
@@ -208,91 +188,67 @@ void add_permute(CLI::App& app, const ResultSink& sink) {
                             {"analysis", analysis_json(r)}};
         add_cost_json(j, f->cost);
         return j;
-      };
-      const auto summary = [&](const Counters& counters, double seconds) {
+      }
+      nlohmann::json j = job_json("permute", job, counters, seconds);
+      j["memory_words"] = memory_words(*chosen->plan);
+      j["perm"] = r.perm.to;
+      j["algorithm"] = to_string(chosen->algorithm);
+      j["ports"] = f->cost.ports;
+      j["schedule_ports"] = to_string(chosen->ports);
+      j["element_transfers"] = chosen->model.element_transfers;
+      j["startups"] = chosen->model.startups;
+      j["lower_bound_cycles"] = lower_bound_cycles(r);
+      j["modelled_time"] = chosen->model.time;
+      j["lower_bound_time"] = r.bound.time();
+      j["reason"] = why;
+      j["analysis"] = analysis_json(r);
+      j["machine_n"] = r.machine_n;  // n of the cube; > n in the extended cube (--subcube-dims)
+      if (chosen->algorithm == SdpAlgorithm::a5) j["gamma"] = chosen->plan->gamma;
+      add_paper_json(j, *chosen);
+      add_cost_json(j, f->cost);
+      return j;
+    };
+    const PlanSummary summary = [&](const Job& job, const Counters& counters, double seconds) {
+      if (chosen == nullptr)
         return fmt::format("permute: {} on n = {}, m = {} (K = {}), fused: every word straight to its destination "
                            "in {}, {:.6f} s",
                            perm_text(r.perm), r.perm.n, r.perm.m, bit(r.perm.m),
                            counters.kernel_launches == 1 ? std::string("one launch")
                                                          : fmt::format("{} launches", counters.kernel_launches),
                            seconds);
-      };
-      if (distributed()) {
-        run_step_across_ranks(data_flags(r, f->machine), io, "fused permutation", destination,
-                              fused_permutation_step(perm.to), fields, summary);
-        return;
-      }
-      check_fits("hcube permute --fused", data_flags(r, f->machine), input.get(),
-                 scratch_copy(true, data_flags(r, f->machine), input.get(), "its scratch copy (the fused pass)"), io.trace);
-      Session s = open_session(data_flags(r, f->machine), io, input, io.trace);
-      begin_trace(s, io);
-      const auto start = std::chrono::steady_clock::now();
-      run_step(s, io, "fused permutation", destination, [&](Machine& m) { m.permute_address_bits(perm.to); });
-      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      const Counters counters = s.machine->counters();
-      finish_run(s, io, fields(counters, seconds), summary(counters, seconds));
-      return;
-    }
-    const std::vector<SdpCandidate> all = sdp_candidates(r);
-    const SdpCandidate& chosen = choose_sdp(all, algorithm, r.cost.ports);
-    std::string why = algorithm == SdpAlgorithm::automatic ? "lowest modelled time" : "asked for";
-    for (const SdpCandidate& k : all)
-      if (k.plan && &k != &chosen)
-        why += fmt::format("; {} ({}-port) {:.6g}", to_string(k.algorithm), to_string(k.ports), k.model.time);
-    const Job job = job_for(r, *chosen.plan);
-    // The run's fields and summary from its counters, on one process or across ranks.
-    const auto fields = [&](const Counters& counters, double seconds) {
-      nlohmann::json j = job_json("permute", job, counters, seconds);
-      j["memory_words"] = memory_words(*chosen.plan);
-      j["perm"] = r.perm.to;
-      j["algorithm"] = to_string(chosen.algorithm);
-      j["ports"] = f->cost.ports;
-      j["schedule_ports"] = to_string(chosen.ports);
-      j["element_transfers"] = chosen.model.element_transfers;
-      j["startups"] = chosen.model.startups;
-      j["lower_bound_cycles"] = lower_bound_cycles(r);
-      j["modelled_time"] = chosen.model.time;
-      j["lower_bound_time"] = r.bound.time();
-      j["reason"] = why;
-      j["analysis"] = analysis_json(r);
-      j["machine_n"] = r.machine_n;  // n of the cube; > n in the extended cube (--subcube-dims)
-      if (chosen.algorithm == SdpAlgorithm::a5) j["gamma"] = chosen.plan->gamma;
-      add_paper_json(j, chosen);
-      add_cost_json(j, f->cost);
-      return j;
-    };
-    const auto summary_of = [&](const Counters&, double seconds) {
       return fmt::format(
           "permute: {} on n = {}, m = {} (K = {}){}, {}-port\ncycles: {}\n{} ({}-port, {}): {} routing cycles, {} element "
           "transfers, {} start-ups; modelled {:.6g} (lower bound {:.6g}, {}), measured {:.6f} s{}",
           perm_text(r.perm), r.perm.n, r.perm.m, bit(r.perm.m), subcube_text(r), f->cost.ports, cycles_text(r.analysis),
-          to_string(chosen.algorithm), to_string(chosen.ports), why, job.stats.cycles, chosen.model.element_transfers, chosen.model.startups,
-          chosen.model.time, r.bound.time(), r.machine_n > r.perm.n ? "Corollary 4" : "Theorem 1", seconds,
-          chosen.paper && !chosen.paper->note.empty() ? "\n" + to_string(chosen.algorithm) + ": " + chosen.paper->note
-                                                      : std::string());
+          to_string(chosen->algorithm), to_string(chosen->ports), why, job.stats.cycles, chosen->model.element_transfers,
+          chosen->model.startups, chosen->model.time, r.bound.time(), r.machine_n > r.perm.n ? "Corollary 4" : "Theorem 1",
+          seconds,
+          chosen->paper && !chosen->paper->note.empty() ? "\n" + to_string(chosen->algorithm) + ": " + chosen->paper->note
+                                                        : std::string());
     };
+    const MachineFlags data = data_flags(r, f->machine);
+    const Job& job = *plan.job();
     if (distributed()) {
-      // A plan that is one schedule runs as aapc's jobs do; A1' and the extended
-      // cube on a machine of their own geometry, spread over the ranks too.
-      check_traceable(io, *chosen.plan);
-      if (runs_as_schedule(*chosen.plan))
-        run_job_across_ranks(data_flags(r, f->machine), io, job, fields, summary_of);
+      const auto fields_of = [&](const Counters& k, double seconds) { return fields(job, k, seconds); };
+      const auto summary_of = [&](const Counters& k, double seconds) { return summary(job, k, seconds); };
+      if (io.trace && !job.untraceable.empty()) throw Error(job.untraceable);
+      // A plan that is one schedule runs as aapc's do; the fused pass as one
+      // step; A1' and the extended cube on a machine of their own geometry, spread over the ranks too.
+      if (chosen == nullptr)
+        run_step_across_ranks(data, io, job.one_step, job.destination, fused_permutation_step(r.perm.to), fields_of,
+                              summary_of);
+      else if (runs_as_schedule(*chosen->plan))
+        run_plan_across_ranks(data, io, plan, fields_of, summary_of);
       else
-        run_sdp_plan_across_ranks(data_flags(r, f->machine), io, *chosen.plan, r.perm, fields, summary_of);
+        run_sdp_plan_across_ranks(data, io, *chosen->plan, r.perm, fields_of, summary_of);
       return;
     }
-    {
-      const MachineFlags data = data_flags(r, f->machine);
-      const std::size_t wb = info(run_type(data, input.get())).bytes;
-      const std::uint64_t bytes = bit(r.perm.n + r.perm.m) * wb;
-      check_fits("hcube permute --algorithm " + to_string(chosen.algorithm), data, input.get(),
-                 {{"what the plan needs beside the data", sdp_scratch_bytes(*chosen.plan, bytes, wb), true}}, io.trace);
-    }
-    Session s = open_session(data_flags(r, f->machine), io, input, io.trace);
-    const double seconds = run_plan(s, io, job, *chosen.plan);
-    const Counters counters = s.machine->counters();
-    finish_run(s, io, fields(counters, seconds), summary_of(counters, seconds), true,
-               r.machine_n > r.perm.n ? std::optional(chosen.plan->schedule.geometry()) : std::nullopt);
+    const std::string what =
+        chosen == nullptr ? "hcube permute --fused" : "hcube permute --algorithm " + to_string(chosen->algorithm);
+    run_plan(what, data, io, input, plan, fields, summary,
+             r.machine_n > r.perm.n && chosen != nullptr ? std::optional(chosen->plan->schedule.geometry())
+                                                         : std::nullopt,
+             chosen == nullptr ? "its scratch copy (the fused pass)" : "what the plan needs beside the data");
   });
 }
 
@@ -321,11 +277,18 @@ void add_compare(CLI::App& app) {
         table += fmt::format("{:<7} {:<5} does not apply: {}\n", name, ports, k.why_not);
         continue;
       }
-      const Job job = job_for(r, *k.plan);
+      // This candidate's plan: its algorithm in the port model it was planned for.
+      PermutePlan::Options options;
+      options.algorithm = k.algorithm;
+      options.cost = r.cost;
+      options.cost.ports = k.ports;
+      options.target = {run_type(data_flags(r, f->machine), nullptr), parse_backend_choice(f->machine.backend)};
+      PermutePlan plan(options, r);
+      const Job& job = *plan.job();
       IoFlags quiet;
       quiet.json = true;  // no progress bar, no prose
-      Session s = open_session(data_flags(r, f->machine), quiet);
-      const double seconds = run_plan(s, quiet, job, *k.plan);
+      RunSession s = open_run_session(data_flags(r, f->machine), quiet);
+      const double seconds = execute_plan(s, quiet, plan);
       nlohmann::json row = {{"algorithm", name},
                       {"ports", ports},
                       {"applies", true},

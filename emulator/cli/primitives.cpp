@@ -7,8 +7,8 @@
 #include "commands.hpp"
 #include "hcube/emulator/measure.hpp"
 #include "common.hpp"
-#include "distributed.hpp"
-#include "ranks.hpp"
+#include "hcube/app/distributed.hpp"
+#include "hcube/app/ranks.hpp"
 #include "hcube/core/error.hpp"
 #include "hcube/host/parse.hpp"
 
@@ -65,10 +65,10 @@ void add_cycle(CLI::App& app) {
       return;
     }
     check_fits("hcube cycle", f->machine, input.get(), {}, f->io.trace);  // the cycles swap in place
-    Session s = open_session(f->machine, f->io, input, f->io.trace);
+    RunSession s = open_run_session(f->machine, f->io, input, f->io.trace);
     begin_trace(s, f->io);
     for (std::size_t c = 0; c < cycles.size(); ++c)
-      run_step(s, f->io, fmt::format("routing cycle {}", c), cycle_destination(geo, cycles[c]),
+      run_traced_step(s, f->io, fmt::format("routing cycle {}", c), cycle_destination(geo, cycles[c]),
                [&](Machine& mach) { mach.run_cycle(cycles[c], rules); });
     finish_run(s, f->io, fields, summary);
   });
@@ -109,12 +109,12 @@ void add_align(CLI::App& app) {
     check_fits("hcube align", f->machine, input.get(),
                scratch_copy(!map.is_involution(), f->machine, input.get(), "its scratch copy (the alignment copies)"),
                f->io.trace);
-    Session s = open_session(f->machine, f->io, input, f->io.trace);
+    RunSession s = open_run_session(f->machine, f->io, input, f->io.trace);
     begin_trace(s, f->io);
     // "seconds" as under mpirun: the step and its check.
     nlohmann::json j = fields;
     j["seconds"] = seconds_of([&] {
-      run_step(s, f->io, "alignment", alignment_destination(map), [&](Machine& mach) { mach.align(map); });
+      run_traced_step(s, f->io, "alignment", alignment_destination(map), [&](Machine& mach) { mach.align(map); });
     });
     finish_run(s, f->io, j, "1 alignment (" + map.describe() + ")");
   });
@@ -163,12 +163,12 @@ void add_route(CLI::App& app) {
     words[0].bytes *= 2;
     words[0].on_backend = false;
     check_fits("hcube route", f->machine, input.get(), words, true);
-    Session s = open_session(f->machine, f->io, input, true);
+    RunSession s = open_run_session(f->machine, f->io, input, true);
     begin_trace(s, f->io);
     RouterStepReport rep;
     const std::size_t wb = s.machine->word_bytes();
     const double seconds = seconds_of([&] {
-      run_step(
+      run_traced_step(
           s, f->io, "router step",
           [&](const std::vector<unsigned char>& in) { return reference_route(in, wb, geo, step); },
           [&](Machine& mach) { rep = mach.route(step, limits); });

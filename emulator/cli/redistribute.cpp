@@ -14,8 +14,8 @@
 
 #include "commands.hpp"
 #include "common.hpp"
-#include "distributed.hpp"
-#include "ranks.hpp"
+#include "hcube/app/distributed.hpp"
+#include "hcube/app/ranks.hpp"
 #include "hcube/emulator/npy.hpp"
 #include "hcube/emulator/redistribute.hpp"
 #include "hcube/core/bits.hpp"

@@ -63,13 +63,21 @@ void scatter_on_cube(const ScatterFlags& f, const ScatterTopology& t, ScatterAlg
   const Geometry geo = plan.schedule.geometry();
   check_trace_size(io, geo.n, geo.m);
   const BaselineCost c = plan.cost;
-  const Job job{std::move(plan.schedule), std::move(plan.stats), std::move(plan.f), std::move(plan.g),
-                std::move(plan.destination), "all-to-all scatter", kDefinition, {}, {}, 0, {}};
+  Job scatter;
+  scatter.schedule = std::move(plan.schedule);
+  scatter.f = std::move(plan.f);
+  scatter.g = std::move(plan.g);
+  scatter.destination = std::move(plan.destination);
+  scatter.permutation = "all-to-all scatter";
+  scatter.formula = kDefinition;
   MachineFlags mf = f.machine;
   mf.n = geo.n;
   mf.m = geo.m;
-  Session s = open_session(mf, io);
-  const double seconds = run_job(s, io, job);
+  std::shared_ptr<NpyInput> input;
+  SchedulePlan run(std::move(scatter), PlanTarget{plan_type(mf, io, input), parse_backend_choice(mf.backend)});
+  const Job& job = *run.job();
+  RunSession s = open_run_session(mf, io, input);
+  const double seconds = execute_plan(s, io, run);
   const Counters& k = s.machine->counters();
   const bool sex = a == ScatterAlgorithm::sex;
   nlohmann::json j = job_json("scatter", job, k, seconds);

@@ -10,22 +10,10 @@
 #include "hcube/emulator/tune.hpp"
 #include "hcube/host/output_file.hpp"
 #include "hcube/emulator/units.hpp"
-#include "ranks.hpp"
+#include "hcube/app/ranks.hpp"
 
 namespace hcube::cli {
 
-nlohmann::json wisdom_json() {
-  const WisdomInUse& u = wisdom_in_use();
-  nlohmann::json j = {{"path", u.path}, {"in_use", u.wisdom.has_value()}};
-  if (u.wisdom) {
-    j["cpu"] = u.wisdom->cpu.model;
-    j["created"] = u.wisdom->created;
-    j["values"] = u.wisdom->values;
-  } else {
-    j["why_not"] = u.why_not;
-  }
-  return j;
-}
 
 void add_tune(CLI::App& app) {
   struct Flags {

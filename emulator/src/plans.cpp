@@ -41,13 +41,15 @@ Counters Plan::execute_device(void* data, std::uint64_t bytes, CudaStream stream
   return run_on(data, bytes, scratch, stream, true);
 }
 
-Counters Plan::execute(Machine& machine) {
+void Plan::set_job(Job job) { job_ = std::make_unique<Job>(std::move(job)); }
+
+Counters Plan::execute(Machine& machine, const Machine::Progress& progress) {
   const Geometry& g = machine.geometry();
   if (g.n != geo_.n || g.m != geo_.m || machine.type() != type_)
     throw Error(fmt::format("plan for n = {}, m = {}, {}: the machine has n = {}, m = {}, {}", geo_.n, geo_.m,
                             info(type_).name, g.n, g.m, info(machine.type()).name));
   const Counters before = machine.counters();
-  run(machine);
+  run(machine, progress);
   Counters done = machine.counters();
   // What this execution did: the machine's counters since `before`.
   Counters diff;
@@ -108,7 +110,7 @@ Counters Plan::run_on(void* data, std::uint64_t bytes, Scratch scratch, CudaStre
     if (!staging_) staging_ = std::make_unique<Machine>(options, make_cuda_backend());
     staging_->reset_counters();
     staging_->load(data, bytes);
-    run(*staging_);
+    run(*staging_, {});
     staging_->read(data, bytes);
     return staging_->counters();
   }
@@ -124,7 +126,7 @@ Counters Plan::run_on(void* data, std::uint64_t bytes, Scratch scratch, CudaStre
   } reset{*backend_};
   Machine machine(options, backend_, data, bytes, scratch_data);
   machine.set_settle_each_step(false);  // the caller sees the buffer only at the end
-  run(machine);
+  run(machine, {});
   machine.settle();
   return machine.counters();
 }
@@ -135,17 +137,27 @@ AapcPlan::AapcPlan(const Options& o) : AapcPlan(o, build_aapc_schedule(o.schedul
 
 AapcPlan::AapcPlan(const Options& o, BuiltSchedule built)
     : Plan(built.schedule.geometry(), o.target),
-      built_(std::move(built)),
-      permutation_(plan_aapc_permutation(o.permutation, built_.schedule.geometry(), built_.schedule.d)) {
-  const Schedule& s = built_.schedule;
+      permutation_(plan_aapc_permutation(o.permutation, built.schedule.geometry(), built.schedule.d)) {
+  Job job;
+  job.schedule = std::move(built.schedule);
+  job.stats = std::move(built.stats);
+  job.f = permutation_.f;
+  job.g = permutation_.g;
+  job.destination = permutation_.destination;
+  job.permutation = to_string(o.permutation);
+  job.formula = permutation_.formula;
+  job.destination_form = permutation_.destination_form;
+  const Schedule& s = job.schedule;
   pre_ = schedule_pre_alignment(s, permutation_.f);
   post_ = schedule_post_alignment(s, permutation_.g);
   set_scratch_bytes(schedule_needs_scratch(s, permutation_.f, permutation_.g) ? data_bytes() : 0);
+  set_job(std::move(job));
 }
 
-void AapcPlan::run(Machine& machine) {
-  const CheckedSchedule checked{built_.schedule, built_.stats, pre_, post_};
-  run_checked_schedule(machine, checked);
+void AapcPlan::run(Machine& machine, const Machine::Progress& progress) {
+  // The schedule was checked once, when it was built: here it only runs.
+  const CheckedSchedule checked{schedule(), stats(), pre_, post_};
+  run_checked_schedule(machine, checked, progress);
 }
 
 // --- PermutePlan -------------------------------------------------------------
@@ -155,17 +167,41 @@ PermutePlan::PermutePlan(const Options& o)
 
 PermutePlan::PermutePlan(const Options& o, SdpProblem problem)
     : Plan(Geometry{problem.perm.n, problem.perm.m}, o.target), problem_(std::move(problem)), fused_(o.fused) {
+  const DimensionPermutation perm = problem_.perm;
+  const Geometry geo = geometry();
+  Job job;
+  job.f = AffineMap(geo);
+  job.g = AffineMap(geo);
+  job.destination = [perm](std::uint64_t g) { return perm.apply(g); };
+  job.permutation = "dimension-permutation";
+  job.formula = fmt::format("source address bit i to bit p_i: {}", perm_text(perm));
+  job.destination_form = AffineAddressMap::permute_bits(perm.to);
   if (fused_) {
     if (o.algorithm != SdpAlgorithm::automatic) throw Error("--fused runs no routing algorithm: drop --algorithm");
     set_scratch_bytes(data_bytes());
+    job.one_step = "fused permutation";
+    set_job(std::move(job));
     return;
   }
   candidates_ = sdp_candidates(problem_);
   chosen_ = &choose_sdp(candidates_, o.algorithm, o.cost.ports);
-  set_scratch_bytes(sdp_scratch_bytes(*chosen_->plan, data_bytes(), info(type()).bytes));
+  const SdpPlan& plan = *chosen_->plan;
+  set_scratch_bytes(sdp_scratch_bytes(plan, data_bytes(), info(type()).bytes));
+  job.schedule = plan.schedule;
+  job.stats = check_schedule(plan.schedule);
+  if (runs_as_schedule(plan)) {
+    job.g = AffineMap::permute_bits(geo, plan.local_after);
+  } else {
+    // A1' and the extended cube run on a machine of their own geometry (run_sdp_plan).
+    job.untraceable = fmt::format(
+        "--trace is not available for {}: it runs on a machine of its own geometry (n = {}, m = {}); save the "
+        "schedule instead",
+        plan.algorithm, plan.schedule.n, plan.schedule.m);
+  }
+  set_job(std::move(job));
 }
 
-void PermutePlan::run(Machine& machine) {
+void PermutePlan::run(Machine& machine, const Machine::Progress& progress) {
   if (fused_) {
     machine.permute_address_bits(problem_.perm.to);
     return;
@@ -173,29 +209,121 @@ void PermutePlan::run(Machine& machine) {
   const SdpPlan& plan = *chosen_->plan;
   if (runs_as_schedule(plan)) {
     const AffineMap id(machine.geometry());
-    run_schedule(machine, plan.schedule, id, AffineMap::permute_bits(machine.geometry(), plan.local_after));
+    run_schedule(machine, plan.schedule, id, AffineMap::permute_bits(machine.geometry(), plan.local_after), progress);
   } else {
-    run_sdp_plan(machine, plan);
+    run_sdp_plan(machine, plan, progress);
   }
 }
 
 // --- MultiAapcPlan -----------------------------------------------------------
 
+namespace {
+
+// The run a sequence of AAPCs makes, with its texts (Johnsson & Ho 1992, sec. 2.3, 4.1, 4.2).
+Job multi_aapc_job(const MultiAapcDesign& p, bool sequential) {
+  const unsigned s_axes = p.options.axes;
+  Job job;
+  job.schedule = make_multi_aapc_schedule(p);
+  job.stats = check_schedule(job.schedule);
+  const Geometry geo = job.schedule.geometry();
+  job.f = AffineMap(geo);
+  job.g = AffineMap(geo);
+  std::string sum = "a_1";
+  for (unsigned u = 2; u <= s_axes; ++u) sum += fmt::format(" xor a_{}", u);
+  const std::vector<unsigned>& order = p.order;
+  const std::string start = shuffle_state(order, 0), axes = start.substr(0, start.find('|') + 1);
+  job.destination = multi_aapc_destination(p);
+  job.permutation = "generalized-shuffle";
+  job.formula = shuffle_state(order, 0) + " -> " + shuffle_state(order, s_axes);
+  // Lemma 1: x = a_0 xor a_1 xor ... xor a_s, the paper's "mod 2 add".
+  job.pre_text = fmt::format("{}a_0) -> {}a_0 xor {}): the mod 2 add, one for all {} AAPC{} (Lemma 1)", axes, axes,
+                             sum, s_axes, s_axes == 1 ? "" : "s");
+  job.post_text = "(..|x) -> (..|x xor the node's axes): the mod 2 add again (Lemma 1)";
+  // The shuffle moves bit fields: affine, read off at 0 and the single bits.
+  job.destination_form = AffineAddressMap::of(job.destination, geo.address_bits());
+  if (p.kind == MultiAapcKind::unequal) {
+    job.formula += fmt::format(", axis orders {} (axis u swaps with the low d_u memory bits)", fmt::join(p.dims, ","));
+    job.pre_text = "memory bit b ^= bit b of every axis of order > b: the mod 2 add for axes of unequal order";
+    job.post_text = "the same mod 2 add";
+  } else if (p.kind == MultiAapcKind::concurrent) {
+    job.pre_text = fmt::format(
+        "(..|v,i) -> (..|q,p), q = v xor {} (stored so that q and ~q share a row), p = i xor {}: Lemma 1 on both "
+        "memory axes",
+        sum, sum);
+    job.post_text = "(..|q,p) -> (..|v,i): i = p xor the node's axes, v = q xor p xor a_1";
+  }
+  if (sequential && p.kind == MultiAapcKind::sequence) {
+    job.aapc_cycles = job.schedule.cycles() / s_axes;
+    for (unsigned t = 0; t < s_axes; ++t)
+      job.aapc_notes.push_back(fmt::format("axis {} exchanged with the memory axis, {} (addresses still aligned)",
+                                           order[t], shuffle_state(order, t + 1)));
+  }
+  return job;
+}
+
+}  // namespace
+
 MultiAapcPlan::MultiAapcPlan(const Options& o) : MultiAapcPlan(o, plan_multi_aapc(o.request)) {}
 
 MultiAapcPlan::MultiAapcPlan(const Options& o, MultiAapcDesign design)
     : Plan(Geometry{design.n, design.m}, o.target), design_(std::move(design)) {
-  Schedule s = make_multi_aapc_schedule(design_);
-  ScheduleStats stats = check_schedule(s);
-  built_ = BuiltSchedule{std::move(s), std::move(stats)};
-  destination_ = multi_aapc_destination(design_);
-  const AffineMap id(geometry());
-  set_scratch_bytes(schedule_needs_scratch(built_.schedule, id, id) ? data_bytes() : 0);
+  Job job = multi_aapc_job(design_, o.request.sequential);
+  set_scratch_bytes(schedule_needs_scratch(job.schedule, job.f, job.g) ? data_bytes() : 0);
+  set_job(std::move(job));
 }
 
-void MultiAapcPlan::run(Machine& machine) {
+void MultiAapcPlan::run(Machine& machine, const Machine::Progress& progress) {
   const AffineMap id(machine.geometry());
-  run_schedule(machine, built_.schedule, id, id);
+  const CheckedSchedule checked{schedule(), stats(), schedule_pre_alignment(schedule(), id),
+                                schedule_post_alignment(schedule(), id)};
+  run_checked_schedule(machine, checked, progress);
+}
+
+// --- SchedulePlan ------------------------------------------------------------
+
+namespace {
+
+Job schedule_file_job(const SchedulePlan::Options& o) {
+  Job job;
+  job.schedule = load_schedule(o.path, &job.stats);  // checked: nothing runs on a bad file
+  const Schedule& sch = job.schedule;
+  if (o.d && *o.d != static_cast<long long>(sch.d))
+    throw Error(fmt::format("schedule file {} is for d = {}, --dims asks for {}", o.path, sch.d, *o.d));
+  const AffineMap id(sch.geometry());
+  job.f = id;
+  job.g = id;
+  // The result is checked against what the header names, written from its
+  // formula; a file that names nothing runs unverified and says so.
+  std::optional<NamedPermutation> named = named_permutation(sch);
+  job.permutation = "as-scheduled";
+  job.formula = "(the file names no permutation: not verified)";
+  if (named) {
+    job.destination = std::move(named->destination);
+    job.permutation = std::move(named->name);
+    job.formula = std::move(named->formula);
+    job.destination_form = std::move(named->destination_form);
+  }
+  return job;
+}
+
+}  // namespace
+
+SchedulePlan::SchedulePlan(const Options& o) : SchedulePlan(schedule_file_job(o), o.target, true) {}
+
+SchedulePlan::SchedulePlan(Job job, const PlanTarget& target) : SchedulePlan(std::move(job), target, false) {}
+
+SchedulePlan::SchedulePlan(Job job, const PlanTarget& target, bool checked) : Plan(job.schedule.geometry(), target) {
+  // A schedule from elsewhere is checked here, once, before it can run (a file is checked as it loads).
+  if (!checked) job.stats = check_schedule(job.schedule);
+  pre_ = schedule_pre_alignment(job.schedule, job.f);
+  post_ = schedule_post_alignment(job.schedule, job.g);
+  set_scratch_bytes(schedule_needs_scratch(job.schedule, job.f, job.g) ? data_bytes() : 0);
+  set_job(std::move(job));
+}
+
+void SchedulePlan::run(Machine& machine, const Machine::Progress& progress) {
+  const CheckedSchedule checked{schedule(), stats(), pre_, post_};
+  run_checked_schedule(machine, checked, progress);
 }
 
 // --- DistributedFftPlan ------------------------------------------------------
@@ -226,7 +354,7 @@ std::uint64_t DistributedFftPlan::result_address(std::uint64_t k) const {
   return fft_result_address(i, geometry().n, geometry().m, options_.order);
 }
 
-void DistributedFftPlan::run(Machine& machine) { report_ = distributed_fft(machine, plan_, options_); }
+void DistributedFftPlan::run(Machine& machine, const Machine::Progress&) { report_ = distributed_fft(machine, plan_, options_); }
 
 // --- RedistributePlan --------------------------------------------------------
 
@@ -278,7 +406,7 @@ RedistributePlan::RedistributePlan(const Options& o, RedistributionPlacement pla
   set_scratch_bytes(0);
 }
 
-void RedistributePlan::run(Machine& machine) { report_ = run_redistribution(machine, placement_, schedule_); }
+void RedistributePlan::run(Machine& machine, const Machine::Progress&) { report_ = run_redistribution(machine, placement_, schedule_); }
 
 RedistributionReport RedistributePlan::execute_traced(Machine& machine, const RedistStepDone& after_step) {
   report_ = run_redistribution(machine, placement_, schedule_, after_step);

@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 
 #include "hcube/emulator/schedule_run.hpp"
 #include "hcube/core/error.hpp"
+#include "hcube/plans.hpp"
 
 namespace hcube {
 
@@ -385,20 +387,34 @@ double run_verified(Session& s, const Job& job, const std::function<double(const
   return seconds;
 }
 
-double run_job(Session& s, const Job& job, const RunOptions& options) {
+double execute_verified(Session& s, Plan& plan, const RunOptions& options) {
+  const Job* job = plan.job();
+  if (job == nullptr) throw Error("this plan checks its own result: it has no job for an observer to follow");
   if (!options.trace)
     return run_verified(
-        s, job,
+        s, *job,
         [&](const Machine::Progress& progress) {
-          return run_schedule(*s.machine, job.schedule, job.f, job.g, progress).seconds;
+          const auto start = std::chrono::steady_clock::now();
+          plan.execute(*s.machine, progress);
+          return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         },
         options.progress);
+  if (!job->untraceable.empty()) throw Error(job->untraceable);
+  if (!job->one_step.empty()) {
+    // One step, verified against the whole run's destination as it is taken.
+    const auto start = std::chrono::steady_clock::now();
+    run_step(s, job->one_step, job->destination, [&](Machine& m) { plan.execute(m); });
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (options.observer)
+      options.observer(s, TraceStep{job->one_step, "after the " + job->one_step, job->destination, nullptr, 0});
+    return seconds;
+  }
   // A traced run advances the reference step by step: the whole result is
   // then checked against the formula from a copy of the start (traces are small).
   std::vector<unsigned char> initial = expected_words(s);
-  const double seconds = run_traced(s, job, options.observer);
+  const double seconds = run_traced(s, *job, options.observer);
   s.expected = std::move(initial);
-  check_result(s, job);
+  check_result(s, *job);
   return seconds;
 }
 

@@ -5,6 +5,7 @@
 // AAPC verified against the transpose, anything else step by step, each step
 // against its own definition.
 #include "fuzz_run.hpp"
+#include "hcube/plans.hpp"
 #include "hcube/host/aapc_build.hpp"
 #include "hcube/host/affine_map.hpp"
 #include "hcube/host/schedule.hpp"
@@ -43,12 +44,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     // Only a plain AAPC is proven by check_schedule to realise what its header
     // names; any other file that breaks its header is a bad file, not a finding.
     const std::optional<NamedPermutation> named = plain_aapc(s) ? named_permutation(s) : std::nullopt;
-    const Job job{s, st, id, id, named ? named->destination : AddressMap{}, "as-scheduled", "", {}, {}, 0, {}};
-    Session session = open_session(small_machine(s.geometry(), size));
+    Job job;
+    job.schedule = s;
+    job.f = id;
+    job.g = id;
+    if (named) job.destination = named->destination;
+    job.permutation = "as-scheduled";
+    const MachineOptions machine = small_machine(s.geometry(), size);
+    SchedulePlan plan(std::move(job), PlanTarget{machine.type, machine.backend});
+    Session session = open_session(machine);
     RunOptions options;
     // Step by step, each step verified, or the whole run at once against what the header names.
     options.trace = !named || size % 2 == 1;
-    run_job(session, job, options);
+    execute_verified(session, plan, options);
   });
   return 0;
 }

@@ -20,6 +20,7 @@
 #include "hcube/emulator/fft.hpp"
 #include "hcube/emulator/machine.hpp"
 #include "hcube/emulator/redistribute.hpp"
+#include "hcube/emulator/verified_run.hpp"
 #include "hcube/host/aapc_build.hpp"
 #include "hcube/host/aapc_permutation.hpp"
 #include "hcube/host/multi_aapc_plan.hpp"
@@ -81,14 +82,21 @@ class Plan {
   // counters' times need it), with no device-wide synchronisation. Throws
   // hcube::Error on another backend.
   Counters execute_device(void* data, std::uint64_t bytes, CudaStream stream, Scratch scratch = {});
-  // On a machine's own storage (any tile layout); its geometry and type must be the plan's.
-  Counters execute(Machine& machine);
+  // On a machine's own storage (any tile layout); its geometry and type must
+  // be the plan's. `progress` is called now and then by plans that route.
+  Counters execute(Machine& machine, const Machine::Progress& progress = {});
+
+  // What an execution does, step by step, and where it sends every word: what
+  // a verified or traced run observes (execute_verified, verified_run.hpp).
+  // Null for a plan that checks its own result (the FFT, a redistribution).
+  const Job* job() const { return job_.get(); }
 
  protected:
   Plan(const Geometry& geo, const PlanTarget& target);
   // The plan's data motion on a machine of its geometry and type.
-  virtual void run(Machine& machine) = 0;
+  virtual void run(Machine& machine, const Machine::Progress& progress) = 0;
   void set_scratch_bytes(std::uint64_t b) { scratch_bytes_ = b; }
+  void set_job(Job job);
   const Backend& backend() const { return *backend_; }
 
  private:
@@ -100,6 +108,7 @@ class Plan {
   std::uint64_t scratch_bytes_ = 0;
   Buffer own_scratch_;                // made on first need when the caller passes none
   std::unique_ptr<Machine> staging_;  // CUDA backend, host data: the device copy, kept
+  std::unique_ptr<Job> job_;          // by pointer: a plan moves without throwing
 };
 
 // One all-to-all personalized communication (Johnsson & Ho 1992): Algorithms
@@ -116,18 +125,17 @@ class AapcPlan : public Plan {
   explicit AapcPlan(const Options& options);
   AapcPlan(const Options& options, BuiltSchedule built);  // a schedule built (and checked) already
 
-  const Schedule& schedule() const { return built_.schedule; }
-  const ScheduleStats& stats() const { return built_.stats; }
-  std::optional<CycleBound> bound() const { return cycle_bound(built_.schedule); }
+  const Schedule& schedule() const { return job()->schedule; }
+  const ScheduleStats& stats() const { return job()->stats; }
+  std::optional<CycleBound> bound() const { return cycle_bound(schedule()); }
   // The code conversions folded into the alignments and where the run sends each word.
   const PermutationPlan& permutation() const { return permutation_; }
   std::uint64_t destination(std::uint64_t g) const { return permutation_.destination(g); }
 
  protected:
-  void run(Machine& machine) override;
+  void run(Machine& machine, const Machine::Progress& progress) override;
 
  private:
-  BuiltSchedule built_;
   PermutationPlan permutation_;
   std::vector<AlignmentStep> pre_, post_;
 };
@@ -159,7 +167,7 @@ class PermutePlan : public Plan {
   std::uint64_t destination(std::uint64_t g) const { return problem_.perm.apply(g); }
 
  protected:
-  void run(Machine& machine) override;
+  void run(Machine& machine, const Machine::Progress& progress) override;
 
  private:
   SdpProblem problem_;
@@ -180,17 +188,44 @@ class MultiAapcPlan : public Plan {
   MultiAapcPlan(const Options& options, MultiAapcDesign design);  // planned already
 
   const MultiAapcDesign& design() const { return design_; }
-  const Schedule& schedule() const { return built_.schedule; }
-  const ScheduleStats& stats() const { return built_.stats; }
-  std::uint64_t destination(std::uint64_t g) const { return destination_(g); }
+  const Schedule& schedule() const { return job()->schedule; }
+  const ScheduleStats& stats() const { return job()->stats; }
+  std::uint64_t destination(std::uint64_t g) const { return job()->destination(g); }
 
  protected:
-  void run(Machine& machine) override;
+  void run(Machine& machine, const Machine::Progress& progress) override;
 
  private:
   MultiAapcDesign design_;
-  BuiltSchedule built_;
-  AddressMap destination_;
+};
+
+// A schedule run as it stands: a schedule file (hcube-schedule/1, checked as it
+// is loaded), verified against the permutation its header names (the
+// transpose, the generalized shuffle); a file that names none runs unverified.
+// Or a schedule built elsewhere, with its reference (a Job).
+class SchedulePlan : public Plan {
+ public:
+  struct Options {
+    std::string path;
+    std::optional<long long> d;  // the AAPC dimensions the file must be for (unset: the file's)
+    PlanTarget target;
+  };
+  explicit SchedulePlan(const Options& options);
+  // job.schedule is checked (check_schedule sets job.stats); job.destination
+  // empty: the run is not verified.
+  SchedulePlan(Job job, const PlanTarget& target);
+
+  const Schedule& schedule() const { return job()->schedule; }
+  const ScheduleStats& stats() const { return job()->stats; }
+  // Whether the run is checked: the file names the permutation it realises.
+  bool verified() const { return static_cast<bool>(job()->destination); }
+
+ protected:
+  void run(Machine& machine, const Machine::Progress& progress) override;
+
+ private:
+  SchedulePlan(Job job, const PlanTarget& target, bool checked);
+  std::vector<AlignmentStep> pre_, post_;
 };
 
 // The distributed radix-2 FFT of 2^(n+m) complex points (complex64 or
@@ -213,7 +248,7 @@ class DistributedFftPlan : public Plan {
   std::uint64_t result_address(std::uint64_t k) const;
 
  protected:
-  void run(Machine& machine) override;
+  void run(Machine& machine, const Machine::Progress& progress) override;
 
  private:
   FftOptions options_;
@@ -244,7 +279,7 @@ class RedistributePlan : public Plan {
   RedistributionReport execute_traced(Machine& machine, const RedistStepDone& after_step);
 
  protected:
-  void run(Machine& machine) override;
+  void run(Machine& machine, const Machine::Progress& progress) override;
 
  private:
   RedistributionPlacement placement_;

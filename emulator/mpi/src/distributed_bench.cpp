@@ -134,8 +134,13 @@ DistributedBenchResult run_distributed_bench(const BenchRequest& req, MPI_Comm c
       PermutationPlan plan = plan_aapc_permutation(AapcPermutation::transpose, geo, geo.n);
       Schedule schedule = make_aapc_schedule(o);
       ScheduleStats stats = check_schedule(schedule);
-      job.emplace(Job{std::move(schedule), std::move(stats), std::move(plan.f), std::move(plan.g), {}, "transpose",
-                      plan.formula, {}, {}, 0, {}});
+      job.emplace();
+      job->schedule = std::move(schedule);
+      job->stats = std::move(stats);
+      job->f = std::move(plan.f);
+      job->g = std::move(plan.g);
+      job->permutation = "transpose";
+      job->formula = plan.formula;
       destination = std::move(plan.destination);
       r.what = fmt::format("a full AAPC (the transpose), Algorithm 4, {} cycles and 2 alignments, on {} ranks",
                            job->schedule.cycles(), out.ranks);

@@ -21,6 +21,8 @@
 
 namespace hcube {
 
+class Plan;
+
 // A machine with its data loaded and the reference state. Labelled data needs
 // no host copy: the reference is where each label now belongs, so a run's
 // peak memory stays near the data size (the words are made only when a step
@@ -80,11 +82,13 @@ void run_step(Session& s, const std::string& name, const AddressMap& dest, const
 void run_step(Session& s, const std::string& name, const ReferenceStep& reference,
               const std::function<void(Machine&)>& step);
 
-// What one run executes and what it must produce.
+// What a plan's execution does and what it must produce (Plan::job): its
+// schedule, step by step, and its reference, the destination formula.
 struct Job {
   Schedule schedule;
   ScheduleStats stats;
-  AffineMap f, g;           // the permutation's code conversions, folded into the alignments
+  // The permutation's code conversions, folded into the alignments (set for the schedule's geometry).
+  AffineMap f{Geometry{}}, g{Geometry{}};
   AddressMap destination;   // where the whole run sends every word: the reference (empty: not verified)
   std::string permutation;  // its name
   std::string formula;
@@ -97,6 +101,11 @@ struct Job {
   // destination's closed form, when it has one: labelled data is then verified
   // on the backend (Session::placed_form).
   std::optional<AffineAddressMap> destination_form = std::nullopt;
+  // A plan that is one step, not a schedule (a fused permutation): a traced
+  // run shows it as one step of this name.
+  std::string one_step;
+  // Why a traced run cannot follow the plan step by step (empty: it can).
+  std::string untraceable;
 };
 
 // One step of a traced run, after it ran and was verified: the state is
@@ -113,7 +122,7 @@ using StepObserver = std::function<void(Session&, const TraceStep&)>;
 // The job's schedule as a traced run takes it, step by step: its pre-alignments,
 // cycles and post-alignments, each named and described (TraceStep) with the
 // alignment (`align`) or the cycle (`step.cycle`, run with the schedule's rules and
-// offset maps) that makes it. On one machine (run_job) or across ranks.
+// offset maps) that makes it. On one machine (execute_verified) or across ranks.
 using JobStepVisitor = std::function<void(const TraceStep& step, const AlignmentStep* align)>;
 void for_each_job_step(const Job& job, const Geometry& geo, const JobStepVisitor& visit);
 
@@ -124,10 +133,11 @@ struct RunOptions {
   Machine::Progress progress;  // untraced runs: called now and then
 };
 
-// Runs the job (run_schedule, or step by step when traced) and verifies the
-// final state against job.destination applied to the initial one. Returns the
-// seconds the data motion took.
-double run_job(Session& s, const Job& job, const RunOptions& options = {});
+// A plan executed on the session's machine and observed: verified against
+// its job's destination applied to the initial state, and with options.trace
+// run step by step, each step verified and shown to options.observer.
+// Returns the seconds the data motion took. Throws for a plan with no job.
+double execute_verified(Session& s, Plan& plan, const RunOptions& options = {});
 // The same for any way of running it: `run` moves the data on s.machine (with
 // the progress callback) and returns its seconds; the result is verified
 // against job.destination.

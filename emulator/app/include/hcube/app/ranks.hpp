@@ -1,5 +1,6 @@
-// hcube as one rank of an MPI job (docs/distributed.md). ranks.cpp when the
-// build has MPI, ranks_off.cpp (no MPI code) when it has not.
+// A client of the plans as one rank of an MPI job (docs/distributed.md):
+// emulator/mpi/src/ranks.cpp when the build has MPI, ranks_off.cpp (no MPI
+// code) when it has not.
 #pragma once
 
 #include <memory>
@@ -10,7 +11,7 @@ namespace hcube::mpi {
 class World;
 }
 
-namespace hcube::cli {
+namespace hcube::app {
 
 // Starts MPI when a launcher (mpirun) started this process and the build has
 // it, and ends it; otherwise does nothing, and hcube runs as one process.
@@ -46,4 +47,4 @@ nlohmann::json mpi_json();
 // Refuses, on more than one rank, a command that runs as one process only, saying `why`.
 void refuse_if_distributed(const std::string& command, const std::string& why);
 
-}  // namespace hcube::cli
+}  // namespace hcube::app

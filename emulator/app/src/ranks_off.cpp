@@ -1,5 +1,5 @@
 // A build without MPI: hcube is always one process.
-#include "ranks.hpp"
+#include "hcube/app/ranks.hpp"
 
 #include "hcube/core/error.hpp"
 
@@ -8,7 +8,7 @@ namespace hcube::mpi {
 class World {};
 }  // namespace hcube::mpi
 
-namespace hcube::cli {
+namespace hcube::app {
 
 Ranks::Ranks(int&, char**&) {}
 Ranks::~Ranks() = default;
@@ -23,13 +23,13 @@ bool prints_results() { return true; }
 nlohmann::json mpi_json() { return nullptr; }
 void refuse_if_distributed(const std::string&, const std::string&) {}
 
-}  // namespace hcube::cli
+}  // namespace hcube::app
 
-#include "distributed.hpp"
+#include "hcube/app/distributed.hpp"
 
-namespace hcube::cli {
+namespace hcube::app {
 
-void run_job_across_ranks(const MachineFlags&, const IoFlags&, const Job&, const JobFields&, const JobSummary&, bool) {
+void run_plan_across_ranks(const MachineFlags&, const IoFlags&, const Plan&, const JobFields&, const JobSummary&) {
   throw Error("internal: a distributed run in a build without MPI");
 }
 
@@ -70,4 +70,4 @@ void run_bench_across_ranks(const BenchRequest&, bool, bool) {
   throw Error("internal: a distributed run in a build without MPI");
 }
 
-}  // namespace hcube::cli
+}  // namespace hcube::app

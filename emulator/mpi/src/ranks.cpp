@@ -1,5 +1,5 @@
 // A build with MPI: under a launcher, hcube is one rank of the job.
-#include "ranks.hpp"
+#include "hcube/app/ranks.hpp"
 
 #include <fmt/format.h>
 #include <omp.h>
@@ -10,7 +10,7 @@
 #include "hcube/emulator/backend.hpp"
 #include "hcube/mpi/world.hpp"
 
-namespace hcube::cli {
+namespace hcube::app {
 namespace {
 
 mpi::World* g_world = nullptr;  // the job's world while Ranks lives
@@ -59,4 +59,4 @@ void refuse_if_distributed(const std::string& command, const std::string& why) {
                                            command, why));
 }
 
-}  // namespace hcube::cli
+}  // namespace hcube::app

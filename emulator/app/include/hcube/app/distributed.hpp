@@ -1,6 +1,6 @@
-// The commands that run across MPI ranks (docs/distributed.md): the same
-// flags and the same results as one process, each rank holding the share of
-// the cube its rank names. distributed.cpp with MPI; without it, ranks_off.cpp
+// Runs across MPI ranks (docs/distributed.md): the same options and the same
+// results as one process, each rank holding the share of the cube its rank
+// names. emulator/mpi/src/drivers.cpp with MPI; without it, ranks_off.cpp
 // (nothing calls them: distributed() is false).
 #pragma once
 
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "common.hpp"
+#include "hcube/app/run.hpp"
 #include "hcube/emulator/fft.hpp"
 #include "hcube/emulator/measure.hpp"
 #include "hcube/host/dimension_permutation.hpp"
@@ -21,18 +21,20 @@ namespace hcube::mpi {
 class DistributedMachine;
 }
 
-namespace hcube::cli {
+namespace hcube::app {
 
 // The job's own fields (aapc_json and the like) and its prose summary, from
 // the global counters and the slowest rank's seconds.
 using JobFields = std::function<nlohmann::json(const Counters&, double seconds)>;
 using JobSummary = std::function<std::string(const Counters&, double seconds)>;
 
-// aapc, run: every rank loads its share of --input (or the labels), runs the
-// job and checks its words; --output is written by every rank at its rows'
-// offsets; rank 0 reports, adding "ranks", "rank_dims" and the traffic between ranks.
-void run_job_across_ranks(const MachineFlags& mf, const IoFlags& io, const Job& job, const JobFields& fields,
-                          const JobSummary& summary, bool verified = true);
+// aapc, run, multi-aapc, permute by a schedule: every rank loads its share of
+// --input (or the labels), runs the plan's job and checks its words (a job
+// with no destination runs unverified); --output is written by every rank at
+// its rows' offsets; rank 0 reports, adding "ranks", "rank_dims" and the
+// traffic between ranks.
+void run_plan_across_ranks(const MachineFlags& mf, const IoFlags& io, const Plan& plan, const JobFields& fields,
+                           const JobSummary& summary);
 // permute by a plan that runs on a machine of its own geometry (A1''s spare
 // storage dimension, the extended cube's spare node dimensions: run_sdp_plan):
 // that machine across the ranks, each rank loading the data words its share
@@ -93,7 +95,4 @@ void run_fft_across_ranks(FftAcrossRanks job);
 // and with `compare_single` one process's run of it (rank 0, the others idle).
 void run_bench_across_ranks(const BenchRequest& request, bool compare_single, bool json);
 
-// hcube bench's JSON fields of a result (bench.cpp).
-nlohmann::json bench_json(const BenchResult& r);
-
-}  // namespace hcube::cli
+}  // namespace hcube::app

@@ -1,8 +1,8 @@
-// The commands across MPI ranks (docs/distributed.md). Every rank makes the
+// The plans' runs across MPI ranks (docs/distributed.md). Every rank makes the
 // same checks and plans alike; a failure that only some ranks can meet (a
 // file, memory, a word that differs) is agreed on (World::agree) so that every
 // rank ends with the same line and none waits on another.
-#include "distributed.hpp"
+#include "hcube/app/distributed.hpp"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -27,9 +27,9 @@
 #include "hcube/mpi/distributed_fft.hpp"
 #include "hcube/mpi/distributed_run.hpp"
 #include "hcube/mpi/world.hpp"
-#include "ranks.hpp"
+#include "hcube/app/ranks.hpp"
 
-namespace hcube::cli {
+namespace hcube::app {
 namespace {
 
 using mpi::DistributedSession;
@@ -297,8 +297,10 @@ void report(const DistributedSession& s, const IoFlags& io, nlohmann::json j, co
 
 }  // namespace
 
-void run_job_across_ranks(const MachineFlags& mf, const IoFlags& io, const Job& job, const JobFields& fields,
-                          const JobSummary& summary, bool verified) {
+void run_plan_across_ranks(const MachineFlags& mf, const IoFlags& io, const Plan& plan, const JobFields& fields,
+                           const JobSummary& summary) {
+  const Job& job = *plan.job();
+  const bool verified = static_cast<bool>(job.destination);
   DistributedSession s = open_share(mf, io);
   // Every rank holds its share: from here on the ranks exchange words.
   world().agree();
@@ -376,7 +378,11 @@ void run_sdp_plan_across_ranks(const MachineFlags& mf, const IoFlags& io, const 
   });
   // The plan as run_sdp_plan runs it: the schedule, the alignments after its cycles, the local reordering.
   const AffineMap id(big);
-  const Job job{plan.schedule, check_schedule(plan.schedule), id, id, {}, "", "", {}, {}, 0, {}};
+  Job job;
+  job.schedule = plan.schedule;
+  job.stats = check_schedule(plan.schedule);
+  job.f = id;
+  job.g = id;
   const auto start = std::chrono::steady_clock::now();
   mpi::run_job_schedule(s, job);
   for (const AlignmentStep& step : plan.align_after) s.machine->align(step);
@@ -585,4 +591,4 @@ void run_bench_across_ranks(const BenchRequest& request, bool compare_single, bo
                r.time.seconds / single->time.seconds);
 }
 
-}  // namespace hcube::cli
+}  // namespace hcube::app
