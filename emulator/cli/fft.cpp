@@ -178,62 +178,20 @@ void add_fft(CLI::App& app) {
       run_fft_across_ranks(std::move(job));
       return;
     }
-    {
-      // The machine and its scratch while the transform runs; the points (complex128 on the
-      // host) beside the machine while it loads and is checked, and throughout for a stream.
-      const std::unique_ptr<Backend> backend = make_backend(choice);
-      const Geometry geo{n, m};
-      const std::uint64_t data = geo.total_words() * info(type).bytes, points = geo.total_words() * 16;
-      std::vector<MemoryNeed> parts{{"its scratch copy", data, true}};
-      if (stream != nullptr)
-        parts.push_back({"the points read from the stream, kept for the check", points, false});
-      else if (backend->kind() != BackendKind::cpu)
-        parts.push_back({"the points, made again for the check", points, false});
-      else if (points > data)  // complex64: the points take twice the machine, the scratch is gone by then
-        parts.push_back({"the points for the check, beyond the scratch they replace", points - data, false});
-      check_machine_fits(geo, type, *backend);
-      check_run_fits(fmt::format("hcube fft -P {} -n {}", P, n), geo, type, *backend, parts);
-    }
-    FftPoints pts = read_points(f->seed, P, type, file.get(), stream);
-
-    Machine mach(MachineOptions{n, m, pts.type, choice, tile, launch});
-    std::string note;
-    if (choice == BackendChoice::automatic) {
-      std::string why;
-      cuda_device_count(&why);
-      note = mach.backend().kind() == BackendKind::cpu ? "auto chose cpu: " + why : "auto chose cuda: a GPU is present";
-    }
-    load_cyclic(mach, pts.x);
-    // The points are made or read again for the check: while the transform
-    // runs, the host holds only the machine and its scratch.
-    if (stream == nullptr) std::vector<std::complex<double>>().swap(pts.x);  // frees it (= {} would keep its capacity)
-    const FftReport rep = distributed_fft(mach, options);
-    mach.release_scratch();
-    if (stream == nullptr) pts = read_points(f->seed, P, type, file.get(), nullptr);
-    // Now FFTW's transform, compared in place; afterwards the machine's result in index order.
-    const FftCheck check = verify_fft_in_place(mach, pts.x, options);
-    const double err = check.error, tol = check.tolerance;
-
-    if (!f->output.empty()) {
-      std::vector<std::complex<double>>& y = pts.x;
-      if (pts.type == ElementType::c64) {
-        // Narrowed in place: element i's 8 bytes land below element i's 16, which is read first.
-        auto* bytes = reinterpret_cast<unsigned char*>(y.data());
-        for (std::uint64_t i = 0; i < y.size(); ++i) {
-          const std::complex<float> v(static_cast<float>(y[i].real()), static_cast<float>(y[i].imag()));
-          std::memcpy(bytes + i * 8, &v, 8);
-        }
-      }
-      write_npy(f->output, pts.type, {y.size()}, y.data(), y.size() * info(pts.type).bytes);
-    }
-
+    DistributedFftPlan fft_plan({P, n, options, PlanTarget{type, choice}});
+    const FftRun run =
+        run_fft(fft_plan, FftInput{f->seed, type, file.get(), stream}, choice, tile, launch, f->output);
+    const Machine& mach = *run.machine;
+    const FftReport& rep = run.report;
+    const std::string& note = run.note;
+    const double err = run.check.error, tol = run.check.tolerance;
     if (f->json) {
-      std::cout << fields(rep, check, pts.type, mach.backend(), note, mach.layout().t, mach.counters()).dump(2) << "\n";
+      std::cout << fields(rep, run.check, type, mach.backend(), note, mach.layout().t, mach.counters()).dump(2) << "\n";
       return;
     }
     if (!note.empty()) fmt::print("backend {}\n", note);
     fmt::print("{}FFT of 2^{} points ({}, {}) on 2^{} nodes of 2^{} words, {} order\n", options.inverse ? "inverse " : "",
-               P, info(pts.type).name, source, n, m, to_string(options.order));
+               P, info(type).name, source, n, m, to_string(options.order));
     if (f->plan) {
       const std::string text = plan.describe();
       std::cout << text.substr(text.find('\n') + 1);  // the steps, below the headline already printed

@@ -179,49 +179,15 @@ void run_redistribute(const RedistributeFlags& f) {
         summary);
     return;
   }
-  const std::size_t wb = info(type).bytes;
-  // The machine first: it checks its own size before the host copies below are made.
-  Machine mach(pl.machine(type, parse_backend_choice(f.machine.backend), tile_dims(f.machine.tile_dims, pl.n)));
-  // Element g of the array: the file's (read through a small cache), or its
-  // label. The machine is loaded and checked from this, so no copy of the
-  // array or image of the machine is held beside it.
-  const RedistElement element = input_elements(file, type);
-  std::optional<InputFingerprint> streamed;
-  if (opened && !file)
-    streamed = load_sources(mach, pl, *opened);
-  else
-    load_sources(mach, pl, element);
-  // --trace --json on a small machine: every state, for hcube animate (the
-  // reads then fall inside rep.seconds).
-  nlohmann::json states = nlohmann::json::array();
-  const bool record = f.io.trace && (f.io.json || f.io.sink) && mach.geometry().total_words() <= kMaxTraceWords;
-  const auto snapshot = [&](const std::string& name, const RedistStep* step) {
-    nlohmann::json entry = {{"step", name}, {"state", state_json(mach.geometry(), type, mach.read())}};
-    if (step != nullptr) {
-      nlohmann::json msgs = nlohmann::json::array();
-      for (const RedistMessage& m : *step)
-        msgs.push_back({{"src_node", pl.source_node(m.src)}, {"dst_node", pl.destination_node(m.dst)},
-                        {"elements", m.blocks.size() * r.unit()}});
-      entry["messages"] = std::move(msgs);
-    }
-    states.push_back(std::move(entry));
-  };
-  if (record) snapshot("initial", nullptr);
-  const RedistributionReport rep = plan.execute_traced(mach, record ? RedistStepDone(snapshot) : nullptr);
-  mach.release_scratch();  // the unpack's: a check after the run needs no scratch
-  if (streamed)
-    verify_redistribution(mach, pl, *streamed);
-  else
-    verify_redistribution(mach, pl, element);
+  const bool record = f.io.trace && (f.io.json || f.io.sink);
+  const RedistributionRun run = run_redistribution(plan, type, parse_backend_choice(f.machine.backend),
+                                                   tile_dims(f.machine.tile_dims, pl.n), opened.get(), record,
+                                                   f.io.output);
+  const Machine& mach = *run.machine;
+  const RedistributionReport& rep = run.report;
+  const bool streamed = run.streamed;
+  const nlohmann::json& states = run.states;
   const std::uint64_t D = pl.dest_words;
-  if (!f.io.output.empty()) {
-    NpyWriter out(f.io.output, type, {receivers(r), D});
-    store_destinations(mach, pl, [&](std::uint64_t, std::uint64_t words, const unsigned char* src) {
-      out.write(src, words * wb);
-    });
-    out.commit();
-  }
-
   const RedistStats& st = rep.stats;
   nlohmann::json j = fields(rep, mach.backend());
   j["verified_by"] = streamed ? "fingerprint" : "words";
@@ -234,7 +200,7 @@ void run_redistribute(const RedistributeFlags& f) {
   if (f.io.json || f.io.sink) {
     nlohmann::json out = j;
     if (f.io.trace) out["trace"] = trace();
-    if (record) out["states"] = states;
+    if (run.recorded) out["states"] = states;
     emit(f.io, out, {});
     return;
   }

@@ -10,6 +10,7 @@
 #include <random>
 
 #include "hcube/core/error.hpp"
+#include "hcube/host/host_memory.hpp"
 
 namespace hcube::app {
 
@@ -104,6 +105,55 @@ FftPoints read_points(unsigned long long seed, unsigned P, ElementType type, con
     append_points(p.x, type, chunk.data(), n_points);
   }
   return p;
+}
+
+FftRun run_fft(DistributedFftPlan& plan, const FftInput& in, BackendChoice choice, long long tile_dims,
+               LaunchMode launch, const std::string& output) {
+  const Geometry geo = plan.geometry();
+  const unsigned P = geo.address_bits();
+  {
+    // The machine and its scratch while the transform runs; the points (complex128 on the
+    // host) beside the machine while it loads and is checked, and throughout for a stream.
+    const std::unique_ptr<Backend> backend = make_backend(choice);
+    const std::uint64_t data = geo.total_words() * info(in.type).bytes, points = geo.total_words() * 16;
+    std::vector<MemoryNeed> parts{{"its scratch copy", data, true}};
+    if (in.stream != nullptr)
+      parts.push_back({"the points read from the stream, kept for the check", points, false});
+    else if (backend->kind() != BackendKind::cpu)
+      parts.push_back({"the points, made again for the check", points, false});
+    else if (points > data)  // complex64: the points take twice the machine, the scratch is gone by then
+      parts.push_back({"the points for the check, beyond the scratch they replace", points - data, false});
+    check_machine_fits(geo, in.type, *backend);
+    check_run_fits(fmt::format("hcube fft -P {} -n {}", P, geo.n), geo, in.type, *backend, parts);
+  }
+  FftPoints pts = read_points(in.seed, P, in.type, in.file, in.stream);
+  FftRun run;
+  run.machine = std::make_unique<Machine>(MachineOptions{geo.n, geo.m, pts.type, choice, tile_dims, launch});
+  Machine& mach = *run.machine;
+  run.note = backend_note(choice, mach.backend());
+  load_cyclic(mach, pts.x);
+  // The points are made or read again for the check: while the transform
+  // runs, the host holds only the machine and its scratch.
+  if (in.stream == nullptr) std::vector<std::complex<double>>().swap(pts.x);  // frees it (= {} would keep its capacity)
+  plan.execute(mach);
+  run.report = plan.last_report();
+  mach.release_scratch();
+  if (in.stream == nullptr) pts = read_points(in.seed, P, in.type, in.file, nullptr);
+  // Now FFTW's transform, compared in place; afterwards the machine's result in index order.
+  run.check = verify_fft_in_place(mach, pts.x, plan.options());
+  if (!output.empty()) {
+    std::vector<std::complex<double>>& y = pts.x;
+    if (pts.type == ElementType::c64) {
+      // Narrowed in place: element i's 8 bytes land below element i's 16, which is read first.
+      auto* bytes = reinterpret_cast<unsigned char*>(y.data());
+      for (std::uint64_t i = 0; i < y.size(); ++i) {
+        const std::complex<float> v(static_cast<float>(y[i].real()), static_cast<float>(y[i].imag()));
+        std::memcpy(bytes + i * 8, &v, 8);
+      }
+    }
+    write_npy(output, pts.type, {y.size()}, y.data(), y.size() * info(pts.type).bytes);
+  }
+  return run;
 }
 
 }  // namespace hcube::app

@@ -442,6 +442,61 @@ std::string join_uints(const std::vector<unsigned>& values, const char* separato
   return text;
 }
 
+RedistributionRun run_redistribution(RedistributePlan& plan, ElementType type, BackendChoice backend,
+                                     long long tile_dims, NpyInput* opened, bool record_states,
+                                     const std::string& output) {
+  const RedistributionPlacement& pl = plan.placement();
+  const Redistribution& r = pl.r;
+  const std::shared_ptr<const NpyFile> file = opened != nullptr ? opened->file() : nullptr;
+  const std::size_t wb = info(type).bytes;
+  // The machine first: it checks its own size before the host copies below are made.
+  RedistributionRun run;
+  run.machine = std::make_unique<Machine>(pl.machine(type, backend, tile_dims));
+  Machine& mach = *run.machine;
+  // Element g of the array: the file's (read through a small cache), or its
+  // label. The machine is loaded and checked from this, so no copy of the
+  // array or image of the machine is held beside it.
+  const RedistElement element = input_elements(file, type);
+  std::optional<InputFingerprint> streamed;
+  if (opened != nullptr && !file)
+    streamed = load_sources(mach, pl, *opened);
+  else
+    load_sources(mach, pl, element);
+  // --trace --json on a small machine: every state, for hcube animate (the
+  // reads then fall inside rep.seconds).
+  nlohmann::json& states = run.states;
+  const bool record = record_states && mach.geometry().total_words() <= kMaxTraceWords;
+  run.recorded = record;
+  const auto snapshot = [&](const std::string& name, const RedistStep* step) {
+    nlohmann::json entry = {{"step", name}, {"state", state_json(mach.geometry(), type, mach.read())}};
+    if (step != nullptr) {
+      nlohmann::json msgs = nlohmann::json::array();
+      for (const RedistMessage& m : *step)
+        msgs.push_back({{"src_node", pl.source_node(m.src)}, {"dst_node", pl.destination_node(m.dst)},
+                        {"elements", m.blocks.size() * r.unit()}});
+      entry["messages"] = std::move(msgs);
+    }
+    states.push_back(std::move(entry));
+  };
+  if (record) snapshot("initial", nullptr);
+  run.report = plan.execute_traced(mach, record ? RedistStepDone(snapshot) : nullptr);
+  mach.release_scratch();  // the unpack's: a check after the run needs no scratch
+  if (streamed)
+    verify_redistribution(mach, pl, *streamed);
+  else
+    verify_redistribution(mach, pl, element);
+  run.streamed = streamed.has_value();
+  if (!output.empty()) {
+    NpyWriter out(output, type, {receivers(r), pl.dest_words});
+    store_destinations(mach, pl, [&](std::uint64_t, std::uint64_t words, const unsigned char* src) {
+      out.write(src, words * wb);
+    });
+    out.commit();
+  }
+
+  return run;
+}
+
 nlohmann::json wisdom_json() {
   const WisdomInUse& u = wisdom_in_use();
   nlohmann::json j = {{"path", u.path}, {"in_use", u.wisdom.has_value()}};

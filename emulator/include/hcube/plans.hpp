@@ -244,6 +244,7 @@ class DistributedFftPlan : public Plan {
   explicit DistributedFftPlan(const Options& options);
 
   const FftPlan& plan() const { return plan_; }
+  const FftOptions& options() const { return options_; }
   const FftReport& last_report() const { return report_; }
   std::uint64_t result_address(std::uint64_t k) const;
 

@@ -7,6 +7,7 @@
 
 #include "hcube/emulator/element_type.hpp"
 #include "hcube/emulator/npy.hpp"
+#include "hcube/plans.hpp"
 
 namespace hcube::app {
 
@@ -24,5 +25,25 @@ ElementType points_type(const std::string& type_text, const std::string& input_p
 // The points: seeded random ones (`file` and `stream` null), a regular file's
 // (read again for the check), or a stream's, read once as they arrive.
 FftPoints read_points(unsigned long long seed, unsigned P, ElementType type, const NpyFile* file, NpyInput* stream);
+
+// Where the points come from: seeded random ones (`file` and `stream` null), a
+// regular file (read again for the check) or a stream (kept beside the machine).
+struct FftInput {
+  unsigned long long seed = 1;
+  ElementType type = ElementType::c128;
+  const NpyFile* file = nullptr;
+  NpyInput* stream = nullptr;
+};
+// One process's run of the plan: its footprint checked, the machine loaded
+// with the points, the transform executed, compared with FFTW's transform of
+// the same points, and written to `output` (empty: none) in index order.
+struct FftRun {
+  std::unique_ptr<Machine> machine;
+  FftReport report;
+  FftCheck check;
+  std::string note;  // how BackendChoice::automatic chose
+};
+FftRun run_fft(DistributedFftPlan& plan, const FftInput& in, BackendChoice choice, long long tile_dims,
+               LaunchMode launch, const std::string& output);
 
 }  // namespace hcube::app

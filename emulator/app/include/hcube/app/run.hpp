@@ -265,6 +265,23 @@ nlohmann::json job_json(const std::string& command, const Job& job, const Counte
 nlohmann::json aapc_json(const std::string& command, const Job& job, const Counters& counters, double seconds);
 std::string job_summary(const Job& job, const Counters& counters, double seconds);
 
+// One process's redistribution: the machine loaded with the sources (the
+// labels, a file read through a small cache, or a stream as it arrives, then
+// known by its fingerprint), the plan executed, every destination checked,
+// `output` (empty: none) written as the destinations' memories. With
+// `record_states` on a machine of at most kMaxTraceWords words, every state
+// (for hcube animate).
+struct RedistributionRun {
+  std::unique_ptr<Machine> machine;
+  RedistributionReport report;
+  bool streamed = false;  // checked against the stream's fingerprint
+  bool recorded = false;
+  nlohmann::json states = nlohmann::json::array();
+};
+RedistributionRun run_redistribution(RedistributePlan& plan, ElementType type, BackendChoice backend,
+                                     long long tile_dims, NpyInput* opened, bool record_states,
+                                     const std::string& output);
+
 // The wisdom this process's plans read (hcube info, hcube bench): its file,
 // whether it is used, and its values or why not.
 nlohmann::json wisdom_json();
