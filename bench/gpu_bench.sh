@@ -7,7 +7,7 @@
 # same process. Writes the raw rows to docs/gpu/<device>-<date>.json and
 # prints them as a Markdown table (bench/gpu_bench.py). Without a GPU it says
 # so and exits 0, or 1 under HCUBE_REQUIRE_CUDA=1 (scripts/gpu_check.sh;
-# tests/require.hpp).
+# tests/support/require.hpp).
 #
 # usage: bench/gpu_bench.sh [--hcube BIN] [--out FILE] [--log2-words W] [--dims D] [--repeat R]
 #        bench/gpu_bench.sh --backend cpu ...   (the same rows on the CPU: tests the script, measures nothing)

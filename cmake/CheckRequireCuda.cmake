@@ -1,5 +1,5 @@
 # ctest hcube_require_cuda: HCUBE_REQUIRE_CUDA=1 makes the CUDA tests fail
-# where no CUDA device is usable, rather than skip (tests/require.hpp), and
+# where no CUDA device is usable, rather than skip (tests/support/require.hpp), and
 # lets them pass where one is. Runs a few of hcube_tests' CUDA tests with the
 # variable set and checks the outcome against `hcube info --json`'s gpu_present.
 #   cmake -DTESTS=<hcube_tests> -DHCUBE=<hcube> -P CheckRequireCuda.cmake

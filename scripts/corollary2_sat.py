@@ -33,7 +33,7 @@ fewest cycles is the first satisfiable T.  A satisfying assignment is written as
 (format hcube-schedule/1) and checked here by simulation before it is written.
 
 Needs CaDiCaL (Debian: apt-get install cadical; scripts/install-solver.sh).  Not used by the build or
-the tests: tests/test_aapc_sequence_sat.cpp pins the results this script printed.
+the tests: tests/host/test_aapc_sequence_sat.cpp pins the results this script printed.
 
 Usage: scripts/corollary2_sat.py --d 3 --axes 2 --m 3 [--from 1] [--to 8] [--find-first] [--out DIR] [--timeout S]
 """

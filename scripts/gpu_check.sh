@@ -7,7 +7,7 @@
 # of under 10 minutes: the steps after the figures run only while time is left
 # (HCUBE_GPU_CHECK_BUDGET seconds, default 540), and say SKIP otherwise.
 #
-# HCUBE_REQUIRE_CUDA=1 (tests/require.hpp, python/tests) turns every test's "no CUDA device"
+# HCUBE_REQUIRE_CUDA=1 (tests/support/require.hpp, python/tests) turns every test's "no CUDA device"
 # skip into a failure, and a test program that passed no test at all (all
 # skipped, or none matched) is a FAIL: a GPU check on a machine without a
 # usable GPU, or on a build without the CUDA backend, cannot report PASS.

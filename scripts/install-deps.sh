@@ -7,7 +7,7 @@
 # carried beside them.
 # gnuplot (hcube sweep --plot; the tests that draw skip without it), GNU time
 # (bench/peak_memory.sh) and chromium (the hcube animate page, loaded headless by
-# tests/test_cli_animate.cpp, which skips without it) are optional, and so are
+# tests/cli/test_cli_animate.cpp, which skips without it) are optional, and so are
 # clang with its libFuzzer runtime (libclang-rt-dev) and OpenMP (libomp-dev)
 # for scripts/fuzz.sh, which skips without them:
 # a failure to install them is a warning, not an error.

@@ -338,7 +338,7 @@ def test_bad_options() -> None:
 
 def skip_for_want_of_cuda(why: str) -> NoReturn:
     """pytest.skip saying why, or a failure when HCUBE_REQUIRE_CUDA (set, not empty or "0") requires the GPU
-    tests to run: scripts/gpu_check.sh sets it, as the C++ tests' tests/require.hpp reads it."""
+    tests to run: scripts/gpu_check.sh sets it, as the C++ tests' tests/support/require.hpp reads it."""
     if os.environ.get("HCUBE_REQUIRE_CUDA", "") not in ("", "0"):
         pytest.fail(f"HCUBE_REQUIRE_CUDA is set, so this test must run, but it cannot: {why}")
     pytest.skip(why)

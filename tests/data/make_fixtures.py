@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# Generates the .npy fixtures read by tests/test_npy.cpp. It was run once (with
+# Generates the .npy fixtures read by tests/emulator/test_npy.cpp. It was run once (with
 # NumPy 2.4) and its output is checked in, so the tests never need NumPy; run
 # it again only to add fixtures:  python3 tests/data/make_fixtures.py
 # It also prints u32_4x8.npy as the C++ byte literal embedded in the test.

@@ -1,5 +1,5 @@
 // Labels made and checked through Thrust, on any of its systems: the CUDA
-// backend passes thrust::cuda::par.on(stream); tests/test_thrust_labels.cpp
+// backend passes thrust::cuda::par.on(stream); tests/kernels/test_thrust_labels.cpp
 // passes thrust::omp::par and thrust::cpp::par over a CPU machine's storage,
 // so the code the GPU runs is run here too. The bodies are kernels/labels.hpp's.
 #pragma once

@@ -1,5 +1,5 @@
 // A kernel that faults, for the test that a device fault inside a plan's
-// execution comes back as an exception (tests/test_plans.cpp).
+// execution comes back as an exception (tests/emulator/test_plans.cpp).
 #include <cuda_runtime.h>
 
 namespace hcube {

@@ -21,7 +21,7 @@
 #include <cuda_runtime.h>
 
 namespace hcube {
-void launch_fault(void* stream);  // tests/cuda_fault.cu
+void launch_fault(void* stream);  // tests/support/cuda_fault.cu
 }  // namespace hcube
 #endif
 #include "hcube/hcube.hpp"
