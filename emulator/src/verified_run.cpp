@@ -390,6 +390,16 @@ double run_verified(Session& s, const Job& job, const std::function<double(const
 double execute_verified(Session& s, Plan& plan, const RunOptions& options) {
   const Job* job = plan.job();
   if (job == nullptr) throw Error("this plan checks its own result: it has no job for an observer to follow");
+  if (!job->one_step.empty()) {
+    // One step, verified against the whole run's destination as it is taken
+    // (its words compared, traced or not).
+    const auto start = std::chrono::steady_clock::now();
+    run_step(s, job->one_step, job->destination, [&](Machine& m) { plan.execute(m); });
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (options.trace && options.observer)
+      options.observer(s, TraceStep{job->one_step, "after the " + job->one_step, job->destination, nullptr, 0});
+    return seconds;
+  }
   if (!options.trace)
     return run_verified(
         s, *job,
@@ -400,15 +410,6 @@ double execute_verified(Session& s, Plan& plan, const RunOptions& options) {
         },
         options.progress);
   if (!job->untraceable.empty()) throw Error(job->untraceable);
-  if (!job->one_step.empty()) {
-    // One step, verified against the whole run's destination as it is taken.
-    const auto start = std::chrono::steady_clock::now();
-    run_step(s, job->one_step, job->destination, [&](Machine& m) { plan.execute(m); });
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (options.observer)
-      options.observer(s, TraceStep{job->one_step, "after the " + job->one_step, job->destination, nullptr, 0});
-    return seconds;
-  }
   // A traced run advances the reference step by step: the whole result is
   // then checked against the formula from a copy of the start (traces are small).
   std::vector<unsigned char> initial = expected_words(s);
