@@ -101,34 +101,6 @@ MachineFlags data_flags(const SdpProblem& r, const MachineFlags& mf) {
   return data;
 }
 
-std::string subcube_text(const SdpProblem& r) {
-  return r.machine_n > r.perm.n ? fmt::format(" on a subcube of a cube of n = {} (the extended cube)", r.machine_n)
-                                : std::string();
-}
-
-nlohmann::json analysis_json(const SdpProblem& r) {
-  nlohmann::json cycles = nlohmann::json::array();
-  for (const ShuffleCycle& c : r.analysis.cycles) cycles.push_back({{"bits", c.bits}, {"kind", to_string(c.kind)}});
-  const DimensionPermutationAnalysis& a = r.analysis;
-  return {{"cycles", cycles},          {"sigma", a.sigma},         {"sigma_p", a.sigma_p},
-          {"sigma_s", a.sigma_s},    {"beta", a.beta},           {"real_cycles", a.real_cycles},
-          {"odd_real_cycles", a.odd_real_cycles}, {"separable", a.separable}};
-}
-
-// The paper's count beside hcube's (SdpPaperCount), as --json fields.
-void add_paper_json(nlohmann::json& j, const SdpCandidate& k) {
-  if (!k.paper) return;
-  j["paper_element_transfers"] = k.paper->element_transfers;
-  j["paper_startups"] = k.paper->startups;
-  if (k.paper->bound > 0) j["element_transfers_bound"] = k.paper->bound;
-  j["paper_note"] = k.paper->note;
-}
-
-std::string memory_text(const SdpProblem& r, const SdpPlan& plan) {
-  const std::uint64_t times = memory_words(plan) / bit(r.perm.m);
-  return times == 1 ? "K" : fmt::format("{}K", times);
-}
-
 }  // namespace
 
 void add_permute(CLI::App& app, const ResultSink& sink) {

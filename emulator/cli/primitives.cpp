@@ -13,15 +13,6 @@
 #include "hcube/host/parse.hpp"
 
 namespace hcube::cli {
-namespace {
-
-nlohmann::json cycle_json(const Cycle& c) {
-  nlohmann::json j = nlohmann::json::array();
-  for (const Exchange& e : c) j.push_back({{"dim", e.dim}, {"addr", e.addr}, {"peer_addr", e.peer_addr}});
-  return j;
-}
-
-}  // namespace
 
 void add_cycle(CLI::App& app) {
   struct Flags {
@@ -54,7 +45,7 @@ void add_cycle(CLI::App& app) {
       check_cycle(geo, cycles.back(), rules, c);  // every cycle is checked before anything runs
     }
     nlohmann::json list = nlohmann::json::array();
-    for (const Cycle& c : cycles) list.push_back(cycle_json(c));
+    for (const Cycle& c : cycles) list.push_back(exchanges_json(c));
     const nlohmann::json fields = {{"command", "cycle"},
                                    {"port_model", to_string(rules.model)},
                                    {"channel_width", rules.channel_width},

@@ -101,67 +101,12 @@ void run_redistribute(const RedistributeFlags& f) {
                             r.N, info(type).name));
   }
   const RedistributionParams p = redistribution_params(r);
-  // Every block of every message: made only when --trace --json asks for it.
-  const auto trace = [&] {
-    nlohmann::json steps = nlohmann::json::array();
-    for (std::size_t t = 0; t < sch.steps.size(); ++t) {
-      nlohmann::json msgs = nlohmann::json::array();
-      for (const RedistMessage& m : sch.steps[t]) msgs.push_back({{"src", m.src}, {"dst", m.dst}, {"blocks", m.blocks.to_vector()}});
-      steps.push_back({{"step", t}, {"messages", msgs}});
-    }
-    return steps;
+  const RedistributionReportContext context{plan, type, f.overlap, f.ts, tc, schedule_seconds};
+  const auto trace = [&] { return redistribution_trace(sch); };
+  const auto fields = [&](const RedistributionReport& rep, const Backend& backend) {
+    return redistribution_json(context, rep, backend);
   };
-  // The command's JSON, from the run's report and the backend it ran on.
-  const auto fields = [&](const RedistributionReport& rep, const Backend& backend) -> nlohmann::json {
-    const RedistStats& st = rep.stats;
-    return {{"command", "redistribute"},
-            {"P", r.P},
-            {"Q", r.Q},
-            {"reverse", r.reverse},
-            {"K", r.dest_block() % r.x == 0 ? nlohmann::json(r.dest_block() / r.x) : nlohmann::json(nullptr)},
-            {"x", r.x},
-            {"y", r.dest_block()},
-            {"unit", r.unit()},
-            {"N", r.N},
-            {"schedule", sch.name},
-            {"overlap", f.overlap},
-            {"case", p.lemma_case == 0 ? nlohmann::json(nullptr) : nlohmann::json(p.lemma_case)},
-            {"superblock_blocks", p.L},
-            {"steps", st.steps},
-            {"lower_bound_steps", st.partners},
-            {"message_sizes", st.message_sizes},
-            {"max_message", st.max_message},
-            {"contention", st.contention},
-            {"ts", f.ts},
-            {"tc", tc},
-            {"tau", tc},  // the old name of "tc"
-            {"modelled_cost", st.modelled_cost(f.ts, tc)},
-            {"schedule_seconds", schedule_seconds},
-            {"router_program_bytes", redistribution_program_bytes(r)},
-            {"launches", rep.launches},
-            {"n", pl.n},
-            {"m", pl.m},
-            {"output_shape", {receivers(r), pl.dest_words}},
-            {"source_words", pl.source_words},
-            {"first_destination_word", pl.dest_offset()},
-            {"first_destination_node", pl.destination_node(0)},
-            {"type", info(type).name},
-            {"backend", to_string(backend.kind())},
-            {"device", backend.device_name()},
-            {"verified", true},
-            {"verified_by", "words"},  // a stream's run: "fingerprint"
-            {"seconds", rep.seconds}};
-  };
-  // --trace in prose: every step's messages and the blocks they carry.
-  const auto step_lines = [&] {
-    std::string text;
-    for (std::size_t t = 0; t < sch.steps.size(); ++t) {
-      text += fmt::format("  step {}:", t);
-      for (const RedistMessage& m : sch.steps[t]) text += fmt::format(" {}->{} [{}]", m.src, m.dst, fmt::join(m.blocks, ","));
-      text += "\n";
-    }
-    return text;
-  };
+  const auto step_lines = [&] { return redistribution_steps_text(sch); };
   if (distributed()) {
     // The trace is the schedule's messages; the states of the staged run that
     // one process records for hcube animate are not gathered across ranks.

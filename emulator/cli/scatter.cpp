@@ -10,6 +10,7 @@
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "hcube/app/scatter.hpp"
 #include "hcube/core/bits.hpp"
 #include "hcube/core/error.hpp"
 #include "hcube/emulator/grid_machine.hpp"
@@ -29,17 +30,6 @@ struct ScatterFlags {
   MachineFlags machine;
   IoFlags io;
 };
-
-// "7 t_s + 28 mu t_m" (+ "12 t_d" where there is a hop term).
-std::string cost_text(std::uint64_t startups, std::uint64_t elements, std::uint64_t hops) {
-  std::string text = fmt::format("{} t_s + {} mu t_m", startups, elements);
-  if (hops != 0) text += fmt::format(" + {} t_d", hops);
-  return text;
-}
-
-nlohmann::json model_json(std::uint64_t startups, std::uint64_t elements, std::uint64_t hops) {
-  return {{"startups", startups}, {"element_units", elements}, {"hop_units", hops}};
-}
 
 const char* kDefinition = "node j holds at packet i what node i held at packet j";
 
@@ -101,69 +91,6 @@ void scatter_on_cube(const ScatterFlags& f, const ScatterTopology& t, ScatterAlg
 
 // --- on the grid -----------------------------------------------------------------
 
-// A cycle's link messages (src_node, dst_node, dim, dir, blocks, elements) and
-// every word it copies as [src_node, src_word, dst_node, dst_word].
-void cycle_json(const GridSchedule& s, const GridCycle& c, nlohmann::json& messages, nlohmann::json& moves) {
-  messages = nlohmann::json::array();
-  moves = nlohmann::json::array();
-  const std::uint64_t mu = s.packet_words;
-  for (const GridMessage& m : c.messages) {
-    const std::uint64_t to = m.dir == 0 ? m.node : *s.topology.neighbour(m.node, m.dim, m.dir);
-    if (m.dir != 0)
-      messages.push_back({{"src_node", m.node}, {"dst_node", to}, {"dim", m.dim}, {"dir", m.dir}, {"blocks", m.blocks},
-                          {"elements", m.blocks * mu}});
-    for (std::uint64_t e = m.first; e < m.first + m.blocks; ++e)
-      for (std::uint64_t w = 0; w < mu; ++w) moves.push_back({m.node, c.from[e] * mu + w, to, c.to[e] * mu + w});
-  }
-}
-
-std::string cycle_text(const GridSchedule& s, std::size_t c) {
-  std::string text;
-  for (const GridMessage& m : s.cycles[c].messages) {
-    if (m.dir == 0) continue;
-    text += fmt::format("{}{}->{} {}{} ({} packet{})", text.empty() ? "" : ", ", m.node,
-                        *s.topology.neighbour(m.node, m.dim, m.dir), m.dim == 0 ? 'X' : 'Y', m.dir > 0 ? '+' : '-',
-                        m.blocks, m.blocks == 1 ? "" : "s");
-  }
-  return text;
-}
-
-std::string memory_text(const GridSchedule& s, const std::vector<unsigned char>& memory, ElementType type,
-                        const std::string& title) {
-  const std::size_t wb = info(type).bytes;
-  const std::uint64_t N = s.topology.nodes(), W = s.words_per_node();
-  std::vector<std::string> cells(N * W);
-  std::size_t width = 1;
-  for (std::uint64_t k = 0; k < N * W; ++k) {
-    cells[k] = format_element(type, &memory[k * wb]);
-    width = std::max(width, cells[k].size());
-  }
-  std::string out = title + "\n";
-  const std::size_t node_w = std::max<std::size_t>(4, fmt::format("{}", N - 1).size());
-  for (std::uint64_t v = 0; v < N; ++v) {
-    out += fmt::format("{:>{}} |", v, node_w);
-    for (std::uint64_t w = 0; w < W; ++w) {
-      const bool boundary = w == N * s.packet_words || w == 2 * N * s.packet_words;
-      out += fmt::format("{}{:>{}}", boundary ? " | " : " ", cells[v * W + w], width);
-    }
-    out += "\n";
-  }
-  return out;
-}
-
-// The element type of the run and, for --input, its shape checked from the header alone.
-ElementType grid_input_type(const IoFlags& io, const MachineFlags& mf, const GridSchedule& s) {
-  if (io.input.empty()) return mf.type.empty() ? ElementType::u32 : parse_element_type(mf.type);
-  const NpyHeader h = read_npy_header(io.input);
-  const std::uint64_t N = s.topology.nodes(), row = N * s.packet_words;
-  const bool flat = h.shape.size() == 1 && h.shape[0] == N * row;
-  if (!flat && h.shape != std::vector<std::uint64_t>{N, row})
-    throw Error(fmt::format("{} has shape ({}): {} takes ({}, {}) or ({},), a row of {} packets of {} word{} a node",
-                            io.input, fmt::join(h.shape, ", "), to_string(s.topology), N, row, N * row, N,
-                            s.packet_words, s.packet_words == 1 ? "" : "s"));
-  return element_type(mf, h.type, io.input);
-}
-
 void scatter_on_grid(const ScatterFlags& f, const ScatterTopology& t, ScatterAlgorithm a) {
   const IoFlags& io = f.io;
   const MachineFlags& mf = f.machine;
@@ -176,45 +103,11 @@ void scatter_on_grid(const ScatterFlags& f, const ScatterTopology& t, ScatterAlg
   if (io.trace && N * W > kMaxTraceWords)
     throw Error(fmt::format("--trace prints every word: {} nodes x {} words = {}, allowed at most {}", N, W, N * W,
                             kMaxTraceWords));
-  const ElementType type = grid_input_type(io, mf, s);
-  const BackendChoice backend = parse_backend_choice(mf.backend);
-  // The machine must fit before any data is made (the plan is small beside it).
-  check_grid_machine_fits(s.topology, W, type, *make_backend(backend));
-  const std::vector<unsigned char> input =
-      io.input.empty() ? scatter_labels(type, N, s.packet_words) : read_npy(io.input).data;
+  const GridScatterRun grid_run = run_grid_scatter(s, io, mf, embed);
+  const ScatterRun& run = grid_run.run;
+  const ElementType type = grid_run.type;
+  const bool identical = grid_run.identical;
   const ScatterCost cost = scatter_cost(s);
-
-  nlohmann::json trace = nlohmann::json::array();
-  if (io.trace && io.json) trace.push_back({{"step", "initial"}, {"state", state_json(N, W, type, scatter_memory(s, input, info(type).bytes))}});
-  if (io.trace && !io.json)
-    std::cout << fmt::format("words 0..{} of a node: its packets for nodes 0..{}; {}..{}: the packets from them; the "
-                             "rest: buffers\n\n",
-                             N * s.packet_words - 1, N - 1, N * s.packet_words, 2 * N * s.packet_words - 1)
-              << memory_text(s, scatter_memory(s, input, info(type).bytes), type, "initial state") << "\n";
-  GridObserver observer;
-  if (io.trace)
-    observer = [&](std::size_t c, const std::vector<unsigned char>& memory) {
-      const std::string name = fmt::format("routing cycle {}", c + 1);
-      if (io.json) {
-        nlohmann::json step = {{"step", name}, {"round", s.round_of(c) + 1}};
-        cycle_json(s, s.cycles[c], step["messages"], step["moves"]);
-        step["state"] = state_json(N, W, type, memory);
-        trace.push_back(std::move(step));
-      } else {
-        std::cout << memory_text(s, memory, type,
-                                 fmt::format("after {} of round {}: {}", name, s.round_of(c) + 1, cycle_text(s, c)))
-                  << "\n";
-      }
-    };
-  const ScatterRun run = run_scatter(s, input, type, backend, embed ? ScatterMachine::cube : ScatterMachine::grid, observer);
-  bool identical = true;
-  if (embed) {
-    // The same plan on the grid machine: the embedding leaves every word where the grid does.
-    const ScatterRun grid = run_scatter(s, input, type, backend, ScatterMachine::grid);
-    identical = grid.memory == run.memory;
-    if (!identical) throw Error("the run on the cube differs from the run on the grid: the embedding is wrong");
-  }
-  if (!io.output.empty()) write_npy(io.output, type, {N, N * s.packet_words}, run.output.data(), run.output.size());
 
   const std::optional<ScatterFormula> notes = scatter_formula(s.topology, a);
   const Counters& k = run.counters;
@@ -260,7 +153,7 @@ void scatter_on_grid(const ScatterFlags& f, const ScatterTopology& t, ScatterAlg
   if (embed)
     j["cube"] = {{"n", run.cube_dims}, {"m", run.cube_mem_dims}, {"router_steps", k.router_steps},
                  {"launches", k.kernel_launches}, {"dilation", 1}, {"identical_to_grid", identical}};
-  if (io.trace) j["trace"] = std::move(trace);
+  if (io.trace) j["trace"] = grid_run.trace;
   emit(io, j, [&] {
     fmt::print("all-to-all scatter, {} on {} ({}, {}-port, {} duplex), packets of {} word{}\n", to_string(a),
                to_string(t), to_string(s.switching), to_string(s.rules.ports), to_string(s.rules.duplex),

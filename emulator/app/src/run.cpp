@@ -16,6 +16,8 @@
 
 #include "hcube/emulator/npy.hpp"
 #include "hcube/host/aapc_build.hpp"
+#include "hcube/host/block_cyclic.hpp"
+#include "hcube/host/sdp_planner.hpp"
 #include "hcube/host/exchange_baselines.hpp"
 #include "hcube/emulator/wisdom.hpp"
 #include "hcube/version.hpp"
@@ -495,6 +497,107 @@ RedistributionRun run_redistribution(RedistributePlan& plan, ElementType type, B
   }
 
   return run;
+}
+
+// --- permute's report ----------------------------------------------------------
+
+std::string subcube_text(const SdpProblem& r) {
+  return r.machine_n > r.perm.n ? fmt::format(" on a subcube of a cube of n = {} (the extended cube)", r.machine_n)
+                                : std::string();
+}
+
+nlohmann::json analysis_json(const SdpProblem& r) {
+  nlohmann::json cycles = nlohmann::json::array();
+  for (const ShuffleCycle& c : r.analysis.cycles) cycles.push_back({{"bits", c.bits}, {"kind", to_string(c.kind)}});
+  const DimensionPermutationAnalysis& a = r.analysis;
+  return {{"cycles", cycles},          {"sigma", a.sigma},         {"sigma_p", a.sigma_p},
+          {"sigma_s", a.sigma_s},    {"beta", a.beta},           {"real_cycles", a.real_cycles},
+          {"odd_real_cycles", a.odd_real_cycles}, {"separable", a.separable}};
+}
+
+// The paper's count beside hcube's (SdpPaperCount), as --json fields.
+void add_paper_json(nlohmann::json& j, const SdpCandidate& k) {
+  if (!k.paper) return;
+  j["paper_element_transfers"] = k.paper->element_transfers;
+  j["paper_startups"] = k.paper->startups;
+  if (k.paper->bound > 0) j["element_transfers_bound"] = k.paper->bound;
+  j["paper_note"] = k.paper->note;
+}
+
+std::string memory_text(const SdpProblem& r, const SdpPlan& plan) {
+  const std::uint64_t times = memory_words(plan) / bit(r.perm.m);
+  return times == 1 ? "K" : fmt::format("{}K", times);
+}
+
+// --- redistribute's report ------------------------------------------------------
+
+std::string redistribution_steps_text(const RedistSchedule& sch) {
+  std::string text;
+  for (std::size_t t = 0; t < sch.steps.size(); ++t) {
+    text += fmt::format("  step {}:", t);
+    for (const RedistMessage& m : sch.steps[t]) text += fmt::format(" {}->{} [{}]", m.src, m.dst, fmt::join(m.blocks, ","));
+    text += "\n";
+  }
+  return text;
+}
+
+nlohmann::json redistribution_trace(const RedistSchedule& sch) {
+  nlohmann::json steps = nlohmann::json::array();
+  for (std::size_t t = 0; t < sch.steps.size(); ++t) {
+    nlohmann::json msgs = nlohmann::json::array();
+    for (const RedistMessage& m : sch.steps[t])
+      msgs.push_back({{"src", m.src}, {"dst", m.dst}, {"blocks", m.blocks.to_vector()}});
+    steps.push_back({{"step", t}, {"messages", msgs}});
+  }
+  return steps;
+}
+
+nlohmann::json redistribution_json(const RedistributionReportContext& c, const RedistributionReport& rep,
+                                 const Backend& backend) {
+  const RedistributionPlacement& pl = c.plan.placement();
+  const RedistSchedule& sch = c.plan.schedule();
+  const Redistribution& r = pl.r;
+  const RedistributionParams p = redistribution_params(r);
+  const ElementType type = c.type;
+  const double tc = c.tc;
+  const RedistStats& st = rep.stats;
+  return {{"command", "redistribute"},
+          {"P", r.P},
+          {"Q", r.Q},
+          {"reverse", r.reverse},
+          {"K", r.dest_block() % r.x == 0 ? nlohmann::json(r.dest_block() / r.x) : nlohmann::json(nullptr)},
+          {"x", r.x},
+          {"y", r.dest_block()},
+          {"unit", r.unit()},
+          {"N", r.N},
+          {"schedule", sch.name},
+          {"overlap", c.overlap},
+          {"case", p.lemma_case == 0 ? nlohmann::json(nullptr) : nlohmann::json(p.lemma_case)},
+          {"superblock_blocks", p.L},
+          {"steps", st.steps},
+          {"lower_bound_steps", st.partners},
+          {"message_sizes", st.message_sizes},
+          {"max_message", st.max_message},
+          {"contention", st.contention},
+          {"ts", c.ts},
+          {"tc", tc},
+          {"tau", tc},  // the old name of "tc"
+          {"modelled_cost", st.modelled_cost(c.ts, tc)},
+          {"schedule_seconds", c.schedule_seconds},
+          {"router_program_bytes", redistribution_program_bytes(r)},
+          {"launches", rep.launches},
+          {"n", pl.n},
+          {"m", pl.m},
+          {"output_shape", {receivers(r), pl.dest_words}},
+          {"source_words", pl.source_words},
+          {"first_destination_word", pl.dest_offset()},
+          {"first_destination_node", pl.destination_node(0)},
+          {"type", info(type).name},
+          {"backend", to_string(backend.kind())},
+          {"device", backend.device_name()},
+          {"verified", true},
+          {"verified_by", "words"},  // a stream's run: "fingerprint"
+          {"seconds", rep.seconds}};
 }
 
 nlohmann::json wisdom_json() {

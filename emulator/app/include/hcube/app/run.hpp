@@ -18,6 +18,7 @@
 #include "hcube/emulator/json.hpp"
 #include "hcube/emulator/machine.hpp"
 #include "hcube/emulator/measure.hpp"
+#include "hcube/host/sdp_planner.hpp"
 #include "hcube/emulator/npy.hpp"
 #include "hcube/emulator/verified_run.hpp"
 #include "hcube/plans.hpp"
@@ -281,6 +282,29 @@ struct RedistributionRun {
 RedistributionRun run_redistribution(RedistributePlan& plan, ElementType type, BackendChoice backend,
                                      long long tile_dims, NpyInput* opened, bool record_states,
                                      const std::string& output);
+
+// permute's report (Ho & Johnsson 1988): " on a subcube of a cube of n = ..."
+// for the extended cube; the permutation's cycle analysis; the paper's count
+// beside hcube's (SdpPaperCount) as --json fields; a plan's memory as "K", "2K".
+std::string subcube_text(const SdpProblem& r);
+nlohmann::json analysis_json(const SdpProblem& r);
+void add_paper_json(nlohmann::json& j, const SdpCandidate& k);
+std::string memory_text(const SdpProblem& r, const SdpPlan& plan);
+
+// redistribute's report (Park, Prasanna & Raghavendra 1998): its JSON from the
+// plan, the run's report and the backend; the schedule's messages, every block
+// of every step, as JSON (--trace --json) and as lines (--trace).
+struct RedistributionReportContext {
+  const RedistributePlan& plan;
+  ElementType type;
+  bool overlap;
+  double ts, tc;  // the cost model's start-up and element times
+  double schedule_seconds;
+};
+nlohmann::json redistribution_json(const RedistributionReportContext& c, const RedistributionReport& rep,
+                                   const Backend& backend);
+nlohmann::json redistribution_trace(const RedistSchedule& sch);
+std::string redistribution_steps_text(const RedistSchedule& sch);
 
 // The wisdom this process's plans read (hcube info, hcube bench): its file,
 // whether it is used, and its values or why not.
