@@ -3,23 +3,38 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
 namespace hcube::cli {
 
+// The most words a machine hcube animate draws may hold: d = 8, 2^8 nodes of
+// 2^8 words, Johnsson & Ho's node by address table (Tables 1 and 3) at
+// 256 x 256. A command traced for the page (its result handed to a sink, not
+// printed) records this many; printed, --trace stays at kMaxTraceWords.
+inline constexpr std::uint64_t kMaxAnimatedWords = 65536;
+
 struct Animation {
-  std::string command;  // the command drawn: aapc, multi-aapc, permute or redistribute
+  std::string command;  // the command drawn: aapc, multi-aapc, permute, redistribute or scatter
   std::string html;     // the self-contained page
-  std::size_t steps = 0, routing_cycles = 0, nodes = 0;
-  bool verified = false;
+  std::size_t steps = 0, routing_cycles = 0, nodes = 0;  // the longest run's steps; the first run's cycles
+  bool verified = false;                                 // every run verified
   std::string help;  // --help asked: its text, and no page
+  // Each run drawn: one, or two side by side (--algorithm A,B).
+  struct Machine {
+    std::string algorithm;
+    std::size_t steps = 0, routing_cycles = 0;
+    std::uint64_t element_hops = 0;
+  };
+  std::vector<Machine> machines;
 };
 
 // Runs `args` -- a command hcube animate draws, then that command's flags, as
 // on the command line without --output -- with --trace --json in this
-// process, and builds the page of the states it recorded. Throws hcube::Error
-// with hcube animate's one-line message.
+// process, and builds the page of the states it recorded; --algorithm A,B
+// runs it twice and draws the two side by side. Throws hcube::Error with
+// hcube animate's one-line message.
 Animation animate(std::vector<std::string> args);
 
 }  // namespace hcube::cli
