@@ -282,7 +282,8 @@ function makeMachine(M, index) {
       for (let j = 0; j < N; ++j) for (let a = 0; a < K; ++a) {
         const id = st[j * K + a], on = used(j, a, s);
         cells[j][a].setAttribute("fill", on ? colour(id) : "#f7f7f7");
-        cells[j][a].setAttribute("stroke", changed[s].has(j * K + a) ? "#000" : "none");
+        // A moved word is outlined where its cell is tall enough for an outline to leave its colour visible.
+        cells[j][a].setAttribute("stroke", cellH >= 8 && changed[s].has(j * K + a) ? "#000" : "none");
         if (labels[j].length) {
           const dest = finalNode.get(id);
           labels[j][a].textContent = on && dest !== undefined ? `${dest}` : "";
