@@ -313,6 +313,19 @@ TEST_F(CliAnimate, TwoAlgorithmsSideBySide) {
   EXPECT_EQ(page_data(read_text(page))["machines"].size(), 2u);
   EXPECT_TRUE(contains(ok({"animate", "aapc", "--dims", "3", "-a", "1,4", "--output", page.string()}),
                        "algorithm 1: 6 routing cycles, algorithm 4: 4 routing cycles"));
+  // Two scatter algorithms on the 8-ring: the pipeline's 7 cycles against the
+  // bidirectional ring's 4 (the lecture notes: half the ring each way).
+  const json ring = ok_json({"animate", "scatter", "--topology", "ring:8", "--algorithm", "pipeline,bidirectional",
+                             "--output", page.string()});
+  ASSERT_EQ(ring["machines"].size(), 2u) << ring;
+  EXPECT_EQ(ring["machines"][0]["routing_cycles"], 7);
+  EXPECT_EQ(ring["machines"][1]["routing_cycles"], 4);
+  // Two SDP algorithms of Ho & Johnsson 1988 on the same bit reversal.
+  const json sdp = ok_json({"animate", "permute", "--perm", "bit-reversal", "-n", "3", "-m", "3", "--ports", "all",
+                            "--algorithm=A1,A6", "--output", page.string()});
+  ASSERT_EQ(sdp["machines"].size(), 2u) << sdp;
+  EXPECT_EQ(sdp["machines"][0]["algorithm"], "A1");
+  EXPECT_EQ(sdp["machines"][1]["algorithm"], "A6");
   if (const std::string why = browser_unusable(); !why.empty())
     HCUBE_SKIP_UNLESS_REQUIRED("HCUBE_REQUIRE_BROWSER", why);
   ok({"animate", "aapc", "--dims", "4", "--algorithm", "1,4", "--output", page.string()});
