@@ -286,7 +286,8 @@ TEST_F(CliAnimate, EveryStepIsNarratedFromThePlan) {
   };
   says(0, {"(j|i)", "sec. 2.2"});
   // Node j's eight words move unless j = 0: 7 x 8 = 56.
-  says(1, {"Phase 1, local alignment", "j xor i", "sec. 2.2", "56 words change place", "no link is used"});
+  says(1, {"Phase 1, local alignment", "j xor i", "sec. 2.2", "56 words change place", "no link is used",
+           "Table 1"});
   // d = 3 exchanges of one word a node: 3 x 8 words, every link busy.
   says(2, {"Routing cycle 0 of 4", "dimension 0: address", "24 words cross 3 of 3 dimensions", "12 of 12 links",
            "Lemma 2", "sec. 3.5"});

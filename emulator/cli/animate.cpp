@@ -316,6 +316,8 @@ std::string narrate(const std::string& command, const nlohmann::json& run, const
                        moved);
     if (command == "multi-aapc")
       text += " The alignments of the AAPCs on different node bits are independent and are done at once (Lemma 1).";
+    if (command == "aapc" && d == 3 && K == 8)
+      text += " The table is now the paper's Table 1: node j holds at address i the word (j|j xor i).";
   } else if (name == "post-alignment") {
     text = fmt::format("Phase 3, local realignment, the same operation as phase 1: node i moves the word from node j "
                        "from address j xor i to address j, so that (j|i) has become (i|j) (Johnsson & Ho 1992, sec. "
