@@ -357,6 +357,12 @@ TEST_F(CliAnimate, DimensionEightIsATable) {
   EXPECT_TRUE(contains(dom, "id=\"legend\""));
   EXPECT_TRUE(contains(dom, "The cube is drawn up to d = 5"));
   EXPECT_TRUE(contains(element_text(dom, "narration"), "Routing cycle 0 of 128")) << element_text(dom, "narration");
+  // Cells of 3 pixels carry no text: the pointer names the word. At the end of
+  // the transpose node 200 holds at address 17 the word that started at node
+  // 17, address 200: 17 * 256 + 200 = 4552.
+  const std::string hover = element_text(browse({"--dump-dom"}, "file://" + page.string() + "?step=end&hover=200,17"),
+                                         "hover");
+  EXPECT_EQ(hover, "node 200, address 17: word (17|200) = 4552, bound for node 200");
   expect_page_shows_the_result({"aapc", "--dims", "8"});
 }
 

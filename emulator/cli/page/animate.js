@@ -206,6 +206,12 @@ function makeMachine(M, index) {
     hover.style.display = "block";
   });
   matrix.addEventListener("mouseleave", () => { hover.style.display = "none"; });
+  // The pointer over cell (j, a), through the same handler as a real one (?hover=j,a).
+  function hoverCell(j, a) {
+    const r = matrix.getBoundingClientRect();
+    matrix.dispatchEvent(new MouseEvent("mousemove", { clientX: r.left + left + (j + 0.5) * cs,
+                                                       clientY: r.top + top + (a + 0.5) * cs, bubbles: true }));
+  }
 
   // --- the schedule table: a row a step after the initial state ---------------
   {
@@ -342,7 +348,8 @@ function makeMachine(M, index) {
     return moves;
   }
   function clearMoves() { if (movers) movers.replaceChildren(); }
-  return { paint, startMoves, clearMoves, layout: () => { layoutMatrix(); paintMatrix(shown); }, steps, init: layoutMatrix };
+  return { paint, startMoves, clearMoves, layout: () => { layoutMatrix(); paintMatrix(shown); }, steps, init: layoutMatrix,
+           hoverCell };
 }
 
 document.getElementById("title").textContent = D.title;
@@ -434,10 +441,12 @@ function onKey(ev) {
 document.addEventListener("keydown", onKey);
 
 // ?step=end or ?step=k shows that step at once; ?keys=ArrowRight,ArrowLeft,...
-// then presses those keys; ?zoom=k sets the table's cell size (the tests and
+// then presses those keys; ?zoom=k sets the table's cell size; ?hover=j,a
+// points at the first table's cell of node j, address a (the tests and
 // docs/teaching.md's screenshots use them).
 const params = new URLSearchParams(location.search), asked = params.get("step");
 if (params.get("zoom") && /^\d+$/.test(params.get("zoom"))) { zoom.value = params.get("zoom"); for (const m of machines) m.init(); }
 go(asked === "end" ? lengthOfRun - 1 : asked !== null && /^\d+$/.test(asked) ? Number(asked) : 0, false);
 for (const k of (params.get("keys") || "").split(",").filter(k => k))
   document.dispatchEvent(new KeyboardEvent("keydown", { key: k === "Space" ? " " : k }));
+if (/^\d+,\d+$/.test(params.get("hover") || "")) machines[0].hoverCell(...params.get("hover").split(",").map(Number));
