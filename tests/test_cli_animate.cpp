@@ -296,6 +296,15 @@ TEST_F(CliAnimate, EveryStepIsNarratedFromThePlan) {
   ok({"animate", "aapc", "--dims", "3", "--algorithm", "1", "--output", page.string()});
   const json one = page_data(read_text(page))["machines"][0]["steps"][2]["narration"];
   EXPECT_TRUE(contains(one.get<std::string>(), "sec. 3.1")) << one;
+  // The other commands cite their papers: Ho & Johnsson 1988 sec. 4.3 for the
+  // SDP algorithms, Park, Prasanna & Raghavendra sec. 3.3 for the router steps.
+  ok({"animate", "permute", "--perm", "bit-reversal", "-n", "3", "-m", "2", "--algorithm", "A1", "--output",
+      page.string()});
+  EXPECT_TRUE(contains(page_data(read_text(page))["machines"][0]["steps"][1]["narration"].get<std::string>(),
+                       "Ho & Johnsson 1988, sec. 4.3, algorithm A1"));
+  ok({"animate", "redistribute", "--P", "3", "--K", "2", "--Q", "6", "--x", "2", "--output", page.string()});
+  EXPECT_TRUE(contains(page_data(read_text(page))["machines"][0]["steps"][2]["narration"].get<std::string>(),
+                       "Router step: 3 messages"));
 }
 
 // Table 6 of Johnsson & Ho: at d = 3 Algorithm 1 needs d ceil(K/2d) = 6

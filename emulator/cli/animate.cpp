@@ -250,8 +250,11 @@ std::string source(const std::string& command, const nlohmann::json& run) {
     return "Johnsson & Ho 1992, sec. 3.5, Algorithm " + alg;
   }
   if (command == "multi-aapc") return "Johnsson & Ho 1992, sec. 4 (multiple AAPCs)";
-  if (command == "permute") return "Ho & Johnsson 1988, algorithm " + alg;
-  if (command == "redistribute") return "Park, Prasanna & Raghavendra 1998";
+  if (command == "permute")
+    return alg == "Edelman" ? "Edelman's optimal transpose and bit reversal"
+                            : "Ho & Johnsson 1988, sec. 4.3, algorithm " + alg;
+  if (command == "redistribute")
+    return "Park, Prasanna & Raghavendra 1998, sec. 3.3 (the generalized circulant schedule) and sec. 4";
   if (run.contains("grid")) return "the all-to-all scatter lecture notes, algorithm " + alg;
   return "the all-to-all scatter lecture notes, algorithm " + alg + " on the cube";
 }
