@@ -254,7 +254,10 @@ std::string source(const std::string& command, const nlohmann::json& run) {
     return alg == "Edelman" ? "Edelman's optimal transpose and bit reversal"
                             : "Ho & Johnsson 1988, sec. 4.3, algorithm " + alg;
   if (command == "redistribute")
-    return "Park, Prasanna & Raghavendra 1998, sec. 3.3 (the generalized circulant schedule) and sec. 4";
+    return run.value("schedule", std::string()) == "circulant"
+               ? "Park, Prasanna & Raghavendra 1998, sec. 3.3 and 4: the generalized circulant schedule"
+               : "Park, Prasanna & Raghavendra 1998, sec. 2.3 and Table 5: the " + run.value("schedule", std::string()) +
+                     " schedule, a baseline they compare with";
   if (run.contains("grid")) return "the all-to-all scatter lecture notes, algorithm " + alg;
   return "the all-to-all scatter lecture notes, algorithm " + alg + " on the cube";
 }
@@ -366,9 +369,11 @@ std::string narrate(const std::string& command, const nlohmann::json& run, const
                          "receiving at most one, so no two messages contend ({}).",
                          msgs, elements, source(command, run));
   } else if (name == "pack" || name == "unpack") {
-    text = fmt::format("Local step ({}): each node {} words for one message in consecutive addresses; {} words change "
-                       "place, no link is used ({}).",
-                       name, name == "pack" ? "gathers the" : "puts the received", moved, source(command, run));
+    text = fmt::format("Local step ({}): {}; {} words change place, no link is used ({}).", name,
+                       name == "pack" ? "each source orders its blocks by the step that sends them, so that every "
+                                        "message is one contiguous run"
+                                      : "each destination puts the blocks it received in cyclic(Kx) order",
+                       moved, source(command, run));
   } else {
     text = fmt::format("{}: {} words change place.", name, moved);
   }
