@@ -360,7 +360,9 @@ std::string narrate(const std::string& command, const nlohmann::json& run, const
     std::size_t elements = 0;
     for (const auto& msg : step["messages"]) elements += msg["elements"].get<std::size_t>();
     const std::size_t msgs = step["messages"].size();
-    if (run.contains("grid"))
+    if (msgs == 0)
+      text = fmt::format("Router step: no messages; the schedule leaves this step idle ({}).", source(command, run));
+    else if (run.contains("grid"))
       text = fmt::format("Cycle {} of {}: {} messages along links, {} elements, each node sending on its links at "
                          "once ({}).",
                          cycles_so_far, cycles, msgs, elements, source(command, run));
