@@ -459,6 +459,8 @@ class Animation:
         self.routing_cycles: int = result["routing_cycles"]
         self.nodes: int = result["nodes"]
         self.verified: bool = result["verified"]
+        # One entry a run drawn (two for algorithm="1,4"): algorithm, steps, routing_cycles, element_hops.
+        self.machines: List[Dict[str, Any]] = list(result.get("machines", []))
 
     def _repr_html_(self) -> str:
         # srcdoc keeps the page's script and ids apart from the notebook's.

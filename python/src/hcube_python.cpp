@@ -510,6 +510,17 @@ py::dict animate(const std::vector<std::string>& args) {
   d["nodes"] = a.nodes;
   d["verified"] = a.verified;
   d["help"] = a.help;
+  // Each run drawn (two with algorithm="1,4"): its algorithm, steps, routing cycles, element-hops.
+  py::list machines;
+  for (const auto& m : a.machines) {
+    py::dict one;
+    one["algorithm"] = m.algorithm;
+    one["steps"] = m.steps;
+    one["routing_cycles"] = m.routing_cycles;
+    one["element_hops"] = m.element_hops;
+    machines.append(one);
+  }
+  d["machines"] = machines;
   return d;
 }
 

@@ -237,6 +237,14 @@ def test_animate_page() -> None:
     assert same is not None and same.steps == page.steps
 
 
+def test_animate_side_by_side() -> None:
+    # Johnsson & Ho's Table 6 at d = 3: Algorithm 1 takes d ceil(K/2d) = 6 cycles, Algorithm 4 K/2 = 4.
+    page = hcube.animate("aapc", dims=3, algorithm="1,4")
+    assert page is not None and page.verified
+    assert [(m["algorithm"], m["routing_cycles"]) for m in page.machines] == [("1", 6), ("4", 4)]
+    assert page.html.count('"narration":') == 9 + 7  # every step of both runs says what it does
+
+
 def test_animate_save(tmp_path: Path) -> None:
     page = hcube.animate("permute", "-n", "2", "-m", "2", "--perm", "bit-reversal")
     assert page is not None
@@ -328,8 +336,8 @@ def test_bad_options() -> None:
         hcube.Machine(2, 2).cycle("5:0")
     with pytest.raises(ValueError, match="hcube animate fft: allowed commands"):
         hcube.animate("fft")
-    with pytest.raises(ValueError, match="draws cubes of at most d = 5"):
-        hcube.animate("aapc", dims=6)
+    with pytest.raises(ValueError, match="draws cubes of at most d = 8"):
+        hcube.animate("aapc", dims=9)
     with pytest.raises(ValueError, match="backend"):
         hcube.Machine(2, 2, backend="tpu")
 

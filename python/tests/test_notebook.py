@@ -18,3 +18,5 @@ def test_teaching_notebook_runs() -> None:
     # The page is shown inline, as an iframe holding the whole page.
     html = [o["data"]["text/html"] for o in outputs if "text/html" in o.get("data", {})]
     assert any(h.startswith("<iframe srcdoc=") for h in html)
+    # And Algorithms 1 and 4 side by side, two machines stepping together.
+    assert any("2 runs side by side" in h for h in html)

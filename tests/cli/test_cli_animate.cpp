@@ -50,17 +50,23 @@ class CliAnimate : public Cli {
     return r.out;
   }
 
-  // The memory the page shows at its last step (or after `query`), as rows of numbers.
-  json final_memory(const fs::path& page, const std::string& query = "?step=end") const {
-    const std::string dom = browse({"--dump-dom"}, "file://" + page.string() + query);
-    const std::string open = "<pre id=\"memory\">";
-    const std::size_t at = dom.find(open);
+  // The text of the element with id `id` in `dom` ("" and a failure when there is none).
+  static std::string element_text(const std::string& dom, const std::string& id) {
+    const std::size_t at = dom.find("id=\"" + id + "\"");
     if (at == std::string::npos) {
-      ADD_FAILURE() << "no memory element in the page's DOM";
-      return json();
+      ADD_FAILURE() << "no element with id " << id << " in the page's DOM";
+      return "";
     }
-    const std::size_t from = at + open.size(), to = dom.find("</pre>", from);
-    return json::parse(dom.substr(from, to - from));
+    const std::size_t from = dom.find('>', at) + 1, to = dom.find("</", from);
+    return dom.substr(from, to - from);
+  }
+
+  // The memory the page shows at its last step (or after `query`), as rows of
+  // numbers: the first machine's (id "memory"), or the one named.
+  json final_memory(const fs::path& page, const std::string& query = "?step=end",
+                    const std::string& id = "memory") const {
+    const std::string text = element_text(browse({"--dump-dom"}, "file://" + page.string() + query), id);
+    return text.empty() ? json() : json::parse(text);
   }
 
   // The page for `command` (with --output page) and the same run's result as
@@ -78,7 +84,13 @@ class CliAnimate : public Cli {
     const hcube::NpyArray result = hcube::read_npy(npy.string());
     const std::uint64_t rows = result.shape.at(0), K = result.shape.at(1);
     const auto* words = reinterpret_cast<const std::uint32_t*>(result.data.data());
-    const json shown = final_memory(page);
+    const std::string dom = browse({"--dump-dom"}, "file://" + page.string() + "?step=end");
+    // Every command gets the node by address table (Johnsson & Ho's Tables 1
+    // and 3), the legend and a sentence on what its last step did.
+    EXPECT_TRUE(contains(dom, "id=\"matrix\"")) << "no table";
+    EXPECT_TRUE(contains(dom, "id=\"legend\"")) << "no legend";
+    EXPECT_FALSE(element_text(dom, "narration").empty()) << "no narration";
+    const json shown = json::parse(element_text(dom, "memory"));
     // A redistribution's output is the destinations' regions: Q rows of D words
     // from word O of the destination nodes; a grid scatter's, each node's
     // output area; every other command's, the machine.
@@ -98,6 +110,15 @@ class CliAnimate : public Cli {
     if (command.front() != "redistribute") {
       EXPECT_EQ(shown.size(), rows);
     }
+  }
+
+  // The page's data: the JSON between its data element's tags.
+  static json page_data(const std::string& html) {
+    const std::string open = "<script type=\"application/json\" id=\"hcube-data\">";
+    const std::size_t from = html.find(open);
+    if (from == std::string::npos) return json();
+    const std::size_t to = html.find("</script>", from);
+    return json::parse(html.substr(from + open.size(), to - from - open.size()));
   }
 
   mutable int profiles_ = 0;
@@ -157,17 +178,23 @@ TEST_F(CliAnimate, HelpShowsTheCommandsFlags) {
 }
 
 TEST_F(CliAnimate, BadInputIsAClearError) {
-  expect_error({"animate", "aapc", "--dims", "6", "--output", path("big.html").string()},
-               {"at most d = 5", "--trace", "hcube schedule --json"});
+  // d = 8 is Johnsson & Ho's table at 256 x 256; d = 9 is refused, naming the value and the bound.
+  expect_error({"animate", "aapc", "--dims", "9", "--output", path("big.html").string()},
+               {"at most d = 8", "n = 9", "--trace", "hcube schedule --json"});
   expect_error({"animate", "aapc", "--dims", "3"}, {"--output page.html"});
   expect_error({"animate", "aapc", "--dims", "3", "--output", path("page.txt").string()}, {"must end in .html"});
   expect_error({"animate", "teleport", "--output", path("t.html").string()}, {"allowed commands", "aapc"});
   expect_error({"animate", "redistribute", "--P", "28", "--K", "36", "--Q", "14", "--x", "2", "--output",
                 path("r.html").string()},
-               {"at most d = 5", "--trace"});
+               {"at most d = 8", "--trace"});
   expect_error({"animate"}, {"needs a command"});
   expect_error({"animate", "aapc", "--dims", "3", "--algorithm", "9", "--output", path("a.html").string()},
                {"algorithm"});
+  // Side by side: each algorithm is checked as the command checks it, and two at most.
+  expect_error({"animate", "aapc", "--dims", "3", "--algorithm", "1,9", "--output", path("a.html").string()},
+               {"'9'", "allowed 1, 2, 3, 4"});
+  expect_error({"animate", "aapc", "--dims", "3", "--algorithm", "1,4,2", "--output", path("a.html").string()},
+               {"--algorithm 1,4,2", "2 algorithms side by side", "got 3"});
   for (const auto& entry : fs::directory_iterator(dir_))
     EXPECT_NE(entry.path().extension(), ".html") << "left behind: " << entry.path();
 }
@@ -240,6 +267,112 @@ TEST_F(CliAnimate, AMiddleStepIsNotBlank) {
   ASSERT_GT(empty, 0u) << "chromium wrote no screenshot";
   // A blank page compresses to a few KiB; the drawn cube, its cells and the table do not.
   EXPECT_GT(middle, 5 * empty) << "middle step " << middle << " bytes, blank page " << empty << " bytes";
+}
+
+// Every step says what it does, read off the plan: the alignments of
+// Johnsson & Ho's sec. 2.2, and for each cycle the dimensions, the addresses
+// and the words that cross; the last step compares Algorithm 1's d ceil(K/2d)
+// cycles with the K/2 of Algorithms 2-4 (Table 6).
+TEST_F(CliAnimate, EveryStepIsNarratedFromThePlan) {
+  const fs::path page = path("aapc.html");
+  ok({"animate", "aapc", "--dims", "3", "--algorithm", "4", "--output", page.string()});
+  const json data = page_data(read_text(page));
+  ASSERT_EQ(data["machines"].size(), 1u);
+  const json& steps = data["machines"][0]["steps"];
+  ASSERT_EQ(steps.size(), 7u);
+  const auto says = [&](std::size_t s, const std::vector<std::string>& parts) {
+    const std::string text = steps[s]["narration"].get<std::string>();
+    for (const auto& p : parts) EXPECT_TRUE(contains(text, p)) << "step " << s << ": " << text;
+  };
+  says(0, {"(j|i)", "sec. 2.2"});
+  // Node j's eight words move unless j = 0: 7 x 8 = 56.
+  says(1, {"Phase 1, local alignment", "j xor i", "sec. 2.2", "56 words change place", "no link is used",
+           "Table 1"});
+  // d = 3 exchanges of one word a node: 3 x 8 words, every link busy.
+  says(2, {"Routing cycle 0 of 4", "dimension 0: address", "24 words cross 3 of 3 dimensions", "12 of 12 links",
+           "Lemma 2", "sec. 3.5"});
+  says(6, {"Phase 3", "d * ceil(K/2d) = 6", "K/2 = 4", "Table 6"});
+  // Algorithm 1's cycles cite its own section.
+  ok({"animate", "aapc", "--dims", "3", "--algorithm", "1", "--output", page.string()});
+  const json one = page_data(read_text(page))["machines"][0]["steps"][2]["narration"];
+  EXPECT_TRUE(contains(one.get<std::string>(), "sec. 3.1")) << one;
+  // The other commands cite their papers: Ho & Johnsson 1988 sec. 4.3 for the
+  // SDP algorithms, Park, Prasanna & Raghavendra sec. 3.3 for the router steps.
+  ok({"animate", "permute", "--perm", "bit-reversal", "-n", "3", "-m", "2", "--algorithm", "A1", "--output",
+      page.string()});
+  EXPECT_TRUE(contains(page_data(read_text(page))["machines"][0]["steps"][1]["narration"].get<std::string>(),
+                       "Ho & Johnsson 1988, sec. 4.3, algorithm A1"));
+  ok({"animate", "redistribute", "--P", "3", "--K", "2", "--Q", "6", "--x", "2", "--output", page.string()});
+  EXPECT_TRUE(contains(page_data(read_text(page))["machines"][0]["steps"][2]["narration"].get<std::string>(),
+                       "Router step: 3 messages"));
+}
+
+// Table 6 of Johnsson & Ho: at d = 3 Algorithm 1 needs d ceil(K/2d) = 6
+// cycles, Algorithm 4 K/2 = 4; --algorithm 1,4 runs both and the page steps
+// them together, each with its own table, counters and narration.
+TEST_F(CliAnimate, TwoAlgorithmsSideBySide) {
+  const fs::path page = path("two.html");
+  const json j = ok_json({"animate", "aapc", "--dims", "3", "--algorithm", "1,4", "--output", page.string()});
+  ASSERT_EQ(j["machines"].size(), 2u) << j;
+  EXPECT_EQ(j["machines"][0]["algorithm"], "1");
+  EXPECT_EQ(j["machines"][0]["routing_cycles"], 6);
+  EXPECT_EQ(j["machines"][1]["algorithm"], "4");
+  EXPECT_EQ(j["machines"][1]["routing_cycles"], 4);
+  EXPECT_EQ(j["machines"][0]["element_hops"], j["machines"][1]["element_hops"]);  // the same words, the same paths
+  EXPECT_EQ(j["steps"], 9);  // the longer run
+  EXPECT_EQ(page_data(read_text(page))["machines"].size(), 2u);
+  EXPECT_TRUE(contains(ok({"animate", "aapc", "--dims", "3", "-a", "1,4", "--output", page.string()}),
+                       "algorithm 1: 6 routing cycles, algorithm 4: 4 routing cycles"));
+  // Two scatter algorithms on the 8-ring: the pipeline's 7 cycles against the
+  // bidirectional ring's 4 (the lecture notes: half the ring each way).
+  const json ring = ok_json({"animate", "scatter", "--topology", "ring:8", "--algorithm", "pipeline,bidirectional",
+                             "--output", page.string()});
+  ASSERT_EQ(ring["machines"].size(), 2u) << ring;
+  EXPECT_EQ(ring["machines"][0]["routing_cycles"], 7);
+  EXPECT_EQ(ring["machines"][1]["routing_cycles"], 4);
+  // Two SDP algorithms of Ho & Johnsson 1988 on the same bit reversal.
+  const json sdp = ok_json({"animate", "permute", "--perm", "bit-reversal", "-n", "3", "-m", "3", "--ports", "all",
+                            "--algorithm=A1,A6", "--output", page.string()});
+  ASSERT_EQ(sdp["machines"].size(), 2u) << sdp;
+  EXPECT_EQ(sdp["machines"][0]["algorithm"], "A1");
+  EXPECT_EQ(sdp["machines"][1]["algorithm"], "A6");
+  if (const std::string why = browser_unusable(); !why.empty())
+    HCUBE_SKIP_UNLESS_REQUIRED("HCUBE_REQUIRE_BROWSER", why);
+  ok({"animate", "aapc", "--dims", "4", "--algorithm", "1,4", "--output", page.string()});
+  const std::string dom = browse({"--dump-dom"}, "file://" + page.string() + "?step=3");
+  for (const char* id : {"id=\"matrix\"", "id=\"matrix-2\"", "id=\"legend\"", "id=\"counters-2\""})
+    EXPECT_TRUE(contains(dom, id)) << id;
+  EXPECT_TRUE(contains(element_text(dom, "narration"), "Algorithm 1 schedules"));
+  EXPECT_TRUE(contains(element_text(dom, "narration-2"), "Algorithm 4 schedules"));
+  // Both machines end at the transpose the emulator computed.
+  const json want = ok_json({"aapc", "--dims", "4", "--trace"})["trace"].back()["state"];
+  EXPECT_EQ(final_memory(page, "?step=end", "memory"), want);
+  EXPECT_EQ(final_memory(page, "?step=end", "memory-2"), want);
+}
+
+// d = 8: 256 nodes of 256 words, Johnsson & Ho's node by address table at
+// 256 x 256, too many nodes for the cube drawing; the page stays compact
+// (each step only the words it moved) and shows the emulator's result.
+TEST_F(CliAnimate, DimensionEightIsATable) {
+  const fs::path page = path("d8.html");
+  const json j = ok_json({"animate", "aapc", "--dims", "8", "--output", page.string()});
+  EXPECT_EQ(j["nodes"], 256);
+  EXPECT_EQ(j["routing_cycles"], 128);  // K/2 (Table 6)
+  EXPECT_LT(j["page_bytes"].get<std::uint64_t>(), 20u << 20) << "page of " << j["page_bytes"] << " bytes";
+  if (const std::string why = browser_unusable(); !why.empty())
+    HCUBE_SKIP_UNLESS_REQUIRED("HCUBE_REQUIRE_BROWSER", why);
+  const std::string dom = browse({"--dump-dom"}, "file://" + page.string() + "?step=2");
+  EXPECT_TRUE(contains(dom, "id=\"matrix\""));
+  EXPECT_TRUE(contains(dom, "id=\"legend\""));
+  EXPECT_TRUE(contains(dom, "The cube is drawn up to d = 5"));
+  EXPECT_TRUE(contains(element_text(dom, "narration"), "Routing cycle 0 of 128")) << element_text(dom, "narration");
+  // Cells of 3 pixels carry no text: the pointer names the word. At the end of
+  // the transpose node 200 holds at address 17 the word that started at node
+  // 17, address 200: 17 * 256 + 200 = 4552.
+  const std::string hover = element_text(browse({"--dump-dom"}, "file://" + page.string() + "?step=end&hover=200,17"),
+                                         "hover");
+  EXPECT_EQ(hover, "node 200, address 17: word (17|200) = 4552, bound for node 200");
+  expect_page_shows_the_result({"aapc", "--dims", "8"});
 }
 
 }  // namespace

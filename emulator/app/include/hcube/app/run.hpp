@@ -244,8 +244,13 @@ class ProgressBar {
 
 // --trace prints every word after every step.
 inline constexpr std::uint64_t kMaxTraceWords = 4096;
+// The most words a machine hcube animate draws may hold: d = 8, 2^8 nodes of
+// 2^8 words, Johnsson & Ho's node by address table (Tables 1 and 3) at
+// 256 x 256. A command traced for the page (its result handed to a sink, not
+// printed) records this many.
+inline constexpr std::uint64_t kMaxAnimatedWords = 65536;
 
-// Refuses --trace on machines of more than kMaxTraceWords words.
+// Refuses --trace on machines of more than kMaxTraceWords words (kMaxAnimatedWords for hcube animate).
 void check_trace_size(const IoFlags& io, unsigned n, unsigned m);
 
 nlohmann::json exchanges_json(const Cycle& cycle);

@@ -3,23 +3,37 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
+#include "hcube/app/run.hpp"
+
 namespace hcube::cli {
 
+// The most words a machine hcube animate draws may hold (d = 8).
+using app::kMaxAnimatedWords;
+
 struct Animation {
-  std::string command;  // the command drawn: aapc, multi-aapc, permute or redistribute
+  std::string command;  // the command drawn: aapc, multi-aapc, permute, redistribute or scatter
   std::string html;     // the self-contained page
-  std::size_t steps = 0, routing_cycles = 0, nodes = 0;
-  bool verified = false;
+  std::size_t steps = 0, routing_cycles = 0, nodes = 0;  // the longest run's steps; the first run's cycles
+  bool verified = false;                                 // every run verified
   std::string help;  // --help asked: its text, and no page
+  // Each run drawn: one, or two side by side (--algorithm A,B).
+  struct Machine {
+    std::string algorithm;
+    std::size_t steps = 0, routing_cycles = 0;
+    std::uint64_t element_hops = 0;
+  };
+  std::vector<Machine> machines;
 };
 
 // Runs `args` -- a command hcube animate draws, then that command's flags, as
 // on the command line without --output -- with --trace --json in this
-// process, and builds the page of the states it recorded. Throws hcube::Error
-// with hcube animate's one-line message.
+// process, and builds the page of the states it recorded; --algorithm A,B
+// runs it twice and draws the two side by side. Throws hcube::Error with
+// hcube animate's one-line message.
 Animation animate(std::vector<std::string> args);
 
 }  // namespace hcube::cli
