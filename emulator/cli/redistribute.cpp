@@ -126,7 +126,7 @@ void run_redistribute(const RedistributeFlags& f) {
   }
   const bool record = f.io.trace && (f.io.json || f.io.sink);
   const RedistributionRun run = run_redistribution(plan, type, parse_backend_choice(f.machine.backend),
-                                                   tile_dims(f.machine.tile_dims, pl.n), opened.get(), record,
+                                                   tile_dims(f.machine.tile_dims, pl.n), opened.get(), file, record,
                                                    f.io.output);
   const Machine& mach = *run.machine;
   const RedistributionReport& rep = run.report;

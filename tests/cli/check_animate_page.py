@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The teaching page's HTML (emulator/cli/page/animate.html), checked on its own: every element
+"""The teaching page's HTML (emulator/app/page/animate.html), checked on its own: every element
 that is not void closes, in order; ids are unique; the markers EmbedPage.cmake replaces are there,
 each once. A browser forgives a stray </div>; a page that only works because of that forgiveness
 breaks when the next edit moves the tag. Usage: check_animate_page.py PAGE_DIR"""

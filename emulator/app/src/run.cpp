@@ -447,11 +447,11 @@ std::string join_uints(const std::vector<unsigned>& values, const char* separato
 }
 
 RedistributionRun run_redistribution(RedistributePlan& plan, ElementType type, BackendChoice backend,
-                                     long long tile_dims, NpyInput* opened, bool record_states,
+                                     long long tile_dims, NpyInput* opened,
+                                     const std::shared_ptr<const NpyFile>& file, bool record_states,
                                      const std::string& output) {
   const RedistributionPlacement& pl = plan.placement();
   const Redistribution& r = pl.r;
-  const std::shared_ptr<const NpyFile> file = opened != nullptr ? opened->file() : nullptr;
   const std::size_t wb = info(type).bytes;
   // The machine first: it checks its own size before the host copies below are made.
   RedistributionRun run;

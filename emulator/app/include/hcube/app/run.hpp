@@ -272,8 +272,8 @@ nlohmann::json aapc_json(const std::string& command, const Job& job, const Count
 std::string job_summary(const Job& job, const Counters& counters, double seconds);
 
 // One process's redistribution: the machine loaded with the sources (the
-// labels, a file read through a small cache, or a stream as it arrives, then
-// known by its fingerprint), the plan executed, every destination checked,
+// labels, `file` read through a small cache, or the stream `opened` as it
+// arrives, then known by its fingerprint), the plan executed, every destination checked,
 // `output` (empty: none) written as the destinations' memories. With
 // `record_states` on a machine of at most kMaxTraceWords words, every state
 // (for hcube animate).
@@ -285,7 +285,8 @@ struct RedistributionRun {
   nlohmann::json states = nlohmann::json::array();
 };
 RedistributionRun run_redistribution(RedistributePlan& plan, ElementType type, BackendChoice backend,
-                                     long long tile_dims, NpyInput* opened, bool record_states,
+                                     long long tile_dims, NpyInput* opened,
+                                     const std::shared_ptr<const NpyFile>& file, bool record_states,
                                      const std::string& output);
 
 // permute's report (Ho & Johnsson 1988): " on a subcube of a cube of n = ..."

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "hcube/app/run.hpp"
+#include "hcube/app/lesson.hpp"
 
 namespace hcube::cli {
 
@@ -21,11 +21,7 @@ struct Animation {
   bool verified = false;                                 // every run verified
   std::string help;  // --help asked: its text, and no page
   // Each run drawn: one, or two side by side (--algorithm A,B).
-  struct Machine {
-    std::string algorithm;
-    std::size_t steps = 0, routing_cycles = 0;
-    std::uint64_t element_hops = 0;
-  };
+  using Machine = app::AnimatedMachine;
   std::vector<Machine> machines;
 };
 

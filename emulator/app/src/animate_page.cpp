@@ -2,16 +2,16 @@
 // SVG drawn by inline JavaScript, no network) that replays the states the
 // emulator recorded. The page derives nothing about the algorithm: each
 // frame is a state from the run, each word's move is read off two states.
-// The page itself is emulator/cli/page/ (animate.html, .css, .js), embedded
+// The page itself is emulator/app/page/ (animate.html, .css, .js), embedded
 // at build time by cmake/EmbedPage.cmake as the bytes before and after the data.
-#include "animate_page.hpp"
+#include "hcube/app/lesson.hpp"
 
 #include <cstddef>
 #include <string>
 
-namespace hcube::cli {
+namespace hcube::app {
 namespace page {
-// animate_page_assets.cpp, generated from emulator/cli/page/.
+// animate_page_assets.cpp, generated from emulator/app/page/.
 extern const unsigned char kHead[];
 extern const std::size_t kHeadSize;
 extern const unsigned char kTail[];
@@ -45,4 +45,4 @@ std::string animation_page(const nlohmann::json& data) {
   return out;
 }
 
-}  // namespace hcube::cli
+}  // namespace hcube::app
