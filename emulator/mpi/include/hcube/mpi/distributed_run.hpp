@@ -40,8 +40,8 @@ std::string check_share(const DistributedSession& s, const std::string& what);
 // one line. A file's words are read through a small cache (NpyWordReader).
 inline constexpr std::uint64_t kZeroWord = ~std::uint64_t{0};
 std::string check_share_drawn(const DistributedSession& s, const AddressMap& from, const std::string& what);
-// The checks run_schedule makes before the first word moves: the schedule's
-// geometry is the machine's, its cycles are legal.
+// The check before the first word moves: the schedule's geometry is the
+// machine's (its cycles were checked when its job was made).
 void check_job_schedule(const DistributedSession& s, const Job& job);
 // The job's schedule as run_schedule runs it on one machine: its checks, the
 // pre-alignment, the cycles, the post-alignment. Collective; returns this
