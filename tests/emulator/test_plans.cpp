@@ -16,6 +16,8 @@
 #include <type_traits>
 #include <vector>
 
+#include <unistd.h>
+
 #include "backend_test.hpp"
 #ifdef HCUBE_TEST_CUDA_FAULT
 #include <cuda_runtime.h>
@@ -434,6 +436,39 @@ TEST(TypedPlans, BitReversalAndAMatrixTranspose) {
     for (std::size_t j = 0; j < 32; ++j) ASSERT_EQ(m[i * 32 + j], static_cast<double>(j * 8 + i));
 }
 
+// A schedule file is a plan: loaded and checked once, run on the caller's
+// buffer, verified against what its header names (here the transpose,
+// written from its formula); a schedule built elsewhere is checked when its
+// plan is made, so a bad one never runs.
+TEST(SchedulePlans, AFileRunsAsItsPlanAndABadScheduleIsRefusedWhenMade) {
+  const unsigned d = 3;
+  AapcPlan::Options o;
+  o.schedule.d = d;
+  o.target = {ElementType::u32, BackendChoice::cpu};
+  const AapcPlan aapc(o);
+  char path[] = "/tmp/hcube_schedule_plan_XXXXXX";
+  const int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  close(fd);
+  save_schedule(path, aapc.schedule());
+  SchedulePlan plan({path, std::nullopt, {ElementType::u32, BackendChoice::cpu}});
+  std::remove(path);
+  EXPECT_TRUE(plan.verified());
+  EXPECT_EQ(plan.stats().cycles, aapc.stats().cycles);
+  std::vector<std::uint32_t> v(std::size_t{1} << (2 * d));
+  std::iota(v.begin(), v.end(), 0u);
+  plan.execute(v.data(), v.size() * 4);
+  for (std::uint32_t g = 0; g < v.size(); ++g) ASSERT_EQ(v[((g & 7u) << d) | (g >> d)], g);
+  // An exchange on a dimension the machine lacks: refused as the plan is made.
+  Job bad;
+  bad.schedule = aapc.schedule().header();
+  Exchange e;
+  e.dim = 9;
+  bad.schedule.add(e);
+  bad.schedule.end_cycle();
+  EXPECT_THROW(SchedulePlan(std::move(bad), PlanTarget{ElementType::u32, BackendChoice::cpu}), Error);
+}
+
 // Plans are nothrow-movable: returned by value, kept in containers, still running.
 TEST(TypedPlans, PlansMoveWithoutThrowing) {
   static_assert(std::is_nothrow_move_constructible_v<AapcPlan>);
@@ -441,6 +476,7 @@ TEST(TypedPlans, PlansMoveWithoutThrowing) {
   static_assert(std::is_nothrow_move_constructible_v<MultiAapcPlan>);
   static_assert(std::is_nothrow_move_constructible_v<DistributedFftPlan>);
   static_assert(std::is_nothrow_move_constructible_v<RedistributePlan>);
+  static_assert(std::is_nothrow_move_constructible_v<SchedulePlan>);
   static_assert(std::is_nothrow_move_constructible_v<TransposePlan<float>>);
   static_assert(std::is_nothrow_move_assignable_v<PermutePlan>);
   std::vector<TransposePlan<std::uint32_t>> plans;
