@@ -139,12 +139,19 @@ int main(int argc, char** argv) {
   if (code == 0 || error.empty()) {
     // Every rank's work is done: the job ends as usual, and the rank that printed says it could not.
     const std::string lost = stdout_error();
-    ranks->succeeded();
+    std::string other;
+    if (!ranks->succeeded(other)) {  // another rank failed: rank 0 says why
+      if (!other.empty()) print_error(other);
+      ranks->end_failed();
+      return kBadInput;
+    }
     if (lost.empty()) return code;
     print_error(lost);
     return kBadInput;
   }
-  print_error(error);
-  ranks->failed(collective, error);
+  // Under mpirun an error every rank met is printed once, by rank 0.
+  const std::string line = ranks->failed(collective, error);
+  if (!line.empty()) print_error(line);
+  ranks->end_failed();
   return code;
 }

@@ -33,12 +33,42 @@ Ranks::Ranks(int& argc, char**& argv) {
 
 Ranks::~Ranks() { g_world = nullptr; }
 
-void Ranks::failed(bool collective, const std::string& error) {
-  if (world_ && !collective) world_->fail(error);
+std::string Ranks::failed(bool collective, const std::string& error) {
+  if (!world_) return error;
+  if (!collective && world_->agreed()) {
+    // The others may wait on this rank in an exchange: it says why, and the job is aborted.
+    own_error_ = error;
+    return error;
+  }
+  std::string text = error;
+  if (!collective) {
+    // Before the first agreement the others are on their way to it: this rank joins it.
+    try {
+      world_->agree(error.empty() ? "failed" : error);
+    } catch (const mpi::CollectiveError& e) {
+      text = e.what();
+    }
+  }
+  return world_->rank() == 0 ? text : std::string();
 }
 
-void Ranks::succeeded() {
-  if (world_) world_->finish();
+bool Ranks::succeeded(std::string& error) {
+  if (!world_) return true;
+  try {
+    world_->finish();  // a rank that failed before the first agreement waits there
+    return true;
+  } catch (const mpi::CollectiveError& e) {
+    error = world_->rank() == 0 ? e.what() : "";
+    return false;
+  }
+}
+
+void Ranks::end_failed() {
+  if (!world_) return;
+  if (!own_error_.empty()) world_->fail(own_error_);  // aborts the job
+  // Every rank met the error: the others end only once rank 0 has written
+  // its line, so that mpirun ending them cannot drop it.
+  mpi::barrier(world_->comm());
 }
 
 bool Ranks::is_collective(const std::exception& e) { return dynamic_cast<const mpi::CollectiveError*>(&e) != nullptr; }

@@ -23,15 +23,22 @@ class Ranks {
   ~Ranks();
   Ranks(const Ranks&) = delete;
   Ranks& operator=(const Ranks&) = delete;
-  // After a command's error, printed by the caller: `collective` when every
-  // rank raised it together (is_collective), else the error is this rank's
-  // alone and the others are ended with it (World::fail).
-  void failed(bool collective, const std::string& error);
-  void succeeded();
+  // After a command's error: the line this process prints ("" for none). An
+  // error every rank met (`collective`, is_collective) or one this rank met
+  // before the ranks' first agreement (which it then joins) is printed by
+  // rank 0 alone; one met after it, only this rank knows, so it prints it.
+  std::string failed(bool collective, const std::string& error);
+  // After a command that succeeded here: false when another rank failed
+  // (`error`: rank 0's line to print, "" elsewhere).
+  bool succeeded(std::string& error);
+  // Once the line is printed: the ranks wait for rank 0's line, or the job is
+  // aborted after this rank's own error.
+  void end_failed();
   static bool is_collective(const std::exception& e);
 
  private:
   std::unique_ptr<mpi::World> world_;
+  std::string own_error_;  // an error this rank alone met after the ranks agreed
 };
 
 // True while this process is one rank of an MPI job (of any size, 1 too).
