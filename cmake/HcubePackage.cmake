@@ -37,6 +37,7 @@ foreach(_kind SHARED STATIC)
   endif()
   target_include_directories(hcube_${_k} PUBLIC
     $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/host/include> $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/kernels/include>
+    $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/kernels/core/include>
     $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/emulator/include> $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/generated/include>
     $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
   target_compile_features(hcube_${_k} PUBLIC cxx_std_17)
@@ -158,6 +159,7 @@ install(TARGETS hcube_core hcube_host hcube_kernels hcube_emulator hcube_library
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT hcube_Runtime)
 install(DIRECTORY
     ${PROJECT_SOURCE_DIR}/host/include/hcube
+    ${PROJECT_SOURCE_DIR}/kernels/core/include/hcube
     ${PROJECT_SOURCE_DIR}/kernels/include/hcube
     ${PROJECT_SOURCE_DIR}/emulator/include/hcube
     ${_hcube_generated_include}/hcube
