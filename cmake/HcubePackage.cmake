@@ -161,6 +161,8 @@ install(DIRECTORY
     ${PROJECT_SOURCE_DIR}/host/include/hcube
     ${PROJECT_SOURCE_DIR}/kernels/core/include/hcube
     ${PROJECT_SOURCE_DIR}/kernels/include/hcube
+    ${PROJECT_SOURCE_DIR}/emulator/backends/cpu/include/hcube
+    ${PROJECT_SOURCE_DIR}/emulator/backends/cuda/include/hcube
     ${PROJECT_SOURCE_DIR}/emulator/include/hcube
     ${_hcube_generated_include}/hcube
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT hcube_Development

@@ -16,7 +16,7 @@
 #include "hcube/host/host_memory.hpp"
 #include "hcube/host/output_file.hpp"
 #include "hcube/host/parse.hpp"
-#include "hcube/kernels/cpu/tuning.hpp"
+#include "hcube/backends/cpu/tuning.hpp"
 
 namespace hcube {
 namespace {
