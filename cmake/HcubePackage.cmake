@@ -36,7 +36,8 @@ foreach(_kind SHARED STATIC)
     set_target_properties(hcube_${_k} PROPERTIES EXCLUDE_FROM_ALL ON)
   endif()
   target_include_directories(hcube_${_k} PUBLIC
-    $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/host/include> $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/kernels/include>
+    $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/host/include> $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/host/io/include>
+    $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/host/system/include> $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/kernels/include>
     $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/kernels/core/include>
     $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/emulator/include> $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/generated/include>
     $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
@@ -159,6 +160,8 @@ install(TARGETS hcube_core hcube_host hcube_kernels hcube_emulator hcube_library
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT hcube_Runtime)
 install(DIRECTORY
     ${PROJECT_SOURCE_DIR}/host/include/hcube
+    ${PROJECT_SOURCE_DIR}/host/io/include/hcube
+    ${PROJECT_SOURCE_DIR}/host/system/include/hcube
     ${PROJECT_SOURCE_DIR}/kernels/core/include/hcube
     ${PROJECT_SOURCE_DIR}/kernels/include/hcube
     ${PROJECT_SOURCE_DIR}/emulator/backends/cpu/include/hcube

@@ -18,7 +18,7 @@
 
 #include "../backend_impl.hpp"
 #include "hcube/emulator/wisdom.hpp"
-#include "hcube/host/host_memory.hpp"
+#include "hcube/host/system/host_memory.hpp"
 #include "hcube/backends/cpu/alignment.hpp"
 #include "hcube/backends/cpu/block_router.hpp"
 #include "hcube/backends/cpu/exchange.hpp"
