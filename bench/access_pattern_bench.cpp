@@ -9,7 +9,7 @@
 #include <cstdint>
 
 #include "huge_areas.hpp"
-#include "hcube/kernels/cpu/stream.hpp"
+#include "hcube/backends/cpu/stream.hpp"
 
 namespace {
 

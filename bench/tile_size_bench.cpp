@@ -1,4 +1,4 @@
-// The host launcher's fused pass (kernels/cpu/launch.hpp) for two permutations
+// The host launcher's fused pass (backends/cpu/launch.hpp) for two permutations
 // at several tile sizes and each word size, beside memcpy of the same data:
 // the measurement behind the CPU backend's tile choice (cpu_backend.cpp,
 // CpuPolicy::plan_tiles; table in docs/performance.md). On a shared machine
@@ -13,7 +13,7 @@
 #include "huge_areas.hpp"
 #include "hcube/host/bit_permutation_tiling.hpp"
 #include "hcube/core/bits.hpp"
-#include "hcube/kernels/cpu/launch.hpp"
+#include "hcube/backends/cpu/launch.hpp"
 #include "hcube/kernels/permute.hpp"
 #include "hcube/kernels/word.hpp"
 

@@ -36,7 +36,9 @@ foreach(_kind SHARED STATIC)
     set_target_properties(hcube_${_k} PROPERTIES EXCLUDE_FROM_ALL ON)
   endif()
   target_include_directories(hcube_${_k} PUBLIC
-    $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/host/include> $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/kernels/include>
+    $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/host/include> $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/host/io/include>
+    $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/host/system/include> $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/kernels/include>
+    $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/kernels/core/include>
     $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/emulator/include> $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/generated/include>
     $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
   target_compile_features(hcube_${_k} PUBLIC cxx_std_17)
@@ -128,8 +130,6 @@ if(TARGET hcube_mpi)
   set(HCUBE_HAVE_MPI_01 1)
   set(_hcube_mpi_target hcube_mpi)
   set_target_properties(hcube_mpi PROPERTIES EXPORT_NAME mpi)
-  install(DIRECTORY ${PROJECT_SOURCE_DIR}/emulator/mpi/include/hcube DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
-    COMPONENT hcube_Development FILES_MATCHING PATTERN "*.hpp")
 endif()
 
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/hcubeConfig.cmake.in
@@ -156,13 +156,33 @@ install(TARGETS hcube_core hcube_host hcube_kernels hcube_emulator hcube_library
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT hcube_Development
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT hcube_Development
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT hcube_Runtime)
-install(DIRECTORY
-    ${PROJECT_SOURCE_DIR}/host/include/hcube
-    ${PROJECT_SOURCE_DIR}/kernels/include/hcube
-    ${PROJECT_SOURCE_DIR}/emulator/include/hcube
-    ${_hcube_generated_include}/hcube
-  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT hcube_Development
-  FILES_MATCHING PATTERN "*.hpp" PATTERN "*.h" PATTERN "*.cuh")
+# The headers: only the API, what <hcube/hcube.hpp> and <hcube/mpi/*.hpp>
+# include (cmake/HcubeInstalledHeaders.cmake), not every header of the tree.
+include(${CMAKE_CURRENT_LIST_DIR}/HcubeInstalledHeaders.cmake)
+set(_hcube_header_roots ${PROJECT_SOURCE_DIR}/emulator/include/hcube/hcube.hpp)
+set(_hcube_header_dirs
+  ${PROJECT_SOURCE_DIR}/emulator/include
+  ${PROJECT_SOURCE_DIR}/host/include
+  ${PROJECT_SOURCE_DIR}/host/io/include
+  ${PROJECT_SOURCE_DIR}/host/system/include
+  ${PROJECT_SOURCE_DIR}/kernels/core/include
+  ${PROJECT_SOURCE_DIR}/kernels/include
+  ${_hcube_generated_include})
+if(TARGET hcube_mpi)
+  file(GLOB _hcube_mpi_roots CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/emulator/mpi/include/hcube/mpi/*.hpp)
+  list(APPEND _hcube_header_roots ${_hcube_mpi_roots})
+  list(APPEND _hcube_header_dirs ${PROJECT_SOURCE_DIR}/emulator/mpi/include)
+endif()
+hcube_installed_headers(HCUBE_INSTALLED_HEADERS ROOTS ${_hcube_header_roots} DIRS ${_hcube_header_dirs})
+list(LENGTH HCUBE_INSTALLED_HEADERS _hcube_n)
+message(STATUS "hcube: ${_hcube_n} headers installed (the closure of <hcube/hcube.hpp> and <hcube/mpi/*.hpp>)")
+foreach(_entry IN LISTS HCUBE_INSTALLED_HEADERS)
+  string(REPLACE "|" ";" _pair "${_entry}")
+  list(GET _pair 0 _dir)
+  list(GET _pair 1 _rel)
+  get_filename_component(_sub "${_rel}" DIRECTORY)
+  install(FILES ${_dir}/${_rel} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/${_sub} COMPONENT hcube_Development)
+endforeach()
 install(EXPORT hcubeTargets NAMESPACE hcube:: FILE hcubeTargets.cmake
   DESTINATION ${HCUBE_INSTALL_CMAKEDIR} COMPONENT hcube_Development)
 install(FILES ${PROJECT_BINARY_DIR}/hcubeConfig.cmake ${PROJECT_BINARY_DIR}/hcubeConfigVersion.cmake

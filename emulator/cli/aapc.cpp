@@ -26,7 +26,7 @@
 #include "hcube/core/bits.hpp"
 #include "hcube/core/error.hpp"
 #include "hcube/host/exchange_baselines.hpp"
-#include "hcube/host/host_memory.hpp"
+#include "hcube/host/system/host_memory.hpp"
 #include "hcube/host/parse.hpp"
 #include "hcube/host/schedule_table.hpp"
 #include "hcube/app/ranks.hpp"

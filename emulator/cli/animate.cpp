@@ -18,7 +18,7 @@
 #include "common.hpp"
 #include "hcube/cli/animate.hpp"
 #include "hcube/core/error.hpp"
-#include "hcube/host/output_file.hpp"
+#include "hcube/host/io/output_file.hpp"
 
 namespace hcube::cli {
 namespace {

@@ -31,7 +31,7 @@
 #include "hcube/emulator/schedule_run.hpp"
 #include "hcube/emulator/units.hpp"
 #include "hcube/host/aapc.hpp"
-#include "hcube/host/output_file.hpp"
+#include "hcube/host/io/output_file.hpp"
 #include "hcube/host/aapc_permutation.hpp"
 #include "hcube/host/edelman.hpp"
 #include "hcube/host/reference.hpp"

@@ -12,7 +12,7 @@
 #include <cstdlib>
 
 #include "hcube/core/error.hpp"
-#include "hcube/host/output_file.hpp"
+#include "hcube/host/io/output_file.hpp"
 #include "hcube/host/parse.hpp"
 
 namespace hcube::cli {

@@ -16,7 +16,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "hcube/core/error.hpp"
-#include "hcube/host/output_file.hpp"
+#include "hcube/host/io/output_file.hpp"
 #include "hcube/host/parse.hpp"
 #include "hcube/app/ranks.hpp"
 

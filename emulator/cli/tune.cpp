@@ -8,7 +8,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "hcube/emulator/tune.hpp"
-#include "hcube/host/output_file.hpp"
+#include "hcube/host/io/output_file.hpp"
 #include "hcube/emulator/units.hpp"
 #include "hcube/app/ranks.hpp"
 

@@ -8,7 +8,7 @@
 
 #include "hcube/emulator/units.hpp"
 #include "hcube/host/bit_permutation_tiling.hpp"
-#include "hcube/host/host_memory.hpp"
+#include "hcube/host/system/host_memory.hpp"
 #include "hcube/core/error.hpp"
 #include "hcube/host/parse.hpp"
 

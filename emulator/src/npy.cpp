@@ -19,9 +19,9 @@
 #include <map>
 
 #include "hcube/core/error.hpp"
-#include "hcube/host/host_memory.hpp"
-#include "hcube/host/input_file.hpp"
-#include "hcube/host/output_file.hpp"
+#include "hcube/host/system/host_memory.hpp"
+#include "hcube/host/io/input_file.hpp"
+#include "hcube/host/io/output_file.hpp"
 
 // Array bytes are copied as they are, so '<' and '=' dtypes mean host order.
 #if defined(__BYTE_ORDER__)

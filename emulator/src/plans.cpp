@@ -1,7 +1,7 @@
 #include "hcube/plans.hpp"
 #include "hcube/typed_plans.hpp"
 
-#include "hcube/host/host_memory.hpp"
+#include "hcube/host/system/host_memory.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

@@ -9,7 +9,7 @@
 #include "hcube/core/error.hpp"
 #include "hcube/emulator/json.hpp"
 #include "hcube/emulator/measure.hpp"
-#include "hcube/kernels/cpu/tuning.hpp"
+#include "hcube/backends/cpu/tuning.hpp"
 
 namespace hcube {
 namespace {

@@ -13,10 +13,10 @@
 #include <sstream>
 
 #include "hcube/core/error.hpp"
-#include "hcube/host/host_memory.hpp"
-#include "hcube/host/output_file.hpp"
+#include "hcube/host/system/host_memory.hpp"
+#include "hcube/host/io/output_file.hpp"
 #include "hcube/host/parse.hpp"
-#include "hcube/kernels/cpu/tuning.hpp"
+#include "hcube/backends/cpu/tuning.hpp"
 
 namespace hcube {
 namespace {

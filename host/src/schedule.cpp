@@ -18,10 +18,10 @@
 
 #include "hcube/core/error.hpp"
 #include "hcube/host/parse.hpp"
-#include "hcube/host/output_file.hpp"
+#include "hcube/host/io/output_file.hpp"
 #include "hcube/host/aapc_build.hpp"
-#include "hcube/host/host_memory.hpp"
-#include "hcube/host/input_file.hpp"
+#include "hcube/host/system/host_memory.hpp"
+#include "hcube/host/io/input_file.hpp"
 
 namespace hcube {
 

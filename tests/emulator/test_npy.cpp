@@ -28,7 +28,7 @@
 #include "paths.hpp"
 #include "pipe.hpp"
 #include "hcube/emulator/verified_run.hpp"
-#include "hcube/host/output_file.hpp"
+#include "hcube/host/io/output_file.hpp"
 #include "hcube/core/error.hpp"
 
 namespace {

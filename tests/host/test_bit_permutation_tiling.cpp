@@ -14,7 +14,7 @@
 #include "hcube/host/bit_permutation_tiling.hpp"
 #include "hcube/core/bits.hpp"
 #include "hcube/core/error.hpp"
-#include "hcube/kernels/cpu/launch.hpp"
+#include "hcube/backends/cpu/launch.hpp"
 #include "hcube/kernels/permute.hpp"
 #include "hcube/kernels/word.hpp"
 #include "test_words.hpp"
@@ -163,7 +163,7 @@ TEST(BitPermutationTiling, HostLauncherMovesEveryWordToItsImage) {
 }
 
 // The permutations that move the low bits away run as SIMD block transposes
-// (kernels/cpu/lane_transpose.hpp) from the tile buffer; above 16 MiB they
+// (backends/cpu/lane_transpose.hpp) from the tile buffer; above 16 MiB they
 // stream, and a bit reversal's runs 4 KiB apart go through the staging area.
 // They also run at 128 KiB, and 16-byte words at 64 KiB (the CPU backend's
 // tiles for block transposes, rows padded by a line).
@@ -217,7 +217,7 @@ TEST(BitPermutationTiling, BlockTransposesStreamedAndStaged) {
 }
 
 // Every other permutation with runs of a block's width runs as the block
-// network (kernels/cpu/lane_network.hpp): random ones, ones keeping some or
+// network (backends/cpu/lane_network.hpp): random ones, ones keeping some or
 // all low bits, streamed past 16 MiB; each word to its image.
 TEST(BitPermutationTiling, BlockNetworkForEveryOtherPermutation) {
   alignas(64) static const char aligned[64] = {};

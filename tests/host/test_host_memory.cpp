@@ -9,7 +9,7 @@
 #include <limits>
 #include <string>
 
-#include "hcube/host/host_memory.hpp"
+#include "hcube/host/system/host_memory.hpp"
 
 namespace {
 

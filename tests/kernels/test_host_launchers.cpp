@@ -1,5 +1,5 @@
-// The CPU backend's fast host launchers (kernels/cpu/exchange.hpp: whole tile
-// rows; kernels/cpu/alignment.hpp: whole cache lines) against the per-word
+// The CPU backend's fast host launchers (backends/cpu/exchange.hpp: whole tile
+// rows; backends/cpu/alignment.hpp: whole cache lines) against the per-word
 // bodies the CUDA backend launches, run here through the plain host launcher:
 // the same words must end in the same places, so the bodies the GPU runs stay
 // checked on the CPU.
@@ -20,10 +20,10 @@
 #include "hcube/core/bits.hpp"
 #include "hcube/host/layout.hpp"
 #include "hcube/host/xor_cosets.hpp"
-#include "hcube/kernels/cpu/alignment.hpp"
-#include "hcube/kernels/cpu/exchange.hpp"
-#include "hcube/kernels/cpu/launch.hpp"
-#include "hcube/kernels/cpu/team.hpp"
+#include "hcube/backends/cpu/alignment.hpp"
+#include "hcube/backends/cpu/exchange.hpp"
+#include "hcube/backends/cpu/launch.hpp"
+#include "hcube/backends/cpu/team.hpp"
 #include "hcube/emulator/measure.hpp"
 #include "test_words.hpp"
 
@@ -212,7 +212,7 @@ KeptXorMap random_kept_xor_map(const Geometry& geo, std::mt19937_64& rng, unsign
   return {map, lo, hi};
 }
 
-// The host launcher's vector path (kernels/cpu/alignment.hpp, AVX2 where it
+// The host launcher's vector path (backends/cpu/alignment.hpp, AVX2 where it
 // runs): 32-byte rows of L = 32 / word size columns whose offsets span L rows.
 // Pure xor maps that keep a row range [lo, hi) (C and c below bit `keep`),
 // the tile's lowest L columns sent to independent rows half of the time (the

@@ -20,7 +20,7 @@
 #include "hcube/host/aapc_permutation.hpp"
 #include "hcube/host/edelman.hpp"
 #include "hcube/host/reference.hpp"
-#include "hcube/kernels/cpu/launch.hpp"
+#include "hcube/backends/cpu/launch.hpp"
 #include "hcube/kernels/exchange.hpp"
 #include "hcube/kernels/exchange_cycles.hpp"
 #include "require.hpp"

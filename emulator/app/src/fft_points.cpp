@@ -10,7 +10,7 @@
 #include <random>
 
 #include "hcube/core/error.hpp"
-#include "hcube/host/host_memory.hpp"
+#include "hcube/host/system/host_memory.hpp"
 
 namespace hcube::app {
 

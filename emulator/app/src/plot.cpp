@@ -12,7 +12,7 @@
 #include <iterator>
 
 #include "hcube/core/error.hpp"
-#include "hcube/host/output_file.hpp"
+#include "hcube/host/io/output_file.hpp"
 
 namespace hcube::app {
 namespace {

@@ -24,7 +24,7 @@
 #include "hcube/emulator/schedule_run.hpp"
 #include "hcube/emulator/units.hpp"
 #include "hcube/core/error.hpp"
-#include "hcube/host/output_file.hpp"
+#include "hcube/host/io/output_file.hpp"
 #include "hcube/app/ranks.hpp"
 
 namespace hcube::app {

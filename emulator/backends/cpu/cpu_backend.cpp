@@ -18,13 +18,13 @@
 
 #include "../backend_impl.hpp"
 #include "hcube/emulator/wisdom.hpp"
-#include "hcube/host/host_memory.hpp"
-#include "hcube/kernels/cpu/alignment.hpp"
-#include "hcube/kernels/cpu/block_router.hpp"
-#include "hcube/kernels/cpu/exchange.hpp"
-#include "hcube/kernels/cpu/exchange_words.hpp"
-#include "hcube/kernels/cpu/launch.hpp"
-#include "hcube/kernels/cpu/tuning.hpp"
+#include "hcube/host/system/host_memory.hpp"
+#include "hcube/backends/cpu/alignment.hpp"
+#include "hcube/backends/cpu/block_router.hpp"
+#include "hcube/backends/cpu/exchange.hpp"
+#include "hcube/backends/cpu/exchange_words.hpp"
+#include "hcube/backends/cpu/launch.hpp"
+#include "hcube/backends/cpu/tuning.hpp"
 
 namespace hcube {
 namespace {
@@ -185,7 +185,7 @@ struct CpuPolicy {
   void launch(std::uint64_t count, const Body& body) {
     kernels::cpu::launch(count, body);
   }
-  // A distributed machine's exchange words go a tile's run at a time (kernels/cpu/exchange_words.hpp).
+  // A distributed machine's exchange words go a tile's run at a time (backends/cpu/exchange_words.hpp).
   template <class W>
   void launch(std::uint64_t count, const kernels::GatherExchangeWordsBody<W>& body) {
     kernels::cpu::launch_exchange_words(count, body);
@@ -210,13 +210,13 @@ struct CpuPolicy {
     });
     return blocks ? plan_bit_permutation_tiling(to, max_tile_bits_for(wb, fused_tile_bytes(wb))) : l1;
   }
-  // An in-place alignment in cache-line units (kernels/cpu/alignment.hpp),
+  // An in-place alignment in cache-line units (backends/cpu/alignment.hpp),
   // which reads the map through the body's (host) tables.
   template <class W>
   void launch_align_xor(const kernels::AlignXorBody<W>& body, const AffineTables&) {
     kernels::cpu::run_align_xor(body);
   }
-  // A routing cycle row by row (kernels/cpu/exchange.hpp).
+  // A routing cycle row by row (backends/cpu/exchange.hpp).
   template <class W>
   void launch_exchanges(const kernels::ExchangeBody<W>& body, std::uint64_t count) {
     kernels::cpu::run_exchanges(body, count);
@@ -242,7 +242,7 @@ struct CpuPolicy {
     return kernels::cpu::transform_reduce(words, kernels::LabelCheckBody<W>{mem, of}, kernels::LabelTally{},
                                           kernels::CombineTallies{});
   }
-  // A block router step block by block (kernels/cpu/block_router.hpp).
+  // A block router step block by block (backends/cpu/block_router.hpp).
   template <class W>
   void launch_block_router(const kernels::BlockRouterBody<W>& body, std::uint64_t messages) {
     kernels::cpu::run_block_router(body, messages);

@@ -15,11 +15,11 @@
 
 #include "../backend_impl.hpp"
 #include "hcube/host/xor_cosets.hpp"
-#include "hcube/kernels/cuda/align_xor.cuh"
-#include "hcube/kernels/cuda/exchange.cuh"
-#include "hcube/kernels/cuda/launch.cuh"
-#include "hcube/kernels/cuda/permute.cuh"
-#include "hcube/kernels/cuda/tuning.cuh"
+#include "hcube/backends/cuda/align_xor.cuh"
+#include "hcube/backends/cuda/exchange.cuh"
+#include "hcube/backends/cuda/launch.cuh"
+#include "hcube/backends/cuda/permute.cuh"
+#include "hcube/backends/cuda/tuning.cuh"
 #include "hcube/kernels/thrust_labels.hpp"
 
 namespace hcube {
@@ -299,7 +299,7 @@ class CudaPolicy {
   BitPermutationTiling plan_tiles(const std::vector<unsigned>& to, std::size_t wb, const void*) const {
     return plan_bit_permutation_tiling(to, max_tile_bits_for(wb, kSharedTileBytes));
   }
-  // Coset by coset through shared memory where the map is a pure xor (kernels/cuda/align_xor.cuh).
+  // Coset by coset through shared memory where the map is a pure xor (backends/cuda/align_xor.cuh).
   template <class W>
   void launch_align_xor(const kernels::AlignXorBody<W>& body, const AffineTables& host_map) {
     kernels::cuda::launch_align_xor(body, plan_xor_cosets(host_map, body.layout), stream_);

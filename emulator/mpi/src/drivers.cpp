@@ -22,7 +22,7 @@
 #include "hcube/core/error.hpp"
 #include "hcube/emulator/sdp_run.hpp"
 #include "hcube/emulator/units.hpp"
-#include "hcube/host/output_file.hpp"
+#include "hcube/host/io/output_file.hpp"
 #include "hcube/mpi/distributed_bench.hpp"
 #include "hcube/mpi/distributed_fft.hpp"
 #include "hcube/mpi/distributed_run.hpp"

@@ -152,7 +152,7 @@ class Backend {
   // The most cycles one exchange_cycles call should take: a CUDA graph's worth
   // on the GPU per cycle, a whole schedule in one persistent launch; a whole
   // schedule on the CPU, which may reorganise its storage for a batch
-  // (kernels/cpu/exchange.hpp) and gains from long ones.
+  // (backends/cpu/exchange.hpp) and gains from long ones.
   virtual std::size_t cycles_per_batch(LaunchMode launch = LaunchMode::per_cycle) const = 0;
   virtual LaunchStats launch_stats() const = 0;
 

@@ -36,7 +36,7 @@ NpyHeader read_npy_header(const std::string& path);
 // Parses a whole .npy file held in memory; `what` names the source in errors.
 NpyArray parse_npy(const unsigned char* bytes, std::size_t size, const std::string& what);
 
-// Writes through an OutputFile (hcube/host/output_file.hpp): a regular file
+// Writes through an OutputFile (hcube/host/io/output_file.hpp): a regular file
 // appears whole or not at all, a device or FIFO is written into, a symlink
 // followed, a read-only file refused. `bytes` must be exactly the
 // size of the array. Writes format 1.0 when the header fits, else 2.0, padded

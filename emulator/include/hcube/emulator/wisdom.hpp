@@ -2,7 +2,7 @@
 // `hcube tune` (the fused passes' tile sizes per word size), saved in a file
 // and read by every process that makes a plan, so that the sizes fit this
 // host's caches rather than the machine the defaults were chosen on. Without
-// wisdom, or with wisdom made on another CPU, the defaults (kernels/cpu/tuning.hpp).
+// wisdom, or with wisdom made on another CPU, the defaults (backends/cpu/tuning.hpp).
 #pragma once
 
 #include <cstdint>

@@ -108,7 +108,7 @@ bool uses_offset_maps(const Schedule& s);
 Schedule parse_schedule(const std::string& text, const std::string& what);
 // Reads, parses and checks a schedule file, reading no further than the parse
 // goes (a device or a stream of garbage fails at its first bad byte), a FIFO
-// or pipe as the .npy reader reads one (hcube/host/input_file.hpp: each
+// or pipe as the .npy reader reads one (hcube/host/io/input_file.hpp: each
 // silence bounded); a file of more than 16 GiB, a string or number of more than
 // 4096 bytes or nesting deeper than the format's four levels is refused as it
 // is read. `stats`, when given, receives check_schedule's counts.

@@ -2,7 +2,7 @@
 // of the launch walks the cycles in order, takes its share of each cycle's
 // work items and waits at a barrier before the next cycle, which reads what
 // the last one wrote. The CUDA backend runs it as one cooperative kernel
-// (grid.sync() the barrier, kernels/cuda/exchange.cuh); the tests run the same
+// (grid.sync() the barrier, backends/cuda/exchange.cuh); the tests run the same
 // walk on an OpenMP team (#pragma omp barrier) against one launch a cycle.
 #pragma once
 

@@ -10,7 +10,7 @@
 
 #include <cstdint>
 
-#include "hcube/kernels/cuda/launch.cuh"
+#include "hcube/backends/cuda/launch.cuh"
 #include "hcube/kernels/permute.hpp"
 
 namespace hcube::kernels::cuda {

@@ -14,7 +14,7 @@
 
 #include "hcube/core/xor_cosets.hpp"
 #include "hcube/kernels/alignment.hpp"
-#include "hcube/kernels/cuda/launch.cuh"
+#include "hcube/backends/cuda/launch.cuh"
 
 namespace hcube::kernels::cuda {
 

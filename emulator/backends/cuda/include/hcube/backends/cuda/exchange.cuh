@@ -14,7 +14,7 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "hcube/kernels/cuda/launch.cuh"
+#include "hcube/backends/cuda/launch.cuh"
 #include "hcube/kernels/exchange.hpp"
 #include "hcube/kernels/exchange_cycles.hpp"
 

@@ -1,4 +1,4 @@
-#include "hcube/host/input_file.hpp"
+#include "hcube/host/io/input_file.hpp"
 
 #include <fcntl.h>
 #include <fmt/format.h>

@@ -6,10 +6,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "hcube/kernels/cpu/lane_network.hpp"
-#include "hcube/kernels/cpu/lane_transpose.hpp"
-#include "hcube/kernels/cpu/stream.hpp"
-#include "hcube/kernels/cpu/team.hpp"
+#include "hcube/backends/cpu/lane_network.hpp"
+#include "hcube/backends/cpu/lane_transpose.hpp"
+#include "hcube/backends/cpu/stream.hpp"
+#include "hcube/backends/cpu/team.hpp"
 
 namespace hcube::kernels::cpu {
 

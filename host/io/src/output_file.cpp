@@ -1,4 +1,4 @@
-#include "hcube/host/output_file.hpp"
+#include "hcube/host/io/output_file.hpp"
 
 #include <fcntl.h>
 #include <fmt/format.h>

@@ -19,8 +19,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "hcube/kernels/cpu/alignment.hpp"
-#include "hcube/kernels/cpu/launch.hpp"
+#include "hcube/backends/cpu/alignment.hpp"
+#include "hcube/backends/cpu/launch.hpp"
 #include "hcube/kernels/exchange.hpp"
 
 namespace hcube::kernels::cpu {

@@ -16,8 +16,8 @@
 
 #include "hcube/core/xor_cosets.hpp"
 #include "hcube/kernels/alignment.hpp"
-#include "hcube/kernels/cpu/launch.hpp"
-#include "hcube/kernels/cpu/xor_lanes.hpp"
+#include "hcube/backends/cpu/launch.hpp"
+#include "hcube/backends/cpu/xor_lanes.hpp"
 
 namespace hcube::kernels::cpu {
 

@@ -8,7 +8,7 @@
 #include <cstring>
 
 #include "hcube/core/bits.hpp"
-#include "hcube/kernels/cpu/launch.hpp"
+#include "hcube/backends/cpu/launch.hpp"
 #include "hcube/kernels/gather_words.hpp"
 
 namespace hcube::kernels::cpu {

@@ -14,7 +14,7 @@
 #include <cstdint>
 
 #include "hcube/core/bits.hpp"
-#include "hcube/kernels/cpu/stream.hpp"
+#include "hcube/backends/cpu/stream.hpp"
 #include "hcube/kernels/permute.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)

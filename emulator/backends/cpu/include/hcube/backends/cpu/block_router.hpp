@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "hcube/kernels/block_router.hpp"
-#include "hcube/kernels/cpu/launch.hpp"
+#include "hcube/backends/cpu/launch.hpp"
 
 namespace hcube::kernels::cpu {
 

@@ -13,7 +13,7 @@
 
 #include "hcube/core/bits.hpp"
 #include "hcube/kernels/permute.hpp"
-#include "hcube/kernels/cpu/stream.hpp"
+#include "hcube/backends/cpu/stream.hpp"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>

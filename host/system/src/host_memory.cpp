@@ -1,4 +1,4 @@
-#include "hcube/host/host_memory.hpp"
+#include "hcube/host/system/host_memory.hpp"
 
 #include <fmt/format.h>
 #include <sys/resource.h>

@@ -1,0 +1,61 @@
+# The installed headers are the API: what <hcube/hcube.hpp> (and, with MPI,
+# <hcube/mpi/*.hpp>) include, transitively, and nothing else. Computed at
+# configure time by following the `#include "hcube/..."` (or <hcube/...>) lines
+# from those roots through the build's include directories; every file visited
+# is a configure dependency, so a header that gains an include re-runs this and
+# the new header is installed with it. An include of hcube/... found in none
+# of the directories is an error: the installed tree would not compile.
+#
+#   hcube_installed_headers(<out-var> ROOTS <file>... DIRS <include-dir>...)
+#
+# sets <out-var> to a list of "<include-dir>|<relative path>" pairs.
+function(hcube_installed_headers out_var)
+  cmake_parse_arguments(ARG "" "" "ROOTS;DIRS" ${ARGN})
+  set(_todo "")
+  foreach(_root IN LISTS ARG_ROOTS)
+    set(_found FALSE)
+    foreach(_dir IN LISTS ARG_DIRS)
+      file(RELATIVE_PATH _rel "${_dir}" "${_root}")
+      if(NOT _rel MATCHES "^\\.\\./" AND EXISTS "${_dir}/${_rel}")
+        list(APPEND _todo "${_dir}|${_rel}")
+        set(_found TRUE)
+        break()
+      endif()
+    endforeach()
+    if(NOT _found)
+      message(FATAL_ERROR "hcube: installed-header root ${_root} is in none of ${ARG_DIRS}")
+    endif()
+  endforeach()
+  set(_done "")
+  while(_todo)
+    list(POP_FRONT _todo _entry)
+    if(_entry IN_LIST _done)
+      continue()
+    endif()
+    list(APPEND _done "${_entry}")
+    string(REPLACE "|" ";" _pair "${_entry}")
+    list(GET _pair 0 _dir)
+    list(GET _pair 1 _rel)
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${_dir}/${_rel}")
+    file(STRINGS "${_dir}/${_rel}" _lines REGEX "^[ \t]*#[ \t]*include[ \t]*[\"<]hcube/")
+    foreach(_line IN LISTS _lines)
+      string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]*[\"<](hcube/[^\">]+)[\">].*$" "\\1" _inc "${_line}")
+      set(_hit "")
+      foreach(_d IN LISTS ARG_DIRS)
+        if(EXISTS "${_d}/${_inc}")
+          set(_hit "${_d}|${_inc}")
+          break()
+        endif()
+      endforeach()
+      if(NOT _hit)
+        message(FATAL_ERROR "hcube: ${_dir}/${_rel} includes ${_inc}, which is in none of the "
+          "installed include directories (cmake/HcubeInstalledHeaders.cmake)")
+      endif()
+      if(NOT _hit IN_LIST _done)
+        list(APPEND _todo "${_hit}")
+      endif()
+    endforeach()
+  endwhile()
+  list(SORT _done)
+  set(${out_var} "${_done}" PARENT_SCOPE)
+endfunction()
