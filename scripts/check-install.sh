@@ -115,7 +115,9 @@ if command -v pkg-config >/dev/null; then
   done
   "$cc" -std=c++17 -O1 "$root/tests/consumer/main.cpp" "${pc[@]}" "${extra[@]}" -o "$work/pkg_config_consumer" \
     >"$work/pkg_config.log" 2>&1 || { cat "$work/pkg_config.log" >&2; echo "check-install: the pkg-config build failed" >&2; exit 1; }
-  ldd "$work/pkg_config_consumer" | grep -q "libhcube.so" || { echo "check-install: the pkg-config build did not link libhcube.so" >&2; exit 1; }
+  # The whole list read first: grep -q quitting early could end ldd by SIGPIPE, which pipefail reports.
+  libs=$(ldd "$work/pkg_config_consumer")
+  grep -q "libhcube.so" <<<"$libs" || { echo "check-install: the pkg-config build did not link libhcube.so" >&2; exit 1; }
   LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$work/pkg_config_consumer" \
     || { echo "check-install: the pkg-config consumer failed" >&2; exit 1; }
 fi
