@@ -119,8 +119,9 @@ TEST_F(CliSynthesize, AapcOfThreeDimensionsTakesFourCyclesByTheChannelBound) {
 }
 
 // Two AAPCs of d = 3 (K = 8): 6 cycles, one fewer than Corollary 2's K/2 + d = 7; T = 5 is
-// impossible (a word is 6 dimensions away) and the solver's UNSAT at T = 5 agrees.
-TEST_F(CliSynthesize, TwoAapcsOfThreeDimensionsTakeSixCycles) {
+// impossible (a word is 6 dimensions away) and the solver's UNSAT at T = 5 agrees. About 20 s of
+// CPU: ctest's label slow.
+TEST_F(CliSynthesize, Slow_TwoAapcsOfThreeDimensionsTakeSixCycles) {
   const json j = synthesized({"multi-aapc", "--dims", "3", "--axes", "2"}, {3, 3});
   EXPECT_EQ(j["cycles"], 6);
   EXPECT_EQ(j["optimal"], true);

@@ -143,20 +143,19 @@ class Deadline : public CaDiCaL::Terminator {
 // high node that xor delta (hcube's Exchange with peer_addr = a xor delta and column r of L zero).
 class Encoding {
  public:
-  Encoding(CaDiCaL::Solver& solver, const Shape& sh, const std::vector<std::uint64_t>& target)
-      : s_(solver), sh_(sh), K_(std::uint64_t{1} << sh.m), N_(std::uint64_t{1} << sh.n), B_(sh.n + sh.m) {
+  // `restricted`: the search is restricted to words that keep their address (delta = 0) and cross
+  // only dimensions toward their destination; for an AAPC also to no offset maps, so that a
+  // schedule found is the direct-addressed AAPC check_schedule verifies (sec. 2.2.1).
+  Encoding(CaDiCaL::Solver& solver, const Shape& sh, const std::vector<std::uint64_t>& target, bool restricted)
+      : s_(solver), sh_(sh), K_(std::uint64_t{1} << sh.m), N_(std::uint64_t{1} << sh.n), B_(sh.n + sh.m),
+        restricted_(restricted) {
     true_ = var();
     add({true_});
-    restrict_ = var();
     std::vector<std::vector<int>> start(N_ * K_);
     for (std::uint64_t p = 0; p < N_ * K_; ++p) start[p] = constant(target[p]);
     states_.push_back(std::move(start));
   }
 
-  // The literal that, assumed, restricts the search: words keep their address (delta = 0) and
-  // cross only dimensions toward their destination; for an AAPC also no offset maps, so that a
-  // schedule found is the direct-addressed AAPC check_schedule verifies (sec. 2.2.1).
-  int restriction() const { return restrict_; }
   std::size_t layers() const { return params_.size(); }
   std::uint64_t variables() const { return static_cast<std::uint64_t>(vars_); }
   std::uint64_t clauses() const { return clauses_; }
@@ -184,10 +183,11 @@ class Encoding {
       zero_when_idle(d.a);
       zero_when_idle(d.delta);
       for (unsigned k = 0; k < n; ++k) zero_when_idle(d.cols[k]);
-      for (int b : d.delta) add({-restrict_, -b});
-      if (sh_.aapc)
+      if (restricted_)
+        for (int b : d.delta) add({-b});
+      if (restricted_ && sh_.aapc)
         for (unsigned k = 0; k < n; ++k)
-          for (int b : d.cols[k]) add({-restrict_, -b});
+          for (int b : d.cols[k]) add({-b});
       for (std::uint64_t j = 0; j < N_; ++j) {
         if ((j >> r) & 1) continue;
         std::vector<int> lo(m), hi(m);
@@ -210,7 +210,7 @@ class Encoding {
             touch[(r * N_ + node) * K_ + u] = t;
             const std::vector<int>& src = old[node * K_ + u];
             // Restricted: a word crosses r only toward its destination node (a shortest path).
-            add({-restrict_, -t, ((node >> r) & 1) ? -src[m + r] : src[m + r]});
+            if (restricted_) add({-t, ((node >> r) & 1) ? -src[m + r] : src[m + r]});
             for (unsigned b = 0; b < B_; ++b) {
               add({-t, -src[b], out[b]});
               add({-t, src[b], -out[b]});
@@ -375,7 +375,8 @@ class Encoding {
   const Shape& sh_;
   std::uint64_t K_, N_;
   unsigned B_;
-  int vars_ = 0, true_ = 0, restrict_ = 0;
+  bool restricted_;
+  int vars_ = 0, true_ = 0;
   std::uint64_t clauses_ = 0;
   std::vector<std::vector<std::vector<int>>> states_;  // per time: per slot, B literals
   std::vector<std::vector<Dim>> params_;
@@ -437,16 +438,21 @@ SynthesisResult synthesize(const SynthesisRequest& r) {
     throw Error(fmt::format("--max-cycles {}: no schedule takes fewer than {} cycles ({} bound): allowed {} .. {}",
                             max_cycles, bound, res.lower_bound_proof, bound, kMaxSynthesisCycles));
 
-  CaDiCaL::Solver solver;
+  // Two solvers, each incremental over T (the goal of T an assumption): the full model, and the
+  // restricted one with its restriction as unit clauses, which CaDiCaL eliminates before search.
+  CaDiCaL::Solver solver, restricted_solver;
   Deadline deadline(r.time_limit, t0);
   solver.connect_terminator(&deadline);
-  Encoding enc(solver, sh, target);
+  restricted_solver.connect_terminator(&deadline);
+  restricted_solver.configure("sat");  // tuned for satisfiable instances: the restricted model is searched for a schedule
+  Encoding enc(solver, sh, target, false), restricted_enc(restricted_solver, sh, target, true);
   const auto solve = [&](std::size_t T, bool restricted) {
-    while (enc.layers() < T) enc.add_layer();
+    Encoding& e = restricted ? restricted_enc : enc;
+    CaDiCaL::Solver& sat = restricted ? restricted_solver : solver;
+    while (e.layers() < T) e.add_layer();
     const Clock::time_point s0 = Clock::now();
-    solver.assume(enc.goal(T));
-    if (restricted) solver.assume(enc.restriction());
-    const int status = deadline.terminate() ? 0 : solver.solve();
+    sat.assume(e.goal(T));
+    const int status = deadline.terminate() ? 0 : sat.solve();
     const char* name = status == 10 ? "SAT" : status == 20 ? "UNSAT" : "UNKNOWN";
     res.runs.push_back({T, restricted ? "restricted" : "full", name, since(s0)});
     return status;
@@ -474,8 +480,9 @@ SynthesisResult synthesize(const SynthesisRequest& r) {
                               T, T + 1, kMaxSynthesisCycles));
   }
   res.optimal = res.cycles == res.lower_bound;
-  res.variables = enc.variables();
-  res.clauses = enc.clauses();
+  Encoding& found = res.runs.back().model == "restricted" ? restricted_enc : enc;
+  res.variables = found.variables();
+  res.clauses = found.clauses();
 
   Schedule& s = res.schedule;
   s.algorithm = "sat";
@@ -485,7 +492,7 @@ SynthesisResult synthesize(const SynthesisRequest& r) {
   s.rules = PortRules{sh.port, 1};
   s.pre = s.post = AlignmentKind::xor_align;
   s.axes = static_cast<unsigned>(sh.widths.size());
-  enc.decode(res.cycles, s);
+  found.decode(res.cycles, s);
   // Unequal orders, or an AAPC with offset maps: the header names the generalized shuffle (for one
   // axis the transpose), which `hcube run` verifies; a plain AAPC is verified as one.
   const bool equal = std::all_of(sh.widths.begin(), sh.widths.end(), [&](unsigned w) { return w == sh.widths[0]; });
