@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <memory>
 #include <numeric>
 
 #include "hcube/core/bits.hpp"
@@ -157,6 +158,7 @@ class Encoding {
   }
 
   std::size_t layers() const { return params_.size(); }
+  void require(int lit) { add({lit}); }
   std::uint64_t variables() const { return static_cast<std::uint64_t>(vars_); }
   std::uint64_t clauses() const { return clauses_; }
 
@@ -438,21 +440,34 @@ SynthesisResult synthesize(const SynthesisRequest& r) {
     throw Error(fmt::format("--max-cycles {}: no schedule takes fewer than {} cycles ({} bound): allowed {} .. {}",
                             max_cycles, bound, res.lower_bound_proof, bound, kMaxSynthesisCycles));
 
-  // Two solvers, each incremental over T (the goal of T an assumption): the full model, and the
-  // restricted one with its restriction as unit clauses, which CaDiCaL eliminates before search.
-  CaDiCaL::Solver solver, restricted_solver;
+  // The restricted model: one solver, incremental over T (the goal of T an assumption, the
+  // restriction unit clauses, which CaDiCaL eliminates), tuned for satisfiable instances. The full
+  // model, asked where the restricted one has nothing, mostly for a proof of UNSAT: a fresh solver
+  // for each T with its goal as unit clauses, as scripts/corollary2_sat.py's runs were (orders 3,1
+  // at T = 4, which the script's CaDiCaL decided in 22 s, ran 6 CPU minutes undecided either way).
   Deadline deadline(r.time_limit, t0);
-  solver.connect_terminator(&deadline);
+  CaDiCaL::Solver restricted_solver;
   restricted_solver.connect_terminator(&deadline);
-  restricted_solver.configure("sat");  // tuned for satisfiable instances: the restricted model is searched for a schedule
-  Encoding enc(solver, sh, target, false), restricted_enc(restricted_solver, sh, target, true);
+  restricted_solver.configure("sat");
+  Encoding restricted_enc(restricted_solver, sh, target, true);
+  std::unique_ptr<CaDiCaL::Solver> full_solver;
+  std::unique_ptr<Encoding> full_enc;
   const auto solve = [&](std::size_t T, bool restricted) {
-    Encoding& e = restricted ? restricted_enc : enc;
-    CaDiCaL::Solver& sat = restricted ? restricted_solver : solver;
-    while (e.layers() < T) e.add_layer();
     const Clock::time_point s0 = Clock::now();
-    sat.assume(e.goal(T));
-    const int status = deadline.terminate() ? 0 : sat.solve();
+    int status = 0;
+    if (restricted) {
+      while (restricted_enc.layers() < T) restricted_enc.add_layer();
+      restricted_solver.assume(restricted_enc.goal(T));
+      status = deadline.terminate() ? 0 : restricted_solver.solve();
+    } else {
+      full_enc.reset();
+      full_solver = std::make_unique<CaDiCaL::Solver>();
+      full_solver->connect_terminator(&deadline);
+      full_enc = std::make_unique<Encoding>(*full_solver, sh, target, false);
+      while (full_enc->layers() < T) full_enc->add_layer();
+      full_enc->require(full_enc->goal(T));
+      status = deadline.terminate() ? 0 : full_solver->solve();
+    }
     const char* name = status == 10 ? "SAT" : status == 20 ? "UNSAT" : "UNKNOWN";
     res.runs.push_back({T, restricted ? "restricted" : "full", name, since(s0)});
     return status;
@@ -480,7 +495,7 @@ SynthesisResult synthesize(const SynthesisRequest& r) {
                               T, T + 1, kMaxSynthesisCycles));
   }
   res.optimal = res.cycles == res.lower_bound;
-  Encoding& found = res.runs.back().model == "restricted" ? restricted_enc : enc;
+  Encoding& found = res.runs.back().model == "restricted" ? restricted_enc : *full_enc;
   res.variables = found.variables();
   res.clauses = found.clauses();
 
