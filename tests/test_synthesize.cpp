@@ -129,6 +129,18 @@ TEST_F(CliSynthesize, Slow_TwoAapcsOfThreeDimensionsTakeSixCycles) {
   EXPECT_EQ(j["unsat_at"], 5);
   EXPECT_EQ(j["distance_bound"], 6);
   EXPECT_EQ(j["axes"], 2);
+  // The planner runs the schedule scripts/corollary2_sat.py found (host/src/found_sequences.cpp).
+  EXPECT_EQ(ok_json({"multi-aapc", "--dims", "3", "--axes", "2"})["cycles"], j["cycles"]);
+}
+
+// Orders 3,2 (K = 8): 5 cycles, the farthest word's distance, as the planner's found table
+// (host/src/found_sequences.cpp) takes, where the pair pipeline took 8. About 3 s of CPU.
+TEST_F(CliSynthesize, Slow_OrdersThreeTwoAsThePlannersFoundTable) {
+  const json j = synthesized({"multi-aapc", "--dims", "3,2"}, {3, 2});
+  EXPECT_EQ(j["cycles"], 5);
+  EXPECT_EQ(j["optimal"], true);
+  EXPECT_EQ(j["unsat_at"], 4);
+  EXPECT_EQ(ok_json({"multi-aapc", "--dims", "3,2"})["cycles"], j["cycles"]);
 }
 
 // Axes of orders 2,1 (K = 4): 3 cycles, where the pair pipeline takes 4 (docs/multi-aapc.md).
