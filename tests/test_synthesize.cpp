@@ -165,10 +165,21 @@ TEST_F(CliSynthesize, BadInputGetsOneLineNamingTheValueAndTheRange) {
   expect_error({"synthesize", "transpose", "--dims", "3", "-o", out}, {"'transpose'", "allowed aapc, multi-aapc"});
   expect_error({"synthesize", "aapc", "--dims", "3", "--port-model", "two", "-o", out}, {"two", "allowed all, one"});
   expect_error({"synthesize", "aapc", "--dims", "9", "-o", out}, {"--dims 9", "allowed 1 .. 6"});
-  expect_error({"synthesize", "aapc", "--dims", "3", "--time-limit", "-1", "-o", out}, {"-1", "allowed 0"});
+  expect_error({"synthesize", "aapc", "--dims", "3", "--time-limit", "-1", "-o", out}, {"-1", "allowed 0 (none) .. 1000000"});
+  expect_error({"synthesize", "aapc", "--dims", "3", "--time-limit", "1e300", "-o", out}, {"1e+300", "allowed 0"});
   // Fewer cycles than the distance bound: refused before any solving.
   expect_error({"synthesize", "multi-aapc", "--dims", "3", "--axes", "2", "--max-cycles", "5", "-o", out},
                {"--max-cycles 5", "distance", "allowed 6 .. 256"});
+  EXPECT_FALSE(fs::exists(out));
+}
+
+// The time limit stops the solver and says which T is undecided; no file is written.
+TEST_F(CliSynthesize, TimeLimitStopsTheSearch) {
+  const std::string out = path("x.json").string();
+  const auto t0 = std::chrono::steady_clock::now();
+  expect_error({"synthesize", "multi-aapc", "--dims", "3", "--axes", "2", "--time-limit", "0.5", "-o", out},
+               {"--time-limit 0.5", "T = 6", "undecided"});
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 30);
   EXPECT_FALSE(fs::exists(out));
 }
 

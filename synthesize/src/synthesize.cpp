@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <memory>
 #include <numeric>
 
@@ -29,6 +28,7 @@ namespace {
 // seconds to minutes; more is out of a SAT solver's reach on this model.
 constexpr long long kMaxSynthesisBits = 12;
 constexpr long long kMaxSynthesisCycles = 256;
+constexpr double kMaxTimeLimit = 1e6;
 
 using Clock = std::chrono::steady_clock;
 
@@ -52,8 +52,9 @@ Shape check_request(const SynthesisRequest& r) {
   sh.port = r.port_model == "one" ? PortModel::one_port : PortModel::all_port;
   if (r.max_cycles != kUnsetSize && (r.max_cycles < 1 || r.max_cycles > kMaxSynthesisCycles))
     throw Error(fmt::format("--max-cycles {} out of range: allowed 1 .. {}", r.max_cycles, kMaxSynthesisCycles));
-  if (!std::isfinite(r.time_limit) || r.time_limit < 0)
-    throw Error(fmt::format("--time-limit {} out of range: allowed 0 (none) or a positive number of seconds", r.time_limit));
+  // Bounded so that the deadline stays within the clock's range.
+  if (!(r.time_limit >= 0 && r.time_limit <= kMaxTimeLimit))
+    throw Error(fmt::format("--time-limit {} out of range: allowed 0 (none) .. {} seconds", r.time_limit, kMaxTimeLimit));
   if (sh.aapc) {
     if (r.axes != kUnsetSize) throw Error("--axes applies to multi-aapc only: an AAPC has one axis");
     const std::vector<unsigned> list = parse_uint_list(r.dims, "--dims");
