@@ -39,29 +39,9 @@ void add_synthesize(CLI::App& app) {
     const SynthesisResult r = synthesize(f->request);
     save_schedule(f->output, r.schedule);
     if (f->json) {
-      nlohmann::json j = {{"command", "synthesize"},
-                          {"pattern", r.pattern},
-                          {"dims", r.widths},
-                          {"axes", r.widths.size()},
-                          {"n", r.n},
-                          {"m", r.m},
-                          {"port_model", r.port_model},
-                          {"cycles", r.cycles},
-                          {"optimal", r.optimal},
-                          {"lower_bound", r.lower_bound},
-                          {"lower_bound_proof", r.lower_bound_proof},
-                          {"distance_bound", r.distance_bound},
-                          {"channel_bound", r.channel_bound},
-                          {"unsat_at", r.unsat_at},
-                          {"seconds", r.seconds},
-                          {"output", f->output},
-                          {"solver", synthesis_solver()},
-                          {"variables", r.variables},
-                          {"clauses", r.clauses}};
-      nlohmann::json runs = nlohmann::json::array();
-      for (const SynthesisRun& x : r.runs)
-        runs.push_back({{"cycles", x.cycles}, {"model", x.model}, {"status", x.status}, {"seconds", x.seconds}});
-      j["runs"] = runs;
+      nlohmann::json j = to_json(r);
+      j["command"] = "synthesize";
+      j["output"] = f->output;
       std::cout << j.dump() << "\n";
       return;
     }

@@ -390,6 +390,30 @@ class Encoding {
 
 }  // namespace
 
+nlohmann::json to_json(const SynthesisResult& r) {
+  nlohmann::json runs = nlohmann::json::array();
+  for (const SynthesisRun& x : r.runs)
+    runs.push_back({{"cycles", x.cycles}, {"model", x.model}, {"status", x.status}, {"seconds", x.seconds}});
+  return {{"pattern", r.pattern},
+          {"dims", r.widths},
+          {"axes", r.widths.size()},
+          {"n", r.n},
+          {"m", r.m},
+          {"port_model", r.port_model},
+          {"cycles", r.cycles},
+          {"optimal", r.optimal},
+          {"lower_bound", r.lower_bound},
+          {"lower_bound_proof", r.lower_bound_proof},
+          {"distance_bound", r.distance_bound},
+          {"channel_bound", r.channel_bound},
+          {"unsat_at", r.unsat_at},
+          {"seconds", r.seconds},
+          {"solver", synthesis_solver()},
+          {"variables", r.variables},
+          {"clauses", r.clauses},
+          {"runs", runs}};
+}
+
 bool synthesis_available() { return HCUBE_HAVE_CADICAL != 0; }
 
 std::string synthesis_solver() {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -62,5 +63,7 @@ std::string synthesis_solver();
 // hcube::Error, one line naming the value and its allowed range, on a bad
 // request, and when no schedule is found within max_cycles or time_limit.
 SynthesisResult synthesize(const SynthesisRequest& r);
+// The result as `hcube synthesize --json` prints it (docs/synthesize.md), less command and output.
+nlohmann::json to_json(const SynthesisResult& r);
 
 }  // namespace hcube
