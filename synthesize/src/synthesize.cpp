@@ -24,8 +24,8 @@ namespace hcube {
 
 namespace {
 
-// The encoding grows with the words (N K slots of n + m bits a cycle): 2^12 words solve in
-// seconds to minutes; more is out of a SAT solver's reach on this model.
+// The encoding grows with the words (N K slots of n + m bits a cycle): 2^9 words (two AAPCs of
+// d = 3) solve in seconds, 2^11 took the script 11 minutes (docs/multi-aapc.md); 2^12 at most.
 constexpr long long kMaxSynthesisBits = 12;
 constexpr long long kMaxSynthesisCycles = 256;
 constexpr double kMaxTimeLimit = 1e6;
@@ -302,7 +302,7 @@ class Encoding {
 
   // The first T cycles of a satisfying assignment as a schedule's cycles and offset maps.
   void decode(std::size_t T, Schedule& out) {
-    const unsigned n = sh_.n, m = sh_.m;
+    const unsigned n = sh_.n;
     const auto num = [&](const std::vector<int>& bits) {
       std::uint64_t v = 0;
       for (unsigned b = 0; b < bits.size(); ++b)
@@ -318,9 +318,9 @@ class Encoding {
         for (unsigned k = 0; k < n; ++k)
           if (k != r) any |= (cols[k] = num(d.cols[k])) != 0;
         std::uint32_t map = 0;
-        if (any) {
-          const auto it = std::find(out.offset_maps.begin(), out.offset_maps.end(), cols);
-          if (it == out.offset_maps.end()) out.offset_maps.push_back(cols);
+        if (any) {  // one map per distinct set of columns, 1-based (docs/schedule-format.md)
+          if (std::find(out.offset_maps.begin(), out.offset_maps.end(), cols) == out.offset_maps.end())
+            out.offset_maps.push_back(cols);
           map = static_cast<std::uint32_t>(std::find(out.offset_maps.begin(), out.offset_maps.end(), cols) -
                                            out.offset_maps.begin() + 1);
         }
@@ -329,7 +329,6 @@ class Encoding {
       }
       out.end_cycle();
     }
-    (void)m;
   }
 
  private:
