@@ -23,6 +23,7 @@ void add_commands(CLI::App& app, const ResultSink& sink) {
   add_bench(app);
   add_sweep(app);
   add_tune(app);
+  add_synthesize(app);
   add_redistribute(app, sink);
   add_scatter(app, sink);
   add_animate(app);
@@ -36,7 +37,8 @@ void add_commands(CLI::App& app, const ResultSink& sink) {
       {"demo", "walks through one small machine"},
       {"animate", "draws one machine's states"},
       {"scatter", "runs the lecture notes' all-to-all scatter on one grid or cube machine"},
-      {"tune", "measures one process's caches"}};
+      {"tune", "measures one process's caches"},
+      {"synthesize", "solves on one process and writes one schedule file"}};
   for (CLI::App* cmd : app.get_subcommands([](const CLI::App*) { return true; })) {
     const auto it = one_process.find(cmd->get_name());
     if (it == one_process.end()) continue;

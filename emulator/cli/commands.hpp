@@ -24,6 +24,7 @@ void add_compare(CLI::App& app);
 void add_bench(CLI::App& app);
 void add_sweep(CLI::App& app);
 void add_tune(CLI::App& app);
+void add_synthesize(CLI::App& app);
 void add_redistribute(CLI::App& app, const ResultSink& sink = {});
 void add_scatter(CLI::App& app, const ResultSink& sink = {});
 void add_animate(CLI::App& app);

@@ -27,7 +27,7 @@ from ._plans import AapcPlan, FftPlan, PermutePlan
 
 __version__: str = _hcube.version()
 
-__all__ = ["Machine", "permute", "aapc", "fft", "redistribute", "schedule", "animate", "Animation", "tune",
+__all__ = ["Machine", "permute", "aapc", "fft", "redistribute", "schedule", "animate", "Animation", "tune", "synthesize",
            "PermutePlan", "AapcPlan", "FftPlan", "ArrayInput", "__version__"]
 
 
@@ -446,6 +446,48 @@ def tune(quick: bool = False, *, log2_bytes: Optional[int] = None, budget_second
     out = "" if output is None else _os.fspath(output)
     result: Dict[str, Any] = _json.loads(_hcube.tune(bool(quick), -1 if log2_bytes is None else int(log2_bytes),
                                                      float(budget_seconds), out))
+    return result
+
+
+@_python_names
+def synthesize(pattern: str, d: Union[int, Sequence[int]], *, axes: Optional[int] = None, m: Optional[int] = None,
+               max_cycles: Optional[int] = None, time_limit: float = 0.0, port_model: str = "all",
+               output: Union[str, "_os.PathLike[str]"]) -> Dict[str, Any]:
+    """The fewest routing cycles of an AAPC or a sequence of AAPCs, found by a SAT solver (``hcube synthesize``).
+
+    Writes the schedule file (hcube-schedule/1), which ``hcube run --schedule`` verifies
+    (docs/synthesize.md). Needs hcube built with CaDiCaL (libcadical-dev); without it a ValueError
+    names the library.
+
+    Parameters
+    ----------
+    pattern : str
+        "aapc" or "multi-aapc".
+    d : int or sequence of int
+        The AAPC's dimensions; for multi-aapc each axis' order (with ``axes``) or the orders, non-increasing.
+    axes : int, optional
+        multi-aapc: the number of AAPCs s.
+    m : int, optional
+        Memory dimensions (default d).
+    max_cycles : int, optional
+        The most routing cycles tried (1..256).
+    time_limit : float
+        Seconds for the whole search; 0: none.
+    port_model : str
+        "all" or "one".
+    output : str or path
+        The schedule file written.
+
+    Returns
+    -------
+    dict
+        "cycles", "optimal", "lower_bound", "lower_bound_proof", "distance_bound", "channel_bound",
+        "unsat_at", "seconds", "output", "runs", ...
+    """
+    dims = str(d) if isinstance(d, int) else ",".join(str(int(w)) for w in d)
+    result: Dict[str, Any] = _json.loads(_hcube.synthesize(str(pattern), dims, axes, m, max_cycles, float(time_limit),
+                                                           str(port_model), _os.fspath(output)))
+    result["command"] = "synthesize"
     return result
 
 

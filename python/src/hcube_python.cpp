@@ -20,6 +20,8 @@
 #include "hcube/hcube.hpp"
 #include "hcube/emulator/json.hpp"
 #include "hcube/host/schedule_json.hpp"
+#include "hcube/host/io/output_file.hpp"
+#include "hcube/synthesize.hpp"
 #include "hcube/host/cycle.hpp"
 #include "hcube/host/fft_plan.hpp"
 
@@ -597,4 +599,31 @@ PYBIND11_MODULE(_hcube, mod) {
         return j.dump();
       },
       arg("quick"), arg("log2_bytes"), arg("budget_seconds"), arg("output"));
+  mod.def("synthesis_available", &hcube::synthesis_available);
+  mod.def(
+      "synthesize",
+      [](const std::string& pattern, const std::string& dims, std::optional<long long> axes, std::optional<long long> m,
+         std::optional<long long> max_cycles, double time_limit, const std::string& port_model,
+         const std::string& output) {
+        hcube::SynthesisRequest r;
+        r.pattern = pattern;
+        r.dims = dims;
+        r.axes = axes.value_or(hcube::kUnsetSize);
+        r.m = m.value_or(hcube::kUnsetSize);
+        r.max_cycles = max_cycles.value_or(hcube::kUnsetSize);
+        r.time_limit = time_limit;
+        r.port_model = port_model;
+        hcube::check_output(output, "--output");
+        nlohmann::json j;
+        {
+          py::gil_scoped_release release;
+          const hcube::SynthesisResult res = hcube::synthesize(r);
+          hcube::save_schedule(output, res.schedule);
+          j = hcube::to_json(res);
+        }
+        j["output"] = output;
+        return j.dump();
+      },
+      arg("pattern"), arg("dims"), arg("axes"), arg("m"), arg("max_cycles"), arg("time_limit"), arg("port_model"),
+      arg("output"));
 }

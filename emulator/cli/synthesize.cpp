@@ -1,0 +1,58 @@
+// hcube synthesize: the fewest routing cycles of an AAPC or a sequence of AAPCs on this
+// machine, found by a SAT solver (synthesize/, docs/synthesize.md), written as a schedule file
+// that `hcube run --schedule` verifies. Parses the flags, calls the library, prints.
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "commands.hpp"
+#include "common.hpp"
+#include "hcube/host/io/output_file.hpp"
+#include "hcube/synthesize.hpp"
+
+namespace hcube::cli {
+
+void add_synthesize(CLI::App& app) {
+  struct Flags {
+    SynthesisRequest request;
+    std::string output;
+    bool json = false;
+  };
+  auto f = std::make_shared<Flags>();
+  auto* cmd = app.add_subcommand(
+      "synthesize",
+      "find the fewest routing cycles of an AAPC or a sequence of AAPCs on this machine with a SAT solver "
+      "(CaDiCaL), prove one fewer impossible where it can, and write the schedule file (docs/synthesize.md)");
+  cmd->add_option("pattern", f->request.pattern, "the communication: aapc or multi-aapc")->required();
+  cmd->add_option("-d,--dims", f->request.dims,
+                  "aapc: its dimensions d; multi-aapc: d of each axis (with --axes) or the axes' orders d_1,d_2,...")
+      ->required();
+  cmd->add_option("-s,--axes", f->request.axes, "multi-aapc: the number of AAPCs s");
+  cmd->add_option("-m,--mem-dims", f->request.m, "memory dimensions m >= d (default d): K = 2^m words per node");
+  cmd->add_option("--max-cycles", f->request.max_cycles, "the most routing cycles tried (default: until found)");
+  cmd->add_option("--time-limit", f->request.time_limit, "seconds for the whole search (default 0: none)");
+  cmd->add_option("--port-model", f->request.port_model, "all (every dimension each cycle) or one")
+      ->capture_default_str();
+  output_flag(cmd->add_option("-o,--output", f->output, "the schedule file written (hcube-schedule/1)"))->required();
+  cmd->add_flag("--json", f->json, "print one JSON object instead of prose");
+  cmd->callback([f] {
+    const SynthesisResult r = synthesize(f->request);
+    save_schedule(f->output, r.schedule);
+    if (f->json) {
+      nlohmann::json j = to_json(r);
+      j["command"] = "synthesize";
+      j["output"] = f->output;
+      std::cout << j.dump() << "\n";
+      return;
+    }
+    for (const SynthesisRun& x : r.runs)
+      fmt::print("T = {} ({} model): {} in {:.2f} s\n", x.cycles, x.model, x.status, x.seconds);
+    fmt::print("{} cycles{}; lower bound {} ({}; distance {}, channels {}{})\n", r.cycles,
+               r.optimal ? ", optimal" : "", r.lower_bound, r.lower_bound_proof, r.distance_bound, r.channel_bound,
+               r.unsat_at ? fmt::format(", T = {} UNSAT", r.unsat_at) : "");
+    fmt::print("{} variables, {} clauses, {:.2f} s ({})\n", r.variables, r.clauses, r.seconds, synthesis_solver());
+    fmt::print("schedule: {} (hcube run --schedule {} verifies it)\n", f->output, f->output);
+  });
+}
+
+}  // namespace hcube::cli

@@ -1,0 +1,69 @@
+// Schedule synthesis: the fewest routing cycles of an AAPC or a sequence of
+// AAPCs (Johnsson & Ho 1992, sec. 2.3, Corollary 2) on hcube's machine, found
+// by a SAT solver (CaDiCaL, linked as a library) and written as a schedule
+// (hcube-schedule/1) that check_schedule accepts and `hcube run` verifies.
+// Apart from hcube_host and not installed: only the program and the tests link
+// CaDiCaL, so a consumer of the installed library needs no SAT solver.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "hcube/host/multi_aapc_plan.hpp"
+#include "hcube/host/schedule.hpp"
+
+namespace hcube {
+
+// What a user asks (the flags of hcube synthesize), checked by synthesize().
+struct SynthesisRequest {
+  std::string pattern = "aapc";        // "aapc" or "multi-aapc"
+  std::string dims;                    // aapc: d; multi-aapc: d (with axes) or d_1,d_2,... (non-increasing)
+  long long axes = kUnsetSize;         // multi-aapc: s
+  long long m = kUnsetSize;            // memory bits (default: d, the first axis' order)
+  long long max_cycles = kUnsetSize;   // the most cycles tried (unset: until found or out of time)
+  double time_limit = 0;               // seconds for the whole search; 0: none
+  std::string port_model = "all";      // "all" or "one"
+};
+
+// One solver call: T cycles, on the full machine model or the restricted one
+// searched first (words keep their addresses and take shortest paths; for an
+// AAPC also no offset maps), and what it answered.
+struct SynthesisRun {
+  std::uint64_t cycles = 0;
+  std::string model;   // "restricted" or "full"
+  std::string status;  // "SAT", "UNSAT", "UNKNOWN" (out of time)
+  double seconds = 0;
+};
+
+struct SynthesisResult {
+  std::string pattern;
+  std::vector<unsigned> widths;  // the axes' orders (one for an AAPC)
+  unsigned n = 0, m = 0;
+  std::string port_model;
+  Schedule schedule;             // checked (check_schedule) and simulated against its target
+  std::uint64_t cycles = 0;
+  bool optimal = false;          // cycles - 1 is proven impossible
+  std::uint64_t lower_bound = 0; // no schedule of the machine takes fewer cycles
+  std::string lower_bound_proof; // "distance", "channels" or "unsat" (the solver, full model)
+  std::uint64_t distance_bound = 0;  // the farthest word's distance in dimensions
+  std::uint64_t channel_bound = 0;   // the busiest dimension's words over what it carries a cycle
+  std::uint64_t unsat_at = 0;        // the largest T the full model proved impossible (0: none tried)
+  std::uint64_t variables = 0, clauses = 0;
+  std::vector<SynthesisRun> runs;
+  double seconds = 0;
+};
+
+// Whether this build links CaDiCaL; its name and version ("CaDiCaL 1.5.3") or why not.
+bool synthesis_available();
+std::string synthesis_solver();
+// Searches T = lower bound, lower bound + 1, ... (incrementally, one solver),
+// each T first on the restricted model, then on the full one; throws
+// hcube::Error, one line naming the value and its allowed range, on a bad
+// request, and when no schedule is found within max_cycles or time_limit.
+SynthesisResult synthesize(const SynthesisRequest& r);
+// The result as `hcube synthesize --json` prints it (docs/synthesize.md), less command and output.
+nlohmann::json to_json(const SynthesisResult& r);
+
+}  // namespace hcube

@@ -1,0 +1,549 @@
+// The fewest routing cycles of an AAPC or a sequence of AAPCs on hcube's machine, by SAT
+// (the encoding of scripts/corollary2_sat.py, docs/multi-aapc.md "Corollary 2 decided",
+// ported to C++ and solved incrementally over T with CaDiCaL's assumptions).
+#include "hcube/synthesize.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <numeric>
+
+#include "hcube/core/bits.hpp"
+#include "hcube/core/error.hpp"
+#include "hcube/host/affine_map.hpp"
+#include "hcube/host/aapc_sequence.hpp"
+#include "hcube/host/parse.hpp"
+
+#if HCUBE_HAVE_CADICAL
+#include <cadical.hpp>
+#endif
+
+namespace hcube {
+
+namespace {
+
+// The encoding grows with the words (N K slots of n + m bits a cycle): 2^9 words (two AAPCs of
+// d = 3) solve in seconds, 2^11 took the script 11 minutes (docs/multi-aapc.md); 2^12 at most.
+constexpr long long kMaxSynthesisBits = 12;
+constexpr long long kMaxSynthesisCycles = 256;
+constexpr double kMaxTimeLimit = 1e6;
+
+using Clock = std::chrono::steady_clock;
+
+[[maybe_unused]] double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// The sizes a request names, checked: the axes' orders, n and m.
+struct Shape {
+  bool aapc = true;
+  std::vector<unsigned> widths;
+  unsigned n = 0, m = 0;
+  PortModel port = PortModel::all_port;
+};
+
+Shape check_request(const SynthesisRequest& r) {
+  Shape sh;
+  if (r.pattern != "aapc" && r.pattern != "multi-aapc")
+    throw Error(fmt::format("unknown pattern '{}': allowed aapc, multi-aapc", printable_input(r.pattern)));
+  sh.aapc = r.pattern == "aapc";
+  if (r.port_model != "all" && r.port_model != "one")
+    throw Error(fmt::format("--port-model {}: allowed all, one", printable_input(r.port_model)));
+  sh.port = r.port_model == "one" ? PortModel::one_port : PortModel::all_port;
+  if (r.max_cycles != kUnsetSize && (r.max_cycles < 1 || r.max_cycles > kMaxSynthesisCycles))
+    throw Error(fmt::format("--max-cycles {} out of range: allowed 1 .. {}", r.max_cycles, kMaxSynthesisCycles));
+  // Bounded so that the deadline stays within the clock's range.
+  if (!(r.time_limit >= 0 && r.time_limit <= kMaxTimeLimit))
+    throw Error(fmt::format("--time-limit {} out of range: allowed 0 (none) .. {} seconds", r.time_limit, kMaxTimeLimit));
+  if (sh.aapc) {
+    if (r.axes != kUnsetSize) throw Error("--axes applies to multi-aapc only: an AAPC has one axis");
+    const std::vector<unsigned> list = parse_uint_list(r.dims, "--dims");
+    if (list.size() != 1) throw Error(fmt::format("--dims {}: give one d for an AAPC", printable_input(r.dims)));
+    if (list[0] < 1 || list[0] > kMaxSynthesisBits / 2)
+      throw Error(fmt::format("--dims {} out of range: allowed 1 .. {}", list[0], kMaxSynthesisBits / 2));
+    sh.widths = list;
+    sh.n = list[0];
+    const long long m = r.m == kUnsetSize ? list[0] : r.m;
+    if (m < list[0]) throw Error(fmt::format("--mem-dims {} out of range: allowed d = {} <= m", m, list[0]));
+    if (sh.n + m > kMaxSynthesisBits)
+      throw Error(fmt::format("n + m = {} + {} too large for the synthesizer: allowed at most {}", sh.n, m, kMaxSynthesisBits));
+    sh.m = static_cast<unsigned>(m);
+  } else {
+    MultiAapcRequest q;
+    q.axes = r.axes;
+    q.dims = r.dims;
+    q.m = r.m;
+    const MultiAapcDesign p = multi_aapc_sizes(q);  // multi-aapc's own checks of the sizes
+    if (!std::is_sorted(p.dims.rbegin(), p.dims.rend()))
+      throw Error(fmt::format("--dims {}: the axes' orders must be non-increasing (sec. 4.1)", printable_input(r.dims)));
+    if (p.n + p.m > kMaxSynthesisBits)
+      throw Error(fmt::format("n + m = {} + {} too large for the synthesizer: allowed at most {}", p.n, p.m, kMaxSynthesisBits));
+    sh.widths = p.dims;
+    sh.n = p.n;
+    sh.m = p.m;
+  }
+  return sh;
+}
+
+// The slot (node, x) of Lemma 1's aligned frame is node * K + x. Before the cycles the word in
+// slot p must reach start[p]: the alignment A, the shuffle S, A again (A(S(A(p))), sec. 2.3).
+[[maybe_unused]] std::vector<std::uint64_t> routing_targets(const Shape& sh) {
+  const Geometry geo{sh.n, sh.m};
+  const std::uint64_t K = geo.words_per_node();
+  const AffineMap align = AffineMap::xor_fold(geo, sh.widths);
+  const AddressMap shuffle = shuffle_destination(geo, sh.widths);
+  std::vector<std::uint64_t> target(geo.total_words());
+  for (std::uint64_t node = 0; node < geo.nodes(); ++node)
+    for (std::uint64_t x = 0; x < K; ++x) {
+      const std::uint64_t to = shuffle(geo.global(node, align.apply(node, x)));
+      target[node * K + x] = geo.node_of(to) * K + align.apply(geo.node_of(to), geo.local_of(to));
+    }
+  return target;
+}
+
+// Runs the schedule's exchanges on the aligned slots (apart from the CNF): whether every word ends
+// in its own slot.
+[[maybe_unused]] bool routes_home(const Schedule& s, const std::vector<std::uint64_t>& target) {
+  const std::uint64_t K = std::uint64_t{1} << s.m, N = std::uint64_t{1} << s.n;
+  std::vector<std::uint64_t> mem = target;
+  for (std::size_t c = 0; c < s.cycles(); ++c) {
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> swaps;
+    for (std::size_t e = 0; e < s.cycle_size(c); ++e) {
+      const Exchange& x = s.cycle_begin(c)[e];
+      for (std::uint64_t j = 0; j < N; ++j) {
+        if ((j >> x.dim) & 1) continue;
+        const std::uint64_t hi = j | (std::uint64_t{1} << x.dim);
+        const std::uint64_t lo_off = x.offset_map ? apply_offset(s.offset_maps.at(x.offset_map - 1), j) : 0;
+        const std::uint64_t hi_off = x.offset_map ? apply_offset(s.offset_maps.at(x.offset_map - 1), hi) : 0;
+        swaps.emplace_back(j * K + (x.addr ^ lo_off), hi * K + (x.peer_addr ^ hi_off));
+      }
+    }
+    for (const auto& [a, b] : swaps) std::swap(mem[a], mem[b]);
+  }
+  for (std::uint64_t p = 0; p < mem.size(); ++p)
+    if (mem[p] != p) return false;
+  return true;
+}
+
+#if HCUBE_HAVE_CADICAL
+
+// Stops the solver at the request's deadline (CaDiCaL polls it).
+class Deadline : public CaDiCaL::Terminator {
+ public:
+  explicit Deadline(double seconds, Clock::time_point t0)
+      : none_(seconds <= 0), end_(t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds))) {}
+  bool terminate() override { return !none_ && Clock::now() >= end_; }
+
+ private:
+  bool none_;
+  Clock::time_point end_;
+};
+
+// The machine's cycles as CNF, one cycle (layer) at a time. Each slot holds its word's
+// destination slot in n + m bits; a dimension r of a cycle is idle or one exchange {addr a,
+// offset columns of the other n - 1 node bits, delta}: the low node j touches a xor L'(j), the
+// high node that xor delta (hcube's Exchange with peer_addr = a xor delta and column r of L zero).
+class Encoding {
+ public:
+  // `restricted`: the search is restricted to words that keep their address (delta = 0) and cross
+  // only dimensions toward their destination; for an AAPC also to no offset maps, so that a
+  // schedule found is the direct-addressed AAPC check_schedule verifies (sec. 2.2.1).
+  Encoding(CaDiCaL::Solver& solver, const Shape& sh, const std::vector<std::uint64_t>& target, bool restricted)
+      : s_(solver), sh_(sh), K_(std::uint64_t{1} << sh.m), N_(std::uint64_t{1} << sh.n), B_(sh.n + sh.m),
+        restricted_(restricted) {
+    true_ = var();
+    add({true_});
+    std::vector<std::vector<int>> start(N_ * K_);
+    for (std::uint64_t p = 0; p < N_ * K_; ++p) start[p] = constant(target[p]);
+    states_.push_back(std::move(start));
+  }
+
+  std::size_t layers() const { return params_.size(); }
+  void require(int lit) { add({lit}); }
+  std::uint64_t variables() const { return static_cast<std::uint64_t>(vars_); }
+  std::uint64_t clauses() const { return clauses_; }
+
+  // Appends the cycle after the last one; `last`: the cycle after which every word is at home (its
+  // state constants, as in scripts/corollary2_sat.py; for a model asked at one T only).
+  void add_layer(bool last = false) {
+    const unsigned n = sh_.n, m = sh_.m;
+    const std::vector<std::vector<int>>& old = states_.back();
+    std::vector<Dim> dims(n);
+    // touch[(r * N + node) * K + u]: node's word u takes part in dimension r's exchange.
+    std::vector<int> touch(n * N_ * K_, 0);
+    std::vector<std::vector<int>> sent(n * N_);  // the destination of the word node sends across r
+    for (unsigned r = 0; r < n; ++r) {
+      Dim& d = dims[r];
+      d.act = var();
+      d.a = vars(m);
+      d.delta = vars(m);
+      d.cols.assign(n, {});
+      for (unsigned k = 0; k < n; ++k)
+        if (k != r) d.cols[k] = vars(m);
+      // Symmetry (restricted model): an idle dimension's parameters are all zero (they change nothing).
+      const auto zero_when_idle = [&](const std::vector<int>& bits) {
+        for (int b : bits) add({d.act, -b});
+      };
+      if (restricted_) {
+        zero_when_idle(d.a);
+        zero_when_idle(d.delta);
+        for (unsigned k = 0; k < n; ++k) zero_when_idle(d.cols[k]);
+      }
+      if (restricted_)
+        for (int b : d.delta) add({-b});
+      if (restricted_ && sh_.aapc)
+        for (unsigned k = 0; k < n; ++k)
+          for (int b : d.cols[k]) add({-b});
+      for (std::uint64_t j = 0; j < N_; ++j) {
+        if ((j >> r) & 1) continue;
+        std::vector<int> lo(m), hi(m);
+        for (unsigned b = 0; b < m; ++b) {
+          std::vector<int> terms{d.a[b]};
+          for (unsigned k = 0; k < n; ++k)
+            if (k != r && ((j >> k) & 1)) terms.push_back(d.cols[k][b]);
+          lo[b] = xor_of(terms);
+          hi[b] = xor_of({lo[b], d.delta[b]});
+        }
+        const std::uint64_t jh = j | (std::uint64_t{1} << r);
+        for (const auto& [node, bits] : {std::pair{j, &lo}, std::pair{jh, &hi}}) {
+          std::vector<int>& out = sent[r * N_ + node];
+          out = vars(B_);
+          for (std::uint64_t u = 0; u < K_; ++u) {
+            const int t = var();
+            std::vector<int> conj{d.act};
+            for (unsigned b = 0; b < m; ++b) conj.push_back(((u >> b) & 1) ? (*bits)[b] : -(*bits)[b]);
+            and_of(t, conj);
+            touch[(r * N_ + node) * K_ + u] = t;
+            const std::vector<int>& src = old[node * K_ + u];
+            // Restricted: a word crosses r only toward its destination node (a shortest path).
+            if (restricted_) add({-t, ((node >> r) & 1) ? -src[m + r] : src[m + r]});
+            for (unsigned b = 0; b < B_; ++b) {
+              add({-t, -src[b], out[b]});
+              add({-t, src[b], -out[b]});
+            }
+          }
+        }
+      }
+    }
+    // The port model: one-port, at most one dimension a cycle.
+    if (sh_.port == PortModel::one_port)
+      for (unsigned x = 0; x < n; ++x)
+        for (unsigned y = x + 1; y < n; ++y) add({-dims[x].act, -dims[y].act});
+    // Symmetry (restricted model): no idle cycle. Sound for the fewest cycles: T is only asked once T - 1 is proven
+    // impossible, and a T-cycle schedule with an idle cycle would be a (T - 1)-cycle one.
+    if (restricted_) {
+      std::vector<int> any;
+      for (const Dim& d : dims) any.push_back(d.act);
+      add(any);
+    }
+    std::vector<std::vector<int>> next(N_ * K_);
+    for (std::uint64_t j = 0; j < N_; ++j)
+      for (std::uint64_t u = 0; u < K_; ++u) {
+        std::vector<int>& now = next[j * K_ + u];
+        now = last ? constant(j * K_ + u) : vars(B_);
+        std::vector<int> lits(n);
+        for (unsigned r = 0; r < n; ++r) lits[r] = touch[(r * N_ + j) * K_ + u];
+        // No word in two exchanges of one cycle (check_cycle's rule).
+        for (unsigned x = 0; x < n; ++x)
+          for (unsigned y = x + 1; y < n; ++y) add({-lits[x], -lits[y]});
+        const std::vector<int>& was = old[j * K_ + u];
+        for (unsigned b = 0; b < B_; ++b) {  // untouched: the word stays
+          std::vector<int> c = lits;
+          c.push_back(-was[b]);
+          c.push_back(now[b]);
+          add(c);
+          c[n] = was[b];
+          c[n + 1] = -now[b];
+          add(c);
+        }
+        for (unsigned r = 0; r < n; ++r) {  // touched across r: the partner's word arrives
+          const std::vector<int>& src = sent[r * N_ + (j ^ (std::uint64_t{1} << r))];
+          for (unsigned b = 0; b < B_; ++b) {
+            add({-lits[r], -src[b], now[b]});
+            add({-lits[r], src[b], -now[b]});
+          }
+        }
+      }
+    states_.push_back(std::move(next));
+    params_.push_back(std::move(dims));
+  }
+
+  // The literal that, assumed, asks for every word at home after the first T cycles (T <=
+  // layers()). Implied clauses under it: a word crosses at most one dimension a cycle, so after
+  // t cycles it is at most T - t dimensions from its destination node.
+  int goal(std::size_t T) {
+    if (goals_.size() <= T) goals_.resize(T + 1, 0);
+    if (goals_[T] != 0) return goals_[T];
+    const int g = goals_[T] = var();
+    const unsigned n = sh_.n, m = sh_.m;
+    for (std::uint64_t p = 0; p < N_ * K_; ++p)
+      for (unsigned b = 0; b < B_; ++b) add({-g, ((p >> b) & 1) ? states_[T][p][b] : -states_[T][p][b]});
+    for (std::size_t t = 1; t < T; ++t) {
+      const std::size_t left = T - t;
+      if (left >= n) continue;
+      for (std::uint64_t j = 0; j < N_; ++j)
+        for (std::uint64_t u = 0; u < K_; ++u) {
+          const std::vector<int>& w = states_[t][j * K_ + u];
+          std::vector<int> far(n);  // true: the destination differs from j in node bit k
+          for (unsigned k = 0; k < n; ++k) far[k] = ((j >> k) & 1) ? -w[m + k] : w[m + k];
+          // Every left + 1 of them cannot all differ.
+          std::vector<bool> pick(n, false);
+          std::fill(pick.begin(), pick.begin() + static_cast<std::ptrdiff_t>(left + 1), true);
+          do {
+            std::vector<int> c{-g};
+            for (unsigned k = 0; k < n; ++k)
+              if (pick[k]) c.push_back(-far[k]);
+            add(c);
+          } while (std::prev_permutation(pick.begin(), pick.end()));
+        }
+    }
+    return g;
+  }
+
+  // The first T cycles of a satisfying assignment as a schedule's cycles and offset maps.
+  void decode(std::size_t T, Schedule& out) {
+    const unsigned n = sh_.n;
+    const auto num = [&](const std::vector<int>& bits) {
+      std::uint64_t v = 0;
+      for (unsigned b = 0; b < bits.size(); ++b)
+        if (s_.val(bits[b]) > 0) v |= std::uint64_t{1} << b;
+      return v;
+    };
+    for (std::size_t t = 0; t < T; ++t) {
+      for (unsigned r = 0; r < n; ++r) {
+        const Dim& d = params_[t][r];
+        if (s_.val(d.act) <= 0) continue;
+        NodeOffsetMap cols(n, 0);
+        bool any = false;
+        for (unsigned k = 0; k < n; ++k)
+          if (k != r) any |= (cols[k] = num(d.cols[k])) != 0;
+        std::uint32_t map = 0;
+        if (any) {  // one map per distinct set of columns, 1-based (docs/schedule-format.md)
+          if (std::find(out.offset_maps.begin(), out.offset_maps.end(), cols) == out.offset_maps.end())
+            out.offset_maps.push_back(cols);
+          map = static_cast<std::uint32_t>(std::find(out.offset_maps.begin(), out.offset_maps.end(), cols) -
+                                           out.offset_maps.begin() + 1);
+        }
+        const std::uint64_t a = num(d.a);
+        out.add(Exchange{r, a, a ^ num(d.delta), map});
+      }
+      out.end_cycle();
+    }
+  }
+
+ private:
+  struct Dim {
+    int act = 0;
+    std::vector<int> a, delta;
+    std::vector<std::vector<int>> cols;  // per node bit k != r: m bits
+  };
+
+  int var() { return ++vars_; }
+  std::vector<int> vars(unsigned count) {
+    std::vector<int> v(count);
+    for (int& x : v) x = var();
+    return v;
+  }
+  void add(const std::vector<int>& clause) {
+    for (int l : clause) s_.add(l);
+    s_.add(0);
+    ++clauses_;
+  }
+  std::vector<int> constant(std::uint64_t value) const {
+    std::vector<int> v(B_);
+    for (unsigned b = 0; b < B_; ++b) v[b] = ((value >> b) & 1) ? true_ : -true_;
+    return v;
+  }
+  // A literal equal to the xor of the literals (a chain of two-input xors).
+  int xor_of(const std::vector<int>& lits) {
+    int acc = lits[0];
+    for (std::size_t k = 1; k < lits.size(); ++k) {
+      const int b = lits[k], z = var();
+      add({-z, acc, b});
+      add({-z, -acc, -b});
+      add({z, -acc, b});
+      add({z, acc, -b});
+      acc = z;
+    }
+    return acc;
+  }
+  void and_of(int out, const std::vector<int>& lits) {
+    std::vector<int> c{out};
+    for (int x : lits) {
+      add({-out, x});
+      c.push_back(-x);
+    }
+    add(c);
+  }
+
+  CaDiCaL::Solver& s_;
+  const Shape& sh_;
+  std::uint64_t K_, N_;
+  unsigned B_;
+  bool restricted_;
+  int vars_ = 0, true_ = 0;
+  std::uint64_t clauses_ = 0;
+  std::vector<std::vector<std::vector<int>>> states_;  // per time: per slot, B literals
+  std::vector<std::vector<Dim>> params_;
+  std::vector<int> goals_;  // per T: its goal literal (0: not made yet)
+};
+
+#endif  // HCUBE_HAVE_CADICAL
+
+}  // namespace
+
+nlohmann::json to_json(const SynthesisResult& r) {
+  nlohmann::json runs = nlohmann::json::array();
+  for (const SynthesisRun& x : r.runs)
+    runs.push_back({{"cycles", x.cycles}, {"model", x.model}, {"status", x.status}, {"seconds", x.seconds}});
+  return {{"pattern", r.pattern},
+          {"dims", r.widths},
+          {"axes", r.widths.size()},
+          {"n", r.n},
+          {"m", r.m},
+          {"port_model", r.port_model},
+          {"cycles", r.cycles},
+          {"optimal", r.optimal},
+          {"lower_bound", r.lower_bound},
+          {"lower_bound_proof", r.lower_bound_proof},
+          {"distance_bound", r.distance_bound},
+          {"channel_bound", r.channel_bound},
+          {"unsat_at", r.unsat_at},
+          {"seconds", r.seconds},
+          {"solver", synthesis_solver()},
+          {"variables", r.variables},
+          {"clauses", r.clauses},
+          {"runs", runs}};
+}
+
+bool synthesis_available() { return HCUBE_HAVE_CADICAL != 0; }
+
+std::string synthesis_solver() {
+#if HCUBE_HAVE_CADICAL
+  return std::string("CaDiCaL ") + CaDiCaL::Solver::version();
+#else
+  return "none: hcube was built without CaDiCaL (install libcadical-dev: scripts/install-deps.sh, then rebuild)";
+#endif
+}
+
+SynthesisResult synthesize(const SynthesisRequest& r) {
+  const Clock::time_point t0 = Clock::now();
+  const Shape sh = check_request(r);
+#if !HCUBE_HAVE_CADICAL
+  (void)t0;
+  (void)sh;
+  throw Error("hcube synthesize needs the CaDiCaL library, which this build lacks: install libcadical-dev "
+              "(scripts/install-deps.sh) and rebuild");
+#else
+  SynthesisResult res;
+  res.pattern = r.pattern;
+  res.widths = sh.widths;
+  res.n = sh.n;
+  res.m = sh.m;
+  res.port_model = r.port_model;
+  const Geometry geo{sh.n, sh.m};
+  const std::uint64_t K = geo.words_per_node(), N = geo.nodes();
+  const std::vector<std::uint64_t> target = routing_targets(sh);
+
+  // Bounds no schedule of the machine beats: a word crosses at most one dimension a cycle
+  // (distance); dimension r carries at most N words a cycle, one each way on each of its N/2
+  // links, and every word whose destination differs in node bit r crosses it (channels; one-port:
+  // the dimensions take turns). Written from the targets, not from the CNF.
+  std::vector<std::uint64_t> crossing(sh.n, 0);
+  for (std::uint64_t p = 0; p < target.size(); ++p) {
+    const std::uint64_t diff = (p / K) ^ (target[p] / K);
+    res.distance_bound = std::max<std::uint64_t>(res.distance_bound, popcount(diff));
+    for (unsigned k = 0; k < sh.n; ++k) crossing[k] += (diff >> k) & 1;
+  }
+  for (std::uint64_t c : crossing) {
+    const std::uint64_t cycles = (c + N - 1) / N;
+    res.channel_bound = sh.port == PortModel::one_port ? res.channel_bound + cycles : std::max(res.channel_bound, cycles);
+  }
+  const std::uint64_t bound = std::max<std::uint64_t>({1, res.distance_bound, res.channel_bound});
+  res.lower_bound = bound;
+  res.lower_bound_proof = res.distance_bound >= res.channel_bound ? "distance" : "channels";
+  const std::uint64_t max_cycles = r.max_cycles == kUnsetSize ? kMaxSynthesisCycles : static_cast<std::uint64_t>(r.max_cycles);
+  if (max_cycles < bound)
+    throw Error(fmt::format("--max-cycles {}: no schedule takes fewer than {} cycles ({} bound): allowed {} .. {}",
+                            max_cycles, bound, res.lower_bound_proof, bound, kMaxSynthesisCycles));
+
+  // The restricted model: one solver, incremental over T (the goal of T an assumption, the
+  // restriction unit clauses, which CaDiCaL eliminates), with the symmetry breaking. The full model,
+  // asked where the restricted one has nothing, mostly for a proof of UNSAT: a fresh solver for each
+  // T with the last state constant, the script's CNF as it was (orders 3,1 at T = 4, which libcadical
+  // decides on the script's CNF in 24 s of CPU, ran more than 3 minutes undecided on this one).
+  Deadline deadline(r.time_limit, t0);
+  CaDiCaL::Solver restricted_solver;
+  restricted_solver.connect_terminator(&deadline);
+  Encoding restricted_enc(restricted_solver, sh, target, true);
+  std::unique_ptr<CaDiCaL::Solver> full_solver;
+  std::unique_ptr<Encoding> full_enc;
+  const auto solve = [&](std::size_t T, bool restricted) {
+    const Clock::time_point s0 = Clock::now();
+    int status = 0;
+    if (restricted) {
+      while (restricted_enc.layers() < T) restricted_enc.add_layer();
+      restricted_solver.assume(restricted_enc.goal(T));
+      status = deadline.terminate() ? 0 : restricted_solver.solve();
+    } else {
+      full_enc.reset();
+      full_solver = std::make_unique<CaDiCaL::Solver>();
+      full_solver->connect_terminator(&deadline);
+      full_enc = std::make_unique<Encoding>(*full_solver, sh, target, false);
+      while (full_enc->layers() < T) full_enc->add_layer(full_enc->layers() + 1 == T);
+      full_enc->require(full_enc->goal(T));
+      status = deadline.terminate() ? 0 : full_solver->solve();
+    }
+    const char* name = status == 10 ? "SAT" : status == 20 ? "UNSAT" : "UNKNOWN";
+    res.runs.push_back({T, restricted ? "restricted" : "full", name, since(s0)});
+    return status;
+  };
+  // The solver's own proof where the distance bound holds: with the implied clauses it is quick
+  // (T = 5 for d = 3, s = 2 in about a second), and it checks the encoding against the bound.
+  if (res.distance_bound == bound && bound > 1 && solve(bound - 1, false) == 20) res.unsat_at = bound - 1;
+  for (std::uint64_t T = bound;; ++T) {
+    // A restricted schedule is one of the machine's: its SAT decides T, its UNSAT does not.
+    int status = solve(T, true);
+    if (status == 20) status = solve(T, false);
+    if (status == 0)
+      throw Error(fmt::format("--time-limit {} s reached at T = {} cycles (undecided; T = {} {}): allow more time",
+                              r.time_limit, T, T - 1,
+                              T - 1 < bound ? "impossible by the " + res.lower_bound_proof + " bound" : "UNSAT"));
+    if (status == 10) {
+      res.cycles = T;
+      break;
+    }
+    res.unsat_at = T;
+    res.lower_bound = T + 1;
+    res.lower_bound_proof = "unsat";
+    if (T >= max_cycles)
+      throw Error(fmt::format("no schedule of at most --max-cycles {} cycles (T = {} UNSAT): allowed {} .. {}", max_cycles,
+                              T, T + 1, kMaxSynthesisCycles));
+  }
+  res.optimal = res.cycles == res.lower_bound;
+  Encoding& found = res.runs.back().model == "restricted" ? restricted_enc : *full_enc;
+  res.variables = found.variables();
+  res.clauses = found.clauses();
+
+  Schedule& s = res.schedule;
+  s.algorithm = "sat";
+  s.d = sh.widths[0];
+  s.n = sh.n;
+  s.m = sh.m;
+  s.rules = PortRules{sh.port, 1};
+  s.pre = s.post = AlignmentKind::xor_align;
+  s.axes = static_cast<unsigned>(sh.widths.size());
+  found.decode(res.cycles, s);
+  // Unequal orders, or an AAPC with offset maps: the header names the generalized shuffle (for one
+  // axis the transpose), which `hcube run` verifies; a plain AAPC is verified as one.
+  const bool equal = std::all_of(sh.widths.begin(), sh.widths.end(), [&](unsigned w) { return w == sh.widths[0]; });
+  if (!equal || (sh.aapc && uses_offset_maps(s))) s.axis_dims = sh.widths;
+  check_schedule(s);
+  if (!routes_home(s, target))
+    throw Error("internal error: the solver's schedule does not route every word to its destination");
+  res.seconds = since(t0);
+  return res;
+#endif
+}
+
+}  // namespace hcube
