@@ -101,31 +101,6 @@ const std::vector<std::string>& backend_names() {
 
 namespace {
 
-// Levenshtein distance, ignoring case.
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  const auto lower = [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); };
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (lower(a[i - 1]) == lower(b[j - 1]) ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
-// "x", "x or y", "x, y or z".
-std::string or_list(const std::vector<std::string>& names) {
-  std::string text;
-  for (std::size_t i = 0; i < names.size(); ++i)
-    text += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
-  return text;
-}
-
 bool is_number(const std::string& s) {
   char* end = nullptr;
   std::strtod(s.c_str(), &end);
@@ -150,25 +125,6 @@ std::string flag_of(const std::string& word) {
 }
 
 }  // namespace
-
-std::vector<std::string> nearest_names(const std::string& word, const std::vector<std::string>& names) {
-  if (word.find_first_not_of('-') == std::string::npos) return {};
-  std::vector<std::string> begun;
-  for (const std::string& n : names)
-    if (n.size() > word.size() && n.compare(0, word.size(), word) == 0) begun.push_back(n);
-  if (begun.size() == 1) return begun;
-  std::size_t best = 3;
-  std::vector<std::string> near;
-  for (const std::string& n : names) {
-    const std::size_t d = edit_distance(word, n);
-    if (d < best) {
-      best = d;
-      near.clear();
-    }
-    if (d == best && std::find(near.begin(), near.end(), n) == near.end()) near.push_back(n);
-  }
-  return near.size() <= 3 ? near : std::vector<std::string>{};
-}
 
 std::string parse_error_text(CLI::App& app, const CLI::ParseError& e, const std::vector<std::string>& args) {
   std::vector<std::string> commands;

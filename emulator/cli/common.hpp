@@ -43,9 +43,6 @@ const std::vector<std::string>& backend_names();
 // `args` (the words after the program's name): an unknown command or flag gets
 // the nearest spelling (edit distance <= 2, or the one name it begins).
 std::string parse_error_text(CLI::App& app, const CLI::ParseError& e, const std::vector<std::string>& args);
-// The names nearest to `word`: the only one that begins with it, else those
-// within edit distance 2 of it (ignoring case), at most three, else none.
-std::vector<std::string> nearest_names(const std::string& word, const std::vector<std::string>& names);
 
 void add_machine_flags(CLI::App& cmd, MachineFlags& f, const char* dims_help = "processor dimensions n (2^n nodes)");
 // The machine flags other than the geometry: --type, --backend, --tile-dims

@@ -27,4 +27,11 @@ std::string printable_text(const std::string& text);
 // "allowed 0..count-1", or "allowed none (<name> = 0)" when there is nothing to allow.
 std::string allowed_indices(std::uint64_t count, const char* name);
 
+// The names nearest to `word`, for a "did you mean" (a misspelt command,
+// flag or name): the only one that begins with it, else those within edit
+// distance 2 of it (ignoring case), at most three, else none.
+std::vector<std::string> nearest_names(const std::string& word, const std::vector<std::string>& names);
+// "x", "x or y", "x, y or z".
+std::string or_list(const std::vector<std::string>& names);
+
 }  // namespace hcube
