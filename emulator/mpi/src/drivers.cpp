@@ -211,7 +211,7 @@ void trace_ranks(const DistributedSession& s, const IoFlags& io, nlohmann::json&
 }
 
 // A traced job (aapc, run, multi-aapc, permute by a schedule) step by step as
-// run_job traces it on one machine: each step run, verified on every rank and
+// execute_verified traces it on one machine: each step run, verified on every rank and
 // shown, as the teaching view of where every word started (OriginView, rank 0;
 // it needs no words) or, with --json, as the gathered state. Then the whole
 // result is checked against the job's formula from the start. This rank's seconds.
