@@ -41,7 +41,21 @@ Counters Plan::execute_device(void* data, std::uint64_t bytes, CudaStream stream
   return run_on(data, bytes, scratch, stream, true);
 }
 
-void Plan::set_job(Job job) { job_ = std::make_unique<Job>(std::move(job)); }
+void Plan::set_job(Job job) {
+  job_ = std::make_unique<Job>(std::move(job));
+  pre_.clear();
+  post_.clear();
+  if (!job_->one_step.empty() || !job_->untraceable.empty()) return;
+  pre_ = schedule_pre_alignment(job_->schedule, job_->f);
+  post_ = schedule_post_alignment(job_->schedule, job_->g);
+}
+
+void Plan::run_job(Machine& machine, const Machine::Progress& progress) const {
+  const CheckedSchedule checked{job_->schedule, job_->stats, pre_, post_};
+  run_checked_schedule(machine, checked, progress);
+}
+
+bool Plan::job_alignments_copy() const { return alignments_need_scratch(pre_) || alignments_need_scratch(post_); }
 
 Counters Plan::execute(Machine& machine, const Machine::Progress& progress) {
   const Geometry& g = machine.geometry();
@@ -147,18 +161,12 @@ AapcPlan::AapcPlan(const Options& o, BuiltSchedule built)
   job.permutation = to_string(o.permutation);
   job.formula = permutation_.formula;
   job.destination_form = permutation_.destination_form;
-  const Schedule& s = job.schedule;
-  pre_ = schedule_pre_alignment(s, permutation_.f);
-  post_ = schedule_post_alignment(s, permutation_.g);
-  set_scratch_bytes(schedule_needs_scratch(s, permutation_.f, permutation_.g) ? data_bytes() : 0);
   set_job(std::move(job));
+  set_scratch_bytes(job_alignments_copy() ? data_bytes() : 0);
 }
 
-void AapcPlan::run(Machine& machine, const Machine::Progress& progress) {
-  // The schedule was checked once, when it was built: here it only runs.
-  const CheckedSchedule checked{schedule(), stats(), pre_, post_};
-  run_checked_schedule(machine, checked, progress);
-}
+// The schedule was checked once, when it was built: here it only runs.
+void AapcPlan::run(Machine& machine, const Machine::Progress& progress) { run_job(machine, progress); }
 
 // --- PermutePlan -------------------------------------------------------------
 
@@ -208,8 +216,7 @@ void PermutePlan::run(Machine& machine, const Machine::Progress& progress) {
   }
   const SdpPlan& plan = *chosen_->plan;
   if (runs_as_schedule(plan)) {
-    const AffineMap id(machine.geometry());
-    run_schedule(machine, plan.schedule, id, AffineMap::permute_bits(machine.geometry(), plan.local_after), progress);
+    run_job(machine, progress);
   } else {
     run_sdp_plan(machine, plan, progress);
   }
@@ -267,17 +274,11 @@ MultiAapcPlan::MultiAapcPlan(const Options& o) : MultiAapcPlan(o, plan_multi_aap
 
 MultiAapcPlan::MultiAapcPlan(const Options& o, MultiAapcDesign design)
     : Plan(Geometry{design.n, design.m}, o.target), design_(std::move(design)) {
-  Job job = multi_aapc_job(design_, o.request.sequential);
-  set_scratch_bytes(schedule_needs_scratch(job.schedule, job.f, job.g) ? data_bytes() : 0);
-  set_job(std::move(job));
+  set_job(multi_aapc_job(design_, o.request.sequential));
+  set_scratch_bytes(job_alignments_copy() ? data_bytes() : 0);
 }
 
-void MultiAapcPlan::run(Machine& machine, const Machine::Progress& progress) {
-  const AffineMap id(machine.geometry());
-  const CheckedSchedule checked{schedule(), stats(), schedule_pre_alignment(schedule(), id),
-                                schedule_post_alignment(schedule(), id)};
-  run_checked_schedule(machine, checked, progress);
-}
+void MultiAapcPlan::run(Machine& machine, const Machine::Progress& progress) { run_job(machine, progress); }
 
 // --- SchedulePlan ------------------------------------------------------------
 
@@ -315,16 +316,11 @@ SchedulePlan::SchedulePlan(Job job, const PlanTarget& target) : SchedulePlan(std
 SchedulePlan::SchedulePlan(Job job, const PlanTarget& target, bool checked) : Plan(job.schedule.geometry(), target) {
   // A schedule from elsewhere is checked here, once, before it can run (a file is checked as it loads).
   if (!checked) job.stats = check_schedule(job.schedule);
-  pre_ = schedule_pre_alignment(job.schedule, job.f);
-  post_ = schedule_post_alignment(job.schedule, job.g);
-  set_scratch_bytes(schedule_needs_scratch(job.schedule, job.f, job.g) ? data_bytes() : 0);
   set_job(std::move(job));
+  set_scratch_bytes(job_alignments_copy() ? data_bytes() : 0);
 }
 
-void SchedulePlan::run(Machine& machine, const Machine::Progress& progress) {
-  const CheckedSchedule checked{schedule(), stats(), pre_, post_};
-  run_checked_schedule(machine, checked, progress);
-}
+void SchedulePlan::run(Machine& machine, const Machine::Progress& progress) { run_job(machine, progress); }
 
 // --- DistributedFftPlan ------------------------------------------------------
 

@@ -23,11 +23,14 @@ std::vector<AlignmentStep> schedule_post_alignment(const Schedule& s, const Affi
   return {};
 }
 
-bool schedule_needs_scratch(const Schedule& s, const AffineMap& f, const AffineMap& g) {
-  for (const std::vector<AlignmentStep>& steps : {schedule_pre_alignment(s, f), schedule_post_alignment(s, g)})
-    for (const AlignmentStep& a : steps)
-      if (!a.map.is_involution()) return true;
+bool alignments_need_scratch(const std::vector<AlignmentStep>& steps) {
+  for (const AlignmentStep& a : steps)
+    if (!a.map.is_involution()) return true;
   return false;
+}
+
+bool schedule_needs_scratch(const Schedule& s, const AffineMap& f, const AffineMap& g) {
+  return alignments_need_scratch(schedule_pre_alignment(s, f)) || alignments_need_scratch(schedule_post_alignment(s, g));
 }
 
 CheckedSchedule check_schedule_run(const Machine& machine, const Schedule& s, const AffineMap& f, const AffineMap& g) {

@@ -96,7 +96,13 @@ class Plan {
   // The plan's data motion on a machine of its geometry and type.
   virtual void run(Machine& machine, const Machine::Progress& progress) = 0;
   void set_scratch_bytes(std::uint64_t b) { scratch_bytes_ = b; }
+  // Sets the job; one that runs as its schedule on the plan's machine (no
+  // one_step, no untraceable) gets its alignments made here, once.
   void set_job(Job job);
+  // That job's schedule as run_schedule runs it, its checks made when the plan was.
+  void run_job(Machine& machine, const Machine::Progress& progress) const;
+  // Whether one of those alignments copies through the machine's scratch (no involution).
+  bool job_alignments_copy() const;
   const Backend& backend() const { return *backend_; }
 
  private:
@@ -109,6 +115,7 @@ class Plan {
   Buffer own_scratch_;                // made on first need when the caller passes none
   std::unique_ptr<Machine> staging_;  // CUDA backend, host data: the device copy, kept
   std::unique_ptr<Job> job_;          // by pointer: a plan moves without throwing
+  std::vector<AlignmentStep> pre_, post_;  // the job's alignments (set_job)
 };
 
 // One all-to-all personalized communication (Johnsson & Ho 1992): Algorithms
@@ -137,7 +144,6 @@ class AapcPlan : public Plan {
 
  private:
   PermutationPlan permutation_;
-  std::vector<AlignmentStep> pre_, post_;
 };
 
 // A stable dimension permutation of the n + m address bits (Ho & Johnsson
@@ -225,7 +231,6 @@ class SchedulePlan : public Plan {
 
  private:
   SchedulePlan(Job job, const PlanTarget& target, bool checked);
-  std::vector<AlignmentStep> pre_, post_;
 };
 
 // The distributed radix-2 FFT of 2^(n+m) complex points (complex64 or

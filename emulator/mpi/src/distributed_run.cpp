@@ -84,17 +84,21 @@ void check_job_schedule(const DistributedSession& s, const Job& job) {
                             geo.m));
 }
 
-double run_job_schedule(DistributedSession& s, const Job& job) {
+double run_job_schedule(DistributedMachine& machine, const Job& job) {
   const Schedule& sch = job.schedule;
-  // Every check before the first word moves, as run_schedule makes them.
-  check_job_schedule(s, job);
   const std::vector<AlignmentStep> pre = schedule_pre_alignment(sch, job.f);
   const std::vector<AlignmentStep> post = schedule_post_alignment(sch, job.g);
   const auto start = std::chrono::steady_clock::now();
-  for (const AlignmentStep& a : pre) s.machine->align(a);
-  s.machine->run_checked_cycles(sch);
-  for (const AlignmentStep& a : post) s.machine->align(a);
+  for (const AlignmentStep& a : pre) machine.align(a);
+  machine.run_checked_cycles(sch);
+  for (const AlignmentStep& a : post) machine.align(a);
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+double run_job_schedule(DistributedSession& s, const Job& job) {
+  // The check before the first word moves.
+  check_job_schedule(s, job);
+  return run_job_schedule(*s.machine, job);
 }
 
 void load_sources(DistributedMachine& machine, const RedistributionPlacement& pl, const RedistElement& element) {

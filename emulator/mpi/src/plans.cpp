@@ -3,8 +3,7 @@
 #include <fmt/format.h>
 
 #include "hcube/core/error.hpp"
-#include "hcube/emulator/schedule_run.hpp"
-#include "hcube/mpi/distributed_machine.hpp"
+#include "hcube/mpi/distributed_run.hpp"
 
 namespace hcube::mpi {
 
@@ -34,11 +33,7 @@ Counters execute_across(const Plan& plan, MPI_Comm comm, void* share, std::uint6
   if (fused) {
     machine.permute_address_bits(permute->perm().to);
   } else {
-    // The schedule was checked when the plan was made: here it only runs.
-    const Schedule& sch = job->schedule;
-    for (const AlignmentStep& a : schedule_pre_alignment(sch, job->f)) machine.align(a);
-    machine.run_checked_cycles(sch);
-    for (const AlignmentStep& a : schedule_post_alignment(sch, job->g)) machine.align(a);
+    run_job_schedule(machine, *job);  // checked when the plan was made: here it only runs
   }
   local.read(share, bytes);
   return local.counters();

@@ -24,6 +24,8 @@ std::vector<AlignmentStep> schedule_post_alignment(const Schedule& schedule, con
 // Whether running the schedule with f and g needs the machine's scratch copy:
 // an alignment that is no involution copies through it (others swap in place).
 bool schedule_needs_scratch(const Schedule& schedule, const AffineMap& f, const AffineMap& g);
+// The same for alignments made already: whether one of them is no involution.
+bool alignments_need_scratch(const std::vector<AlignmentStep>& steps);
 
 // f and g are the permutation's code conversions, folded into the alignments
 // (identity maps for the plain axis exchange). With alignment `none` a

@@ -47,6 +47,8 @@ void check_job_schedule(const DistributedSession& s, const Job& job);
 // pre-alignment, the cycles, the post-alignment. Collective; returns this
 // rank's seconds of data motion. The reference is not advanced (check_job does).
 double run_job_schedule(DistributedSession& s, const Job& job);
+// The same on a machine of the schedule's geometry, no session (its share loaded by the caller).
+double run_job_schedule(DistributedMachine& machine, const Job& job);
 // The slowest rank's seconds (MPI_Allreduce max). Collective.
 double slowest(double seconds, MPI_Comm comm);
 // After run_job_schedule: advances the reference by job.destination and
