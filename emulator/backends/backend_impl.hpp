@@ -29,14 +29,14 @@
 //   void copy_to_host(void* host, const void* storage, std::uint64_t bytes);    // raw, synchronous
 //   void copy_from_host(void* storage, const void* host, std::uint64_t bytes);  // raw, synchronous
 //   void synchronize();
-//   double timed(const std::function<void()>& run);  // seconds on the backend's clock
+//   std::unique_ptr<StreamTimer> start_timer();  // on the backend's clock (null while capturing)
 //   void copy(const kernels::CopyBody& body, std::uint64_t words);  // the roofline copy
 //   double spec_bytes_per_second() const;  // 0: unknown
 //   void batched_dft(void* rows, std::uint64_t count, unsigned log2_length, std::size_t word_bytes, bool inverse);
 //                                                 // in place, unscaled; complex64 or complex128
 //   static constexpr const char* dft_library;
 //   std::uint64_t dft_plans_made() const;  // library plans made, each kept for reuse
-//   void set_stream(void* stream);  void* stream() const;  // where work is enqueued (CUDA)
+//   void set_stream(CudaStream stream);  CudaStream stream() const;  // where work is enqueued (CUDA)
 #pragma once
 
 #include <fmt/format.h>
@@ -349,8 +349,12 @@ class BackendImpl final : public Backend {
   std::string dft_library() const override { return Policy::dft_library; }
   std::uint64_t dft_plans_made() const override { return policy_.dft_plans_made(); }
 
-  void set_stream(void* stream) override { policy_.set_stream(stream); }
-  void* stream() const override { return policy_.stream(); }
+  void set_stream(CudaStream stream) override { policy_.set_stream(stream); }
+  CudaStream stream() const override { return policy_.stream(); }
+  bool capturing() const override {
+    if constexpr (Policy::kind == BackendKind::cuda) return policy_.capturing();
+    return false;
+  }
   // A device and its streams are the GPU's alone: the CPU keeps Backend's defaults.
   void reset_stream() noexcept override {
     if constexpr (Policy::kind == BackendKind::cuda) policy_.reset_stream();
@@ -371,7 +375,7 @@ class BackendImpl final : public Backend {
     if constexpr (Policy::kind == BackendKind::cuda) policy_.check_device_buffer(p, bytes, what);
   }
 
-  double timed(const std::function<void()>& run) override { return policy_.timed(run); }
+  std::unique_ptr<StreamTimer> start_timer() override { return policy_.start_timer(); }
 
   std::function<double()> copy_timer(std::uint64_t bytes) override {
     const std::uint64_t words = std::max<std::uint64_t>(1, bytes / sizeof(kernels::Word16));
@@ -384,7 +388,7 @@ class BackendImpl final : public Backend {
     return [this, a, b, words] {
       const kernels::CopyBody copy{static_cast<const kernels::Word16*>(a->data()),
                                    static_cast<kernels::Word16*>(b->data())};
-      return policy_.timed([&] { policy_.copy(copy, words); });
+      return timed([&] { policy_.copy(copy, words); });
     };
   }
 

@@ -18,6 +18,14 @@ BackendChoice parse_backend_choice(const std::string& s) {
   throw Error(fmt::format("backend '{}' unknown: allowed auto, cpu, cuda", printable_input(s)));
 }
 
+double Backend::timed(const std::function<void()>& run) {
+  const std::unique_ptr<StreamTimer> timer = start_timer();
+  if (!timer) throw Error("nothing can be timed while the backend's stream is capturing into a CUDA graph");
+  run();
+  timer->stop();
+  return timer->seconds();
+}
+
 std::string to_string(LaunchMode mode) { return mode == LaunchMode::per_cycle ? "per-cycle" : "persistent"; }
 
 const char* launch_mode_names() { return "per-cycle, persistent"; }

@@ -129,8 +129,7 @@ bool Machine::settle() {
   const auto start = Clock::now();
   backend_->local_pass(storage_, scratch_, layout_, word_bytes(), nullptr, all, kernels::LocalPass::copy);
   std::swap(storage_, scratch_);
-  backend_->synchronize();
-  account_launch("copy", seconds_since(start));
+  account_launch("copy", finish(start));
   counters_.bytes_read += bytes();
   counters_.bytes_written += bytes();
   return true;
@@ -140,6 +139,12 @@ void Machine::reset_counters() {
   const std::uint64_t links = counters_.links_total;
   counters_ = Counters{};
   counters_.links_total = links;
+}
+
+double Machine::finish(Clock::time_point start) {
+  if (asynchronous_) return 0;
+  backend_->synchronize();
+  return seconds_since(start);
 }
 
 void Machine::account_launch(const char* phase, double seconds) {
@@ -339,8 +344,7 @@ void Machine::load_labels() {
   const auto start = Clock::now();
   const AffineAddressMap own = AffineAddressMap::identity(geometry().address_bits());
   backend_->fill_labels(storage_, geometry().total_words(), type_, storage_labels(layout_, own, 0));
-  backend_->synchronize();
-  counters_.add_phase("copy-in", seconds_since(start));
+  counters_.add_phase("copy-in", finish(start));
 }
 
 Machine::LabelCheck Machine::count_label_mismatches(const AffineAddressMap& label_at, std::uint64_t base) const {
@@ -402,8 +406,7 @@ void Machine::run_checked_cycle(const Cycle& cycle, const OffsetMaps& maps) {
   const std::vector<std::uint64_t> tables = offset_tables(maps, bytes);
   const auto start = Clock::now();
   backend_->exchange(storage_, layout_, word_bytes(), cycle.data(), cycle.size(), tables, bytes);
-  backend_->synchronize();
-  account_launch("routing", seconds_since(start));
+  account_launch("routing", finish(start));
   account_cycle(cycle_use(geometry(), cycle));
 }
 
@@ -447,8 +450,7 @@ void Machine::launch_cycles(const Schedule& s, const Progress& progress, bool co
         backend_->exchange_cycles(storage_, layout_, word_bytes(), s.cycle_begin(first), ends, tables, bytes, launch_);
     if (progress) progress(last, total);
   }
-  backend_->synchronize();
-  counters_.add_phase("routing", seconds_since(start));
+  counters_.add_phase("routing", finish(start));
 }
 
 void Machine::align(const AffineMap& map) { align(AlignmentStep(map)); }
@@ -475,8 +477,7 @@ void Machine::align(const AlignmentStep& step) {
     std::swap(storage_, scratch_);
     moved = geo.total_words();
   }
-  backend_->synchronize();
-  account_launch("alignment", seconds_since(start));
+  account_launch("alignment", finish(start));
   if (settle_each_step_) settle();
   ++counters_.alignments;
   counters_.bytes_read += moved * word_bytes();
@@ -493,8 +494,7 @@ void check_address_permutation(const Geometry& geo, const std::vector<unsigned>&
 void Machine::permute_pass(const Buffer& src, Buffer& dst, const std::vector<unsigned>& storage_to) {
   const auto start = Clock::now();
   backend_->permute_bits(src, dst, word_bytes(), storage_to);
-  backend_->synchronize();
-  account_launch("permute", seconds_since(start));
+  account_launch("permute", finish(start));
   counters_.bytes_read += bytes();
   counters_.bytes_written += bytes();
 }
@@ -622,8 +622,7 @@ void Machine::permute_local(const BlockTable& table, std::uint64_t blocks, const
   backend_->local_pass(storage_, dense, layout_, word_bytes(), &table, r,
                        direction == LocalDirection::gather ? kernels::LocalPass::gather : kernels::LocalPass::scatter);
   backend_->local_pass(dense, storage_, layout_, word_bytes(), nullptr, r, kernels::LocalPass::store);
-  backend_->synchronize();
-  account_launch("local", seconds_since(start));
+  account_launch("local", finish(start));
   ++counters_.kernel_launches;  // the store back
   const std::uint64_t moved = 2 * r.words() * word_bytes();
   counters_.bytes_read += moved;
@@ -634,8 +633,7 @@ RouterStepReport Machine::route(const RouterStep& step, const RouterLimits& limi
   const RouterStepReport rep = check_router_step(geometry(), step, limits);
   const auto start = Clock::now();
   backend_->route(storage_, layout_, word_bytes(), step);
-  backend_->synchronize();
-  count_router_steps(rep, 1, seconds_since(start));
+  count_router_steps(rep, 1, finish(start));
   return rep;
 }
 
@@ -657,8 +655,7 @@ RouterStepReport Machine::route_blocks(const std::vector<BlockRouteStep>& steps)
   }
   const auto start = Clock::now();
   backend_->route_blocks(storage_, layout_, word_bytes(), all);
-  backend_->synchronize();
-  count_router_steps(rep, steps.size(), seconds_since(start));
+  count_router_steps(rep, steps.size(), finish(start));
   return rep;
 }
 
@@ -684,8 +681,7 @@ void Machine::fft_stage(unsigned mem_bit, unsigned index_bit, const AffineTables
   if (index_bit >= 63) throw Error(fmt::format("FFT stage on index bit {} out of range: allowed 0..62", index_bit));
   const auto start = Clock::now();
   backend_->fft_stage(storage_, layout_, word_bytes(), index, mem_bit, index_bit, inverse);
-  backend_->synchronize();
-  account_launch("fft", seconds_since(start));
+  account_launch("fft", finish(start));
   counters_.bytes_read += bytes();
   counters_.bytes_written += bytes();
 }
@@ -700,9 +696,8 @@ void Machine::fft_block(unsigned lo, unsigned h, std::uint64_t group_bits, const
   scratch();
   const auto start = Clock::now();
   backend_->fft_block(storage_, scratch_, layout_, word_bytes(), index, group_bits, lo, h, inverse);
-  backend_->synchronize();
   // Gather, the library's transforms, scatter.
-  account_launch("fft", seconds_since(start));
+  account_launch("fft", finish(start));
   counters_.kernel_launches += 2;
   counters_.bytes_read += 3 * bytes();
   counters_.bytes_written += 3 * bytes();

@@ -34,6 +34,12 @@ Counters Plan::execute(void* data, std::uint64_t bytes, Scratch scratch) {
   return run_on(data, bytes, scratch, nullptr, false);
 }
 
+Counters Plan::last_counters() const {
+  Counters c = last_;
+  if (last_timer_) c.add_phase("device", last_timer_->seconds());
+  return c;
+}
+
 Counters Plan::execute_device(void* data, std::uint64_t bytes, CudaStream stream, Scratch scratch) {
   if (backend_->kind() != BackendKind::cuda)
     throw Error("execute_device needs the cuda backend: this plan runs on the " + to_string(backend_->kind()) +
@@ -85,6 +91,8 @@ Counters Plan::execute(Machine& machine, const Machine::Progress& progress) {
       if (q.name == p.name) calls -= q.calls;
     if (calls > 0) diff.phases.push_back({p.name, p.seconds - earlier, calls});
   }
+  last_timer_.reset();
+  last_ = diff;
   return diff;
 }
 
@@ -126,7 +134,9 @@ Counters Plan::run_on(void* data, std::uint64_t bytes, Scratch scratch, CudaStre
     staging_->load(data, bytes);
     run(*staging_, {});
     staging_->read(data, bytes);
-    return staging_->counters();
+    last_timer_.reset();
+    last_ = staging_->counters();
+    return last_;
   }
   void* scratch_data = scratch.data;
   if (scratch_data == nullptr && scratch_bytes_ > 0) {
@@ -140,9 +150,16 @@ Counters Plan::run_on(void* data, std::uint64_t bytes, Scratch scratch, CudaStre
   } reset{*backend_};
   Machine machine(options, backend_, data, bytes, scratch_data);
   machine.set_settle_each_step(false);  // the caller sees the buffer only at the end
+  // On device memory nothing waits for the stream: events around the launches time them.
+  machine.set_asynchronous(device);
+  last_timer_.reset();
+  std::unique_ptr<StreamTimer> timer = device ? backend_->start_timer() : nullptr;
   run(machine, {});
   machine.settle();
-  return machine.counters();
+  if (timer) timer->stop();
+  last_timer_ = std::move(timer);
+  last_ = machine.counters();
+  return last_;
 }
 
 // --- AapcPlan ----------------------------------------------------------------

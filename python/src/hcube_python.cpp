@@ -246,7 +246,10 @@ class PyPlan {
       // One execution at a time: a plan's scratch, staging copy and stream are its own (taken
       // without the GIL, so that a thread waiting here never holds it).
       const std::lock_guard<std::mutex> one_at_a_time(*busy_);
-      c = r.device ? plan_->execute_device(r.data, r.bytes, r.stream) : plan_->execute(r.data, r.bytes);
+      // A device array's run is enqueued on its stream; the counters' time waits for it, so
+      // the function returns with the array's result in place, as NumPy's callers expect.
+      if (r.device) plan_->execute_device(r.data, r.bytes, r.stream);
+      c = r.device ? plan_->last_counters() : plan_->execute(r.data, r.bytes);
     }
     return hcube::to_json(c).dump();
   }

@@ -2,7 +2,8 @@
 // cycles, an AAPC (its cycles one CUDA graph), copies and cuFFT all enqueued
 // on that stream, with results bit for bit those of the CPU backend; work
 // enqueued behind a stream the caller holds back stays there, and enqueueing
-// it waits for nothing on the device. Skips, saying why, without a GPU (fails
+// it waits for nothing on the device. Plans on device memory: execute_device
+// only enqueues, times by events, and can be captured into the caller's graph. Skips, saying why, without a GPU (fails
 // instead under HCUBE_REQUIRE_CUDA=1, require.hpp).
 #include <gtest/gtest.h>
 
@@ -21,6 +22,7 @@
 #include "hcube/host/aapc.hpp"
 #include "hcube/host/aapc_permutation.hpp"
 #include "hcube/host/cycle.hpp"
+#include "hcube/plans.hpp"
 #include "require.hpp"
 
 #if HCUBE_HAVE_CUDA
@@ -51,7 +53,7 @@ TEST(CpuBackendStream, IgnoresTheStream) {
   for (bool with_stream : {false, true}) {
     auto cpu = make_cpu_backend();
     int not_a_stream = 0;
-    if (with_stream) cpu->set_stream(&not_a_stream);
+    if (with_stream) cpu->set_stream(reinterpret_cast<CudaStream>(&not_a_stream));
     EXPECT_EQ(cpu->stream(), nullptr);
     Buffer storage = cpu->allocate(bytes);
     cpu->write_storage(labels.data(), storage, 0, bytes);
@@ -104,7 +106,7 @@ TEST_F(CudaStream, CyclesAnAapcAndAnFftOnTheCallersStreamMatchTheCpu) {
     Machine gpu(MachineOptions{n, m, type, BackendChoice::cuda, -1});
     Machine cpu(MachineOptions{n, m, type, BackendChoice::cpu, -1});
     gpu.backend().set_stream(stream.get());
-    EXPECT_EQ(gpu.backend().stream(), static_cast<void*>(stream.get()));
+    EXPECT_EQ(gpu.backend().stream(), stream.get());
     EXPECT_EQ(cpu.backend().stream(), nullptr);
     gpu.load_labels();
     cpu.load_labels();
@@ -227,6 +229,127 @@ TEST_F(CudaStream, WorkWaitsBehindTheCallersStreamAndNothingSynchronizesTheDevic
   EXPECT_EQ(cudaStreamQuery(stream.get()), cudaSuccess);
   gpu->read_storage(on_gpu, 0, got.data(), bytes);
   EXPECT_EQ(got, after_two);
+}
+
+// The plans' results on the CPU, computed by the same plans on host memory.
+template <class P, class O>
+std::vector<std::uint32_t> on_the_cpu(O options, const std::vector<std::uint32_t>& in) {
+  options.target = {ElementType::u32, BackendChoice::cpu};
+  P plan(options);
+  std::vector<std::uint32_t> out = in;
+  plan.execute(out.data(), out.size() * 4);
+  return out;
+}
+
+std::vector<std::uint32_t> distinct_words(std::uint64_t count) {
+  std::vector<std::uint32_t> v(count);
+  for (std::uint64_t g = 0; g < count; ++g) v[g] = static_cast<std::uint32_t>(g * 2654435761u) ^ 0x5a5a5a5au;
+  return v;
+}
+
+AapcPlan::Options aapc_options(long long d) {
+  AapcPlan::Options o;
+  o.schedule.d = d;
+  o.target = {ElementType::u32, BackendChoice::cuda};
+  return o;
+}
+
+// As cufftExec*: execute_device returns with the plan's launches enqueued behind
+// a held stream, and last_counters() then waits for their end event, no more.
+TEST_F(CudaStream, PlanExecuteDeviceOnlyEnqueuesAndIsTimedByEvents) {
+  Gate gate;
+  UserStream stream;
+  AapcPlan plan(aapc_options(6));
+  const std::vector<std::uint32_t> in = distinct_words(plan.data_bytes() / 4);
+  const std::vector<std::uint32_t> want = on_the_cpu<AapcPlan>(aapc_options(6), in);
+  auto b = make_cuda_backend();
+  Buffer dev = b->allocate(plan.data_bytes());
+  b->write_storage(in.data(), dev, 0, plan.data_bytes());
+  // A first execution sizes the plan's buffers (allocation may wait for the device).
+  plan.execute_device(dev.data(), plan.data_bytes(), stream.get());
+  plan.last_counters();
+  b->write_storage(in.data(), dev, 0, plan.data_bytes());
+
+  cuda_ok(cudaLaunchHostFunc(stream.get(), hold, &gate), "cudaLaunchHostFunc");
+  const auto start = std::chrono::steady_clock::now();
+  const Counters enqueued = plan.execute_device(dev.data(), plan.data_bytes(), stream.get());
+  const double enqueue_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_FALSE(gate.timed_out.load()) << "execute_device waited " << enqueue_seconds << " s for the held stream";
+  EXPECT_EQ(cudaStreamQuery(stream.get()), cudaErrorNotReady);
+  cudaGetLastError();
+  EXPECT_EQ(enqueued.routing_cycles, plan.stats().cycles);
+  for (const PhaseTime& p : enqueued.phases) EXPECT_EQ(p.seconds, 0) << p.name << ": timed by the host's clock";
+
+  gate.open = true;
+  const Counters done = plan.last_counters();
+  EXPECT_EQ(cudaStreamQuery(stream.get()), cudaSuccess) << "last_counters returned before the stream ran the plan";
+  EXPECT_EQ(done.routing_cycles, enqueued.routing_cycles);
+  EXPECT_GT(done.phase_seconds("device"), 0);
+  std::vector<std::uint32_t> got(in.size());
+  b->read_storage(dev, 0, got.data(), plan.data_bytes());
+  EXPECT_EQ(got, want);
+}
+
+// A plan executed while the caller's stream captures into the caller's graph:
+// the graph, launched (twice, on fresh input), gives the words a plain run
+// gives. A plan whose first execution is the captured one (its buffers made
+// inside the capture) and one that needs scratch (the fused bit reversal).
+TEST_F(CudaStream, PlansCapturedIntoTheCallersGraphGiveThePlainResult) {
+  UserStream stream;
+  PermutePlan::Options fused;
+  fused.perm = "bit-reversal";
+  fused.n = 5;
+  fused.m = 7;
+  fused.fused = true;
+  fused.target = {ElementType::u32, BackendChoice::cuda};
+  std::vector<std::unique_ptr<Plan>> plans;
+  std::vector<std::vector<std::uint32_t>> wants;
+  const auto add = [&](std::unique_ptr<Plan> plan, std::vector<std::uint32_t> want) {
+    plans.push_back(std::move(plan));
+    wants.push_back(std::move(want));
+  };
+  const std::vector<std::uint32_t> in7 = distinct_words(bit(14)), in12 = distinct_words(bit(12));
+  add(std::make_unique<AapcPlan>(aapc_options(7)), on_the_cpu<AapcPlan>(aapc_options(7), in7));
+  add(std::make_unique<PermutePlan>(fused), on_the_cpu<PermutePlan>(fused, in12));
+  for (std::size_t i = 0; i < plans.size(); ++i) {
+    Plan& plan = *plans[i];
+    SCOPED_TRACE(i);
+    const std::vector<std::uint32_t>& in = i == 0 ? in7 : in12;
+    ASSERT_EQ(in.size() * 4, plan.data_bytes());
+    auto b = make_cuda_backend();
+    Buffer dev = b->allocate(plan.data_bytes());
+
+    cudaGraph_t graph = nullptr;
+    cuda_ok(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeGlobal), "cudaStreamBeginCapture");
+    try {
+      plan.execute_device(dev.data(), plan.data_bytes(), stream.get());
+    } catch (const Error& e) {
+      cudaStreamEndCapture(stream.get(), &graph);
+      FAIL() << "execute_device inside a capture: " << e.what();
+    }
+    cuda_ok(cudaStreamEndCapture(stream.get(), &graph), "cudaStreamEndCapture");
+    EXPECT_EQ(plan.last_counters().phase_seconds("device"), 0) << "a captured execution ran nothing to time";
+    cudaGraphExec_t exec = nullptr;
+    cuda_ok(cudaGraphInstantiate(&exec, graph, 0), "cudaGraphInstantiate");
+    for (int replay = 0; replay < 2; ++replay) {
+      b->write_storage(in.data(), dev, 0, plan.data_bytes());
+      cuda_ok(cudaGraphLaunch(exec, stream.get()), "cudaGraphLaunch");
+      cuda_ok(cudaStreamSynchronize(stream.get()), "the graph's run");
+      std::vector<std::uint32_t> got(in.size());
+      b->read_storage(dev, 0, got.data(), plan.data_bytes());
+      EXPECT_EQ(got, wants[i]) << "replay " << replay;
+    }
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+
+    // And plainly afterwards, on the same stream.
+    b->write_storage(in.data(), dev, 0, plan.data_bytes());
+    plan.execute_device(dev.data(), plan.data_bytes(), stream.get());
+    plan.last_counters();
+    std::vector<std::uint32_t> got(in.size());
+    b->read_storage(dev, 0, got.data(), plan.data_bytes());
+    EXPECT_EQ(got, wants[i]) << "a plain execution after the capture";
+  }
 }
 
 #else

@@ -26,6 +26,7 @@ namespace hcube {
 void launch_fault(void* stream);  // tests/support/cuda_fault.cu
 }  // namespace hcube
 #endif
+#include "hcube/emulator/json.hpp"
 #include "hcube/hcube.hpp"
 
 namespace hcube {
@@ -626,6 +627,23 @@ TEST_P(PlansOnDevice, MisalignedOrForeignBuffersAreRefusedBeforeAnyWork) {
   EXPECT_EQ(back, want);
 }
 
+// last_counters() is the last execution's counters: on host memory the very
+// counters execute returned (their seconds the host's), on a machine too.
+TEST_P(PlansOnDevice, LastCountersAreTheLastExecutions) {
+  const std::unique_ptr<AapcPlan> made = transpose_plan(5, choice());
+  AapcPlan& plan = *made;
+  std::vector<std::uint32_t> a = distinct_words(bit(10), 3);
+  const Counters c = plan.execute(a.data(), a.size() * 4);
+  const Counters last = plan.last_counters();
+  EXPECT_EQ(to_json(last), to_json(c));
+  EXPECT_EQ(last.routing_cycles, plan.stats().cycles);
+  EXPECT_EQ(last.phase_seconds("device"), 0) << "no events on host memory";
+  Machine mach(MachineOptions{5, 5, ElementType::u32, choice(), -1});
+  mach.load(a.data(), a.size() * 4);
+  const Counters on_machine = plan.execute(mach);
+  EXPECT_EQ(to_json(plan.last_counters()), to_json(on_machine));
+}
+
 // What runs while an exception leaves execute_device cannot throw a second one.
 static_assert(noexcept(std::declval<Backend&>().reset_stream()), "reset_stream runs in a destructor");
 static_assert(noexcept(std::declval<Backend&>().leave_device(0)), "leave_device runs in a destructor");
@@ -639,9 +657,10 @@ static_assert(noexcept(std::declval<Backend&>().leave_device(0)), "leave_device 
   Buffer dev = b->allocate(plan.data_bytes());
   cudaStream_t stream = nullptr;
   cudaStreamCreate(&stream);
-  launch_fault(stream);  // enqueued before the plan's work: the fault surfaces inside execute_device
+  launch_fault(stream);  // enqueued before the plan's work: the fault surfaces in execute_device or its wait
   try {
     plan.execute_device(dev.data(), plan.data_bytes(), stream);
+    plan.last_counters();
     std::fprintf(stderr, "no error\n");
     std::_Exit(2);
   } catch (const Error& e) {

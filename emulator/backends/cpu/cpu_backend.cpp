@@ -259,10 +259,14 @@ struct CpuPolicy {
   void copy_from_host(void* storage, const void* host, std::uint64_t bytes) { std::memcpy(storage, host, bytes); }
   void synchronize() {}
 
-  double timed(const std::function<void()>& run) {
-    const auto start = std::chrono::steady_clock::now();
-    run();
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  // The work ran when its call returned: the steady clock between start and stop.
+  std::unique_ptr<StreamTimer> start_timer() {
+    struct HostTimer final : StreamTimer {
+      std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now(), end = start;
+      void stop() override { end = std::chrono::steady_clock::now(); }
+      double seconds() override { return std::chrono::duration<double>(end - start).count(); }
+    };
+    return std::make_unique<HostTimer>();
   }
   // memcpy: what the C library does best, the roofline a host program meets.
   void copy(const kernels::CopyBody& body, std::uint64_t words) {
@@ -292,8 +296,8 @@ struct CpuPolicy {
   std::uint64_t dft_plans_made() const { return dft_plans_.made(); }
 
   // Everything runs synchronously on the calling thread's OpenMP team: no stream.
-  void set_stream(void*) {}
-  void* stream() const { return nullptr; }
+  void set_stream(CudaStream) {}
+  CudaStream stream() const { return nullptr; }
 
   std::uint64_t chunk_bytes_;
   FftwPlans dft_plans_;

@@ -37,6 +37,61 @@ struct DeviceFree {
   }
 };
 
+// Allocation and plan making are "potentially unsafe" calls that a thread
+// capturing in cudaStreamCaptureModeGlobal may not make: a caller capturing
+// its stream into a graph while a plan executes. This scope lets them run (as
+// CUDA's documentation advises libraries to do) and puts the caller's mode back.
+class RelaxedCapture {
+ public:
+  RelaxedCapture() { cudaThreadExchangeStreamCaptureMode(&mode_); }
+  ~RelaxedCapture() { cudaThreadExchangeStreamCaptureMode(&mode_); }
+  RelaxedCapture(const RelaxedCapture&) = delete;
+  RelaxedCapture& operator=(const RelaxedCapture&) = delete;
+
+ private:
+  cudaStreamCaptureMode mode_ = cudaStreamCaptureModeRelaxed;
+};
+
+bool stream_capturing(cudaStream_t stream) {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  check(cudaStreamIsCapturing(stream, &status), "cudaStreamIsCapturing");
+  return status == cudaStreamCaptureStatusActive;
+}
+
+// A span of the stream between two events (timing events: the run is on the device's clock).
+class EventTimer final : public StreamTimer {
+ public:
+  explicit EventTimer(cudaStream_t stream) : stream_(stream) {
+    check(cudaEventCreate(&start_), "cudaEventCreate");
+    const cudaError_t made = cudaEventCreate(&stop_);
+    if (made != cudaSuccess) cudaEventDestroy(start_);
+    check(made, "cudaEventCreate");
+    check(cudaEventRecord(start_, stream_), "cudaEventRecord");
+  }
+  ~EventTimer() override {  // an event still pending is released once the stream passes it
+    cudaEventDestroy(start_);
+    cudaEventDestroy(stop_);
+  }
+  EventTimer(const EventTimer&) = delete;
+  EventTimer& operator=(const EventTimer&) = delete;
+  void stop() override {
+    check(cudaEventRecord(stop_, stream_), "cudaEventRecord");
+    stopped_ = true;
+  }
+  double seconds() override {
+    if (!stopped_) throw Error("internal: a stream timer read before it was stopped");
+    float ms = 0;
+    check(cudaEventSynchronize(stop_), "kernel execution");
+    check(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
+    return ms / 1e3;
+  }
+
+ private:
+  cudaStream_t stream_;
+  cudaEvent_t start_ = nullptr, stop_ = nullptr;
+  bool stopped_ = false;
+};
+
 // The memory bandwidth the maker states for the cards we know (bytes/s),
 // else twice the memory clock times the bus width (DDR), or 0.
 double stated_bandwidth(const std::string& name, int device) {
@@ -72,10 +127,25 @@ class PinnedUploads {
   ~PinnedUploads() {
     for (Block& b : in_flight_) release(b);
     for (Block& b : free_) release(b);
+    for (Block& b : captured_) release(b);
   }
 
-  // dev[0, bytes) = host[0, bytes), enqueued on `stream`.
-  void upload(void* dev, const void* host, std::size_t bytes, cudaStream_t stream) {
+  // dev[0, bytes) = host[0, bytes), enqueued on `stream`. While the stream is
+  // capturing, the copy is a node of the caller's graph that reads its block at
+  // every replay: the block is the graph's for the uploads' life, never reused.
+  void upload(void* dev, const void* host, std::size_t bytes, cudaStream_t stream, bool capturing) {
+    if (capturing) {
+      Block b;
+      {
+        const RelaxedCapture relaxed;
+        check(cudaMallocHost(&b.data, std::max(bytes, kMinBlockBytes)), "pinned parameter buffer allocation");
+      }
+      b.bytes = bytes;
+      captured_.push_back(b);
+      std::memcpy(b.data, host, bytes);
+      check(cudaMemcpyAsync(dev, b.data, bytes, cudaMemcpyHostToDevice, stream), "parameter upload");
+      return;
+    }
     Block b = take(bytes);
     std::memcpy(b.data, host, bytes);
     cudaError_t err = cudaMemcpyAsync(dev, b.data, bytes, cudaMemcpyHostToDevice, stream);
@@ -144,7 +214,11 @@ class PinnedUploads {
       check(cudaEventCreateWithFlags(&b.event, cudaEventDisableTiming), "cudaEventCreate");
     }
     const std::size_t size = std::max(bytes, kMinBlockBytes);
-    const cudaError_t err = cudaMallocHost(&b.data, size);
+    cudaError_t err = cudaSuccess;
+    {
+      const RelaxedCapture relaxed;
+      err = cudaMallocHost(&b.data, size);
+    }
     if (err != cudaSuccess) {
       b.data = nullptr;
       release(b);
@@ -156,6 +230,7 @@ class PinnedUploads {
 
   std::deque<Block> in_flight_;  // oldest first
   std::vector<Block> free_;
+  std::vector<Block> captured_;  // read by nodes of a caller's graph
 };
 
 class CudaPolicy {
@@ -199,18 +274,25 @@ class CudaPolicy {
     if (capture_ != nullptr) cudaStreamDestroy(capture_);
   }
 
-  void set_stream(void* stream) {
-    const auto next = static_cast<cudaStream_t>(stream);
-    if (next == user_stream_) return;
+  void set_stream(CudaStream next) {
+    const bool next_capturing = next != nullptr && stream_capturing(next);
+    if (next == user_stream_ && next_capturing == capturing_) return;
     // The backend's parameter slots, staging buffer and cuFFT work area may still
-    // be in use on the old stream: the new one starts after that work.
-    if (switch_event_ == nullptr)
-      check(cudaEventCreateWithFlags(&switch_event_, cudaEventDisableTiming), "cudaEventCreate");
-    check(cudaEventRecord(switch_event_, user_stream_), "cudaEventRecord on the old stream");
-    check(cudaStreamWaitEvent(next, switch_event_, 0), "cudaStreamWaitEvent on the new stream");
+    // be in use on the old stream: the new one starts after that work. A capture
+    // cannot wait for work outside it, nor outside work for a capture: the caller
+    // orders those (the graph runs when it is launched, not now).
+    if (!next_capturing && !capturing_ && next != user_stream_) {
+      if (switch_event_ == nullptr)
+        check(cudaEventCreateWithFlags(&switch_event_, cudaEventDisableTiming), "cudaEventCreate");
+      check(cudaEventRecord(switch_event_, user_stream_), "cudaEventRecord on the old stream");
+      check(cudaStreamWaitEvent(next, switch_event_, 0), "cudaStreamWaitEvent on the new stream");
+    }
     user_stream_ = stream_ = next;
+    capturing_ = next_capturing;
+    if (capturing_) captured_ = true;
   }
-  void* stream() const { return user_stream_; }
+  CudaStream stream() const { return user_stream_; }
+  bool capturing() const { return capturing_; }
 
   void reset_stream() noexcept {
     // Ordered as set_stream orders it while the device is sound; after a fault, dropped.
@@ -219,6 +301,7 @@ class CudaPolicy {
     } catch (...) {
       cudaGetLastError();
       user_stream_ = stream_ = nullptr;
+      capturing_ = false;
     }
   }
 
@@ -267,7 +350,11 @@ class CudaPolicy {
 
   Buffer allocate(std::uint64_t bytes, bool = false) {  // device memory: no huge-page advice to give
     void* p = nullptr;
-    const cudaError_t err = cudaMalloc(&p, std::max<std::uint64_t>(bytes, 1));
+    cudaError_t err = cudaSuccess;
+    {
+      const RelaxedCapture relaxed;
+      err = cudaMalloc(&p, std::max<std::uint64_t>(bytes, 1));
+    }
     if (err != cudaSuccess) {
       cudaGetLastError();  // clear the sticky allocation error
       throw OutOfMemory(fmt::format("cuda backend: allocation of {} bytes failed: {}", bytes, cudaGetErrorString(err)));
@@ -279,7 +366,11 @@ class CudaPolicy {
   // device run as DMA, asynchronously on the stream.
   Buffer allocate_pinned(std::uint64_t bytes) {
     void* p = nullptr;
-    const cudaError_t err = cudaHostAlloc(&p, std::max<std::uint64_t>(bytes, 1), cudaHostAllocDefault);
+    cudaError_t err = cudaSuccess;
+    {
+      const RelaxedCapture relaxed;
+      err = cudaHostAlloc(&p, std::max<std::uint64_t>(bytes, 1), cudaHostAllocDefault);
+    }
     if (err != cudaSuccess) {
       cudaGetLastError();
       throw OutOfMemory(
@@ -367,7 +458,7 @@ class CudaPolicy {
       s.bytes = bytes;
     }
     // Enqueued on the stream, so after the launches that read the slot before.
-    uploads_.upload(s.buffer.data(), host, bytes, stream_);
+    uploads_.upload(s.buffer.data(), host, bytes, stream_, capturing_);
     return s.buffer.data();
   }
 
@@ -383,10 +474,12 @@ class CudaPolicy {
   // Raw copies with (possibly pageable) host memory the caller owns: on the
   // stream, after its work, and finished on return (a stream wait, not a device one).
   void copy_to_host(void* host, const void* storage, std::uint64_t bytes) {
+    refuse_waits_in_capture("a copy to host memory");
     check(cudaMemcpyAsync(host, storage, bytes, cudaMemcpyDeviceToHost, stream_), "copy-out");
     check(cudaStreamSynchronize(stream_), "copy-out");
   }
   void copy_from_host(void* storage, const void* host, std::uint64_t bytes) {
+    refuse_waits_in_capture("a copy from host memory");
     check(cudaMemcpyAsync(storage, host, bytes, cudaMemcpyHostToDevice, stream_), "copy-in");
     check(cudaStreamSynchronize(stream_), "copy-in");
   }
@@ -427,6 +520,10 @@ class CudaPolicy {
   // and the host captures the next batch while the last one runs.
   template <class F>
   void replay_or_capture(GraphKey key, F&& launch_all) {
+    if (capturing_) {  // the caller's capture records the launches: no graph of ours inside it
+      launch_all();
+      return;
+    }
     for (std::size_t i = 0; i < graphs_.size(); ++i)
       if (graphs_[i].key == key) {
         ++launch_stats_.graphs_replayed;
@@ -498,6 +595,7 @@ class CudaPolicy {
 
   // The stream when one is set: other work on the device is none of ours.
   void synchronize() {
+    refuse_waits_in_capture("waiting for the device");
     if (user_stream_ != nullptr)
       check(cudaStreamSynchronize(user_stream_), "kernel execution");
     else
@@ -505,26 +603,10 @@ class CudaPolicy {
     retired_.clear();  // nothing enqueued can read them now
   }
 
-  // CUDA events on the backend's stream around `run`, which synchronizes.
-  double timed(const std::function<void()>& run) {
-    cudaEvent_t start = nullptr, stop = nullptr;
-    check(cudaEventCreate(&start), "cudaEventCreate");
-    check(cudaEventCreate(&stop), "cudaEventCreate");
-    float ms = 0;
-    try {
-      check(cudaEventRecord(start, user_stream_), "cudaEventRecord");
-      run();
-      check(cudaEventRecord(stop, user_stream_), "cudaEventRecord");
-      check(cudaEventSynchronize(stop), "cudaEventSynchronize");
-      check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
-    } catch (...) {
-      cudaEventDestroy(start);
-      cudaEventDestroy(stop);
-      throw;
-    }
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-    return ms / 1e3;
+  // Events on the stream; none while capturing: the graph's launches, not this call, run the work.
+  std::unique_ptr<StreamTimer> start_timer() {
+    if (capturing_) return nullptr;
+    return std::make_unique<EventTimer>(user_stream_);
   }
   // A copy kernel, 16-byte words, consecutive threads on consecutive words.
   void copy(const kernels::CopyBody& body, std::uint64_t words) { kernels::cuda::launch(words, body, stream_); }
@@ -578,6 +660,7 @@ class CudaPolicy {
     const auto key = std::make_tuple(word_bytes, log2_length, batch);
     const auto found = fft_plans_.find(key);
     if (found != fft_plans_.end()) return found->second;
+    const RelaxedCapture relaxed;  // a plan made inside a caller's capture
     int n = 1 << log2_length;
     cufftHandle plan = 0;
     if (cufftCreate(&plan) != CUFFT_SUCCESS) throw Error("cuFFT could not create a plan handle (cufftCreate)");
@@ -609,8 +692,18 @@ class CudaPolicy {
 
   // A buffer replaced while enqueued work may still read it: kept until the
   // stream is synchronized (or the backend dies), so no free waits on the device.
+  // Once a caller's graph has captured the backend's work, its nodes may read
+  // any buffer replaced since, at any replay: those are kept for the backend's life.
   void retire(Buffer&& b) {
-    if (b) retired_.push_back(std::move(b));
+    if (b) (captured_ ? kept_for_graphs_ : retired_).push_back(std::move(b));
+  }
+
+  void refuse_waits_in_capture(const char* what) const {
+    if (capturing_)
+      throw Error(fmt::format("{} while the stream is capturing into a CUDA graph: this execution waits for the "
+                              "device, which a capture cannot (a plan that runs on a larger machine or through host "
+                              "memory is not capturable)",
+                              what));
   }
 
   void* staging(std::uint64_t bytes) {
@@ -629,6 +722,8 @@ class CudaPolicy {
   cudaStream_t stream_ = nullptr;       // where launches go: user_stream_, or capture_ while capturing
   cudaStream_t capture_ = nullptr;      // made on first use, kept for the backend's life
   cudaEvent_t switch_event_ = nullptr;  // orders a new stream after the old one
+  bool capturing_ = false;              // user_stream_ is capturing into a caller's graph
+  bool captured_ = false;               // some caller's graph holds work of this backend
   double spec_bandwidth_ = 0;
   int sms_ = 1;
   bool cooperative_ = false;
@@ -636,6 +731,7 @@ class CudaPolicy {
   LaunchStats launch_stats_;
   // Buffers before the plans and uploads that use them, so they are freed last.
   std::vector<Buffer> retired_;
+  std::vector<Buffer> kept_for_graphs_;
   Slot slots_[3];  // the parameters of a launch: exchanges or tables, offset tables, a batch's cycle ends
   Buffer staging_;
   std::uint64_t staging_bytes_ = 0;

@@ -26,13 +26,7 @@
 #include "hcube/host/multi_aapc_plan.hpp"
 #include "hcube/host/sdp_planner.hpp"
 
-// cuda_runtime.h's cudaStream_t is `struct CUstream_st*`: the same type,
-// declared here so that the header needs no CUDA headers.
-struct CUstream_st;
-
 namespace hcube {
-
-using CudaStream = CUstream_st*;
 
 // Memory beside the data that a plan may need (scratch_bytes()). A caller who
 // passes none gets it allocated by the plan on first need and kept for later
@@ -77,11 +71,20 @@ class Plan {
   // on the buffer itself; on CUDA the data is copied to the device and back.
   Counters execute(void* data, std::uint64_t bytes, Scratch scratch = {});
   // CUDA backend: `data` is device (or managed) memory on cuda_device(),
-  // aligned to kDeviceBufferAlignment; every launch and copy is enqueued
-  // on `stream` and the call returns once the stream has run them (the
-  // counters' times need it), with no device-wide synchronisation. Throws
+  // aligned to kDeviceBufferAlignment. As cufftExec*, this only enqueues the
+  // plan's launches on `stream` and returns: the buffer holds the result once
+  // the stream has run them. The counters returned count every launch, cycle
+  // and byte; their seconds come from last_counters(). The call may be made
+  // while `stream` is capturing into a CUDA graph (cudaStreamBeginCapture):
+  // the launches then go into the graph, which the plan must outlive, and
+  // which must not run beside another execution of the same plan. Throws
   // hcube::Error on another backend.
   Counters execute_device(void* data, std::uint64_t bytes, CudaStream stream, Scratch scratch = {});
+  // The last execution's counters with its time: for execute_device, one phase
+  // "device" holding the seconds between events recorded on the stream before
+  // and after its launches, waiting (for that event, not the device) until the
+  // stream has run them; none for an execution captured into a graph.
+  Counters last_counters() const;
   // On a machine's own storage (any tile layout); its geometry and type must
   // be the plan's. `progress` is called now and then by plans that route.
   Counters execute(Machine& machine, const Machine::Progress& progress = {});
@@ -116,6 +119,8 @@ class Plan {
   std::unique_ptr<Machine> staging_;  // CUDA backend, host data: the device copy, kept
   std::unique_ptr<Job> job_;          // by pointer: a plan moves without throwing
   std::vector<AlignmentStep> pre_, post_;  // the job's alignments (set_job)
+  Counters last_;                           // the last execution's, less its device time
+  std::unique_ptr<StreamTimer> last_timer_;  // execute_device's events (null: none)
 };
 
 // One all-to-all personalized communication (Johnsson & Ho 1992): Algorithms

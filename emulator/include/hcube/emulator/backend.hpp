@@ -19,7 +19,14 @@
 #include "hcube/kernels/labels.hpp"
 #include "hcube/kernels/local_gather.hpp"
 
+// cuda_runtime.h's cudaStream_t is `struct CUstream_st*`: the same type,
+// declared here so that the header needs no CUDA headers.
+struct CUstream_st;
+
 namespace hcube {
+
+// The one stream type of the API: a cudaStream_t (nullptr: the legacy default stream).
+using CudaStream = CUstream_st*;
 
 enum class BackendKind { cpu, cuda };
 enum class BackendChoice { automatic, cpu, cuda };
@@ -36,6 +43,16 @@ enum class LaunchMode { per_cycle, persistent };
 std::string to_string(LaunchMode mode);               // "per-cycle" | "persistent"
 LaunchMode parse_launch_mode(const std::string& s);   // throws naming the allowed ones
 const char* launch_mode_names();                      // "per-cycle, persistent"
+
+// A span of a backend's stream: stop() marks its end where the work enqueued
+// so far ends; seconds() waits until the stream has passed that mark (not for
+// the device) and returns the time between start and stop.
+class StreamTimer {
+ public:
+  virtual ~StreamTimer() = default;
+  virtual void stop() = 0;
+  virtual double seconds() = 0;
+};
 
 // What a backend did to launch batches of cycles, since it was made.
 struct LaunchStats {
@@ -205,15 +222,20 @@ class Backend {
   // shape and kept until the backend dies, so a repeated fft_block adds none.
   virtual std::uint64_t dft_plans_made() const = 0;
 
-  // The CUDA stream (a cudaStream_t) that every launch, copy, graph and cuFFT
-  // call of this backend goes to; nullptr: the legacy default stream. With a
-  // stream set nothing synchronizes the whole device: synchronize() waits for
-  // that stream only. Work already enqueued by the backend is ordered before
-  // work on the new stream. The stream must stay valid while the backend uses
-  // it (until another is set or the backend is destroyed). The CPU backend
+  // The CUDA stream that every launch, copy, graph and cuFFT call of this
+  // backend goes to; nullptr: the legacy default stream. With a stream set
+  // nothing synchronizes the whole device: synchronize() waits for that
+  // stream only. Work already enqueued by the backend is ordered before work
+  // on the new stream, unless the new stream is capturing into a CUDA graph
+  // (then the caller orders it: a capture cannot wait for uncaptured work).
+  // The stream must stay valid while the backend uses it. The CPU backend
   // runs synchronously and ignores it (stream() stays nullptr).
-  virtual void set_stream(void* stream) = 0;
-  virtual void* stream() const = 0;
+  virtual void set_stream(CudaStream stream) = 0;
+  virtual CudaStream stream() const = 0;
+  // Whether that stream is capturing (cudaStreamBeginCapture): the backend's
+  // work is recorded into the caller's graph, not run, so nothing may wait for
+  // it (synchronize() throws), and what the graph reads is kept for the backend's life.
+  virtual bool capturing() const { return false; }
   // Back to the legacy default stream, from a destructor or a catch block: it
   // never throws. After a device fault (a sticky error) nothing more can be
   // ordered, so the stream is dropped unordered and the fault reported once,
@@ -234,9 +256,11 @@ class Backend {
   // Waits for the backend's work: its stream when one is set, else the device.
   virtual void synchronize() = 0;
 
-  // Measurement (hcube bench). The seconds `run` takes on the backend's own
-  // clock: CUDA events around it on the GPU, the steady clock on the CPU.
-  virtual double timed(const std::function<void()>& run) = 0;
+  // A timer on the backend's own clock, started now: CUDA events recorded on
+  // its stream, the steady clock on the CPU. Null while capturing (nothing runs).
+  virtual std::unique_ptr<StreamTimer> start_timer() = 0;
+  // Measurement (hcube bench): the seconds `run` takes on that clock, waited for.
+  double timed(const std::function<void()>& run);
   // The backend's copy roofline (a copy kernel on the GPU, memcpy on the CPU):
   // each call of the returned timer copies `bytes` within the backend's memory
   // and returns its seconds. The buffers live as long as the timer, so a caller

@@ -4,6 +4,7 @@
 // before anything moves, and is one kernel launch.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -252,6 +253,11 @@ class Machine {
   // touch it between steps. A run that touches it only at the end (a plan)
   // turns this off and settles once.
   void set_settle_each_step(bool on) { settle_each_step_ = on; }
+  // An asynchronous machine only enqueues its data motion on the backend's
+  // stream and never waits for it: its phases count calls with no seconds
+  // (the host's clock would time the enqueueing). Plan::execute_device times
+  // the whole run by events instead. Copies with host memory still wait.
+  void set_asynchronous(bool on) { asynchronous_ = on; }
   // The scratch buffer, made on first use (or the caller's).
   Buffer& scratch();
 
@@ -266,6 +272,8 @@ class Machine {
 
  private:
   void account_launch(const char* phase, double seconds);
+  // The seconds since `start` once the backend has done the work enqueued since; 0, not waiting, when asynchronous.
+  double finish(std::chrono::steady_clock::time_point start);
   void launch_cycles(const Schedule& schedule, const Progress& progress, bool count_cycles);
   // The region's node count, checked against the machine.
   std::uint64_t region_nodes(const LocalRegion& region) const;
@@ -287,6 +295,7 @@ class Machine {
   bool sparse_ = false;      // MachineOptions::sparse
   const void* home_ = nullptr;  // the caller's buffer, for settle()
   bool settle_each_step_ = false;
+  bool asynchronous_ = false;
   LaunchMode launch_ = LaunchMode::per_cycle;
   Buffer scratch_;  // for alignments that are not involutions, made on first use
   mutable Counters counters_;
