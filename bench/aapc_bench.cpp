@@ -5,6 +5,10 @@
 // Edelman's schedule on the CM-2 and put the gap down to direct vs indirect
 // addressing; compare the us_per_element counters of one run.
 //
+// BM_AapcPlanOnCallersBuffer: the AapcPlan (Algorithm 4) on a std::vector, as
+// a library user runs it: tiled, re-laid out through its scratch (range(1) =
+// 1), against the same run on the row-major buffer in place (range(1) = 0).
+//
 //   build/bench/hcube_bench_aapc --benchmark_counters_tabular=true
 #include <benchmark/benchmark.h>
 
@@ -17,6 +21,7 @@
 #include "hcube/host/aapc.hpp"
 #include "hcube/host/aapc_permutation.hpp"
 #include "hcube/host/edelman.hpp"
+#include "hcube/plans.hpp"
 
 namespace {
 
@@ -58,6 +63,33 @@ void Variants(benchmark::internal::Benchmark* b) {
 }
 
 BENCHMARK(BM_Aapc)->Apply(Variants)->Unit(benchmark::kMillisecond);
+
+// range(0): d; range(1): 1 the plan's execute (tiled), 0 a row-major machine on the same buffer.
+void BM_AapcPlanOnCallersBuffer(benchmark::State& state) {
+  const auto d = static_cast<long long>(state.range(0));
+  AapcPlan::Options o;
+  o.schedule.d = d;
+  o.target = {ElementType::u32, BackendChoice::cpu};
+  AapcPlan plan(o);
+  std::vector<std::uint32_t> data(plan.data_bytes() / 4, 1u);
+  std::vector<std::uint32_t> scratch(plan.scratch_bytes() / 4 + 1);
+  const Scratch room{scratch.data(), plan.scratch_bytes()};
+  const bool tiled = state.range(1) != 0;
+  // The row-major machine: the caller's buffer as storage (tile_dims 0), in place.
+  Machine row_major(MachineOptions{d, d, ElementType::u32, BackendChoice::cpu, 0}, make_cpu_backend(), data.data(),
+                    plan.data_bytes(), scratch.data());
+  for (auto _ : state) {
+    if (tiled)
+      plan.execute(data.data(), plan.data_bytes(), room);
+    else
+      plan.execute(row_major);
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
+                          static_cast<std::int64_t>(2 * plan.data_bytes()));
+  state.SetLabel(tiled ? "tiled, 2 relayout passes" : "row-major in place");
+}
+
+BENCHMARK(BM_AapcPlanOnCallersBuffer)->ArgsProduct({{10, 12, 13}, {0, 1}})->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

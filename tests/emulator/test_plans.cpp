@@ -644,6 +644,43 @@ TEST_P(PlansOnDevice, LastCountersAreTheLastExecutions) {
   EXPECT_EQ(to_json(plan.last_counters()), to_json(on_machine));
 }
 
+// On a caller's buffer a plan that routes runs on tiles, re-laid out through its
+// scratch and back (two fused passes, counted), and gives the formula's words
+// whether the caller passes the scratch or not; the fused pass stays in place.
+TEST_P(PlansOnDevice, RoutingPlansRunTiledThroughTheirScratch) {
+  const std::unique_ptr<AapcPlan> made = transpose_plan(6, choice());
+  AapcPlan& plan = *made;
+  EXPECT_EQ(plan.tile_dims(), 6u);
+  EXPECT_EQ(plan.scratch_bytes(), plan.data_bytes());
+  const std::vector<std::uint32_t> in = distinct_words(bit(12), 9);
+  std::vector<std::uint32_t> want(in.size());
+  for (std::uint64_t j = 0; j < 64; ++j)
+    for (std::uint64_t i = 0; i < 64; ++i) want[i * 64 + j] = in[j * 64 + i];
+  std::vector<std::uint32_t> a = in, b = in, scratch(in.size());
+  const Counters c = plan.execute(a.data(), plan.data_bytes());
+  EXPECT_EQ(a, want);
+  plan.execute(b.data(), plan.data_bytes(), Scratch{scratch.data(), plan.scratch_bytes()});
+  EXPECT_EQ(b, want);
+  const Counters on_machine = [&] {
+    Machine mach(MachineOptions{6, 6, ElementType::u32, choice(), -1});
+    mach.load(in.data(), plan.data_bytes());
+    return plan.execute(mach);
+  }();
+  if (GetParam() == BackendKind::cpu) {  // the host path of a CUDA plan copies through its own device machine
+    EXPECT_EQ(c.kernel_launches, on_machine.kernel_launches + 2) << "the two re-layout passes";
+    EXPECT_EQ(c.routing_cycles, on_machine.routing_cycles);
+    EXPECT_EQ(c.bytes_read, on_machine.bytes_read + 2 * plan.data_bytes());
+  }
+
+  PermutePlan::Options fo;
+  fo.perm = "bit-reversal";
+  fo.n = 6;
+  fo.m = 6;
+  fo.fused = true;
+  fo.target = {ElementType::u32, choice()};
+  EXPECT_EQ(PermutePlan(fo).tile_dims(), 0u);
+}
+
 // What runs while an exception leaves execute_device cannot throw a second one.
 static_assert(noexcept(std::declval<Backend&>().reset_stream()), "reset_stream runs in a destructor");
 static_assert(noexcept(std::declval<Backend&>().leave_device(0)), "leave_device runs in a destructor");

@@ -65,7 +65,14 @@ class Plan {
   std::uint64_t data_bytes() const;
   // What execute needs beside the data, in bytes of the backend's memory
   // (0: the plan runs in place).
-  std::uint64_t scratch_bytes() const { return scratch_bytes_; }
+  std::uint64_t scratch_bytes() const { return tile_dims_ > 0 ? data_bytes() : scratch_bytes_; }
+  // The storage tile (2^t nodes, docs/architecture.md) the plan's routing runs
+  // on when executed on a caller's buffer: t > 0 for a plan that routes (its
+  // data re-laid out into its scratch by one fused pass and back by another,
+  // the caller's buffer serving as the alignments' scratch meanwhile), 0 for
+  // one that runs on the row-major buffer in place. Row-major storage makes
+  // every exchange a strided gather: 4-70x slower (docs/api.md).
+  unsigned tile_dims() const { return tile_dims_; }
 
   // Host memory, aligned to its word's size. On the CPU backend the plan runs
   // on the buffer itself; on CUDA the data is copied to the device and back.
@@ -115,6 +122,7 @@ class Plan {
   ElementType type_;
   std::shared_ptr<Backend> backend_;
   std::uint64_t scratch_bytes_ = 0;
+  unsigned tile_dims_ = 0;  // set_job: the default tile for a job that routes
   Buffer own_scratch_;                // made on first need when the caller passes none
   std::unique_ptr<Machine> staging_;  // CUDA backend, host data: the device copy, kept
   std::unique_ptr<Job> job_;          // by pointer: a plan moves without throwing
