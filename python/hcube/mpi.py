@@ -19,6 +19,7 @@ import numpy.typing as _npt
 
 from . import _arrays as _ar
 from . import _plans
+from ._names import python_names
 from ._plans import AapcPlan, PermutePlan
 
 try:
@@ -69,6 +70,7 @@ def _block_shape(shape: Tuple[int, ...], size: int) -> Tuple[int, ...]:
     return (int(_np.prod(shape, dtype=_np.int64)) // size,)
 
 
+@python_names
 def share_shape(plan: Plan, comm: Any) -> Tuple[int, ...]:
     """The shape of each rank's share of the plan's array on ``comm``.
 
@@ -103,6 +105,7 @@ def _problem(plan: Plan, want: Tuple[int, ...], what: str, a: Any) -> Optional[T
     return None
 
 
+@python_names
 def execute(plan: Plan, comm: Any, share: _npt.ArrayLike, out: Optional[_npt.NDArray[Any]] = None) -> _npt.NDArray[Any]:
     """The plan run across the ranks of ``comm``, each holding its share of the array. Collective.
 
