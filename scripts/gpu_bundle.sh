@@ -102,7 +102,9 @@ unzip -q -o "$root/wheels/$(basename "$wheel")" 'hcube/*.so' -d "$stage/ext"
 # What the device has of its own; scripts/gpu_check.sh reads the same list to check what a program loads there.
 system='^(libc|libm|libmvec|libpthread|libdl|librt|libutil|libresolv|libstdc\+\+|libgcc_s|libgomp|libcuda|libcudart|libcufft|libnvidia-.*)\.so|^(ld-linux|linux-vdso)'
 echo "$system" >"$root/SYSTEM_LIBS"
+# hcube._hcube_mpi is left out: the device runs no mpirun, and its MPI libraries would only weigh.
 for f in "$root"/bin/* "$root"/tests/* "$stage"/ext/hcube/*.so; do
+  case $f in */_hcube_mpi.*) continue ;; esac
   ldd "$f" | awk '$2 == "=>" && $3 ~ /^\// {print $3}'
 done | sort -u | while read -r lib; do
   if ! basename "$lib" | grep -Eq "$system"; then cp -L "$lib" "$root/lib/"; fi

@@ -6,6 +6,7 @@ fixed-size dtype of 1, 2, 4, 8 or 16 bytes and any strides are taken, as
 NumPy takes them: the machine moves bits. A bad input raises a one-line
 ValueError (TypeError for a dtype, MemoryError when the memory is not there)
 naming the Python parameter at fault. docs/python.md describes the API.
+hcube.mpi, imported on its own (it needs mpi4py), runs the plans across MPI ranks.
 """
 from __future__ import annotations
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import functools
 import threading
-from typing import Any, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -56,12 +56,35 @@ class _Identity:
         return "{}"
 
 
+def run_on_words(a: npt.NDArray[Any], out: Optional[npt.NDArray[Any]], dtype: np.dtype[Any],
+                 run: Callable[[npt.NDArray[Any]], Any]) -> npt.NDArray[Any]:
+    """run on the flat C-ordered words of a copy of a (checked by the caller); the result in out or a new array."""
+    if dtype.itemsize in ar.WORDS:
+        # In place on out itself where the machine can take it (C order), else on a new array.
+        buf = out if out is not None and out.flags.c_contiguous else np.empty(a.shape, dtype)
+        words = buf.view(ar.WORDS[dtype.itemsize])
+        np.copyto(words, a.view(words.dtype))  # copyto orders overlapping memory (out=a)
+        run(words.reshape(-1))
+        if out is not None and buf is not out:
+            np.copyto(out, buf)
+        return out if out is not None else buf
+    words = ar.to_words(a)  # 1 or 2 bytes: a widened, C-ordered copy
+    run(words.reshape(-1))
+    result = out if out is not None else np.empty(a.shape, dtype)
+    ar.store_words(result, words)
+    return result
+
+
 class _InPlacePlan:
     """A library plan run in place on a buffer of words: what PermutePlan and AapcPlan share."""
 
     shape: Tuple[int, ...]
     dtype: np.dtype[Any]
+    n: int
     _plan: Any
+    # The extension's plan maker and its arguments (None: the identity), which hcube.mpi makes its own plan with.
+    _maker: Optional[Tuple[str, Tuple[Any, ...]]]
+    _across: Any = None  # hcube.mpi's plan, made on the plan's first run across ranks
 
     def _check_host(self, a: npt.NDArray[Any], what: str) -> None:
         if a.shape != self.shape:
@@ -78,20 +101,7 @@ class _InPlacePlan:
             self._check_host(out, "out")
             if not out.flags.writeable:
                 raise ValueError("out: the array is read-only")
-        if self.dtype.itemsize in ar.WORDS:
-            # In place on out itself where the machine can take it (C order), else on a new array.
-            buf = out if out is not None and out.flags.c_contiguous else np.empty(self.shape, self.dtype)
-            words = buf.view(ar.WORDS[self.dtype.itemsize])
-            np.copyto(words, a.view(words.dtype))  # copyto orders overlapping memory (out=a)
-            self._plan.execute(words.reshape(-1))
-            if out is not None and buf is not out:
-                np.copyto(out, buf)
-            return out if out is not None else buf
-        words = ar.to_words(a)  # 1 or 2 bytes: a widened, C-ordered copy
-        self._plan.execute(words.reshape(-1))
-        result = out if out is not None else np.empty(self.shape, self.dtype)
-        ar.store_words(result, words)
-        return result
+        return run_on_words(a, out, self.dtype, self._plan.execute)
 
     def _execute_device(self, a: Any, out: Any) -> Any:
         # In device memory, in place on a copy (or on out): the library's plan on the caller's stream.
@@ -191,14 +201,17 @@ class PermutePlan(_InPlacePlan):
             if q <= 1:  # no address bits to move (2 elements or 1): the identity, with no machine to run it
                 self.n, self.m, self.perm = int(n), int(m), perm_text(perm)
                 self._plan = _Identity()
+                self._maker = None
                 return
         else:
             self.axes = None
             n, m = _hcube.machine_dims(self.shape, None if n is None else int(n), None if m is None else int(m))
         self.n, self.m = int(n), int(m)
         self.perm = perm_text(perm)
-        self._plan = _hcube.permute_plan(self.perm, self.n, self.m, str(algorithm), bool(fused), str(ports),
-                                         ar.word_dtype(self.dtype).str, str(backend))
+        args = (self.perm, self.n, self.m, str(algorithm), bool(fused), str(ports), ar.word_dtype(self.dtype).str,
+                str(backend))
+        self._plan = _hcube.permute_plan(*args)
+        self._maker = ("permute_plan", args)
 
     def __repr__(self) -> str:
         form = f"axes={list(self.axes)}" if self.axes is not None else f"perm={self.perm!r}"
@@ -240,8 +253,9 @@ class AapcPlan(_InPlacePlan):
                              f"word address")
         self.n, self.m = int(n), int(m)
         self.d = self.n if d is None else int(d)
-        self._plan = _hcube.aapc_plan(str(algorithm), self.d, self.n, self.m, str(permutation),
-                                      ar.word_dtype(self.dtype).str, str(backend))
+        args = (str(algorithm), self.d, self.n, self.m, str(permutation), ar.word_dtype(self.dtype).str, str(backend))
+        self._plan = _hcube.aapc_plan(*args)
+        self._maker = ("aapc_plan", args)
 
     def __repr__(self) -> str:
         return f"hcube.AapcPlan(shape={self.shape}, dtype={self.dtype}, d={self.d}, n={self.n}, m={self.m})"

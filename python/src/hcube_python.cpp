@@ -24,40 +24,17 @@
 #include "hcube/synthesize.hpp"
 #include "hcube/host/cycle.hpp"
 #include "hcube/host/fft_plan.hpp"
+#include "plan_makers.hpp"
 
 namespace py = pybind11;
 using hcube::ElementType;
+using hcube_python::word_of_size;
+using hcube_python::word_of_typestr;
+using hcube_python::backend_choice;
 
 namespace {
 
 std::string descr_of(ElementType t) { return hcube::info(t).npy_descr; }
-
-// The machine moves bits, never looks inside a word: an array's element type is
-// the word of its size (uint32, uint64 or the 16-byte complex128), whatever its dtype.
-ElementType word_of_size(std::uint64_t bytes, const std::string& dtype, const std::string& what) {
-  switch (bytes) {
-    case 4: return ElementType::u32;
-    case 8: return ElementType::u64;
-    case 16: return ElementType::c128;
-    default: break;
-  }
-  throw py::type_error(what + ": dtype " + dtype + " of " + std::to_string(bytes) +
-                       " bytes: the machine moves words of 4, 8 or 16 bytes (a NumPy array of 1 or 2 bytes "
-                       "is widened to 4 by hcube; an array in device memory is not)");
-}
-
-// The word of an array-interface typestr ("<f4", "|b1", "<U4"): its kind and size.
-ElementType word_of_typestr(const std::string& typestr, const std::string& what) {
-  if (typestr.size() < 3 || typestr[1] == 'O')
-    throw py::type_error(what + ": dtype '" + typestr + "' unsupported: allowed fixed-size dtypes of 1, 2, 4, 8 or 16 bytes");
-  std::uint64_t size = 0;
-  try {
-    size = std::stoull(typestr.substr(2));
-  } catch (const std::exception&) {
-    throw py::type_error(what + ": dtype '" + typestr + "' unsupported: allowed fixed-size dtypes of 1, 2, 4, 8 or 16 bytes");
-  }
-  return word_of_size(typestr[1] == 'U' ? 4 * size : size, typestr, what);  // U: UCS-4 characters
-}
 
 // An array handed in: host memory (a NumPy array) or device memory (an
 // object with __cuda_array_interface__, such as a CuPy array), or either
@@ -272,31 +249,14 @@ class PyPlan {
   std::unique_ptr<std::mutex> busy_ = std::make_unique<std::mutex>();  // movable, as the plan is
 };
 
-hcube::BackendChoice backend_choice(const std::string& s) { return hcube::parse_backend_choice(s); }
-
 PyPlan aapc_plan(const std::string& algorithm, long long d, long long n, long long m, const std::string& permutation,
                  const std::string& descr, const std::string& backend) {
-  hcube::AapcPlan::Options o;
-  o.schedule.method = hcube::parse_aapc_method(algorithm);
-  o.schedule.d = d;
-  o.schedule.n = n;
-  o.schedule.m = m;
-  o.permutation = hcube::parse_aapc_permutation(permutation);
-  o.target = {word_of_typestr(descr, "dtype"), backend_choice(backend)};
-  return PyPlan(std::make_unique<hcube::AapcPlan>(o));
+  return PyPlan(hcube_python::make_aapc_plan(algorithm, d, n, m, permutation, descr, backend));
 }
 
 PyPlan permute_plan(const std::string& perm, long long n, long long m, const std::string& algorithm, bool fused,
                     const std::string& ports, const std::string& descr, const std::string& backend) {
-  hcube::PermutePlan::Options o;
-  o.perm = perm;
-  o.n = n;
-  o.m = m;
-  o.algorithm = hcube::parse_sdp_algorithm(algorithm);
-  o.fused = fused;
-  o.cost.ports = hcube::parse_ports(ports);
-  o.target = {word_of_typestr(descr, "dtype"), backend_choice(backend)};
-  return PyPlan(std::make_unique<hcube::PermutePlan>(o));
+  return PyPlan(hcube_python::make_permute_plan(perm, n, m, algorithm, fused, ports, descr, backend));
 }
 
 // The machine of hcube.Machine: its own storage, loaded and read by copies.
@@ -533,17 +493,7 @@ py::dict animate(const std::vector<std::string>& args) {
 
 PYBIND11_MODULE(_hcube, mod) {
   mod.doc() = "hcube's library on NumPy (and CUDA) arrays; use the package hcube";
-  // The library's one-line errors as ValueError (a wrong dtype is a TypeError, raised above), and
-  // a buffer the backend cannot allocate as MemoryError, as NumPy raises it.
-  py::register_exception_translator([](std::exception_ptr p) {
-    try {
-      if (p) std::rethrow_exception(p);
-    } catch (const hcube::OutOfMemory& e) {
-      PyErr_SetString(PyExc_MemoryError, e.what());
-    } catch (const hcube::Error& e) {
-      PyErr_SetString(PyExc_ValueError, e.what());
-    }
-  });
+  hcube_python::register_errors();
   using py::arg;
   mod.def("version", [] { return std::string(hcube::version()); });
   mod.def("cuda_built", &hcube::cuda_backend_built);

@@ -19,6 +19,7 @@ def test_marker_and_stub_ship_with_the_package() -> None:
     package = Path(hcube.__file__).parent
     assert (package / "py.typed").is_file()
     assert (package / "_hcube.pyi").is_file()
+    assert (package / "_hcube_mpi.pyi").is_file()
 
 
 def test_the_stub_declares_everything_the_extension_has() -> None:
@@ -27,6 +28,20 @@ def test_the_stub_declares_everything_the_extension_has() -> None:
         if name.startswith("__") or inspect.ismodule(value):
             continue
         assert f"def {name}(" in stub or f"class {name}" in stub, name
+
+
+def test_the_mpi_stub_declares_everything_the_mpi_extension_has() -> None:
+    try:
+        _hcube_mpi = importlib.import_module("hcube._hcube_mpi")
+    except ImportError as e:  # built without MPI, or its MPI library absent here
+        pytest.skip(f"no hcube._hcube_mpi here: {e}")
+    stub = (ROOT / "python" / "hcube" / "_hcube_mpi.pyi").read_text()
+    for name, value in vars(_hcube_mpi).items():
+        if name.startswith("__") or inspect.ismodule(value):
+            continue
+        assert f"def {name}(" in stub or f"class {name}" in stub, name
+    for f in (_hcube_mpi.permute_plan, _hcube_mpi.aapc_plan, _hcube_mpi.AcrossPlan.execute):
+        assert "arg0" not in (f.__doc__ or ""), f.__doc__
 
 
 def test_extension_arguments_have_names() -> None:
