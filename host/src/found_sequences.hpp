@@ -1,7 +1,7 @@
-// Sequences of AAPCs in fewer routing cycles than the pipelined constructions, found by a
-// SAT solver over every schedule of hcube's machine (scripts/corollary2_sat.py --find-first;
-// the solver's answers, with the proofs that one cycle fewer is impossible, are pinned in
-// tests/data/corollary2/ and docs/multi-aapc.md, "Corollary 2 decided").
+// Sequences of AAPCs in fewer routing cycles than the pipelined constructions, found by
+// `hcube synthesize multi-aapc` over every schedule of hcube's machine, with the proof that one
+// cycle fewer is impossible where it found one. Its schedule files are the planner's cache
+// (host/data/found/, written by scripts/refresh_found.sh, embedded by cmake/EmbedFiles.cmake).
 #pragma once
 
 #include <vector>
@@ -10,8 +10,8 @@
 
 namespace hcube::found {
 
-// A schedule the solver found for the axes' orders `widths` with m memory bits, in the frame
-// of Lemma 1's single alignment (every word keeps its address): at K = 8, orders 3,3 in 6
+// The schedule the synthesizer found for the axes' orders `widths` with m memory bits, in the
+// frame of Lemma 1's single alignment: at K = 8, orders 3,3 in 6
 // cycles (Corollary 2: 7), 3,2 and 3,1 in 5, 3,2,2 in 7 and 3,3,2 in 8; at K = 4, orders 2,1
 // in 3. Null where none was searched for.
 struct Sequence;

@@ -129,12 +129,12 @@ TEST_F(CliSynthesize, Slow_TwoAapcsOfThreeDimensionsTakeSixCycles) {
   EXPECT_EQ(j["unsat_at"], 5);
   EXPECT_EQ(j["distance_bound"], 6);
   EXPECT_EQ(j["axes"], 2);
-  // The planner runs the schedule scripts/corollary2_sat.py found (host/src/found_sequences.cpp).
+  // The planner runs the schedule this synthesizer found (host/data/found/).
   EXPECT_EQ(ok_json({"multi-aapc", "--dims", "3", "--axes", "2"})["cycles"], j["cycles"]);
 }
 
-// Orders 3,2 (K = 8): 5 cycles, the farthest word's distance, as the planner's found table
-// (host/src/found_sequences.cpp) takes, where the pair pipeline took 8. About 3 s of CPU.
+// Orders 3,2 (K = 8): 5 cycles, the farthest word's distance, as the planner's cached schedule
+// (host/data/found/) takes, where the pair pipeline took 8. About 3 s of CPU.
 TEST_F(CliSynthesize, Slow_OrdersThreeTwoAsThePlannersFoundTable) {
   const json j = synthesized({"multi-aapc", "--dims", "3,2"}, {3, 2});
   EXPECT_EQ(j["cycles"], 5);
@@ -148,6 +148,34 @@ TEST_F(CliSynthesize, OrdersTwoOneTakeThreeCycles) {
   const json j = synthesized({"multi-aapc", "--dims", "2,1"}, {2, 1});
   EXPECT_EQ(j["cycles"], 3);
   EXPECT_EQ(j["optimal"], true);
+}
+
+// The planner's cache (host/data/found/, embedded in the library): each file is a schedule the
+// synthesizer wrote, realises the generalized shuffle of its axes (simulated here), is verified
+// by `hcube run`, and is what `hcube multi-aapc` runs for those orders: its cycles, not the pair
+// pipeline's. Needs no solver: the files are the solver's answers, kept.
+class CliFoundCache : public Cli {};
+
+TEST_F(CliFoundCache, EveryCachedScheduleIsWhatThePlannerRuns) {
+  std::size_t files = 0;
+  for (const auto& entry : fs::directory_iterator(HCUBE_FOUND_DIR)) {
+    SCOPED_TRACE(entry.path().string());
+    const json file = json::parse(read_text(entry.path()));
+    EXPECT_EQ(file["algorithm"], "sat");
+    const std::vector<unsigned> widths =
+        file.contains("axis_dims") ? file["axis_dims"].get<std::vector<unsigned>>()
+                                   : std::vector<unsigned>(file["axes"].get<unsigned>(), file["d"].get<unsigned>());
+    const unsigned m = file["m"];
+    EXPECT_TRUE(realises_shuffle(file, widths));
+    const json run = ok_json({"run", "--schedule", entry.path().string()});
+    EXPECT_EQ(run["verified"], true) << run.dump();
+    std::string dims;
+    for (unsigned w : widths) dims += (dims.empty() ? "" : ",") + std::to_string(w);
+    const json planned = ok_json({"multi-aapc", "--dims", dims, "--mem-dims", std::to_string(m)});
+    EXPECT_EQ(planned["cycles"], file["cycles"].size()) << "orders " << dims;
+    ++files;
+  }
+  EXPECT_EQ(files, 6u);
 }
 
 // One-port: one dimension a cycle, so an AAPC of d = 2 (K = 4) needs d K/2 = 4 cycles (channels).
