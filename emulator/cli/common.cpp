@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "hcube/app/cli_words.hpp"
 #include "hcube/core/error.hpp"
 #include "hcube/host/io/output_file.hpp"
 #include "hcube/host/parse.hpp"
@@ -204,7 +205,7 @@ void add_launch_flag(CLI::App& cmd, std::string& launch) {
             try {
               parse_launch_mode(text);
             } catch (const Error& e) {
-              const std::string why = e.what();  // CLI11 puts the flag's name in front itself
+              const std::string why = cli_words(e.what());  // CLI11 puts the flag's name in front itself
               return why.rfind("--launch ", 0) == 0 ? why.substr(9) : why;
             }
             return std::string();

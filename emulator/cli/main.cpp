@@ -18,6 +18,7 @@
 #include "hcube/core/error.hpp"
 #include "hcube/host/io/output_file.hpp"
 #include "hcube/host/parse.hpp"
+#include "hcube/app/cli_words.hpp"
 #include "hcube/app/ranks.hpp"
 
 namespace {
@@ -88,7 +89,7 @@ int run(CLI::App& app, int argc, char** argv, std::string& error, bool& collecti
     collective = true;
     return parse_error_code(e);
   } catch (const hcube::Error& e) {
-    error = e.what();
+    error = hcube::app::cli_words(e.what());
     collective = hcube::cli::Ranks::is_collective(e);
     return 1;
   } catch (const std::bad_alloc&) {
@@ -130,7 +131,7 @@ int main(int argc, char** argv) {
   try {
     ranks = std::make_unique<hcube::cli::Ranks>(argc, argv);
   } catch (const hcube::Error& e) {
-    print_error(e.what());
+    print_error(hcube::app::cli_words(e.what()));
     return 1;
   }
   std::string error;

@@ -33,7 +33,7 @@ const char* launch_mode_names() { return "per-cycle, persistent"; }
 LaunchMode parse_launch_mode(const std::string& s) {
   if (s == "per-cycle") return LaunchMode::per_cycle;
   if (s == "persistent") return LaunchMode::persistent;
-  throw Error(fmt::format("--launch '{}' unknown: allowed {}", printable_input(s), launch_mode_names()));
+  throw Error(fmt::format("BenchRequest::launch '{}' unknown: allowed {}", printable_input(s), launch_mode_names()));
 }
 
 BlockTable BlockTable::explicit_entries(std::vector<std::uint64_t> from, std::uint64_t nodes) {
@@ -82,7 +82,7 @@ std::unique_ptr<Backend> make_backend(BackendChoice choice) {
   std::string why;
   const bool have_gpu = cuda_device_count(&why) > 0;
   if (choice == BackendChoice::cuda && !have_gpu)
-    throw Error(fmt::format("backend cuda requested but unavailable: {}; use --backend cpu or auto", why));
+    throw Error(fmt::format("backend cuda requested but unavailable: {}; use PlanTarget::backend cpu or auto", why));
   return have_gpu ? make_cuda_backend() : make_cpu_backend();
 }
 

@@ -307,19 +307,23 @@ class FftRunner {
 // Checks P and n before anything is read or allocated.
 void check_fft_sizes(long long points_log2, long long nodes_log2) {
   if (points_log2 < 1 || points_log2 > kMaxPointsLog2)
-    throw Error(fmt::format("--points-log2 {} out of range: allowed 1..{} (2 to 2^{} points)", points_log2,
-                            kMaxPointsLog2, kMaxPointsLog2));
+    throw Error(
+        fmt::format("DistributedFftPlan::Options::points_log2 {} out of range: allowed 1..{} (2 to 2^{} points)",
+                    points_log2, kMaxPointsLog2, kMaxPointsLog2));
   const long long P = points_log2, n = nodes_log2;
   if (n < 0)
-    throw Error(fmt::format("--nodes-log2 {} out of range: allowed 0..{} for 2^{} points", n, P - 1, P));
+    throw Error(fmt::format("DistributedFftPlan::Options::nodes_log2 {} out of range: allowed 0..{} for 2^{} points", n,
+                            P - 1, P));
   if (n > P)
-    throw Error(fmt::format("--nodes-log2 {}: 2^{} nodes for 2^{} points, more nodes than points; allowed 0..{} "
-                            "(at least 2 points per node)",
-                            n, n, P, P - 1));
+    throw Error(fmt::format(
+        "DistributedFftPlan::Options::nodes_log2 {}: 2^{} nodes for 2^{} points, more nodes than points; allowed 0..{} "
+        "(at least 2 points per node)",
+        n, n, P, P - 1));
   if (n == P)
-    throw Error(fmt::format("--nodes-log2 {}: 2^{} nodes for 2^{} points leaves one point per node; allowed 0..{} "
-                            "(the local butterflies need at least 2 points per node)",
-                            n, n, P, P - 1));
+    throw Error(
+        fmt::format("DistributedFftPlan::Options::nodes_log2 {}: 2^{} nodes for 2^{} points leaves one point per node; "
+                    "allowed 0..{} (the local butterflies need at least 2 points per node)",
+                    n, n, P, P - 1));
 }
 
 LocalTransform parse_local_transform(const std::string& s) {

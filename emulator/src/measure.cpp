@@ -84,7 +84,7 @@ BenchOp parse_bench_op(const std::string& s) {
   const auto& names = bench_op_names();
   const auto it = std::find(names.begin(), names.end(), s);
   if (it == names.end())
-    throw Error(fmt::format("--op '{}' unknown: allowed {}", printable_input(s), fmt::join(names, ", ")));
+    throw Error(fmt::format("BenchRequest::op '{}' unknown: allowed {}", printable_input(s), fmt::join(names, ", ")));
   return static_cast<BenchOp>(it - names.begin());
 }
 
@@ -278,7 +278,7 @@ void bench_redistribute(BenchResult& r, unsigned q, const std::function<double()
 BusyNeighbour::BusyNeighbour() {
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
-  if (pid < 0) throw Error(fmt::format("--busy-neighbour: cannot start a process: {}", std::strerror(errno)));
+  if (pid < 0) throw Error(fmt::format("BusyNeighbour: cannot start a process: {}", std::strerror(errno)));
   if (pid == 0) {
     // The child: async-signal-safe calls only (the parent has threads), then spin.
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -367,34 +367,42 @@ void bench_fft(BenchResult& r, unsigned q, const std::function<double()>& copy) 
 
 void check_bench(const BenchRequest& req) {
   if (req.log2_words < 2 || req.log2_words > 34)
-    throw Error(fmt::format("--log2-words {} out of range: allowed 2..34", req.log2_words));
-  if (req.repeat < 1 || req.repeat > 1000) throw Error(fmt::format("--repeat {} out of range: allowed 1..1000", req.repeat));
+    throw Error(fmt::format("BenchRequest::log2_words {} out of range: allowed 2..34", req.log2_words));
+  if (req.repeat < 1 || req.repeat > 1000)
+    throw Error(fmt::format("BenchRequest::repeat {} out of range: allowed 1..1000", req.repeat));
   if (req.op == BenchOp::aapc && req.log2_words % 2 != 0)
-    throw Error(fmt::format("--op aapc runs the transpose on n = m = d: --log2-words {} must be even", req.log2_words));
+    throw Error(
+        fmt::format("BenchRequest::op aapc runs the transpose on n = m = d: BenchRequest::log2_words {} must be even",
+                    req.log2_words));
   if (req.op == BenchOp::redistribute) {
     if (req.log2_words > 30)
-      throw Error(fmt::format("--op redistribute --log2-words {} out of range: allowed 2..30", req.log2_words));
+      throw Error(fmt::format("BenchRequest::op redistribute BenchRequest::log2_words {} out of range: allowed 2..30",
+                              req.log2_words));
     check_redistribution(Redistribution{static_cast<std::uint64_t>(std::max(req.P, 0LL)),
                                         static_cast<std::uint64_t>(std::max(req.K, 0LL)),
                                         static_cast<std::uint64_t>(std::max(req.Q, 0LL)),
                                         static_cast<std::uint64_t>(std::max(req.x, 0LL)),
                                         bit(static_cast<unsigned>(req.log2_words)), false});
   }
-  if (req.op == BenchOp::aapc) check_aapc_algorithm("--algorithm", req.algorithm);
+  if (req.op == BenchOp::aapc) check_aapc_algorithm("BenchRequest::algorithm", req.algorithm);
   if (req.op == BenchOp::fused_permute && req.perm != "random") {
     const auto q = static_cast<unsigned>(req.log2_words);
     parse_dimension_permutation(req.perm, q / 2, q - q / 2);
   }
   if (req.op == BenchOp::fft) {
     if (req.type != ElementType::c128)
-      throw Error(fmt::format("--op fft times complex128 points (FFTW's double transform): drop --type {}",
-                              info(req.type).name));
+      throw Error(fmt::format(
+          "BenchRequest::op fft times complex128 points (FFTW's double transform): drop BenchRequest::type {}",
+          info(req.type).name));
     check_fft_sizes(req.log2_words, fft_nodes_log2(req));
     if (req.fftw_plan != "estimate" && req.fftw_plan != "measure")
-      throw Error(fmt::format("--fftw-plan '{}' unknown: allowed estimate, measure", printable_input(req.fftw_plan)));
+      throw Error(fmt::format("BenchRequest::fftw_plan '{}' unknown: allowed estimate, measure",
+                              printable_input(req.fftw_plan)));
   }
   if (req.op == BenchOp::gather_bit_reversal && req.backend == BackendChoice::cuda)
-    throw Error("--op gather-bit-reversal is the CPU baseline: it runs on host memory (drop --backend cuda)");
+    throw Error(
+        "BenchRequest::op gather-bit-reversal is the CPU baseline: it runs on host memory (drop BenchRequest::backend "
+        "cuda)");
 }
 
 BenchResult run_bench(const BenchRequest& req) {
@@ -456,10 +464,12 @@ BenchResult run_bench(const BenchRequest& req) {
 // --- hcube sweep -------------------------------------------------------------
 
 void check_sweep(const SweepRequest& r) {
-  for (const std::string& a : r.algorithms) check_aapc_algorithm("--algorithms entry", a);
+  for (const std::string& a : r.algorithms) check_aapc_algorithm("SweepRequest::algorithms entry", a);
   if (r.from < 1 || r.to > 16 || r.from > r.to)
-    throw Error(fmt::format("--dims-from {} --dims-to {} out of range: allowed 1 <= from <= to <= 16", r.from, r.to));
-  if (r.repeat < 1 || r.repeat > 100) throw Error(fmt::format("--repeat {} out of range: allowed 1..100", r.repeat));
+    throw Error(fmt::format("SweepRequest::from {} SweepRequest::to {} out of range: allowed 1 <= from <= to <= 16",
+                            r.from, r.to));
+  if (r.repeat < 1 || r.repeat > 100)
+    throw Error(fmt::format("SweepRequest::repeat {} out of range: allowed 1..100", r.repeat));
 }
 
 SweepResult run_sweep(const SweepRequest& req, const SweepProgress& progress) {

@@ -393,7 +393,7 @@ constexpr std::size_t kBodyChunk = std::size_t{1} << 20;
 // silent FIFO can neither hang nor grow a run.
 class NpySource {
  public:
-  explicit NpySource(const std::string& path) : file_(path, path.empty() ? "--input" : path) {
+  explicit NpySource(const std::string& path) : file_(path, path.empty() ? "NpyInput::path" : path) {
     if (file_.regular()) total_ = file_.size();
   }
   bool regular() const { return file_.regular(); }
@@ -600,8 +600,8 @@ void machine_dims_from_shape(const std::vector<std::uint64_t>& shape, const std:
   const long long q = log2_of(shape[0]);
   const std::optional<long long> nodes = data_dims >= 0 ? std::optional<long long>(data_dims) : n;
   if (!m && !nodes)
-    throw Error(what + " has shape " + shape_str(shape) + ": a flat array does not say how its 2^" +
-                std::to_string(q) + " words split into 2^n nodes of 2^m; give -n (or -m)");
+    throw Error(what + " has shape " + shape_str(shape) + ": a flat array does not say how its 2^" + std::to_string(q) +
+                " words split into 2^n nodes of 2^m; give Geometry::n (or Geometry::m)");
   if (!m && *nodes >= 0 && *nodes <= q) m = q - *nodes;
   if (!n && data_dims < 0 && m && *m >= 0 && *m <= q) n = q - *m;
   // Otherwise the values do not fit the shape: check_machine_shape says how.

@@ -216,7 +216,8 @@ PermutePlan::PermutePlan(const Options& o, SdpProblem problem)
   job.formula = fmt::format("source address bit i to bit p_i: {}", perm_text(perm));
   job.destination_form = AffineAddressMap::permute_bits(perm.to);
   if (fused_) {
-    if (o.algorithm != SdpAlgorithm::automatic) throw Error("--fused runs no routing algorithm: drop --algorithm");
+    if (o.algorithm != SdpAlgorithm::automatic)
+      throw Error("PermutePlan::Options::fused runs no routing algorithm: drop PermutePlan::Options::algorithm");
     set_scratch_bytes(data_bytes());
     job.one_step = "fused permutation";
     set_job(std::move(job));
@@ -233,7 +234,8 @@ PermutePlan::PermutePlan(const Options& o, SdpProblem problem)
   } else {
     // A1' and the extended cube run on a machine of their own geometry (run_sdp_plan).
     job.untraceable = fmt::format(
-        "--trace is not available for {}: it runs on a machine of its own geometry (n = {}, m = {}); save the "
+        "RunOptions::trace is not available for {}: it runs on a machine of its own geometry (n = {}, m = {}); save "
+        "the "
         "schedule instead",
         plan.algorithm, plan.schedule.n, plan.schedule.m);
   }
@@ -320,7 +322,8 @@ Job schedule_file_job(const SchedulePlan::Options& o) {
   job.schedule = load_schedule(o.path, &job.stats);  // checked: nothing runs on a bad file
   const Schedule& sch = job.schedule;
   if (o.d && *o.d != static_cast<long long>(sch.d))
-    throw Error(fmt::format("schedule file {} is for d = {}, --dims asks for {}", o.path, sch.d, *o.d));
+    throw Error(
+        fmt::format("schedule file {} is for d = {}, SchedulePlan::Options::d asks for {}", o.path, sch.d, *o.d));
   const AffineMap id(sch.geometry());
   job.f = id;
   job.g = id;
@@ -398,15 +401,18 @@ RedistributionPlacement placement_of(const RedistributePlan::Options& o) {
   check_redistribution(r);
   RedistributionPlacement pl = place_redistribution(r, o.overlap);
   if (o.dims && *o.dims < 0)
-    throw Error(fmt::format("--dims {} out of range: allowed 0..40, or left out for the fewest that hold the processors",
-                            *o.dims));
+    throw Error(
+        fmt::format("RedistributePlan::Options::dims {} out of range: allowed 0..40, or left out for the fewest that "
+                    "hold the processors",
+                    *o.dims));
   if (o.dims) {
     const std::uint64_t nodes = o.overlap ? std::max(r.P, r.Q) : r.P + r.Q;
     if (*o.dims > 40 || bit(static_cast<unsigned>(*o.dims)) < nodes)
-      throw Error(fmt::format("{} = {} processors do not fit a {}-cube of {} nodes: allowed --dims {}..40{}",
-                              o.overlap ? "max(P, Q)" : "P + Q", nodes, *o.dims,
-                              *o.dims > 40 ? std::string("(too many)") : std::to_string(bit(static_cast<unsigned>(*o.dims))),
-                              pl.n, o.overlap ? "" : ", or --overlap to share nodes"));
+      throw Error(fmt::format(
+          "{} = {} processors do not fit a {}-cube of {} nodes: allowed RedistributePlan::Options::dims {}..40{}",
+          o.overlap ? "max(P, Q)" : "P + Q", nodes, *o.dims,
+          *o.dims > 40 ? std::string("(too many)") : std::to_string(bit(static_cast<unsigned>(*o.dims))), pl.n,
+          o.overlap ? "" : ", or RedistributePlan::Options::overlap to share nodes"));
     pl.n = static_cast<unsigned>(*o.dims);
   }
   return pl;
@@ -420,8 +426,8 @@ RedistributePlan::RedistributePlan(const Options& o, RedistributionPlacement pla
     : Plan(Geometry{placement.n, placement.m}, o.target), placement_(std::move(placement)) {
   const auto& names = redistribution_schedule_names();
   if (std::find(names.begin(), names.end(), o.schedule) == names.end())
-    throw Error(
-        fmt::format("--schedule '{}' unknown: allowed {}", printable_input(o.schedule), fmt::join(names, ", ")));
+    throw Error(fmt::format("RedistributePlan::Options::schedule '{}' unknown: allowed {}", printable_input(o.schedule),
+                            fmt::join(names, ", ")));
   // The machine and the schedule's tables of one superblock, refused before either is made.
   const Redistribution& r = placement_.r;
   check_run_fits(fmt::format("R_{}({}, {}, {}) on N = {}", r.x, r.P, r.K, r.Q, r.N), geometry(), type(), backend(),

@@ -48,9 +48,10 @@ std::vector<unsigned char> scatter_labels(ElementType type, std::uint64_t nodes,
   const ElementInfo& ti = info(type);
   const std::uint64_t words = nodes * nodes * packet_words;
   if (ti.label_bits < 64 && words > bit(ti.label_bits))
-    throw Error(fmt::format("labels of {} words need integers up to {} but {} holds distinct integers up to 2^{}: "
-                            "use a wider --type",
-                            words, words - 1, ti.name, ti.label_bits));
+    throw Error(
+        fmt::format("labels of {} words need integers up to {} but {} holds distinct integers up to 2^{}: "
+                    "use a wider scatter_labels::type",
+                    words, words - 1, ti.name, ti.label_bits));
   std::vector<unsigned char> data(words * ti.bytes);
   for (std::uint64_t g = 0; g < words; ++g) write_label(type, g, &data[g * ti.bytes]);
   return data;

@@ -75,10 +75,13 @@ void check_channel_width(std::uint64_t b) {
 }
 
 AapcOptions check_aapc_request(const AapcRequest& r) {
-  if (r.unaligned && r.method != AapcMethod::edelman) throw Error("--unaligned applies to --algorithm edelman only");
+  if (r.unaligned && r.method != AapcMethod::edelman)
+    throw Error("AapcRequest::unaligned applies to AapcRequest::method edelman only");
   if (is_baseline(r.method) && (r.blocked || r.channel_width != 1))
-    throw Error(fmt::format("--blocked and --channel-width do not apply to --algorithm {}: it sends whole blocks already",
-                            to_string(r.method)));
+    throw Error(fmt::format(
+        "AapcRequest::blocked and AapcRequest::channel_width do not apply to AapcRequest::method {}: it sends "
+        "whole blocks already",
+        to_string(r.method)));
   if (r.channel_width < 1)
     throw Error(fmt::format("channel width b = {} out of range: {}", r.channel_width, channel_width_range()));
   check_channel_width(static_cast<std::uint64_t>(r.channel_width));
@@ -87,8 +90,9 @@ AapcOptions check_aapc_request(const AapcRequest& r) {
   check_aapc_dimensions(d, n, m);
   const std::uint64_t exchanges = aapc_schedule_exchanges(static_cast<unsigned>(d), static_cast<unsigned>(m));
   if (exchanges > kMaxScheduleExchanges)
-    throw Error(fmt::format("the schedule for d = {}, m = {} holds {} exchanges: allowed at most {}; lower --mem-dims",
-                            d, m, exchanges, kMaxScheduleExchanges));
+    throw Error(
+        fmt::format("the schedule for d = {}, m = {} holds {} exchanges: allowed at most {}; lower AapcRequest::m", d,
+                    m, exchanges, kMaxScheduleExchanges));
   AapcOptions o;
   o.algorithm = paper_algorithm(r.method).value_or(AapcAlgorithm::alg4);
   o.lines = r.lines;

@@ -221,10 +221,12 @@ AffineMap parse_gray(const Geometry& geo, const std::string& text) {
 
 AffineMap alignment_map(const Geometry& geo, const std::string& xor_proc, const std::string& xor_mem,
                         const std::string& mem_perm, const std::string& gray) {
-  const std::vector<unsigned> procs = parse_uint_list(xor_proc, "--xor-proc");  // checked in the flags' order
-  const std::vector<unsigned> mems = parse_uint_list(xor_mem, "--xor-mem");
+  const std::vector<unsigned> procs =
+      parse_uint_list(xor_proc, "alignment_map::xor_proc");  // checked in the arguments' order
+  const std::vector<unsigned> mems = parse_uint_list(xor_mem, "alignment_map::xor_mem");
   AffineMap map = AffineMap::xor_align(geo, procs, mems);
-  if (!mem_perm.empty()) map = map.then(AffineMap::permute_bits(geo, parse_uint_list(mem_perm, "--mem-perm")));
+  if (!mem_perm.empty())
+    map = map.then(AffineMap::permute_bits(geo, parse_uint_list(mem_perm, "alignment_map::mem_perm")));
   if (!gray.empty()) map = map.then(parse_gray(geo, gray));
   return map;
 }

@@ -40,27 +40,30 @@ std::vector<unsigned> named(const std::string& text, unsigned q) {
   std::vector<unsigned> to(q);
   const auto args = [&](std::size_t count) {
     if (parts.size() != count + 1)
-      throw Error(fmt::format("--perm {}: '{}' takes {} argument{} after ':'", printable_input(text), name, count,
-                              count == 1 ? "" : "s"));
+      throw Error(fmt::format("PermutePlan::Options::perm {}: '{}' takes {} argument{} after ':'",
+                              printable_input(text), name, count, count == 1 ? "" : "s"));
   };
   if (name == "transpose") {
     args(0);
-    if (q % 2 != 0) throw Error(fmt::format("--perm transpose needs an even number of address bits: q = {}", q));
+    if (q % 2 != 0)
+      throw Error(fmt::format("PermutePlan::Options::perm transpose needs an even number of address bits: q = {}", q));
     for (unsigned i = 0; i < q; ++i) to[i] = (i + q / 2) % q;
   } else if (name == "bit-reversal") {
     args(0);
     for (unsigned i = 0; i < q; ++i) to[i] = q - 1 - i;
   } else if (name == "shuffle" || name == "unshuffle") {
     args(1);
-    const unsigned k = field(parts[1], "--perm " + name + " k", q) % q;
+    const unsigned k = field(parts[1], "PermutePlan::Options::perm " + name + " k", q) % q;
     for (unsigned i = 0; i < q; ++i) to[i] = name == "shuffle" ? (i + k) % q : (i + q - k) % q;
   } else if (name == "swap-axes") {
     args(3);
-    const unsigned a = field(parts[1], "--perm swap-axes a", q), b = field(parts[2], "--perm swap-axes b", q),
-                   w = field(parts[3], "--perm swap-axes w", q);
+    const unsigned a = field(parts[1], "PermutePlan::Options::perm swap-axes a", q),
+                   b = field(parts[2], "PermutePlan::Options::perm swap-axes b", q),
+                   w = field(parts[3], "PermutePlan::Options::perm swap-axes w", q);
     if (a + w > q || b + w > q || (a < b + w && b < a + w && a != b))
-      throw Error(fmt::format("--perm {}: fields of {} bits at {} and {} must lie within q = {} bits and not overlap",
-                              printable_input(text), w, a, b, q));
+      throw Error(fmt::format(
+          "PermutePlan::Options::perm {}: fields of {} bits at {} and {} must lie within q = {} bits and not overlap",
+          printable_input(text), w, a, b, q));
     for (unsigned i = 0; i < q; ++i) to[i] = i;
     for (unsigned k = 0; k < w && a != b; ++k) {
       to[a + k] = b + k;
@@ -68,11 +71,12 @@ std::vector<unsigned> named(const std::string& text, unsigned q) {
     }
   } else if (name == "random") {
     args(1);
-    to = random_bit_permutation(q, parse_uint(parts[1], "--perm random seed"));
+    to = random_bit_permutation(q, parse_uint(parts[1], "PermutePlan::Options::perm random seed"));
   } else {
-    throw Error(fmt::format("--perm '{}' unknown: give p0,p1,...,p{} or transpose, bit-reversal, shuffle:k, "
-                            "unshuffle:k, swap-axes:a:b:w, random:seed",
-                            printable_input(text), q - 1));
+    throw Error(fmt::format(
+        "PermutePlan::Options::perm '{}' unknown: give p0,p1,...,p{} or transpose, bit-reversal, shuffle:k, "
+        "unshuffle:k, swap-axes:a:b:w, random:seed",
+        printable_input(text), q - 1));
   }
   return to;
 }
@@ -104,11 +108,12 @@ DimensionPermutation parse_dimension_permutation(const std::string& text, unsign
   p.n = n;
   p.m = m;
   const bool list = !text.empty() && std::isdigit(static_cast<unsigned char>(text[0]));
-  p.to = list ? parse_uint_list(text, "--perm") : named(text, q);
+  p.to = list ? parse_uint_list(text, "PermutePlan::Options::perm") : named(text, q);
   if (p.to.size() != q)
-    throw Error(fmt::format("--perm lists {} bits: expected q = n + m = {} (bit 0 the lowest local address bit)",
-                            p.to.size(), q));
-  check_bit_permutation(p.to, "--perm");
+    throw Error(fmt::format(
+        "PermutePlan::Options::perm lists {} bits: expected q = n + m = {} (bit 0 the lowest local address bit)",
+        p.to.size(), q));
+  check_bit_permutation(p.to, "PermutePlan::Options::perm");
   return p;
 }
 

@@ -98,8 +98,8 @@ std::string scatter_algorithms_for(const ScatterTopology& t) {
 
 void check_scatter_algorithm(const ScatterTopology& t, ScatterAlgorithm a) {
   const auto refuse = [&](const std::string& why) {
-    return Error(fmt::format("--algorithm {} does not run on {}: {}; allowed there: {}", to_string(a), to_string(t),
-                             why, scatter_algorithms_for(t)));
+    return Error(fmt::format("check_scatter_algorithm::a {} does not run on {}: {}; allowed there: {}", to_string(a),
+                             to_string(t), why, scatter_algorithms_for(t)));
   };
   if (t.cube) {
     if (a == ScatterAlgorithm::sex || a == ScatterAlgorithm::dex) return;

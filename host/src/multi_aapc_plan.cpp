@@ -28,21 +28,24 @@ std::string check_algorithm(const std::string& text) {
   return text;
 }
 
-// --order: a permutation of the axes 0..s-1 (default 0, 1, ..., s-1).
+// MultiAapcRequest::order: a permutation of the axes 0..s-1 (default 0, 1, ..., s-1).
 std::vector<unsigned> parse_order(const std::string& text, unsigned s) {
   std::vector<unsigned> order;
   if (text.empty()) {
     for (unsigned t = 0; t < s; ++t) order.push_back(t);
     return order;
   }
-  order = parse_uint_list(text, "--order");
+  order = parse_uint_list(text, "MultiAapcRequest::order");
   const std::string want = fmt::format("a permutation of the axes 0..{}", s - 1);
   if (order.size() != s)
-    throw Error(fmt::format("--order {} lists {} axes: expected {}, s = {}", text, order.size(), want, s));
+    throw Error(
+        fmt::format("MultiAapcRequest::order {} lists {} axes: expected {}, s = {}", text, order.size(), want, s));
   std::vector<bool> seen(s, false);
   for (unsigned u : order) {
-    if (u >= s) throw Error(fmt::format("--order {}: axis {} out of range, expected {}", text, u, want));
-    if (seen[u]) throw Error(fmt::format("--order {}: axis {} appears twice, expected {}", text, u, want));
+    if (u >= s)
+      throw Error(fmt::format("MultiAapcRequest::order {}: axis {} out of range, expected {}", text, u, want));
+    if (seen[u])
+      throw Error(fmt::format("MultiAapcRequest::order {}: axis {} appears twice, expected {}", text, u, want));
     seen[u] = true;
   }
   return order;
@@ -59,21 +62,26 @@ std::uint64_t pipelined_alg4_cycles(unsigned d, unsigned m, unsigned s) {
 MultiAapcDesign multi_aapc_sizes(const MultiAapcRequest& f) {
   MultiAapcDesign p;
   p.algorithm = check_algorithm(f.algorithm);
-  const std::vector<unsigned> list = parse_uint_list(f.dims, "--dims");
+  const std::vector<unsigned> list = parse_uint_list(f.dims, "MultiAapcRequest::dims");
   const long long max_bits = kMaxAddressBits;
-  if (list.empty()) throw Error("--dims is empty: give d, or the axes' orders d_1,d_2,... (non-increasing)");
+  if (list.empty())
+    throw Error("MultiAapcRequest::dims is empty: give d, or the axes' orders d_1,d_2,... (non-increasing)");
   for (unsigned w : list)
-    if (w < 1) throw Error(fmt::format("--dims {}: axis dimension d = 0 out of range: allowed d >= 1", f.dims));
+    if (w < 1)
+      throw Error(fmt::format("MultiAapcRequest::dims {}: axis dimension d = 0 out of range: allowed d >= 1", f.dims));
   long long s = f.axes;
   if (list.size() == 1) {
     if (s == kUnsetSize)
-      throw Error("--axes is required with a single --dims d (or list each axis' order: --dims 3,2,2)");
+      throw Error(
+          "MultiAapcRequest::axes is required with a single MultiAapcRequest::dims d (or list each axis' order: "
+          "MultiAapcRequest::dims 3,2,2)");
     if (s < 1) throw Error(fmt::format("number of axes s = {} out of range: allowed s >= 1", s));
     if (s > max_bits) throw Error(fmt::format("number of axes s = {} out of range: allowed at most {}", s, max_bits));
     p.dims.assign(static_cast<std::size_t>(s), list[0]);
   } else {
     if (s != kUnsetSize && s != static_cast<long long>(list.size()))
-      throw Error(fmt::format("--axes {} but --dims {} lists {} axes: they must agree", s, f.dims, list.size()));
+      throw Error(fmt::format("MultiAapcRequest::axes {} but MultiAapcRequest::dims {} lists {} axes: they must agree",
+                              s, f.dims, list.size()));
     p.dims = list;
     s = static_cast<long long>(list.size());
   }
@@ -88,9 +96,10 @@ MultiAapcDesign multi_aapc_sizes(const MultiAapcRequest& f) {
   const std::uint64_t exchanges =
       multi_aapc_schedule_exchanges(static_cast<unsigned>(n), static_cast<unsigned>(d), static_cast<unsigned>(m));
   if (exchanges > kMaxScheduleExchanges)
-    throw Error(fmt::format("the schedule for dims {}, m = {} holds about {} exchanges: allowed at most {}; lower "
-                            "--mem-dims or --axes",
-                            join(p.dims), m, exchanges, kMaxScheduleExchanges));
+    throw Error(
+        fmt::format("the schedule for dims {}, m = {} holds about {} exchanges: allowed at most {}; lower "
+                    "MultiAapcRequest::m or MultiAapcRequest::axes",
+                    join(p.dims), m, exchanges, kMaxScheduleExchanges));
   p.n = static_cast<unsigned>(n);
   p.m = static_cast<unsigned>(m);
   return p;
@@ -111,8 +120,10 @@ MultiAapcDesign plan_multi_aapc(const MultiAapcRequest& f) {
   o.m = p.m;
   p.order = parse_order("", su);
   if (!equal) {
-    if (alg5) throw Error(fmt::format("axes of unequal order ({}) run with --algorithm 1, 3 or 4 (sec. 4.1)", join(p.dims)));
-    if (!f.order.empty()) throw Error("--order applies to axes of equal order only");
+    if (alg5)
+      throw Error(fmt::format("axes of unequal order ({}) run with MultiAapcRequest::algorithm 1, 3 or 4 (sec. 4.1)",
+                              join(p.dims)));
+    if (!f.order.empty()) throw Error("MultiAapcRequest::order applies to axes of equal order only");
     o.algorithm = parse_aapc_algorithm(p.algorithm);
     o.dims = p.dims;
     p.kind = MultiAapcKind::unequal;
@@ -134,8 +145,10 @@ MultiAapcDesign plan_multi_aapc(const MultiAapcRequest& f) {
     p.bound_source = o.pipelined ? "Corollary 2" : "s x Table 6";
     return p;
   }
-  if (f.sequential) throw Error("--sequential does not apply to Algorithm 5: its AAPCs run concurrently");
-  if (!f.order.empty()) throw Error("--order does not apply to Algorithm 5: it exchanges the axes in the order 0..s-1");
+  if (f.sequential)
+    throw Error("MultiAapcRequest::sequential does not apply to Algorithm 5: its AAPCs run concurrently");
+  if (!f.order.empty())
+    throw Error("MultiAapcRequest::order does not apply to Algorithm 5: it exchanges the axes in the order 0..s-1");
   const Theorem2Bound t2 = theorem2_bound(du, p.m, su);
   p.bound = t2.cycles;
   p.bound_source = t2.source;
@@ -145,15 +158,17 @@ MultiAapcDesign plan_multi_aapc(const MultiAapcRequest& f) {
   c.m = p.m;
   c.layout = f.layout;
   if (f.rotated_rows && *f.rotated_rows < 0)
-    throw Error(fmt::format("--rotated-rows {} out of range: allowed 0 or more, or left out for the fewest cycles",
-                            *f.rotated_rows));
+    throw Error(fmt::format(
+        "MultiAapcRequest::rotated_rows {} out of range: allowed 0 or more, or left out for the fewest cycles",
+        *f.rotated_rows));
   c.rotated_rows = f.rotated_rows.value_or(-1);
   const std::uint64_t pipelined = pipelined_alg4_cycles(du, p.m, su);
   o.algorithm = AapcAlgorithm::alg4;
   o.order = p.order;
   if (p.m < 2 * du) {
     if (f.rotated_rows)
-      throw Error(fmt::format("--rotated-rows needs a spare memory axis: m = {} below 2d = {}", p.m, 2 * du));
+      throw Error(
+          fmt::format("MultiAapcRequest::rotated_rows needs a spare memory axis: m = {} below 2d = {}", p.m, 2 * du));
     p.note = fmt::format("m = {} < 2d = {}: no spare memory axis for concurrent AAPCs, so Algorithm 5 pipelines "
                          "with Algorithm 4 (Theorem 2's first case)",
                          p.m, 2 * du);

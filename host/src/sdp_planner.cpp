@@ -35,7 +35,8 @@ std::string join(const std::vector<unsigned>& v, const char* sep) {
 SdpAlgorithm parse_sdp_algorithm(const std::string& s) {
   for (const Named& n : kNames)
     if (s == n.name) return n.a;
-  throw Error(fmt::format("--algorithm '{}' unknown: allowed {}", printable_input(s), sdp_algorithm_names()));
+  throw Error(fmt::format("PermutePlan::Options::algorithm '{}' unknown: allowed {}", printable_input(s),
+                          sdp_algorithm_names()));
 }
 
 std::string to_string(SdpAlgorithm a) {
@@ -53,20 +54,21 @@ std::string sdp_algorithm_names() {
 PortModelChoice parse_ports(const std::string& s) {
   if (s == "one") return PortModelChoice::one;
   if (s == "all") return PortModelChoice::all;
-  throw Error(fmt::format("--ports '{}' unknown: allowed one, all", printable_input(s)));
+  throw Error(fmt::format("SdpCost::ports '{}' unknown: allowed one, all", printable_input(s)));
 }
 
 std::string to_string(PortModelChoice p) { return p == PortModelChoice::all ? "all" : "one"; }
 
 void check_sdp_cost(const SdpCost& c) {
   if (!std::isfinite(c.t_c) || c.t_c < 0)
-    throw Error(fmt::format("--tc {} out of range: allowed a finite t_c >= 0", c.t_c));
+    throw Error(fmt::format("SdpCost::t_c {} out of range: allowed a finite t_c >= 0", c.t_c));
   if (!std::isfinite(c.tau) || c.tau < 0)
-    throw Error(fmt::format("--tau {} out of range: allowed a finite tau >= 0", c.tau));
-  if (c.packet && *c.packet < 1) throw Error(fmt::format("--packet {} out of range: allowed B >= 1", *c.packet));
+    throw Error(fmt::format("SdpCost::tau {} out of range: allowed a finite tau >= 0", c.tau));
+  if (c.packet && *c.packet < 1) throw Error(fmt::format("SdpCost::packet {} out of range: allowed B >= 1", *c.packet));
   if (c.gamma < 0 || c.gamma > static_cast<long long>(kMaxAddressBits))
-    throw Error(fmt::format("--gamma {} out of range: allowed 1..{} (A5's piece order), or 0 for the best divisor",
-                            c.gamma, kMaxAddressBits));
+    throw Error(
+        fmt::format("SdpCost::gamma {} out of range: allowed 1..{} (A5's piece order), or 0 for the best divisor",
+                    c.gamma, kMaxAddressBits));
 }
 
 std::uint64_t packet_words(const SdpCost& c, unsigned m) {
@@ -81,7 +83,8 @@ SdpProblem analyse_sdp(const std::string& text, long long n_in, long long m_in, 
   const unsigned machine_n = static_cast<unsigned>(n_in), m = static_cast<unsigned>(m_in);
   check_sdp_cost(cost);
   if (subcube && (*subcube < 0 || *subcube >= n_in))
-    throw Error(fmt::format("--subcube-dims {} out of range: allowed 0 <= k < n = {}", *subcube, n_in));
+    throw Error(
+        fmt::format("PermutePlan::Options::subcube_dims {} out of range: allowed 0 <= k < n = {}", *subcube, n_in));
   const unsigned n = subcube ? static_cast<unsigned>(*subcube) : machine_n;
   SdpProblem r{parse_dimension_permutation(text, n, m), {}, {}, machine_n, cost};
   r.analysis = analyze(r.perm);
@@ -94,8 +97,9 @@ SdpProblem analyse_sdp(const std::string& text, long long n_in, long long m_in, 
   const DimensionPermutationAnalysis& a = r.analysis;
   const std::uint64_t cycles = 4 * a.sigma + a.beta * (a.sigma_max + 1);
   if ((bit(m) / 2 + 1) * cycles > kMaxScheduleExchanges)
-    throw Error(fmt::format("the schedules for n = {}, m = {} would hold more than {} exchanges: lower --mem-dims",
-                            n, m, kMaxScheduleExchanges));
+    throw Error(
+        fmt::format("the schedules for n = {}, m = {} would hold more than {} exchanges: lower PermutePlan::Options::m",
+                    n, m, kMaxScheduleExchanges));
   return r;
 }
 
@@ -242,7 +246,8 @@ const SdpCandidate& choose_sdp(const std::vector<SdpCandidate>& all, SdpAlgorith
   }
   if (best != nullptr) return *best;
   if (reasons.empty())
-    throw Error(fmt::format("--algorithm {} is an n-port algorithm: it needs --ports all", to_string(algorithm)));
+    throw Error(fmt::format("PermutePlan::Options::algorithm {} is an n-port algorithm: it needs SdpCost::ports all",
+                            to_string(algorithm)));
   throw Error("no algorithm applies" + reasons);
 }
 

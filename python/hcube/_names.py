@@ -1,7 +1,9 @@
-"""The library's messages in Python's terms: a command-line flag becomes the parameter's name.
+"""The library's messages in Python's terms: a parameter the message names becomes the keyword.
 
-The C++ library words its one-line errors for the ``hcube`` program ("--nodes-log2 10: ...",
-"give -n (or -m)"); a Python caller passed keywords, so the messages name those instead.
+The C++ library names its own parameters in its one-line errors
+("DistributedFftPlan::Options::nodes_log2 10: ...", "give Geometry::n (or Geometry::m)"), and the
+command-line layer (hcube.animate, Machine's steps) its flags ("--nodes-log2 10"); a Python caller
+passed keywords, so the messages name those instead ("nodes_log2=10: ...", "give n= (or m=)").
 """
 from __future__ import annotations
 
@@ -9,10 +11,12 @@ import functools
 import re
 from typing import Any, Callable, TypeVar, cast
 
-# Flags whose Python name is not the flag's own spelled with underscores.
+# Flags, and the library's parameters (by their last name), whose Python name is not their own
+# spelled with underscores.
 _NAMES = {
     "dims": "d", "mem-dims": "m", "cycle": "exchanges", "type": "dtype", "input": "array", "points-log2": "log2(x.size)",
     "a": "algorithm", "p": "permutation", "o": "order",
+    "method": "algorithm", "path": "array", "points_log2": "log2(x.size)",
 }
 # Flags that are switches: True turns them on.
 _SWITCHES = {"fused", "overlap", "reverse", "blocked", "unaligned", "sequential"}
@@ -22,13 +26,14 @@ _VALUES = sorted(["all", "one", "cpu", "cuda", "auto", "transpose", "bit-reversa
                   "A4", "A5", "A6", "identity"], key=len, reverse=True)
 
 _FLAG = re.compile(
-    r"(?<![\w-])(?:--(?P<long>[A-Za-z][\w-]*)|-(?P<short>[A-Za-z])(?![\w-]))"
+    r"(?<![\w:-])(?:--(?P<long>[A-Za-z][\w-]*)|-(?P<short>[A-Za-z])(?![\w-])"
+    r"|(?:[A-Za-z_]\w*::)+(?P<api>[a-z_]\w*)(?!\w|::))"
     r"(?: (?P<value>'[^']*'|-?\d[\w.^:+-]*|(?:shuffle|random):\d+|(?:%s)(?![\w-])))?"
     r"(?P<after>\s*[()\],;]|\s*$)?" % "|".join(re.escape(v) for v in _VALUES))
 
 
 def _rename(match: "re.Match[str]") -> str:
-    flag = match.group("long") or match.group("short")
+    flag = match.group("long") or match.group("short") or match.group("api")
     name = _NAMES.get(flag, flag.replace("-", "_"))
     value, after = match.group("value"), match.group("after") or ""
     if flag in _SWITCHES:
@@ -41,7 +46,7 @@ def _rename(match: "re.Match[str]") -> str:
 
 
 def python_message(message: str) -> str:
-    """message with every command-line flag replaced by the Python parameter it stands for."""
+    """message with every command-line flag and library parameter replaced by the Python parameter it stands for."""
     return _FLAG.sub(_rename, message)
 
 

@@ -1,5 +1,6 @@
 """NumPy's conventions, with NumPy as the oracle, bit for bit: any fixed-size dtype, any strides, axes=,
-out=, fft of real points, MemoryError, and messages naming Python's parameters, never the command line's flags."""
+out=, fft of real points, MemoryError, and messages naming Python's parameters, never the command line's flags
+or the C++ library's names."""
 from __future__ import annotations
 
 import re
@@ -246,10 +247,12 @@ def test_out_is_checked() -> None:
 
 
 FLAG = re.compile(r"--[A-Za-z]|(?<![\w-])-[A-Za-z](?![\w-])")
+# A C++ parameter's name, as the library's messages give it (PermutePlan::Options::fused).
+API_NAME = re.compile(r"\w::\w")
 
 
 def bad_calls() -> List[Callable[[], Any]]:
-    """Calls that fail on the library's checks, whose messages the command line words with its flags."""
+    """Calls that fail on the library's checks, whose messages name the library's parameters or hcube's flags."""
     a = np.zeros((4, 4), np.uint32)
     flat = np.zeros(16, np.uint32)
     c = np.zeros(16, np.complex128)
@@ -294,6 +297,7 @@ def test_no_command_line_flag_in_any_python_error() -> None:
             call()
         messages.append(str(e.value))
         assert not FLAG.search(str(e.value)), str(e.value)
+        assert not API_NAME.search(str(e.value)), str(e.value)
     # The Python names instead.
     assert "give n= (or m=)" in messages[0]
     assert any(m.startswith("nodes_log2=4: 2^4 nodes for 2^4 points") for m in messages)

@@ -2,7 +2,8 @@
 # The house rules the layout keeps (docs/architecture.md): the command line
 # only parses, plans, executes and prints (at most 3000 lines, no MPI calls,
 # no sessions or jobs of its own); no HTML inside C++ sources (the teaching
-# page is emulator/app/page/); at most 10 test files flat in tests/.
+# page is emulator/app/page/); no command-line flag in the library's
+# messages; at most 10 test files flat in tests/.
 set -euo pipefail
 root="${1:?usage: check_layout.sh SOURCE_DIR}"
 cd "$root"
@@ -19,6 +20,21 @@ fi
 if grep -rnE '<(html|script|div|style)[ >]' --include='*.cpp' --include='*.hpp' --include='*.cu' --include='*.cuh' \
      emulator host kernels python/src; then
   echo "HTML inside a C++ source: the page is emulator/app/page/"; fail=1
+fi
+# The library's messages name its own parameters (docs/api.md); the command
+# line (emulator/app/src/cli_words.cpp) and Python turn them into flags and keywords.
+# Allowed: file:line pattern, each with why.
+cli_flag_allowed=(
+  # the schedule table's own text, which hcube schedule prints as it is: no message
+  'host/src/schedule_table.cpp:[0-9]+: .*\(--all shows them\)'
+)
+flags=$(grep -rnE '"([^"\\]*[ (])?--?[a-zA-Z]([^A-Za-z0-9_]|$)|"([^"\\]*[ (])?--[a-zA-Z]' \
+          --include='*.cpp' --include='*.hpp' --include='*.cu' --include='*.cuh' --include='*.h' \
+          host emulator/src emulator/include kernels | grep -vE '^[^:]+:[0-9]+:[[:space:]]*//' || true)
+for allowed in "${cli_flag_allowed[@]}"; do flags=$(grep -vE "^$allowed" <<<"$flags" || true); done
+if [ -n "$flags" ]; then
+  echo "$flags"
+  echo "a library string names a command-line flag: name the API's parameter (Struct::field), mapped in cli_words.cpp"; fail=1
 fi
 flat=$(find tests -maxdepth 1 -type f \( -name 'test_*' -o -name '*_test.*' \) | wc -l)
 echo "tests/: $flat test files at the top"

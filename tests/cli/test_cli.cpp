@@ -448,4 +448,34 @@ TEST_F(Cli, RejectsBadRouteAndAlignFlags) {
   expect_error(with(align_, {"--gray", "1:2:encode"}), {"'1:2:encode'"});
 }
 
+// The library names its own parameters (PermutePlan::Options::fused); hcube
+// prints the flags that set them, word for word.
+TEST_F(Cli, LibraryErrorsNameTheFlags) {
+  const std::vector<std::pair<Args, std::string>> cases = {
+      {{"permute", "-n", "2", "-m", "2", "--perm", "transpose", "--fused", "--algorithm", "A1"},
+       "--fused runs no routing algorithm: drop --algorithm"},
+      {{"permute", "-n", "2", "-m", "2", "--perm", "transpose", "--algorithm", "A4"},
+       "--algorithm A4 is an n-port algorithm: it needs --ports all"},
+      {{"aapc", "--dims", "2", "--algorithm", "sex", "--blocked"},
+       "--blocked and --channel-width do not apply to --algorithm sex: it sends whole blocks already"},
+      {{"aapc", "--dims", "2", "--unaligned"}, "--unaligned applies to --algorithm edelman only"},
+      {{"redistribute", "--P", "4", "--Q", "4", "--K", "1", "--x", "1", "--dims", "2"},
+       "P + Q = 8 processors do not fit a 2-cube of 4 nodes: allowed --dims 3..40, or --overlap to share nodes"},
+      {{"multi-aapc", "--dims", "2"},
+       "--axes is required with a single --dims d (or list each axis' order: --dims 3,2,2)"},
+      {{"multi-aapc", "--axes", "2", "--dims", "2", "--algorithm", "5", "--sequential"},
+       "--sequential does not apply to Algorithm 5: its AAPCs run concurrently"},
+      {{"scatter", "--topology", "torus:4x4", "--algorithm", "pipeline"},
+       "--algorithm pipeline does not run on torus:4x4: the notes' ring pipelines run on rings (ring:z); allowed "
+       "there: product"},
+      {{"sweep", "--algorithms", "9"},
+       "--algorithms entry '9' unknown: allowed 1, 2, 3, 4, edelman, edelman-unaligned"},
+  };
+  for (const auto& [args, line] : cases) {
+    const Result r = run(args);
+    EXPECT_EQ(r.code, 1) << args[0];
+    EXPECT_EQ(r.err, "hcube: error: " + line + "\n");
+  }
+}
+
 }  // namespace

@@ -124,7 +124,7 @@ TEST(Plans, PermuteBitReversalFusedAndRoutedByEveryAlgorithm) {
       } catch (const Error& e) {
         // An algorithm the ports or the permutation rule out says so.
         EXPECT_TRUE(std::string(e.what()).find("applies") != std::string::npos ||
-                    std::string(e.what()).find("needs --ports all") != std::string::npos)
+                    std::string(e.what()).find("needs SdpCost::ports all") != std::string::npos)
             << e.what();
         continue;
       }

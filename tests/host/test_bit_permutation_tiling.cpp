@@ -254,7 +254,7 @@ TEST(BitPermutationTiling, RejectsWhatIsNotAPermutation) {
   EXPECT_THROW(plan_bit_permutation_tiling({0, 2}, 4), Error);
   EXPECT_THROW(plan_bit_permutation_tiling({1, 1}, 4), Error);
   try {
-    check_bit_permutation({0, 3, 3, 1}, "--perm");
+    check_bit_permutation({0, 3, 3, 1}, "PermutePlan::Options::perm");
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("bit position 3 appears twice (entry 2)"), std::string::npos) << e.what();

@@ -86,11 +86,14 @@ TEST(DimensionPermutation, BadInputNamesTheValue) {
 
 // Found by tests/fuzz (perm): a newline in --perm split the one-line error message.
 TEST(DimensionPermutation, BadTextIsQuotedOnOneLine) {
-  EXPECT_EQ(error_of("bit-reversal\n", 2, 2).rfind("--perm 'bit-reversal\\n' unknown: ", 0), 0u);
-  EXPECT_EQ(error_of("shuffle:1:\n", 2, 2), "--perm shuffle:1:\\n: 'shuffle' takes 1 argument after ':'");
-  EXPECT_EQ(error_of("shuffle:\n", 2, 2), "--perm shuffle k '\\n' is not a non-negative integer");
-  EXPECT_EQ(error_of("0,1\n,2,3", 2, 2), "--perm '0,1\\n,2,3' malformed: field '1\\n' is not a non-negative integer");
-  EXPECT_EQ(error_of("swap-axes:0:1:2\x85", 2, 2), "--perm swap-axes w '2\\x85' is not a non-negative integer");
+  EXPECT_EQ(error_of("bit-reversal\n", 2, 2).rfind("PermutePlan::Options::perm 'bit-reversal\\n' unknown: ", 0), 0u);
+  EXPECT_EQ(error_of("shuffle:1:\n", 2, 2),
+            "PermutePlan::Options::perm shuffle:1:\\n: 'shuffle' takes 1 argument after ':'");
+  EXPECT_EQ(error_of("shuffle:\n", 2, 2), "PermutePlan::Options::perm shuffle k '\\n' is not a non-negative integer");
+  EXPECT_EQ(error_of("0,1\n,2,3", 2, 2),
+            "PermutePlan::Options::perm '0,1\\n,2,3' malformed: field '1\\n' is not a non-negative integer");
+  EXPECT_EQ(error_of("swap-axes:0:1:2\x85", 2, 2),
+            "PermutePlan::Options::perm swap-axes w '2\\x85' is not a non-negative integer");
 }
 
 // The paper's Table 1 permutation: real cycles of orders 4, 3 and 2 (J0 = 0..3,

@@ -206,9 +206,10 @@ TEST(GridScatter, BisectionBound) {
 }
 
 TEST(GridScatter, RefusesWhatItCannotRun) {
-  EXPECT_TRUE(has(error_of([] { plan("torus:4x4", ScatterAlgorithm::pipeline); }),
-                  "--algorithm pipeline does not run on torus:4x4: the notes' ring pipelines run on rings (ring:z); "
-                  "allowed there: product"));
+  EXPECT_TRUE(has(
+      error_of([] { plan("torus:4x4", ScatterAlgorithm::pipeline); }),
+      "check_scatter_algorithm::a pipeline does not run on torus:4x4: the notes' ring pipelines run on rings (ring:z); "
+      "allowed there: product"));
   EXPECT_TRUE(has(error_of([] { plan("mesh:4x6", ScatterAlgorithm::dex); }), "powers of two, and 6 is not"));
   EXPECT_TRUE(has(error_of([] { plan("mesh:4x4", ScatterAlgorithm::sex); }), "cube's standard exchange"));
   EXPECT_TRUE(has(error_of([] { plan("ring:4", ScatterAlgorithm::pipeline, 0); }), "packets of 0 words out of range"));

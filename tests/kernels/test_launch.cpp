@@ -104,7 +104,8 @@ TEST(LaunchMode, NamesAndErrors) {
     parse_launch_mode("graph");
     FAIL() << "no error";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("--launch 'graph' unknown: allowed per-cycle, persistent"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("BenchRequest::launch 'graph' unknown: allowed per-cycle, persistent"),
+              std::string::npos)
         << e.what();
   }
 }

@@ -2,7 +2,8 @@
 // library. This one header gives the whole public API: the plans
 // (plans.hpp), the machine and its primitives (machine.hpp), verified runs
 // and traces (verified_run.hpp), NumPy files (npy.hpp) and the errors
-// (hcube::Error, whose messages are the command line's one-line errors).
+// (hcube::Error: one line naming the parameter, e.g. AapcRequest::m, and
+// what it allows).
 // docs/api.md shows its use.
 #pragma once
 

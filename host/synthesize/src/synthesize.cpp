@@ -48,23 +48,27 @@ Shape check_request(const SynthesisRequest& r) {
     throw Error(fmt::format("unknown pattern '{}': allowed aapc, multi-aapc", printable_input(r.pattern)));
   sh.aapc = r.pattern == "aapc";
   if (r.port_model != "all" && r.port_model != "one")
-    throw Error(fmt::format("--port-model {}: allowed all, one", printable_input(r.port_model)));
+    throw Error(fmt::format("SynthesisRequest::port_model {}: allowed all, one", printable_input(r.port_model)));
   sh.port = r.port_model == "one" ? PortModel::one_port : PortModel::all_port;
   if (r.max_cycles != kUnsetSize && (r.max_cycles < 1 || r.max_cycles > kMaxSynthesisCycles))
-    throw Error(fmt::format("--max-cycles {} out of range: allowed 1 .. {}", r.max_cycles, kMaxSynthesisCycles));
+    throw Error(fmt::format("SynthesisRequest::max_cycles {} out of range: allowed 1 .. {}", r.max_cycles,
+                            kMaxSynthesisCycles));
   // Bounded so that the deadline stays within the clock's range.
   if (!(r.time_limit >= 0 && r.time_limit <= kMaxTimeLimit))
-    throw Error(fmt::format("--time-limit {} out of range: allowed 0 (none) .. {} seconds", r.time_limit, kMaxTimeLimit));
+    throw Error(fmt::format("SynthesisRequest::time_limit {} out of range: allowed 0 (none) .. {} seconds",
+                            r.time_limit, kMaxTimeLimit));
   if (sh.aapc) {
-    if (r.axes != kUnsetSize) throw Error("--axes applies to multi-aapc only: an AAPC has one axis");
-    const std::vector<unsigned> list = parse_uint_list(r.dims, "--dims");
-    if (list.size() != 1) throw Error(fmt::format("--dims {}: give one d for an AAPC", printable_input(r.dims)));
+    if (r.axes != kUnsetSize) throw Error("SynthesisRequest::axes applies to multi-aapc only: an AAPC has one axis");
+    const std::vector<unsigned> list = parse_uint_list(r.dims, "SynthesisRequest::dims");
+    if (list.size() != 1)
+      throw Error(fmt::format("SynthesisRequest::dims {}: give one d for an AAPC", printable_input(r.dims)));
     if (list[0] < 1 || list[0] > kMaxSynthesisBits / 2)
-      throw Error(fmt::format("--dims {} out of range: allowed 1 .. {}", list[0], kMaxSynthesisBits / 2));
+      throw Error(
+          fmt::format("SynthesisRequest::dims {} out of range: allowed 1 .. {}", list[0], kMaxSynthesisBits / 2));
     sh.widths = list;
     sh.n = list[0];
     const long long m = r.m == kUnsetSize ? list[0] : r.m;
-    if (m < list[0]) throw Error(fmt::format("--mem-dims {} out of range: allowed d = {} <= m", m, list[0]));
+    if (m < list[0]) throw Error(fmt::format("SynthesisRequest::m {} out of range: allowed d = {} <= m", m, list[0]));
     if (sh.n + m > kMaxSynthesisBits)
       throw Error(fmt::format("n + m = {} + {} too large for the synthesizer: allowed at most {}", sh.n, m, kMaxSynthesisBits));
     sh.m = static_cast<unsigned>(m);
@@ -75,7 +79,8 @@ Shape check_request(const SynthesisRequest& r) {
     q.m = r.m;
     const MultiAapcDesign p = multi_aapc_sizes(q);  // multi-aapc's own checks of the sizes
     if (!std::is_sorted(p.dims.rbegin(), p.dims.rend()))
-      throw Error(fmt::format("--dims {}: the axes' orders must be non-increasing (sec. 4.1)", printable_input(r.dims)));
+      throw Error(fmt::format("SynthesisRequest::dims {}: the axes' orders must be non-increasing (sec. 4.1)",
+                              printable_input(r.dims)));
     if (p.n + p.m > kMaxSynthesisBits)
       throw Error(fmt::format("n + m = {} + {} too large for the synthesizer: allowed at most {}", p.n, p.m, kMaxSynthesisBits));
     sh.widths = p.dims;
@@ -464,8 +469,9 @@ SynthesisResult synthesize(const SynthesisRequest& r) {
   res.lower_bound_proof = res.distance_bound >= res.channel_bound ? "distance" : "channels";
   const std::uint64_t max_cycles = r.max_cycles == kUnsetSize ? kMaxSynthesisCycles : static_cast<std::uint64_t>(r.max_cycles);
   if (max_cycles < bound)
-    throw Error(fmt::format("--max-cycles {}: no schedule takes fewer than {} cycles ({} bound): allowed {} .. {}",
-                            max_cycles, bound, res.lower_bound_proof, bound, kMaxSynthesisCycles));
+    throw Error(fmt::format(
+        "SynthesisRequest::max_cycles {}: no schedule takes fewer than {} cycles ({} bound): allowed {} .. {}",
+        max_cycles, bound, res.lower_bound_proof, bound, kMaxSynthesisCycles));
 
   // The restricted model: one solver, incremental over T (the goal of T an assumption, the
   // restriction unit clauses, which CaDiCaL eliminates), with the symmetry breaking. The full model,
@@ -506,9 +512,9 @@ SynthesisResult synthesize(const SynthesisRequest& r) {
     int status = solve(T, true);
     if (status == 20) status = solve(T, false);
     if (status == 0)
-      throw Error(fmt::format("--time-limit {} s reached at T = {} cycles (undecided; T = {} {}): allow more time",
-                              r.time_limit, T, T - 1,
-                              T - 1 < bound ? "impossible by the " + res.lower_bound_proof + " bound" : "UNSAT"));
+      throw Error(fmt::format(
+          "SynthesisRequest::time_limit {} s reached at T = {} cycles (undecided; T = {} {}): allow more time",
+          r.time_limit, T, T - 1, T - 1 < bound ? "impossible by the " + res.lower_bound_proof + " bound" : "UNSAT"));
     if (status == 10) {
       res.cycles = T;
       break;
@@ -517,8 +523,9 @@ SynthesisResult synthesize(const SynthesisRequest& r) {
     res.lower_bound = T + 1;
     res.lower_bound_proof = "unsat";
     if (T >= max_cycles)
-      throw Error(fmt::format("no schedule of at most --max-cycles {} cycles (T = {} UNSAT): allowed {} .. {}", max_cycles,
-                              T, T + 1, kMaxSynthesisCycles));
+      throw Error(
+          fmt::format("no schedule of at most SynthesisRequest::max_cycles {} cycles (T = {} UNSAT): allowed {} .. {}",
+                      max_cycles, T, T + 1, kMaxSynthesisCycles));
   }
   res.optimal = res.cycles == res.lower_bound;
   Encoding& found = res.runs.back().model == "restricted" ? restricted_enc : *full_enc;

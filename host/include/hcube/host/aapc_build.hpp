@@ -42,7 +42,7 @@ struct AapcRequest {
 // A schedule holds K/2 cycles of d exchanges in host memory, 24 bytes each: 3 GiB at most.
 inline constexpr std::uint64_t kMaxScheduleExchanges = std::uint64_t{1} << 27;
 
-// Checks every field (the one-line errors of the command line) before
+// Checks every field (one-line errors naming the field) before
 // anything is built; returns the sizes with n and m defaulted.
 AapcOptions check_aapc_request(const AapcRequest& r);
 // Refuses a channel width outside 1..2^32 - 1 (a cycle's width is 32 bits), naming it and that range.

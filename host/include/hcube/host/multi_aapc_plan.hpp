@@ -51,7 +51,7 @@ struct MultiAapcDesign {
   std::string note;  // why Algorithm 5 pipelines instead, when it does
 };
 
-// Checks every field before anything is built (the command line's one-line errors).
+// Checks every field before anything is built (one-line errors naming the field).
 MultiAapcDesign plan_multi_aapc(const MultiAapcRequest& r);
 // The first part of plan_multi_aapc: every size flag checked, and the
 // algorithm, the axes' orders, n and m set; nothing planned (Algorithm 5's

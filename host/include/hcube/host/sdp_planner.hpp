@@ -103,7 +103,7 @@ std::uint64_t memory_words(const SdpPlan& plan);
 // run_sdp_plan on a machine of their own geometry.
 bool runs_as_schedule(const SdpPlan& plan);
 
-// "0,1,2": the permutation as --perm lists it.
+// "0,1,2": the permutation as PermutePlan::Options::perm lists it.
 std::string perm_text(const DimensionPermutation& p);
 // "(real: 3->4) (mixed: 0->5->1)".
 std::string cycles_text(const DimensionPermutationAnalysis& a);
