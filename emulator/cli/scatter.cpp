@@ -125,7 +125,7 @@ void scatter_on_grid(const ScatterFlags& f, const ScatterTopology& t, ScatterAlg
       {"words_per_node", W},
       {"output_first_word", s.output_block * s.packet_words},
       {"switching", to_string(s.switching)},
-      {"ports", to_string(s.rules.ports)},
+      {"ports", to_string(s.one_port_rounds ? PortModel::one_port : s.rules.ports)},
       {"duplex", to_string(s.rules.duplex)},
       {"embed", embed ? nlohmann::json("cube") : nlohmann::json(nullptr)},
       {"verified", true},
@@ -146,17 +146,19 @@ void scatter_on_grid(const ScatterFlags& f, const ScatterTopology& t, ScatterAlg
       {"backend_note", run.backend_note},
       {"counters", to_json(k)},
   };
-  if (a == ScatterAlgorithm::dex) {
+  if (a == ScatterAlgorithm::dex || a == ScatterAlgorithm::qex) {
     j["max_congestion"] = max_congestion(s);
     j["congestion"] = s.congestion;
   }
+  if (s.one_port_rounds) j["contention_free"] = max_congestion(s) <= 1;
   if (embed)
     j["cube"] = {{"n", run.cube_dims}, {"m", run.cube_mem_dims}, {"router_steps", k.router_steps},
                  {"launches", k.kernel_launches}, {"dilation", 1}, {"identical_to_grid", identical}};
   if (io.trace) j["trace"] = grid_run.trace;
   emit(io, j, [&] {
     fmt::print("all-to-all scatter, {} on {} ({}, {}-port, {} duplex), packets of {} word{}\n", to_string(a),
-               to_string(t), to_string(s.switching), to_string(s.rules.ports), to_string(s.rules.duplex),
+               to_string(t), to_string(s.switching), to_string(s.one_port_rounds ? PortModel::one_port : s.rules.ports),
+               to_string(s.rules.duplex),
                s.packet_words, s.packet_words == 1 ? "" : "s");
     fmt::print("{} rounds in {} routing cycles: {}", cost.rounds, cost.cycles,
                cost_text(cost.startups, cost.element_units, cost.hop_units));
@@ -164,7 +166,11 @@ void scatter_on_grid(const ScatterFlags& f, const ScatterTopology& t, ScatterAlg
       fmt::print(" ({}: {}, {})", notes->from_notes ? "notes" : "hcube's formula",
                  cost_text(notes->startups, notes->element_units, notes->hop_units), notes->text);
     fmt::print("\n");
-    if (a == ScatterAlgorithm::dex)
+    if (s.one_port_rounds)
+      fmt::print("worst link congestion of a round: {} (contention-free), one message sent and one received a node a "
+                 "round\n",
+                 max_congestion(s));
+    else if (a == ScatterAlgorithm::dex)
       fmt::print("worst link congestion of a permutation under XY routing: {} (notes: max(z1, z2)/2 = {})\n",
                  max_congestion(s), std::max(s.topology.z1, s.topology.z2) / 2);
     fmt::print("bisection lower bound: {} mu t_m\n", bisection_bound(s.topology));
@@ -189,8 +195,9 @@ void add_scatter(CLI::App& app, const ResultSink& sink) {
       "packet for every node delivered, verified, its rounds and costs beside the notes' (docs/scatter.md)");
   cmd->add_option("--topology", f->topology, "ring:z, torus:z1xz2, mesh:z1xz2 (z >= 2) or cube:d")->required();
   choices(cmd->add_option("-a,--algorithm", f->algorithm,
-                          "pipeline or bidirectional (ring), product (torus), dex or bex (mesh, sides powers of two), "
-                          "sex or dex (cube); default: the first its topology runs"),
+                          "pipeline, bidirectional or dex (ring; dex: z a multiple of 4), product (torus), dex or bex "
+                          "(mesh, sides powers of two), qex (square mesh, sides powers of two), sex or dex (cube); "
+                          "default: the first its topology runs"),
           split_names(scatter_algorithm_names()));
   cmd->add_option("--packet-words", f->packet_words, "mu: words a packet (default 1)")->capture_default_str();
   choices(cmd->add_option("--embed", f->embed,
