@@ -78,6 +78,37 @@ TEST_F(CliScatter, MeshesDexAndBex) {
   EXPECT_EQ(bex["notes"]["from_notes"], false);
 }
 
+// Notes sec. 12: DEX on T(8) (t = 2) in 2t^2 = 8 one-port, contention-free
+// rounds of one packet; sec. 8: QEX on M(8, 8) in 3 (8 - 1) = 21 rounds.
+TEST_F(CliScatter, RingDexAndQex) {
+  const json dex = ok_json({"scatter", "--topology", "ring:8", "--algorithm", "dex"});
+  EXPECT_EQ(dex["verified"], true);
+  EXPECT_EQ(dex["rounds"], 8);
+  EXPECT_EQ(dex["model"], json({{"startups", 8}, {"element_units", 8}, {"hop_units", 24}}));
+  EXPECT_EQ(dex["notes"]["rounds"], 8);
+  EXPECT_EQ(dex["notes"]["from_notes"], true);
+  EXPECT_EQ(dex["ports"], "one");
+  EXPECT_EQ(dex["switching"], "wormhole");
+  EXPECT_EQ(dex["max_congestion"], 1);
+  EXPECT_EQ(dex["congestion"], json(std::vector<int>(8, 1)));
+  EXPECT_EQ(dex["contention_free"], true);
+  EXPECT_EQ(dex["bisection_bound"], 8.0);  // z^2/8 = 2t^2: met
+  for (int z : {12, 16, 20}) {
+    const json r = ok_json({"scatter", "--topology", "ring:" + std::to_string(z), "-a", "dex"});
+    EXPECT_EQ(r["rounds"], z * z / 8) << z;
+    EXPECT_EQ(r["max_congestion"], 1) << z;
+  }
+  EXPECT_TRUE(contains(ok({"scatter", "--topology", "ring:8", "-a", "dex"}),
+                       "worst link congestion of a round: 1 (contention-free)"));
+  const json qex = ok_json({"scatter", "--topology", "mesh:8x8", "--algorithm", "qex"});
+  EXPECT_EQ(qex["verified"], true);
+  EXPECT_EQ(qex["rounds"], 21);
+  EXPECT_EQ(qex["model"], json({{"startups", 21}, {"element_units", 21 * 16}, {"hop_units", 84}}));
+  EXPECT_EQ(qex["notes"]["from_notes"], false);
+  EXPECT_EQ(qex["contention_free"], true);
+  EXPECT_EQ(qex["ports"], "one");
+}
+
 TEST_F(CliScatter, InputAndOutputOnEveryTopology) {
   struct Case {
     std::string topology, algorithm;
@@ -179,7 +210,11 @@ TEST_F(CliScatter, BadInputIsAOneLineError) {
   expect_error({"scatter", "--topology", "ring:8", "--packet-words", "1000000"}, {"allowed at most 67108864 words"});
   expect_error({"scatter", "--topology", "torus:16x16", "--trace"}, {"--trace prints every word"});
   expect_error({"scatter", "--topology", "cube:3", "--packet-words", "3"}, {"powers of two"});
-  expect_error({"scatter", "--topology", "ring:4", "--algorithm", "qex"}, {"allowed pipeline, bidirectional"});
+  expect_error({"scatter", "--topology", "ring:4", "--algorithm", "rex"}, {"allowed pipeline, bidirectional"});
+  expect_error({"scatter", "--topology", "ring:4", "--algorithm", "qex"}, {"mesh:2^kx2^k"});
+  expect_error({"scatter", "--topology", "ring:10", "--algorithm", "dex"},
+               {"z = 10 is not a multiple of 4", "allowed there: pipeline, bidirectional, dex (z a multiple of 4)"});
+  expect_error({"scatter", "--topology", "mesh:8x4", "--algorithm", "qex"}, {"8x4 is not"});
   const fs::path in = path("in.npy");
   write_input(in, 5, 1);
   expect_error({"scatter", "--topology", "ring:4", "-i", in.string()}, {"has shape (5, 5)", "takes (4, 4)"});
