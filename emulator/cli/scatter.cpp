@@ -82,10 +82,17 @@ void scatter_on_cube(const ScatterFlags& f, const ScatterTopology& t, ScatterAlg
                 {"formula", sex ? "d (t_s + 2^(d-1) mu t_m)"
                                 : "(2^d - 1)(t_s + mu t_m) + d 2^(d-1) t_d (the notes print n t_d/2 a round)"},
                 {"from_notes", sex}};
+  // The notes set DEX beside the wormhole cube's bound: "only twice as large".
+  if (!sex)
+    j["wormhole_bound"] = {{"element_units", wormhole_cube_bound(t.d)}, {"formula", "(2^d - 1)/2 mu t_m (notes)"}};
+  const std::string bound =
+      sex ? std::string()
+          : fmt::format("wormhole hypercube lower bound: (2^d - 1)/2 mu t_m = {} mu t_m (notes); DEX's {} is twice it\n",
+                        wormhole_cube_bound(t.d), c.element_units);
   const std::string summary = fmt::format(
-      "all-to-all scatter, {} on {} ({}, packets of {} word{})\n{} rounds in {} routing cycles: {}", to_string(a),
-      to_string(t), sex ? "one-port, combining" : "e-cube, the wormhole model", mu, mu == 1 ? "" : "s", c.rounds,
-      job.stats.cycles, cost_text(c.startups, c.element_units, c.hop_units));
+      "all-to-all scatter, {} on {} ({}, packets of {} word{})\n{}{} rounds in {} routing cycles: {}", to_string(a),
+      to_string(t), sex ? "one-port, combining" : "e-cube, the wormhole model", mu, mu == 1 ? "" : "s", bound,
+      c.rounds, job.stats.cycles, cost_text(c.startups, c.element_units, c.hop_units));
   finish_run(s, io, std::move(j), summary);
 }
 

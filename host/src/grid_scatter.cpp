@@ -758,6 +758,8 @@ double bisection_bound(const GridTopology& t) {
   return t.kind == GridKind::mesh ? cut : cut / 2;
 }
 
+double wormhole_cube_bound(unsigned d) { return (std::ldexp(1.0, static_cast<int>(d)) - 1) / 2; }
+
 std::uint64_t max_congestion(const GridSchedule& s) {
   return s.congestion.empty() ? 0 : *std::max_element(s.congestion.begin(), s.congestion.end());
 }

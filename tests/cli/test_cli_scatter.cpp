@@ -176,6 +176,11 @@ TEST_F(CliScatter, TheCubeReusesSexAndDex) {
   EXPECT_EQ(dex["cycles"], 12);
   EXPECT_EQ(sex["notes"]["from_notes"], true);
   EXPECT_EQ(dex["notes"]["from_notes"], false);  // the notes' t_d term is n/2 a round, not the exact 12
+  // Notes: the wormhole cube's bound (2^n - 1)/2 mu t_m, DEX twice it.
+  EXPECT_EQ(dex["wormhole_bound"]["element_units"], 3.5);
+  EXPECT_EQ(sex.count("wormhole_bound"), 0u);
+  EXPECT_TRUE(contains(ok({"scatter", "--topology", "cube:4", "-a", "dex"}),
+                       "wormhole hypercube lower bound: (2^d - 1)/2 mu t_m = 7.5 mu t_m (notes); DEX's 15 is twice it"));
 }
 
 TEST_F(CliScatter, TraceRecordsEveryCycle) {

@@ -272,6 +272,8 @@ TEST(GridScatter, BisectionBound) {
   EXPECT_EQ(bisection_bound(parse_grid_topology("torus:4x4")), 8.0);   // (1/2) 2 2 4
   EXPECT_EQ(bisection_bound(parse_grid_topology("torus:3x7")), 18.0);  // the larger side cut: (1/2) 3 4 3
   EXPECT_EQ(bisection_bound(parse_grid_topology("mesh:4x4")), 16.0);   // one cut, not two
+  EXPECT_EQ(wormhole_cube_bound(3), 3.5);  // notes: (2^n - 1)/2
+  EXPECT_EQ(wormhole_cube_bound(10), 511.5);
   for (const char* name : {"ring:8", "ring:9", "torus:4x4", "torus:5x3"}) {
     const GridTopology t = parse_grid_topology(name);
     const ScatterAlgorithm a = t.kind == GridKind::ring ? ScatterAlgorithm::bidirectional : ScatterAlgorithm::product;

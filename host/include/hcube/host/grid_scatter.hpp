@@ -142,6 +142,10 @@ std::optional<ScatterFormula> scatter_formula(const GridTopology& t, ScatterAlgo
 // one cut instead of two, so its bound is twice that (derived "similarly").
 double bisection_bound(const GridTopology& t);
 
+// The wormhole hypercube's lower bound on the mu t_m term (notes, digest sec.
+// 6): N(N-1) packets over n/2 links on average, on n N arcs: (2^d - 1)/2.
+double wormhole_cube_bound(unsigned d);
+
 // dex: the worst congestion of any of its permutations, max(z1, z2)/2 in the
 // notes; ring dex and qex: of any round (1).
 std::uint64_t max_congestion(const GridSchedule& s);
