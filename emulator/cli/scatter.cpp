@@ -202,7 +202,7 @@ void add_scatter(CLI::App& app, const ResultSink& sink) {
       "packet for every node delivered, verified, its rounds and costs beside the notes' (docs/scatter.md)");
   cmd->add_option("--topology", f->topology, "ring:z, torus:z1xz2, mesh:z1xz2 (z >= 2) or cube:d")->required();
   choices(cmd->add_option("-a,--algorithm", f->algorithm,
-                          "pipeline, bidirectional or dex (ring; dex: z a multiple of 4), product (torus), dex or bex "
+                          "pipeline, bidirectional or dex (ring; dex: z a multiple of 4), product (torus, mesh), dex or bex "
                           "(mesh, sides powers of two), qex (square mesh, sides powers of two), sex or dex (cube); "
                           "default: the first its topology runs"),
           split_names(scatter_algorithm_names()));

@@ -94,7 +94,7 @@ std::string scatter_algorithms_for(const ScatterTopology& t) {
     case GridKind::torus: return "product";
     case GridKind::mesh: break;
   }
-  return "dex, bex (sides powers of two), qex (square, sides powers of two)";
+  return "dex, bex (sides powers of two), qex (square, sides powers of two), product";
 }
 
 void check_scatter_algorithm(const ScatterTopology& t, ScatterAlgorithm a) {
@@ -114,8 +114,9 @@ void check_scatter_algorithm(const ScatterTopology& t, ScatterAlgorithm a) {
       if (g.kind == GridKind::ring) return;
       throw refuse("the notes' ring pipelines run on rings (ring:z)");
     case ScatterAlgorithm::product:
-      if (g.kind == GridKind::torus) return;
-      throw refuse("the Cartesian product pipelines along the rows and columns of a torus (torus:z1xz2)");
+      if (g.kind != GridKind::ring) return;
+      throw refuse("the Cartesian product pipelines along the rows and columns of a torus or mesh (torus:z1xz2, "
+                   "mesh:z1xz2)");
     case ScatterAlgorithm::dex:
       if (g.kind == GridKind::ring) {
         // Notes sec. 12: the cycle's DEX folds T(z) into four quadrants of t nodes.
@@ -206,7 +207,9 @@ struct Lane {
 };
 
 // Lanes running side by side (one round each at a time), after copies within
-// every node in round 1 (`local(node)`: its (from, to) pairs).
+// every node in round 1 (`local(node)`: its (from, to) pairs). On a mesh a
+// lane has no wrap-around: a group whose origin or destination lies past the
+// border does not exist, and a node with none sends nothing.
 void pipeline_phase(GridSchedule& s, std::vector<Lane> lanes, const std::function<BlockPairs(std::uint64_t)>& local,
                     std::uint64_t buffers_from) {
   const GridTopology& t = s.topology;
@@ -225,15 +228,21 @@ void pipeline_phase(GridSchedule& s, std::vector<Lane> lanes, const std::functio
       if (lane.count < r) continue;
       for (std::uint64_t node = 0; node < t.nodes(); ++node) {
         const std::uint64_t origin = shifted(t, node, lane.dim, -lane.dir * static_cast<long long>(r - 1));
+        const long long at = static_cast<long long>(t.coord(node, lane.dim)), z = static_cast<long long>(t.side(lane.dim));
+        const auto inside = [&](std::uint64_t steps) {  // the coordinate `steps` on from the origin, on a mesh
+          const long long coord = at + lane.dir * (static_cast<long long>(steps) - static_cast<long long>(r - 1));
+          return t.wraps() || (coord >= 0 && coord < z);
+        };
+        if (!inside(0)) continue;
         BlockPairs blocks;
         for (std::uint64_t k = r; k <= lane.count; ++k)
-          for (std::uint64_t e = 0; e < lane.group; ++e) {
+          for (std::uint64_t e = 0; e < lane.group && inside(k); ++e) {
             const auto [at_origin, at_receiver] = lane.place(origin, k, e);
             const std::uint64_t from = r == 1 ? at_origin : lane.buffer[(r - 1) % 2] + (k - r) * lane.group + e;
             const std::uint64_t to = k == r ? at_receiver : lane.buffer[r % 2] + (k - r - 1) * lane.group + e;
             blocks.emplace_back(from, to);
           }
-        c.add(node, lane.dim, lane.dir, blocks);
+        if (!blocks.empty()) c.add(node, lane.dim, lane.dir, blocks);
       }
     }
     s.cycles.push_back(std::move(c));
@@ -360,30 +369,44 @@ void build_ring_pipelines(GridSchedule& s, bool both_ways) {
 void build_product(GridSchedule& s) {
   const GridTopology& t = s.topology;
   const std::uint64_t z1 = t.z1, z2 = t.z2, N = t.nodes(), out = N, mid = 2 * N;
-  // Row phase: node (x, y) pipelines along X, for each destination column x'
-  // the z2 packets of its rows; the receiver keeps them at mid + x + z1 y'
-  // (from column x, for row y').
-  Lane rows;
-  rows.dim = 0;
-  rows.count = z1 - 1;
-  rows.group = z2;
-  rows.place = [t, mid](std::uint64_t o, std::uint64_t k, std::uint64_t e) {
-    const std::uint64_t x = t.x_of(o), to_x = (x + k) % t.z1;
-    return std::pair{t.node(to_x, e), mid + x + t.z1 * e};
-  };
-  // Column phase: node (x', y) pipelines along Y, for each destination row y''
-  // the z1 packets from the columns of row y; they end at out + (x, y).
-  Lane columns;
-  columns.dim = 1;
-  columns.count = z2 - 1;
-  columns.group = z1;
-  columns.place = [t, mid, out](std::uint64_t o, std::uint64_t k, std::uint64_t e) {
-    const std::uint64_t y = t.y_of(o), to_y = (y + k) % t.z2;
-    return std::pair{mid + e + t.z1 * to_y, out + t.node(e, y)};
-  };
-  s.node_blocks = 3 * N + 2 * std::max(rows.buffer_blocks(), columns.buffer_blocks());
+  // A torus pipelines one way round (notes sec. 5); a mesh, "analogous ...
+  // similar", both ways along each path at once (all-port, full duplex), so
+  // its rounds and largest messages are the torus's.
+  const std::vector<int> dirs = t.wraps() ? std::vector<int>{1} : std::vector<int>{1, -1};
+  std::vector<Lane> rows, columns;
+  std::uint64_t row_buffers = 0, column_buffers = 0;
+  for (const int dir : dirs) {
+    // Row phase: node (x, y) pipelines along X, for each destination column x'
+    // the z2 packets of its rows; the receiver keeps them at mid + x + z1 y'
+    // (from column x, for row y').
+    Lane row;
+    row.dim = 0;
+    row.dir = dir;
+    row.count = z1 - 1;
+    row.group = z2;
+    row.place = [t, mid, dir](std::uint64_t o, std::uint64_t k, std::uint64_t e) {
+      const std::uint64_t x = t.x_of(o), to_x = (x + t.z1 + dir * static_cast<long long>(k)) % t.z1;
+      return std::pair{t.node(to_x, e), mid + x + t.z1 * e};
+    };
+    row_buffers += 2 * row.buffer_blocks();
+    rows.push_back(row);
+    // Column phase: node (x', y) pipelines along Y, for each destination row y''
+    // the z1 packets from the columns of row y; they end at out + (x, y).
+    Lane column;
+    column.dim = 1;
+    column.dir = dir;
+    column.count = z2 - 1;
+    column.group = z1;
+    column.place = [t, mid, out, dir](std::uint64_t o, std::uint64_t k, std::uint64_t e) {
+      const std::uint64_t y = t.y_of(o), to_y = (y + t.z2 + dir * static_cast<long long>(k)) % t.z2;
+      return std::pair{mid + e + t.z1 * to_y, out + t.node(e, y)};
+    };
+    column_buffers += 2 * column.buffer_blocks();
+    columns.push_back(column);
+  }
+  s.node_blocks = 3 * N + std::max(row_buffers, column_buffers);
   pipeline_phase(
-      s, {rows},
+      s, rows,
       [&](std::uint64_t node) {
         BlockPairs own;  // the node's own column: straight into mid
         for (std::uint64_t y = 0; y < z2; ++y) own.emplace_back(t.node(t.x_of(node), y), mid + t.x_of(node) + z1 * y);
@@ -391,7 +414,7 @@ void build_product(GridSchedule& s) {
       },
       3 * N);
   pipeline_phase(
-      s, {columns},
+      s, columns,
       [&](std::uint64_t node) {
         BlockPairs own;  // the packets for this very node, from every column of its row
         for (std::uint64_t x = 0; x < z1; ++x) own.emplace_back(mid + x + z1 * t.y_of(node), out + t.node(x, t.y_of(node)));
@@ -618,7 +641,7 @@ GridSchedule make_grid_scatter(const GridTopology& t, ScatterAlgorithm a, std::u
       build_ring_pipelines(s, true);
       break;
     case ScatterAlgorithm::product:
-      s.rules = GridRules{PortModel::one_port, Duplex::half};
+      s.rules = t.wraps() ? GridRules{PortModel::one_port, Duplex::half} : GridRules{PortModel::all_port, Duplex::full};
       build_product(s);
       break;
     case ScatterAlgorithm::dex:
@@ -697,7 +720,11 @@ std::optional<ScatterFormula> scatter_formula(const GridTopology& t, ScatterAlgo
     case ScatterAlgorithm::product:
       f.rounds = (z1 - 1) + (z2 - 1);
       f.element_units = z2 * z1 * (z1 - 1) / 2 + z1 * z2 * (z2 - 1) / 2;
-      if (z1 == z2) {
+      if (!t.wraps()) {
+        f.text = "hcube for a mesh (the notes: 'analogous ... similar'): both ways along each path at once, all-port, "
+                 "full duplex, the torus's terms: t_s (z1+z2-2) + mu t_m z1 z2 (z1+z2-2)/2";
+        f.from_notes = false;
+      } else if (z1 == z2) {
         f.text = "(2 t_s + mu t_m z^2)(z-1)";
       } else {
         f.text = "hcube for z1 != z2: t_s (z1+z2-2) + mu t_m z1 z2 (z1+z2-2)/2";

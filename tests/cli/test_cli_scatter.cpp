@@ -76,6 +76,13 @@ TEST_F(CliScatter, MeshesDexAndBex) {
   // 2 (sqrt(N) - 1) rounds of N/2 packets, paths 2^j long 2^j times: 2 (N - 1)/3 t_d.
   EXPECT_EQ(bex["model"], json({{"startups", 6}, {"element_units", 48}, {"hop_units", 10}}));
   EXPECT_EQ(bex["notes"]["from_notes"], false);
+  // The product on a mesh: the torus's terms, both ways at once (all-port, full duplex).
+  const json prod = ok_json({"scatter", "--topology", "mesh:4x4", "--algorithm", "product"});
+  EXPECT_EQ(prod["verified"], true);
+  EXPECT_EQ(prod["model"], json({{"startups", 6}, {"element_units", 48}, {"hop_units", 0}}));
+  EXPECT_EQ(prod["ports"], "all");
+  EXPECT_EQ(prod["duplex"], "full");
+  EXPECT_EQ(prod["notes"]["from_notes"], false);
 }
 
 // Notes sec. 12: DEX on T(8) (t = 2) in 2t^2 = 8 one-port, contention-free

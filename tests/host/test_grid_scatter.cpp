@@ -134,6 +134,30 @@ TEST(GridScatter, ProductMatchesTheNotesFormula) {
     }
 }
 
+// The product on a mesh ("analogous ... similar"): both ways along each path
+// at once, all-port and full duplex, so its rounds and messages are the
+// torus's; each packet goes straight along its row, then its column.
+TEST(GridScatter, ProductOnAMeshHasTheTorusTerms) {
+  for (std::uint64_t z1 = 2; z1 <= 7; ++z1)
+    for (std::uint64_t z2 = 2; z2 <= 7; ++z2) {
+      SCOPED_TRACE(testing::Message() << z1 << " x " << z2);
+      const GridTopology t = parse_grid_topology(fmt::format("mesh:{}x{}", z1, z2));
+      const GridSchedule s = make_grid_scatter(t, ScatterAlgorithm::product, 1);
+      EXPECT_EQ(s.rules.ports, PortModel::all_port);
+      EXPECT_EQ(s.rules.duplex, Duplex::full);
+      expect_formula(s, ScatterAlgorithm::product);
+      EXPECT_FALSE(scatter_formula(t, ScatterAlgorithm::product)->from_notes);
+      const ScatterCost c = scatter_cost(s), torus = scatter_cost(plan(fmt::format("torus:{}x{}", z1, z2),
+                                                                          ScatterAlgorithm::product));
+      EXPECT_EQ(c.rounds, torus.rounds);
+      EXPECT_EQ(c.element_units, torus.element_units);
+      EXPECT_EQ(c.element_hops, route_hops(t, [&](auto i, auto j) {
+                  const auto dist = [](std::uint64_t u, std::uint64_t v) { return u > v ? u - v : v - u; };
+                  return dist(t.x_of(i), t.x_of(j)) + dist(t.y_of(i), t.y_of(j));
+                }));
+    }
+}
+
 TEST(GridScatter, BexMatchesTheNotesPrintedTerms) {
   for (unsigned a = 1; a <= 3; ++a)
     for (unsigned b = 1; b <= 3; ++b) {
@@ -356,7 +380,8 @@ const std::vector<std::pair<std::string, ScatterAlgorithm>>& cases() {
       {"ring:4", ScatterAlgorithm::dex},            {"ring:8", ScatterAlgorithm::dex},
       {"ring:12", ScatterAlgorithm::dex},           {"ring:16", ScatterAlgorithm::dex},
       {"mesh:2x2", ScatterAlgorithm::qex},          {"mesh:4x4", ScatterAlgorithm::qex},
-      {"mesh:8x8", ScatterAlgorithm::qex}};
+      {"mesh:8x8", ScatterAlgorithm::qex},          {"mesh:2x2", ScatterAlgorithm::product},
+      {"mesh:4x4", ScatterAlgorithm::product},      {"mesh:3x5", ScatterAlgorithm::product}};
   return c;
 }
 
