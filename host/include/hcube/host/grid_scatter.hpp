@@ -16,6 +16,8 @@
 //   product        T(z1, z2): a pipeline along every row (z2 packets for each
 //                  destination column), then along every column (z1 packets a
 //                  destination): (z1-1)+(z2-1) rounds; T(z,z): (2 t_s + mu t_m z^2)(z-1).
+//                  On M(z1, z2) both ways along each path at once (all-port,
+//                  full duplex): the same rounds and messages.
 //   dex            M(2^a, 2^b), wormhole, non-combining: permutation p -> p xor t
 //                  for t = 1..N-1 with XY routing, each split into as many
 //                  contention-free rounds as its worst link congestion.
@@ -63,7 +65,7 @@ std::string to_string(const ScatterTopology& t);
 // The algorithms a topology runs, for messages and help.
 std::string scatter_algorithms_for(const ScatterTopology& t);
 // Throws hcube::Error, naming what is allowed, unless `a` runs on `t` (pipeline
-// and bidirectional on rings, dex on rings of z = 4t, product on tori, dex
+// and bidirectional on rings, dex on rings of z = 4t, product on tori and meshes, dex
 // and bex on meshes with sides powers of two, qex on square ones, sex and dex
 // on cubes).
 void check_scatter_algorithm(const ScatterTopology& t, ScatterAlgorithm a);
@@ -128,8 +130,8 @@ struct ScatterCost {
 ScatterCost scatter_cost(const GridSchedule& s);
 
 // The notes' formula for the same terms, where they give one; `from_notes`
-// false where hcube derived it (bidirectional for even z, product on unequal
-// sides, bex). None where the notes give no formula (dex on a mesh).
+// false where hcube derived it (bidirectional for even z, product on a mesh
+// or unequal sides, bex, qex, dex on ring:4). None where the notes give no formula (dex on a mesh).
 struct ScatterFormula {
   std::uint64_t rounds = 0, startups = 0, element_units = 0, hop_units = 0;
   std::string text;  // the formula, e.g. "(t_s + mu t_m z/2)(z-1)"
