@@ -82,10 +82,17 @@ void scatter_on_cube(const ScatterFlags& f, const ScatterTopology& t, ScatterAlg
                 {"formula", sex ? "d (t_s + 2^(d-1) mu t_m)"
                                 : "(2^d - 1)(t_s + mu t_m) + d 2^(d-1) t_d (the notes print n t_d/2 a round)"},
                 {"from_notes", sex}};
+  // The notes set DEX beside the wormhole cube's bound: "only twice as large".
+  if (!sex)
+    j["wormhole_bound"] = {{"element_units", wormhole_cube_bound(t.d)}, {"formula", "(2^d - 1)/2 mu t_m (notes)"}};
+  const std::string bound =
+      sex ? std::string()
+          : fmt::format("wormhole hypercube lower bound: (2^d - 1)/2 mu t_m = {} mu t_m (notes); DEX's {} is twice it\n",
+                        wormhole_cube_bound(t.d), c.element_units);
   const std::string summary = fmt::format(
-      "all-to-all scatter, {} on {} ({}, packets of {} word{})\n{} rounds in {} routing cycles: {}", to_string(a),
-      to_string(t), sex ? "one-port, combining" : "e-cube, the wormhole model", mu, mu == 1 ? "" : "s", c.rounds,
-      job.stats.cycles, cost_text(c.startups, c.element_units, c.hop_units));
+      "all-to-all scatter, {} on {} ({}, packets of {} word{})\n{}{} rounds in {} routing cycles: {}", to_string(a),
+      to_string(t), sex ? "one-port, combining" : "e-cube, the wormhole model", mu, mu == 1 ? "" : "s", bound,
+      c.rounds, job.stats.cycles, cost_text(c.startups, c.element_units, c.hop_units));
   finish_run(s, io, std::move(j), summary);
 }
 
@@ -125,7 +132,7 @@ void scatter_on_grid(const ScatterFlags& f, const ScatterTopology& t, ScatterAlg
       {"words_per_node", W},
       {"output_first_word", s.output_block * s.packet_words},
       {"switching", to_string(s.switching)},
-      {"ports", to_string(s.rules.ports)},
+      {"ports", to_string(s.one_port_rounds ? PortModel::one_port : s.rules.ports)},
       {"duplex", to_string(s.rules.duplex)},
       {"embed", embed ? nlohmann::json("cube") : nlohmann::json(nullptr)},
       {"verified", true},
@@ -146,17 +153,19 @@ void scatter_on_grid(const ScatterFlags& f, const ScatterTopology& t, ScatterAlg
       {"backend_note", run.backend_note},
       {"counters", to_json(k)},
   };
-  if (a == ScatterAlgorithm::dex) {
+  if (a == ScatterAlgorithm::dex || a == ScatterAlgorithm::qex) {
     j["max_congestion"] = max_congestion(s);
     j["congestion"] = s.congestion;
   }
+  if (s.one_port_rounds) j["contention_free"] = max_congestion(s) <= 1;
   if (embed)
     j["cube"] = {{"n", run.cube_dims}, {"m", run.cube_mem_dims}, {"router_steps", k.router_steps},
                  {"launches", k.kernel_launches}, {"dilation", 1}, {"identical_to_grid", identical}};
   if (io.trace) j["trace"] = grid_run.trace;
   emit(io, j, [&] {
     fmt::print("all-to-all scatter, {} on {} ({}, {}-port, {} duplex), packets of {} word{}\n", to_string(a),
-               to_string(t), to_string(s.switching), to_string(s.rules.ports), to_string(s.rules.duplex),
+               to_string(t), to_string(s.switching), to_string(s.one_port_rounds ? PortModel::one_port : s.rules.ports),
+               to_string(s.rules.duplex),
                s.packet_words, s.packet_words == 1 ? "" : "s");
     fmt::print("{} rounds in {} routing cycles: {}", cost.rounds, cost.cycles,
                cost_text(cost.startups, cost.element_units, cost.hop_units));
@@ -164,7 +173,11 @@ void scatter_on_grid(const ScatterFlags& f, const ScatterTopology& t, ScatterAlg
       fmt::print(" ({}: {}, {})", notes->from_notes ? "notes" : "hcube's formula",
                  cost_text(notes->startups, notes->element_units, notes->hop_units), notes->text);
     fmt::print("\n");
-    if (a == ScatterAlgorithm::dex)
+    if (s.one_port_rounds)
+      fmt::print("worst link congestion of a round: {} (contention-free), one message sent and one received a node a "
+                 "round\n",
+                 max_congestion(s));
+    else if (a == ScatterAlgorithm::dex)
       fmt::print("worst link congestion of a permutation under XY routing: {} (notes: max(z1, z2)/2 = {})\n",
                  max_congestion(s), std::max(s.topology.z1, s.topology.z2) / 2);
     fmt::print("bisection lower bound: {} mu t_m\n", bisection_bound(s.topology));
@@ -189,8 +202,9 @@ void add_scatter(CLI::App& app, const ResultSink& sink) {
       "packet for every node delivered, verified, its rounds and costs beside the notes' (docs/scatter.md)");
   cmd->add_option("--topology", f->topology, "ring:z, torus:z1xz2, mesh:z1xz2 (z >= 2) or cube:d")->required();
   choices(cmd->add_option("-a,--algorithm", f->algorithm,
-                          "pipeline or bidirectional (ring), product (torus), dex or bex (mesh, sides powers of two), "
-                          "sex or dex (cube); default: the first its topology runs"),
+                          "pipeline, bidirectional or dex (ring; dex: z a multiple of 4), product (torus, mesh), dex or bex "
+                          "(mesh, sides powers of two), qex (square mesh, sides powers of two), sex or dex (cube); "
+                          "default: the first its topology runs"),
           split_names(scatter_algorithm_names()));
   cmd->add_option("--packet-words", f->packet_words, "mu: words a packet (default 1)")->capture_default_str();
   choices(cmd->add_option("--embed", f->embed,

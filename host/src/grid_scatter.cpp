@@ -20,7 +20,8 @@ const std::vector<std::pair<ScatterAlgorithm, const char*>>& algorithm_names() {
   static const std::vector<std::pair<ScatterAlgorithm, const char*>> names = {
       {ScatterAlgorithm::pipeline, "pipeline"}, {ScatterAlgorithm::bidirectional, "bidirectional"},
       {ScatterAlgorithm::product, "product"},   {ScatterAlgorithm::dex, "dex"},
-      {ScatterAlgorithm::bex, "bex"},           {ScatterAlgorithm::sex, "sex"}};
+      {ScatterAlgorithm::bex, "bex"},           {ScatterAlgorithm::sex, "sex"},
+      {ScatterAlgorithm::qex, "qex"}};
   return names;
 }
 
@@ -89,11 +90,11 @@ std::string to_string(const ScatterTopology& t) { return t.cube ? fmt::format("c
 std::string scatter_algorithms_for(const ScatterTopology& t) {
   if (t.cube) return "sex, dex";
   switch (t.grid.kind) {
-    case GridKind::ring: return "pipeline, bidirectional";
+    case GridKind::ring: return "pipeline, bidirectional, dex (z a multiple of 4)";
     case GridKind::torus: return "product";
     case GridKind::mesh: break;
   }
-  return "dex, bex (sides powers of two)";
+  return "dex, bex (sides powers of two), qex (square, sides powers of two), product";
 }
 
 void check_scatter_algorithm(const ScatterTopology& t, ScatterAlgorithm a) {
@@ -113,9 +114,17 @@ void check_scatter_algorithm(const ScatterTopology& t, ScatterAlgorithm a) {
       if (g.kind == GridKind::ring) return;
       throw refuse("the notes' ring pipelines run on rings (ring:z)");
     case ScatterAlgorithm::product:
-      if (g.kind == GridKind::torus) return;
-      throw refuse("the Cartesian product pipelines along the rows and columns of a torus (torus:z1xz2)");
+      if (g.kind != GridKind::ring) return;
+      throw refuse("the Cartesian product pipelines along the rows and columns of a torus or mesh (torus:z1xz2, "
+                   "mesh:z1xz2)");
     case ScatterAlgorithm::dex:
+      if (g.kind == GridKind::ring) {
+        // Notes sec. 12: the cycle's DEX folds T(z) into four quadrants of t nodes.
+        if (g.z1 % 4 != 0)
+          throw refuse(fmt::format("the notes' cycle DEX needs z = 4t, and z = {} is not a multiple of 4", g.z1));
+        return;
+      }
+      [[fallthrough]];
     case ScatterAlgorithm::bex:
       if (g.kind != GridKind::mesh)
         throw refuse("the notes run DEX and BEX on wormhole meshes (mesh:z1xz2)");
@@ -125,6 +134,13 @@ void check_scatter_algorithm(const ScatterTopology& t, ScatterAlgorithm a) {
                                  power_of_two(g.z1) ? g.z2 : g.z1));
       return;
     case ScatterAlgorithm::sex: throw refuse("SEX is the cube's standard exchange (cube:d)");
+    case ScatterAlgorithm::qex:
+      if (g.kind != GridKind::mesh) throw refuse("the notes run QEX on wormhole meshes (mesh:2^kx2^k)");
+      if (g.z1 != g.z2 || !power_of_two(g.z1))
+        throw refuse(fmt::format("it splits M(2^k, 2^k) into quarters, so the mesh must be square with sides powers of "
+                                 "two, and {}x{} is not",
+                                 g.z1, g.z2));
+      return;
   }
 }
 
@@ -142,12 +158,17 @@ double scatter_plan_entries(const GridTopology& t, ScatterAlgorithm a) {
     }
     case ScatterAlgorithm::product: return N * z2 * z1 * (z1 - 1) / 2 + N * z1 * z2 * (z2 - 1) / 2 + 2 * N;
     case ScatterAlgorithm::dex:
+      // A ring's 2t^2 rounds each cross all 2z directed links once.
+      if (t.kind == GridKind::ring) return z1 * z1 * z1 / 4 + N;
       // Over all ordered pairs of coordinates |x - x'| sums to z (z^2 - 1) / 3.
       return z2 * z2 * z1 * (z1 * z1 - 1) / 3 + z1 * z1 * z2 * (z2 * z2 - 1) / 3 + N;
     case ScatterAlgorithm::bex: {
       const double phases = std::log2(z1) + std::log2(z2);
       return N * N / 2 * ((z1 - 1) + (z2 - 1)) + N * N / 2 * phases;
     }
+    case ScatterAlgorithm::qex:
+      // A phase on quarters of side h: every node sends N/4 packets over h, h and 2h links, keeps N/4.
+      return N * N * (z1 - 1) + N * N / 4 * std::log2(z1);
     case ScatterAlgorithm::sex: break;
   }
   return 0;
@@ -186,7 +207,9 @@ struct Lane {
 };
 
 // Lanes running side by side (one round each at a time), after copies within
-// every node in round 1 (`local(node)`: its (from, to) pairs).
+// every node in round 1 (`local(node)`: its (from, to) pairs). On a mesh a
+// lane has no wrap-around: a group whose origin or destination lies past the
+// border does not exist, and a node with none sends nothing.
 void pipeline_phase(GridSchedule& s, std::vector<Lane> lanes, const std::function<BlockPairs(std::uint64_t)>& local,
                     std::uint64_t buffers_from) {
   const GridTopology& t = s.topology;
@@ -205,15 +228,21 @@ void pipeline_phase(GridSchedule& s, std::vector<Lane> lanes, const std::functio
       if (lane.count < r) continue;
       for (std::uint64_t node = 0; node < t.nodes(); ++node) {
         const std::uint64_t origin = shifted(t, node, lane.dim, -lane.dir * static_cast<long long>(r - 1));
+        const long long at = static_cast<long long>(t.coord(node, lane.dim)), z = static_cast<long long>(t.side(lane.dim));
+        const auto inside = [&](std::uint64_t steps) {  // the coordinate `steps` on from the origin, on a mesh
+          const long long coord = at + lane.dir * (static_cast<long long>(steps) - static_cast<long long>(r - 1));
+          return t.wraps() || (coord >= 0 && coord < z);
+        };
+        if (!inside(0)) continue;
         BlockPairs blocks;
         for (std::uint64_t k = r; k <= lane.count; ++k)
-          for (std::uint64_t e = 0; e < lane.group; ++e) {
+          for (std::uint64_t e = 0; e < lane.group && inside(k); ++e) {
             const auto [at_origin, at_receiver] = lane.place(origin, k, e);
             const std::uint64_t from = r == 1 ? at_origin : lane.buffer[(r - 1) % 2] + (k - r) * lane.group + e;
             const std::uint64_t to = k == r ? at_receiver : lane.buffer[r % 2] + (k - r - 1) * lane.group + e;
             blocks.emplace_back(from, to);
           }
-        c.add(node, lane.dim, lane.dir, blocks);
+        if (!blocks.empty()) c.add(node, lane.dim, lane.dir, blocks);
       }
     }
     s.cycles.push_back(std::move(c));
@@ -223,9 +252,12 @@ void pipeline_phase(GridSchedule& s, std::vector<Lane> lanes, const std::functio
 
 // A wormhole message (notes sec. 7, 11): blocks from node src to node dst
 // along the XY path (X first, then Y; a mesh has no wrap-around).
+// On a ring, ring_dir (+1 or -1) sends it that way round instead (notes
+// sec. 12: a micro-permutation's cycles wind once round the ring each way).
 struct Worm {
   std::uint64_t src = 0, dst = 0;
   BlockPairs blocks;  // (block at src, block at dst)
+  int ring_dir = 0;
 };
 
 struct Hop {
@@ -237,12 +269,12 @@ struct Hop {
 // X-, X+, Y-, Y+.
 unsigned direction_index(const Hop& h) { return 2 * h.dim + (h.dir > 0 ? 1 : 0); }
 
-std::vector<Hop> xy_path(const GridTopology& t, std::uint64_t src, std::uint64_t dst) {
+std::vector<Hop> xy_path(const GridTopology& t, std::uint64_t src, std::uint64_t dst, int ring_dir = 0) {
   std::vector<Hop> path;
   std::uint64_t at = src;
   for (unsigned dim = 0; dim < t.dims(); ++dim)
     while (t.coord(at, dim) != t.coord(dst, dim)) {
-      const int dir = t.coord(dst, dim) > t.coord(at, dim) ? 1 : -1;
+      const int dir = ring_dir != 0 ? ring_dir : t.coord(dst, dim) > t.coord(at, dim) ? 1 : -1;
       path.push_back(Hop{at, dim, dir});
       at = *t.neighbour(at, dim, dir);
     }
@@ -260,8 +292,15 @@ void wormhole_round(GridSchedule& s, const std::vector<Worm>& worms, const std::
   std::vector<std::vector<Hop>> paths;
   std::vector<std::size_t> used(4 * t.nodes(), worms.size());  // directed link -> the message on it
   std::size_t length = 0;
+  if (s.one_port_rounds) {
+    std::vector<int> sends(t.nodes(), 0), receives(t.nodes(), 0);
+    for (const Worm& w : worms)
+      if (++sends[w.src] > 1 || ++receives[w.dst] > 1)
+        throw Error(fmt::format("{} plan: wormhole round {} is not one-port: node {} sends or node {} receives twice",
+                                s.algorithm, s.rounds(), w.src, w.dst));
+  }
   for (std::size_t w = 0; w < worms.size(); ++w) {
-    paths.push_back(xy_path(t, worms[w].src, worms[w].dst));
+    paths.push_back(xy_path(t, worms[w].src, worms[w].dst, worms[w].ring_dir));
     for (const Hop& h : paths.back()) {
       std::size_t& on = used[4 * h.node + direction_index(h)];
       if (on != worms.size())
@@ -272,6 +311,8 @@ void wormhole_round(GridSchedule& s, const std::vector<Worm>& worms, const std::
     }
     length = std::max(length, paths.back().size());
   }
+  // Past the check above no directed link carries two messages of the round.
+  if (s.one_port_rounds) s.congestion.push_back(length == 0 ? 0 : 1);
   const auto slot = [&](const Hop& h) { return slot_base + direction_index(h) * slot_blocks; };
   for (std::size_t hop = 0; hop < length; ++hop) {
     GridCycle c;
@@ -328,30 +369,44 @@ void build_ring_pipelines(GridSchedule& s, bool both_ways) {
 void build_product(GridSchedule& s) {
   const GridTopology& t = s.topology;
   const std::uint64_t z1 = t.z1, z2 = t.z2, N = t.nodes(), out = N, mid = 2 * N;
-  // Row phase: node (x, y) pipelines along X, for each destination column x'
-  // the z2 packets of its rows; the receiver keeps them at mid + x + z1 y'
-  // (from column x, for row y').
-  Lane rows;
-  rows.dim = 0;
-  rows.count = z1 - 1;
-  rows.group = z2;
-  rows.place = [t, mid](std::uint64_t o, std::uint64_t k, std::uint64_t e) {
-    const std::uint64_t x = t.x_of(o), to_x = (x + k) % t.z1;
-    return std::pair{t.node(to_x, e), mid + x + t.z1 * e};
-  };
-  // Column phase: node (x', y) pipelines along Y, for each destination row y''
-  // the z1 packets from the columns of row y; they end at out + (x, y).
-  Lane columns;
-  columns.dim = 1;
-  columns.count = z2 - 1;
-  columns.group = z1;
-  columns.place = [t, mid, out](std::uint64_t o, std::uint64_t k, std::uint64_t e) {
-    const std::uint64_t y = t.y_of(o), to_y = (y + k) % t.z2;
-    return std::pair{mid + e + t.z1 * to_y, out + t.node(e, y)};
-  };
-  s.node_blocks = 3 * N + 2 * std::max(rows.buffer_blocks(), columns.buffer_blocks());
+  // A torus pipelines one way round (notes sec. 5); a mesh, "analogous ...
+  // similar", both ways along each path at once (all-port, full duplex), so
+  // its rounds and largest messages are the torus's.
+  const std::vector<int> dirs = t.wraps() ? std::vector<int>{1} : std::vector<int>{1, -1};
+  std::vector<Lane> rows, columns;
+  std::uint64_t row_buffers = 0, column_buffers = 0;
+  for (const int dir : dirs) {
+    // Row phase: node (x, y) pipelines along X, for each destination column x'
+    // the z2 packets of its rows; the receiver keeps them at mid + x + z1 y'
+    // (from column x, for row y').
+    Lane row;
+    row.dim = 0;
+    row.dir = dir;
+    row.count = z1 - 1;
+    row.group = z2;
+    row.place = [t, mid, dir](std::uint64_t o, std::uint64_t k, std::uint64_t e) {
+      const std::uint64_t x = t.x_of(o), to_x = (x + t.z1 + dir * static_cast<long long>(k)) % t.z1;
+      return std::pair{t.node(to_x, e), mid + x + t.z1 * e};
+    };
+    row_buffers += 2 * row.buffer_blocks();
+    rows.push_back(row);
+    // Column phase: node (x', y) pipelines along Y, for each destination row y''
+    // the z1 packets from the columns of row y; they end at out + (x, y).
+    Lane column;
+    column.dim = 1;
+    column.dir = dir;
+    column.count = z2 - 1;
+    column.group = z1;
+    column.place = [t, mid, out, dir](std::uint64_t o, std::uint64_t k, std::uint64_t e) {
+      const std::uint64_t y = t.y_of(o), to_y = (y + t.z2 + dir * static_cast<long long>(k)) % t.z2;
+      return std::pair{mid + e + t.z1 * to_y, out + t.node(e, y)};
+    };
+    column_buffers += 2 * column.buffer_blocks();
+    columns.push_back(column);
+  }
+  s.node_blocks = 3 * N + std::max(row_buffers, column_buffers);
   pipeline_phase(
-      s, {rows},
+      s, rows,
       [&](std::uint64_t node) {
         BlockPairs own;  // the node's own column: straight into mid
         for (std::uint64_t y = 0; y < z2; ++y) own.emplace_back(t.node(t.x_of(node), y), mid + t.x_of(node) + z1 * y);
@@ -359,7 +414,7 @@ void build_product(GridSchedule& s) {
       },
       3 * N);
   pipeline_phase(
-      s, {columns},
+      s, columns,
       [&](std::uint64_t node) {
         BlockPairs own;  // the packets for this very node, from every column of its row
         for (std::uint64_t x = 0; x < z1; ++x) own.emplace_back(mid + x + z1 * t.y_of(node), out + t.node(x, t.y_of(node)));
@@ -434,12 +489,120 @@ void build_bex(GridSchedule& s) {
   }
 }
 
+// DEX on the cycle T(z), z = 4t (notes sec. 12). Node k sits at angle
+// (2k+1) pi/z, so quadrant I holds u_a = a (a = 0..t-1) and its mirror images
+// are u^y = 2t-1-a, u^xy = 2t+a, u^x = 4t-1-a (quadrants II, III, IV).
+// Each micro-permutation is two closed cycles of transfers; each cycle winds
+// once round the ring, the first one way and the second the other, so every
+// directed link carries one packet (contention-free) and every node sends one
+// and receives one (one-port). The notes' lemma: 2t^2 rounds, which needs
+// t >= 2: at t = 1 pi_3's u_j is u_i, its two cycles share four nodes, and
+// they run as two rounds (3 in all, each node's z - 1 packets one a round).
+void build_ring_dex(GridSchedule& s) {
+  const std::uint64_t z = s.topology.z1, t = z / 4, N = z, out = N;
+  s.node_blocks = 2 * N + 4;
+  const auto u = [](std::uint64_t a) { return a; };
+  const auto uy = [t](std::uint64_t a) { return 2 * t - 1 - a; };
+  const auto uxy = [t](std::uint64_t a) { return 2 * t + a; };
+  const auto ux = [t](std::uint64_t a) { return 4 * t - 1 - a; };
+  using Cycle = std::vector<std::uint64_t>;  // c0 -> c1 -> ... -> c0
+  // The links a cycle crosses going `dir` round the ring.
+  const auto winding = [z](const Cycle& c, int dir) {
+    std::uint64_t links = 0;
+    for (std::size_t k = 0; k < c.size(); ++k) {
+      const std::uint64_t from = c[k], to = c[(k + 1) % c.size()];
+      links += dir > 0 ? (to + z - from) % z : (from + z - to) % z;
+    }
+    return links;
+  };
+  bool first_round = true;
+  const auto round = [&](const std::vector<Cycle>& cycles) {
+    std::vector<Worm> worms;
+    int dir = winding(cycles[0], 1) == z ? 1 : -1;
+    for (const Cycle& c : cycles) {
+      if (winding(c, dir) != z)
+        throw Error(fmt::format("dex plan on {}: a micro-permutation's cycle from node {} does not wind once round",
+                                to_string(s.topology), c[0]));
+      for (std::size_t k = 0; k < c.size(); ++k) {
+        const std::uint64_t from = c[k], to = c[(k + 1) % c.size()];
+        worms.push_back(Worm{from, to, {{to, out + from}}, dir});
+      }
+      dir = -dir;
+    }
+    std::function<BlockPairs(std::uint64_t)> own;  // the node's own packet, in the very first cycle
+    if (first_round) own = [out](std::uint64_t node) { return BlockPairs{{node, out + node}}; };
+    first_round = false;
+    wormhole_round(s, worms, own, 2 * N, 1);
+  };
+  for (std::uint64_t i = 0; i < t; ++i)
+    for (std::uint64_t j = 0; j < t; ++j) {
+      if (i == j) continue;
+      round({{u(i), u(j), uxy(i), uxy(j)}, {ux(i), ux(j), uy(i), uy(j)}});      // pi_1(u_i, u_j)
+      round({{u(i), ux(j), uxy(i), uy(j)}, {u(j), uy(i), uxy(j), ux(i)}});      // pi_2(u_i, u_j)
+    }
+  for (std::uint64_t i = 0; i < t; ++i) {
+    const std::uint64_t j = (i + 1) % t;
+    const Cycle forth{u(i), ux(i), uxy(i), uy(i)}, back{u(j), uy(j), uxy(j), ux(j)};  // pi_3(u_i)
+    if (t == 1) {
+      round({forth});
+      round({back});
+    } else {
+      round({forth, back});
+    }
+    round({{u(i), uxy(i)}, {ux(i), uy(i)}});  // pi_4(u_i)
+  }
+}
+
+// QEX on M(2^k, 2^k) (notes sec. 8): the mesh splits recursively into
+// quarters, a phase a split. In the phase on quarters of side h the four
+// nodes p, p ^ X, p ^ Y, p ^ X ^ Y (X, Y: bit log2 h of the x and y
+// coordinates) are corners of a square; step s takes the nodes on the s-th
+// wrapped diagonal of every quarter ((y - x) mod h = s: one a row and one a
+// column of each quarter, so no two squares share a link) and exchanges in 3
+// rounds: along X, along Y, across. As in SEX's memory form (digest sec. 1)
+// node p sends to p ^ delta the N/4 packets at blocks q with (p ^ q) & (X | Y)
+// = delta, which land at q ^ delta, and keeps the N/4 with none of those bits.
+// The lost figure's diagonals are read as wrapped ones: 2^l steps a phase cover
+// every node once, as the notes' step count requires.
+void build_qex(GridSchedule& s) {
+  const GridTopology& t = s.topology;
+  const std::uint64_t N = t.nodes(), z = t.z1, quarter = N / 4;
+  const unsigned k = log2_exact(z);
+  // Phase f reads area f and writes area f + 1: the input, two scratch areas in turn, the output.
+  const auto area = [&](unsigned f) { return f == 0 ? 0 : f == k ? N : (2 + (f - 1) % 2) * N; };
+  s.node_blocks = 4 * N + 4 * quarter;
+  for (unsigned f = 0; f < k; ++f) {
+    const std::uint64_t h = z >> (f + 1), X = h, Y = h * z, mask = X | Y, from = area(f), to = area(f + 1);
+    for (std::uint64_t step = 0; step < h; ++step)
+      for (const std::uint64_t delta : {X, Y, X | Y}) {
+        std::vector<Worm> worms;
+        for (std::uint64_t p = 0; p < N; ++p) {
+          if ((t.y_of(p) + h - t.x_of(p) % h) % h != step) continue;
+          Worm w{p, p ^ delta, {}};
+          for (std::uint64_t q = 0; q < N; ++q)
+            if (((p ^ q) & mask) == delta) w.blocks.emplace_back(from + q, to + (q ^ delta));
+          worms.push_back(std::move(w));
+        }
+        std::function<BlockPairs(std::uint64_t)> kept;  // the packets that stay, in the phase's first cycle
+        if (step == 0 && delta == X)
+          kept = [N, mask, from, to](std::uint64_t p) {
+            BlockPairs stay;
+            for (std::uint64_t q = 0; q < N; ++q)
+              if (((p ^ q) & mask) == 0) stay.emplace_back(from + q, to + q);
+            return stay;
+          };
+        wormhole_round(s, worms, kept, 4 * N, quarter);
+      }
+  }
+}
+
 // The largest grid of t's shape whose plan fits, for the message that refuses t.
 std::string largest_fitting(const GridTopology& t, ScatterAlgorithm a) {
-  const bool pow2 = a == ScatterAlgorithm::dex || a == ScatterAlgorithm::bex;
+  const bool ring_dex = a == ScatterAlgorithm::dex && t.kind == GridKind::ring;
+  const bool pow2 = !ring_dex && (a == ScatterAlgorithm::dex || a == ScatterAlgorithm::bex || a == ScatterAlgorithm::qex);
   GridTopology g = t, best = t;
   bool found = false;
-  for (std::uint64_t z = 2; z <= kMaxGridSide; z = pow2 ? 2 * z : z + 1) {
+  for (std::uint64_t z = ring_dex ? 4 : 2; z <= kMaxGridSide; z = pow2 ? 2 * z : ring_dex ? z + 4 : z + 1) {
     g.z1 = z;
     g.z2 = t.kind == GridKind::ring ? 1 : z;
     if (scatter_plan_entries(g, a) > static_cast<double>(kMaxScatterPlanEntries)) break;
@@ -478,13 +641,23 @@ GridSchedule make_grid_scatter(const GridTopology& t, ScatterAlgorithm a, std::u
       build_ring_pipelines(s, true);
       break;
     case ScatterAlgorithm::product:
-      s.rules = GridRules{PortModel::one_port, Duplex::half};
+      s.rules = t.wraps() ? GridRules{PortModel::one_port, Duplex::half} : GridRules{PortModel::all_port, Duplex::full};
       build_product(s);
       break;
     case ScatterAlgorithm::dex:
       s.rules = GridRules{PortModel::all_port, Duplex::full};
       s.switching = Switching::wormhole;
-      build_dex(s);
+      s.one_port_rounds = t.kind == GridKind::ring;
+      if (t.kind == GridKind::ring)
+        build_ring_dex(s);
+      else
+        build_dex(s);
+      break;
+    case ScatterAlgorithm::qex:
+      s.rules = GridRules{PortModel::all_port, Duplex::full};
+      s.switching = Switching::wormhole;
+      s.one_port_rounds = true;
+      build_qex(s);
       break;
     case ScatterAlgorithm::bex:
       s.rules = GridRules{PortModel::all_port, Duplex::full};
@@ -547,7 +720,11 @@ std::optional<ScatterFormula> scatter_formula(const GridTopology& t, ScatterAlgo
     case ScatterAlgorithm::product:
       f.rounds = (z1 - 1) + (z2 - 1);
       f.element_units = z2 * z1 * (z1 - 1) / 2 + z1 * z2 * (z2 - 1) / 2;
-      if (z1 == z2) {
+      if (!t.wraps()) {
+        f.text = "hcube for a mesh (the notes: 'analogous ... similar'): both ways along each path at once, all-port, "
+                 "full duplex, the torus's terms: t_s (z1+z2-2) + mu t_m z1 z2 (z1+z2-2)/2";
+        f.from_notes = false;
+      } else if (z1 == z2) {
         f.text = "(2 t_s + mu t_m z^2)(z-1)";
       } else {
         f.text = "hcube for z1 != z2: t_s (z1+z2-2) + mu t_m z1 z2 (z1+z2-2)/2";
@@ -562,7 +739,40 @@ std::optional<ScatterFormula> scatter_formula(const GridTopology& t, ScatterAlgo
                "N sqrt(N) mu t_m for z1 = z2, t_s's coefficient is 2 sqrt(N)";
       f.from_notes = false;
       break;
-    case ScatterAlgorithm::dex:
+    case ScatterAlgorithm::dex: {
+      if (t.kind != GridKind::ring) return std::nullopt;
+      // Notes sec. 12: 2t^2 rounds of one packet a message (the printed
+      // "2[z/2]^2" is OCR damage: 2t^2 = z^2/8 is what the micro-permutations
+      // count, 2t(t-1) of pi_1, pi_2 and 2t of pi_3, pi_4). t_d: each round's
+      // longest path, from the quadrant positions a, b (hcube's).
+      const std::uint64_t q = z1 / 4;
+      if (q == 1) {
+        f.rounds = 3;
+        f.hop_units = 4;  // pi_3's two cycles of single hops, then pi_4's half-way paths
+        f.text = "hcube for z = 4: the notes' 2t^2 needs t >= 2; pi_3 runs as two rounds, 3 = z - 1 in all";
+        f.from_notes = false;
+      } else {
+        f.rounds = 2 * q * q;
+        const auto longest = [q](std::uint64_t d) { return std::max(d, 2 * q - d); };
+        for (std::uint64_t i = 0; i < q; ++i) {
+          for (std::uint64_t j = 0; j < q; ++j)
+            if (i != j) f.hop_units += longest(i > j ? i - j : j - i) + longest(i + j + 1);  // pi_1, pi_2
+          f.hop_units += std::max(longest(2 * i + 1), longest(2 * ((i + 1) % q) + 1)) + 2 * q;  // pi_3, pi_4
+        }
+        f.text = "2t^2 = z^2/8 rounds, one packet a message (notes' lemma); t_d: each round's longest path (hcube's)";
+      }
+      f.element_units = f.rounds;
+      break;
+    }
+    case ScatterAlgorithm::qex:
+      // 3 rounds a micro-AAS, 2^l steps a phase (notes sec. 8): 3(z - 1) rounds of N/4 packets, paths h, h, 2h.
+      f.rounds = 3 * (z1 - 1);
+      f.element_units = f.rounds * N / 4;
+      f.hop_units = 4 * (N - 1) / 3;
+      f.text = "hcube's count of the notes' description: 3 rounds a micro-AAS, 2^l steps a phase on quarters of side "
+               "2^l: 3(z-1)(t_s + N/4 mu t_m) + 4(N-1)/3 t_d";
+      f.from_notes = false;
+      break;
     case ScatterAlgorithm::sex: return std::nullopt;
   }
   f.startups = f.rounds;
@@ -574,6 +784,8 @@ double bisection_bound(const GridTopology& t) {
   const double cut = static_cast<double>(big / 2) * static_cast<double>((big + 1) / 2) * static_cast<double>(rest);
   return t.kind == GridKind::mesh ? cut : cut / 2;
 }
+
+double wormhole_cube_bound(unsigned d) { return (std::ldexp(1.0, static_cast<int>(d)) - 1) / 2; }
 
 std::uint64_t max_congestion(const GridSchedule& s) {
   return s.congestion.empty() ? 0 : *std::max_element(s.congestion.begin(), s.congestion.end());

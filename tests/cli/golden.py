@@ -107,6 +107,9 @@ CASES = [
     ("scatter_mesh_bex_embed", ["scatter", "--topology", "mesh:4x4", "-a", "bex", "--embed", "cube",
                                 "--json"] + CPU, {}),
     ("scatter_cube_sex", ["scatter", "--topology", "cube:3", "-a", "sex", "--json"] + CPU, {}),
+    ("scatter_ring_dex", ["scatter", "--topology", "ring:8", "-a", "dex", "--json"] + CPU, {}),
+    ("scatter_mesh_product", ["scatter", "--topology", "mesh:3x4", "-a", "product", "--json"] + CPU, {}),
+    ("scatter_mesh_qex", ["scatter", "--topology", "mesh:4x4", "-a", "qex", "--packet-words", "2", "--json"] + CPU, {}),
     # the primitives
     ("cycle_two", ["cycle", "-n", "3", "-m", "3", "--channel-width", "2", "--cycle", "0:1,2:3,2:5:6",
                    "--cycle", "1:0,0:7", "--json"] + CPU, {}),

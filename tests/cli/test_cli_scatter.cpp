@@ -76,6 +76,44 @@ TEST_F(CliScatter, MeshesDexAndBex) {
   // 2 (sqrt(N) - 1) rounds of N/2 packets, paths 2^j long 2^j times: 2 (N - 1)/3 t_d.
   EXPECT_EQ(bex["model"], json({{"startups", 6}, {"element_units", 48}, {"hop_units", 10}}));
   EXPECT_EQ(bex["notes"]["from_notes"], false);
+  // The product on a mesh: the torus's terms, both ways at once (all-port, full duplex).
+  const json prod = ok_json({"scatter", "--topology", "mesh:4x4", "--algorithm", "product"});
+  EXPECT_EQ(prod["verified"], true);
+  EXPECT_EQ(prod["model"], json({{"startups", 6}, {"element_units", 48}, {"hop_units", 0}}));
+  EXPECT_EQ(prod["ports"], "all");
+  EXPECT_EQ(prod["duplex"], "full");
+  EXPECT_EQ(prod["notes"]["from_notes"], false);
+}
+
+// Notes sec. 12: DEX on T(8) (t = 2) in 2t^2 = 8 one-port, contention-free
+// rounds of one packet; sec. 8: QEX on M(8, 8) in 3 (8 - 1) = 21 rounds.
+TEST_F(CliScatter, RingDexAndQex) {
+  const json dex = ok_json({"scatter", "--topology", "ring:8", "--algorithm", "dex"});
+  EXPECT_EQ(dex["verified"], true);
+  EXPECT_EQ(dex["rounds"], 8);
+  EXPECT_EQ(dex["model"], json({{"startups", 8}, {"element_units", 8}, {"hop_units", 24}}));
+  EXPECT_EQ(dex["notes"]["rounds"], 8);
+  EXPECT_EQ(dex["notes"]["from_notes"], true);
+  EXPECT_EQ(dex["ports"], "one");
+  EXPECT_EQ(dex["switching"], "wormhole");
+  EXPECT_EQ(dex["max_congestion"], 1);
+  EXPECT_EQ(dex["congestion"], json(std::vector<int>(8, 1)));
+  EXPECT_EQ(dex["contention_free"], true);
+  EXPECT_EQ(dex["bisection_bound"], 8.0);  // z^2/8 = 2t^2: met
+  for (int z : {12, 16, 20}) {
+    const json r = ok_json({"scatter", "--topology", "ring:" + std::to_string(z), "-a", "dex"});
+    EXPECT_EQ(r["rounds"], z * z / 8) << z;
+    EXPECT_EQ(r["max_congestion"], 1) << z;
+  }
+  EXPECT_TRUE(contains(ok({"scatter", "--topology", "ring:8", "-a", "dex"}),
+                       "worst link congestion of a round: 1 (contention-free)"));
+  const json qex = ok_json({"scatter", "--topology", "mesh:8x8", "--algorithm", "qex"});
+  EXPECT_EQ(qex["verified"], true);
+  EXPECT_EQ(qex["rounds"], 21);
+  EXPECT_EQ(qex["model"], json({{"startups", 21}, {"element_units", 21 * 16}, {"hop_units", 84}}));
+  EXPECT_EQ(qex["notes"]["from_notes"], false);
+  EXPECT_EQ(qex["contention_free"], true);
+  EXPECT_EQ(qex["ports"], "one");
 }
 
 TEST_F(CliScatter, InputAndOutputOnEveryTopology) {
@@ -145,6 +183,11 @@ TEST_F(CliScatter, TheCubeReusesSexAndDex) {
   EXPECT_EQ(dex["cycles"], 12);
   EXPECT_EQ(sex["notes"]["from_notes"], true);
   EXPECT_EQ(dex["notes"]["from_notes"], false);  // the notes' t_d term is n/2 a round, not the exact 12
+  // Notes: the wormhole cube's bound (2^n - 1)/2 mu t_m, DEX twice it.
+  EXPECT_EQ(dex["wormhole_bound"]["element_units"], 3.5);
+  EXPECT_EQ(sex.count("wormhole_bound"), 0u);
+  EXPECT_TRUE(contains(ok({"scatter", "--topology", "cube:4", "-a", "dex"}),
+                       "wormhole hypercube lower bound: (2^d - 1)/2 mu t_m = 7.5 mu t_m (notes); DEX's 15 is twice it"));
 }
 
 TEST_F(CliScatter, TraceRecordsEveryCycle) {
@@ -179,7 +222,11 @@ TEST_F(CliScatter, BadInputIsAOneLineError) {
   expect_error({"scatter", "--topology", "ring:8", "--packet-words", "1000000"}, {"allowed at most 67108864 words"});
   expect_error({"scatter", "--topology", "torus:16x16", "--trace"}, {"--trace prints every word"});
   expect_error({"scatter", "--topology", "cube:3", "--packet-words", "3"}, {"powers of two"});
-  expect_error({"scatter", "--topology", "ring:4", "--algorithm", "qex"}, {"allowed pipeline, bidirectional"});
+  expect_error({"scatter", "--topology", "ring:4", "--algorithm", "rex"}, {"allowed pipeline, bidirectional"});
+  expect_error({"scatter", "--topology", "ring:4", "--algorithm", "qex"}, {"mesh:2^kx2^k"});
+  expect_error({"scatter", "--topology", "ring:10", "--algorithm", "dex"},
+               {"z = 10 is not a multiple of 4", "allowed there: pipeline, bidirectional, dex (z a multiple of 4)"});
+  expect_error({"scatter", "--topology", "mesh:8x4", "--algorithm", "qex"}, {"8x4 is not"});
   const fs::path in = path("in.npy");
   write_input(in, 5, 1);
   expect_error({"scatter", "--topology", "ring:4", "-i", in.string()}, {"has shape (5, 5)", "takes (4, 4)"});

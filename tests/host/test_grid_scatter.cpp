@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <map>
+#include <tuple>
 #include <random>
 
 #include "backend_test.hpp"
@@ -132,6 +134,30 @@ TEST(GridScatter, ProductMatchesTheNotesFormula) {
     }
 }
 
+// The product on a mesh ("analogous ... similar"): both ways along each path
+// at once, all-port and full duplex, so its rounds and messages are the
+// torus's; each packet goes straight along its row, then its column.
+TEST(GridScatter, ProductOnAMeshHasTheTorusTerms) {
+  for (std::uint64_t z1 = 2; z1 <= 7; ++z1)
+    for (std::uint64_t z2 = 2; z2 <= 7; ++z2) {
+      SCOPED_TRACE(testing::Message() << z1 << " x " << z2);
+      const GridTopology t = parse_grid_topology(fmt::format("mesh:{}x{}", z1, z2));
+      const GridSchedule s = make_grid_scatter(t, ScatterAlgorithm::product, 1);
+      EXPECT_EQ(s.rules.ports, PortModel::all_port);
+      EXPECT_EQ(s.rules.duplex, Duplex::full);
+      expect_formula(s, ScatterAlgorithm::product);
+      EXPECT_FALSE(scatter_formula(t, ScatterAlgorithm::product)->from_notes);
+      const ScatterCost c = scatter_cost(s), torus = scatter_cost(plan(fmt::format("torus:{}x{}", z1, z2),
+                                                                          ScatterAlgorithm::product));
+      EXPECT_EQ(c.rounds, torus.rounds);
+      EXPECT_EQ(c.element_units, torus.element_units);
+      EXPECT_EQ(c.element_hops, route_hops(t, [&](auto i, auto j) {
+                  const auto dist = [](std::uint64_t u, std::uint64_t v) { return u > v ? u - v : v - u; };
+                  return dist(t.x_of(i), t.x_of(j)) + dist(t.y_of(i), t.y_of(j));
+                }));
+    }
+}
+
 TEST(GridScatter, BexMatchesTheNotesPrintedTerms) {
   for (unsigned a = 1; a <= 3; ++a)
     for (unsigned b = 1; b <= 3; ++b) {
@@ -191,6 +217,78 @@ TEST(GridScatter, DexCongestionIsTheNotesMaxHalfSide) {
   EXPECT_EQ(m24.congestion, (std::vector<std::uint64_t>{1, 1, 1, 2, 2, 2, 2}));
 }
 
+// Every round's messages, from the plan's cycles: the directed links they
+// cross (each at most once: contention-free) and the nodes that start a
+// message (read outside the transit slots, from `slots` on) and finish one
+// (write outside them), one each.
+void expect_contention_free_one_port(const GridSchedule& s, std::uint64_t slots) {
+  std::size_t c = 0;
+  for (std::size_t r = 0; r < s.rounds(); ++r) {
+    std::map<std::tuple<std::uint64_t, std::uint32_t, std::int32_t>, int> links;
+    std::map<std::uint64_t, int> sends, receives;
+    for (; c < s.round_ends[r]; ++c)
+      for (const GridMessage& m : s.cycles[c].messages) {
+        if (m.dir == 0) continue;
+        EXPECT_EQ(++links[std::make_tuple(m.node, m.dim, m.dir)], 1) << "round " << r << ", link from node " << m.node;
+        const std::uint64_t to = *s.topology.neighbour(m.node, m.dim, m.dir);
+        const std::uint64_t from_block = s.cycles[c].from[m.first], to_block = s.cycles[c].to[m.first];
+        if (from_block < slots) {
+          EXPECT_EQ(++sends[m.node], 1) << "round " << r;
+        }
+        if (to_block < slots) {
+          EXPECT_EQ(++receives[to], 1) << "round " << r;
+        }
+      }
+    EXPECT_EQ(s.congestion[r], 1u);
+  }
+  EXPECT_EQ(s.congestion.size(), s.rounds());
+  EXPECT_EQ(max_congestion(s), 1u);
+}
+
+// Notes sec. 12: DEX on T(4t) in 2t^2 one-port, contention-free rounds of one
+// packet, each packet the short way round (half-way for the opposite node).
+TEST(GridScatter, RingDexIsTheNotesLemma) {
+  for (std::uint64_t z = 4; z <= 40; z += 4) {
+    SCOPED_TRACE(testing::Message() << "ring:" << z);
+    const std::uint64_t t = z / 4;
+    const GridSchedule s = plan(fmt::format("ring:{}", z), ScatterAlgorithm::dex);
+    EXPECT_TRUE(s.one_port_rounds);
+    const ScatterCost c = scatter_cost(s);
+    EXPECT_EQ(c.rounds, t == 1 ? 3u : 2 * t * t);  // z = 4: the one-port bound z - 1 (the lemma needs t >= 2)
+    EXPECT_EQ(c.element_units, c.rounds);
+    expect_formula(s, ScatterAlgorithm::dex);
+    EXPECT_EQ(scatter_formula(s.topology, ScatterAlgorithm::dex)->from_notes, t > 1);
+    expect_contention_free_one_port(s, 2 * z);
+    EXPECT_EQ(c.element_hops, route_hops(s.topology, [z](auto i, auto j) {
+                const std::uint64_t d = i > j ? i - j : j - i;
+                return std::min(d, z - d);
+              }));
+    // Every round from t = 2 on crosses all 2z directed links.
+    if (t > 1) {
+      EXPECT_EQ(c.element_hops, 2 * z * c.rounds);
+    }
+  }
+  EXPECT_EQ(scatter_cost(plan("ring:8", ScatterAlgorithm::dex)).rounds, 8u);  // t = 2: 2t^2 = 8
+}
+
+// Notes sec. 8: QEX on M(2^k, 2^k), phases on quarters of side 2^(k-1)..1, 2^l
+// steps of 3 contention-free rounds a phase; a packet crosses, in every phase
+// where its coordinates' bit differs, 2^l links in X and 2^l in Y.
+TEST(GridScatter, QexRoundsAndRoutes) {
+  for (std::uint64_t z : {2, 4, 8, 16}) {
+    SCOPED_TRACE(testing::Message() << "mesh:" << z << "x" << z);
+    const GridSchedule s = plan(fmt::format("mesh:{}x{}", z, z), ScatterAlgorithm::qex);
+    const ScatterCost c = scatter_cost(s);
+    EXPECT_EQ(c.rounds, 3 * (z - 1));
+    EXPECT_EQ(c.element_units, c.rounds * z * z / 4);
+    expect_formula(s, ScatterAlgorithm::qex);
+    expect_contention_free_one_port(s, 4 * z * z);
+    EXPECT_EQ(c.element_hops, route_hops(s.topology, [&](auto i, auto j) {
+                return (s.topology.x_of(i) ^ s.topology.x_of(j)) + (s.topology.y_of(i) ^ s.topology.y_of(j));
+              }));
+  }
+}
+
 TEST(GridScatter, BisectionBound) {
   EXPECT_EQ(bisection_bound(parse_grid_topology("ring:8")), 8.0);  // (1/2) 4 4
   EXPECT_EQ(bisection_bound(parse_grid_topology("ring:5")), 3.0);  // (1/2) 2 3
@@ -198,6 +296,8 @@ TEST(GridScatter, BisectionBound) {
   EXPECT_EQ(bisection_bound(parse_grid_topology("torus:4x4")), 8.0);   // (1/2) 2 2 4
   EXPECT_EQ(bisection_bound(parse_grid_topology("torus:3x7")), 18.0);  // the larger side cut: (1/2) 3 4 3
   EXPECT_EQ(bisection_bound(parse_grid_topology("mesh:4x4")), 16.0);   // one cut, not two
+  EXPECT_EQ(wormhole_cube_bound(3), 3.5);  // notes: (2^n - 1)/2
+  EXPECT_EQ(wormhole_cube_bound(10), 511.5);
   for (const char* name : {"ring:8", "ring:9", "torus:4x4", "torus:5x3"}) {
     const GridTopology t = parse_grid_topology(name);
     const ScatterAlgorithm a = t.kind == GridKind::ring ? ScatterAlgorithm::bidirectional : ScatterAlgorithm::product;
@@ -233,7 +333,18 @@ TEST(GridScatter, RefusesWhatItCannotRun) {
   EXPECT_TRUE(has(error_of([] { parse_scatter_topology("cube:0"); }), "d = 0 out of range: allowed 1..32"));
   EXPECT_TRUE(has(error_of([] { parse_scatter_topology("star:3"); }), "allowed ring:z, torus:z1xz2, mesh:z1xz2 or cube:d"));
   EXPECT_TRUE(has(error_of([] { parse_scatter_topology("ring:0"); }), "out of range: allowed 2..65536"));
-  EXPECT_TRUE(has(error_of([] { parse_scatter_algorithm("qex"); }), "allowed pipeline, bidirectional, product, dex, bex, sex"));
+  EXPECT_TRUE(has(error_of([] { parse_scatter_algorithm("rex"); }),
+                  "allowed pipeline, bidirectional, product, dex, bex, sex, qex"));
+  // The cycle's DEX folds the ring in quadrants of t nodes; QEX splits a square mesh in quarters.
+  EXPECT_TRUE(has(error_of([] { plan("ring:6", ScatterAlgorithm::dex); }),
+                  "--algorithm dex does not run on ring:6: the notes' cycle DEX needs z = 4t, and z = 6 is not a "
+                  "multiple of 4"));
+  EXPECT_TRUE(has(error_of([] { plan("ring:8", ScatterAlgorithm::bex); }), "wormhole meshes"));
+  EXPECT_TRUE(has(error_of([] { plan("mesh:4x8", ScatterAlgorithm::qex); }),
+                  "square with sides powers of two, and 4x8 is not"));
+  EXPECT_TRUE(has(error_of([] { plan("mesh:6x6", ScatterAlgorithm::qex); }), "and 6x6 is not"));
+  EXPECT_TRUE(has(error_of([] { plan("torus:4x4", ScatterAlgorithm::qex); }), "mesh:2^kx2^k"));
+  EXPECT_TRUE(has(error_of([] { plan("ring:400", ScatterAlgorithm::dex); }), "(the largest ring it runs: ring:252)"));
 }
 
 // --- runs ---------------------------------------------------------------------
@@ -266,7 +377,12 @@ const std::vector<std::pair<std::string, ScatterAlgorithm>>& cases() {
       {"torus:4x4", ScatterAlgorithm::product},     {"torus:6x2", ScatterAlgorithm::product},
       {"mesh:2x2", ScatterAlgorithm::dex},          {"mesh:2x4", ScatterAlgorithm::dex},
       {"mesh:8x4", ScatterAlgorithm::dex},          {"mesh:2x2", ScatterAlgorithm::bex},
-      {"mesh:4x8", ScatterAlgorithm::bex},          {"mesh:8x2", ScatterAlgorithm::bex}};
+      {"mesh:4x8", ScatterAlgorithm::bex},          {"mesh:8x2", ScatterAlgorithm::bex},
+      {"ring:4", ScatterAlgorithm::dex},            {"ring:8", ScatterAlgorithm::dex},
+      {"ring:12", ScatterAlgorithm::dex},           {"ring:16", ScatterAlgorithm::dex},
+      {"mesh:2x2", ScatterAlgorithm::qex},          {"mesh:4x4", ScatterAlgorithm::qex},
+      {"mesh:8x8", ScatterAlgorithm::qex},          {"mesh:2x2", ScatterAlgorithm::product},
+      {"mesh:4x4", ScatterAlgorithm::product},      {"mesh:3x5", ScatterAlgorithm::product}};
   return c;
 }
 

@@ -16,9 +16,18 @@
 //   product        T(z1, z2): a pipeline along every row (z2 packets for each
 //                  destination column), then along every column (z1 packets a
 //                  destination): (z1-1)+(z2-1) rounds; T(z,z): (2 t_s + mu t_m z^2)(z-1).
+//                  On M(z1, z2) both ways along each path at once (all-port,
+//                  full duplex): the same rounds and messages.
 //   dex            M(2^a, 2^b), wormhole, non-combining: permutation p -> p xor t
 //                  for t = 1..N-1 with XY routing, each split into as many
 //                  contention-free rounds as its worst link congestion.
+//   dex (ring)     T(z), z = 4t, wormhole, one-port, non-combining (notes
+//                  sec. 12): one micro-permutation a round on mirror-image
+//                  quadruples, pi_1, pi_2 per ordered pair of quadrant-I
+//                  nodes, pi_3, pi_4 per node; 2t^2 contention-free rounds.
+//   qex            M(2^k, 2^k), wormhole, combining (notes sec. 8): phases on
+//                  quarters of side 2^l = 2^(k-1)..1, each 2^l steps of
+//                  3-round micro-AAS among the four corners; 3(2^k - 1) rounds.
 //   bex            M(2^a, 2^b), wormhole, combining: SEX on the mesh's binary
 //                  addresses, halving alternately in X and Y from the top bit;
 //                  the phase on bit j of an axis is 2^j contention-free rounds
@@ -39,10 +48,10 @@
 
 namespace hcube {
 
-enum class ScatterAlgorithm { pipeline, bidirectional, product, dex, bex, sex };
+enum class ScatterAlgorithm { pipeline, bidirectional, product, dex, bex, sex, qex };
 ScatterAlgorithm parse_scatter_algorithm(const std::string& s);
 std::string to_string(ScatterAlgorithm a);
-std::string scatter_algorithm_names();  // "pipeline, bidirectional, product, dex, bex, sex"
+std::string scatter_algorithm_names();  // "pipeline, bidirectional, product, dex, bex, sex, qex"
 
 // --topology: a grid, or the cube of d dimensions ("cube:d").
 struct ScatterTopology {
@@ -56,8 +65,9 @@ std::string to_string(const ScatterTopology& t);
 // The algorithms a topology runs, for messages and help.
 std::string scatter_algorithms_for(const ScatterTopology& t);
 // Throws hcube::Error, naming what is allowed, unless `a` runs on `t` (pipeline
-// and bidirectional on rings, product on tori, dex and bex on meshes with
-// sides powers of two, sex and dex on cubes).
+// and bidirectional on rings, dex on rings of z = 4t, product on tori and meshes, dex
+// and bex on meshes with sides powers of two, qex on square ones, sex and dex
+// on cubes).
 void check_scatter_algorithm(const ScatterTopology& t, ScatterAlgorithm a);
 
 enum class Switching { store_and_forward, wormhole };
@@ -77,7 +87,14 @@ struct GridSchedule {
   std::vector<std::size_t> round_ends;
   // dex: each permutation's worst link congestion under XY routing, before it
   // is split into contention-free rounds (t = 1..N-1).
+  // dex on a ring, qex: each round's most messages on one directed link, counted
+  // from the round's worm paths (1: contention-free).
   std::vector<std::uint64_t> congestion;
+  // The notes' one-port wormhole model (ring dex, qex): per round each node
+  // injects at most one message and consumes at most one, checked by the
+  // planner; the hop cycles that emulate a round pass packets through routers
+  // under `rules` (all-port).
+  bool one_port_rounds = false;
 
   std::uint64_t words_per_node() const { return node_blocks * packet_words; }
   std::size_t rounds() const { return round_ends.size(); }
@@ -113,8 +130,8 @@ struct ScatterCost {
 ScatterCost scatter_cost(const GridSchedule& s);
 
 // The notes' formula for the same terms, where they give one; `from_notes`
-// false where hcube derived it (bidirectional for even z, product on unequal
-// sides, bex). None where the notes give no formula (dex on a mesh).
+// false where hcube derived it (bidirectional for even z, product on a mesh
+// or unequal sides, bex, qex, dex on ring:4). None where the notes give no formula (dex on a mesh).
 struct ScatterFormula {
   std::uint64_t rounds = 0, startups = 0, element_units = 0, hop_units = 0;
   std::string text;  // the formula, e.g. "(t_s + mu t_m z/2)(z-1)"
@@ -127,7 +144,12 @@ std::optional<ScatterFormula> scatter_formula(const GridTopology& t, ScatterAlgo
 // one cut instead of two, so its bound is twice that (derived "similarly").
 double bisection_bound(const GridTopology& t);
 
-// dex: the worst congestion of any of its permutations, max(z1, z2)/2 in the notes.
+// The wormhole hypercube's lower bound on the mu t_m term (notes, digest sec.
+// 6): N(N-1) packets over n/2 links on average, on n N arcs: (2^d - 1)/2.
+double wormhole_cube_bound(unsigned d);
+
+// dex: the worst congestion of any of its permutations, max(z1, z2)/2 in the
+// notes; ring dex and qex: of any round (1).
 std::uint64_t max_congestion(const GridSchedule& s);
 
 // The scatter on cube:d by the notes' SEX or DEX (host/exchange_baselines.hpp),
