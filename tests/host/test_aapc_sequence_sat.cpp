@@ -100,8 +100,8 @@ class Corollary2Sat : public BackendTest {
 };
 
 // The small cases the solver decided: the fewest cycles on hcube's machine against Corollary 2
-// (K/2 + (s-1)d) and against hcube's own planners, which run the found schedule where the
-// pair pipelines take more.
+// (K/2 + (s-1)d) and against hcube's own planners, which run a schedule of as few cycles (the
+// synthesizer's) where the pair pipelines take more.
 TEST_P(Corollary2Sat, FewestCyclesOfTheSmallCases) {
   struct Case {
     const char* file;
@@ -132,18 +132,11 @@ TEST_P(Corollary2Sat, FewestCyclesOfTheSmallCases) {
     const Schedule planned = make_aapc_sequence(o);
     EXPECT_EQ(planned.cycles(), a.fewest);
     if (c.pair_pipeline > a.fewest) {
-      EXPECT_EQ(planned.cycles(), a.schedule.cycles());
-      for (std::size_t k = 0; k < planned.cycles(); ++k) {
-        ASSERT_EQ(planned.cycle_size(k), a.schedule.cycle_size(k)) << "cycle " << k;
-        for (std::size_t e = 0; e < planned.cycle_size(k); ++e) {
-          const Exchange& x = planned.cycle_begin(k)[e];
-          const Exchange& y = a.schedule.cycle_begin(k)[e];
-          EXPECT_EQ(x.dim, y.dim);
-          EXPECT_EQ(x.addr, y.addr);
-          EXPECT_EQ(x.peer_addr, y.peer_addr);
-          EXPECT_EQ(planned.offset_maps.at(x.offset_map - 1), a.schedule.offset_maps.at(y.offset_map - 1));
-        }
-      }
+      // The planner runs the synthesizer's schedule (host/data/found/, another of the fewest):
+      // checked, and verified between its alignments against the shuffle as the script's is.
+      Answer p = a;
+      p.schedule = planned;
+      run_found(p);
     }
     if (equal) {
       if (half % d == 0) {

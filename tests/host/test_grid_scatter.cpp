@@ -337,7 +337,7 @@ TEST(GridScatter, RefusesWhatItCannotRun) {
                   "allowed pipeline, bidirectional, product, dex, bex, sex, qex"));
   // The cycle's DEX folds the ring in quadrants of t nodes; QEX splits a square mesh in quarters.
   EXPECT_TRUE(has(error_of([] { plan("ring:6", ScatterAlgorithm::dex); }),
-                  "--algorithm dex does not run on ring:6: the notes' cycle DEX needs z = 4t, and z = 6 is not a "
+                  "check_scatter_algorithm::a dex does not run on ring:6: the notes' cycle DEX needs z = 4t, and z = 6 is not a "
                   "multiple of 4"));
   EXPECT_TRUE(has(error_of([] { plan("ring:8", ScatterAlgorithm::bex); }), "wormhole meshes"));
   EXPECT_TRUE(has(error_of([] { plan("mesh:4x8", ScatterAlgorithm::qex); }),
