@@ -333,6 +333,40 @@ TEST_P(MachineTest, ContentionIsReportedAndDelivered) {
   EXPECT_THROW(mach->route(step, {1, ContentionPolicy::reject}), Error);
 }
 
+// An asynchronous machine (a plan on device memory) enqueues the same work and
+// waits for none: the same words and counts, its phases' calls without seconds
+// (the host's clock would time the enqueueing). Copies with the host still wait.
+TEST_P(MachineTest, AnAsynchronousMachineDoesTheSameWorkUntimed) {
+  std::vector<std::vector<unsigned char>> out;
+  std::vector<Counters> counted;
+  for (bool asynchronous : {false, true}) {
+    auto mach = make_labelled(5, 4);
+    mach->reset_counters();
+    mach->set_asynchronous(asynchronous);
+    mach->run_cycle({direct_exchange(0, 1), direct_exchange(3, 7)});
+    mach->align(AffineMap::xor_align(mach->geometry(), {0, 3}, {0, 2}));
+    mach->align(AffineMap::permute_bits(mach->geometry(), {1, 2, 0, 3}));  // through scratch
+    mach->permute_address_bits({8, 0, 1, 2, 3, 4, 5, 6, 7});
+    mach->route({{0, 0, 15, 4, 3}}, {4, ContentionPolicy::reject});
+    out.push_back(mach->read());
+    counted.push_back(mach->counters());
+  }
+  EXPECT_EQ(out[0], out[1]);
+  const Counters &sync = counted[0], &async = counted[1];
+  EXPECT_EQ(async.kernel_launches, sync.kernel_launches);
+  EXPECT_EQ(async.bytes_read, sync.bytes_read);
+  EXPECT_EQ(async.element_hops, sync.element_hops);
+  ASSERT_EQ(async.phases.size(), sync.phases.size());
+  for (std::size_t k = 0; k < sync.phases.size(); ++k) {
+    EXPECT_EQ(async.phases[k].name, sync.phases[k].name);
+    EXPECT_EQ(async.phases[k].calls, sync.phases[k].calls);
+    if (async.phases[k].name != "copy-out") {
+      EXPECT_EQ(async.phases[k].seconds, 0) << async.phases[k].name;
+    }
+  }
+  EXPECT_GT(sync.phase_seconds("routing"), 0.0);
+}
+
 TEST_P(MachineTest, CountersAreExact) {
   auto mach = make(4, 3, ElementType::f64);
   mach->reset_counters();
