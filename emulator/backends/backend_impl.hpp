@@ -336,6 +336,8 @@ class BackendImpl final : public Backend {
     const std::uint64_t words = layout.geo.total_words();
     const auto run = [&](auto c) {
       using C = decltype(c);
+      if constexpr (Policy::kind == BackendKind::cpu)
+        if (policy_.fft_block_chunks(static_cast<C*>(storage.data()), shape, inverse)) return;
       policy_.launch(words, kernels::FftGatherBody<C>{static_cast<const C*>(storage.data()),
                                                        static_cast<C*>(scratch.data()), shape});
       policy_.batched_dft(scratch.data(), words >> h, h, wb, inverse);
