@@ -309,14 +309,17 @@ struct CpuPolicy {
   // A library block a cache-sized chunk of rows at a time, each thread with a
   // one-thread FFTW plan (backends/cpu/fft_block.hpp); false where the rows are
   // too long for that, leaving the block to the launches and FFTW's threads.
+  // With `to` (an alignment's map) the results go to `out` where the map sends
+  // each word, mem left as the library's input spent them.
   template <class C>
-  bool fft_block_chunks(C* mem, const kernels::FftBlockShape& shape, bool inverse) {
+  bool fft_block_chunks(C* mem, C* out, const kernels::FftBlockShape& shape, bool inverse,
+                        const kernels::AffineView* to) {
     namespace kc = kernels::cpu;
     if (shape.h > kc::kFftChunkRowBitsMax) return false;
     constexpr std::size_t wb = sizeof(C);
     using Api = Fftw<wb>;
     using Complex = typename Api::Complex;
-    kc::FftChunks ch = kc::plan_fft_chunks(shape, kc::fft_chunk_bits(wb));
+    kc::FftChunks ch = kc::plan_fft_chunks(shape, kc::fft_chunk_bits(wb), to);
     constexpr std::uint64_t int_max = std::numeric_limits<int>::max();
     if (ch.istride > int_max || ch.idist > int_max) ch.direct = false;
     const kc::FftTwiddles twiddles(ch.lo > 0 ? shape.lo + shape.h : 0, inverse ? 1.0 : -1.0);
@@ -338,13 +341,13 @@ struct CpuPolicy {
     } else {
       in_place = dft_plans_.plan<wb>(buf, buf, howmany, ch.h, 1, len, sign, 1);
     }
-    kc::run_fft_chunks(mem, shape, ch, twiddles, [&](C* in, C* rows) {
-      auto* out = reinterpret_cast<Complex*>(rows);
+    kc::run_fft_chunks(mem, to != nullptr ? out : mem, shape, to, ch, twiddles, [&](C* in, C* rows) {
+      auto* dst = reinterpret_cast<Complex*>(rows);
       if (in == nullptr) {
-        Api::execute(in_place, out, out);
+        Api::execute(in_place, dst, dst);
       } else {
         auto* src = reinterpret_cast<Complex*>(in);
-        Api::execute(from[Api::alignment_of(src) == aligned ? 0 : 1], src, out);
+        Api::execute(from[Api::alignment_of(src) == aligned ? 0 : 1], src, dst);
       }
     });
     return true;

@@ -42,6 +42,8 @@ struct FftChunks {
   std::uint64_t outer_mask = 0;          // the storage bits that number the chunks
   std::vector<std::uint64_t> dz, tz;     // by z: its storage offset, the linear part of its logical index
   std::vector<std::uint64_t> db, tb;     // by r: the same for a row of the chunk
+  std::vector<std::uint64_t> az, ab;     // with an alignment after the block: the linear parts of where it
+                                         // sends the word, by z and by r (empty without)
   std::vector<std::uint32_t> rev;        // rev_h
   bool rows_inner = false;               // the rows' lowest storage bit lies below the group's
   bool direct = false;                   // in-block position u = z in every row: the library reads storage
@@ -59,25 +61,33 @@ inline std::uint64_t deposit_bits(std::uint64_t x, std::uint64_t mask) {
 
 // Offsets and logical-index parts of every combination of the bits of mask
 // (linear over GF(2): entry x is entry x without its lowest bit xor that bit's).
-inline void subset_tables(const FftBlockShape& shape, std::uint64_t mask, std::vector<std::uint64_t>& offset,
-                          std::vector<std::uint64_t>& index) {
-  const std::uint64_t count = std::uint64_t{1} << popcount(mask), zero = shape.logical(0);
+template <class F>
+void subset_tables(std::uint64_t mask, const F& affine, std::vector<std::uint64_t>& offset,
+                   std::vector<std::uint64_t>& value) {
+  const std::uint64_t count = std::uint64_t{1} << popcount(mask), zero = affine(0);
   offset.assign(count, 0);
-  index.assign(count, 0);
+  value.assign(count, 0);
   for (std::uint64_t x = 1; x < count; ++x) {
     const std::uint64_t low = x & (~x + 1);
     if (x == low) {
       offset[x] = deposit_bits(x, mask);
-      index[x] = shape.logical(offset[x]) ^ zero;
+      value[x] = affine(offset[x]) ^ zero;
     } else {
       offset[x] = offset[x ^ low] | offset[low];
-      index[x] = index[x ^ low] ^ index[low];
+      value[x] = value[x ^ low] ^ value[low];
     }
   }
 }
 
+// Where the alignment `to` sends the word at storage index s, as a storage index.
+inline std::uint64_t aligned_place(const Layout& layout, const AffineView& to, std::uint64_t s) {
+  const std::uint64_t j = layout.node_at(s);
+  return layout.index(j, to.mem_part(layout.local_at(s)) ^ to.node_part(j));
+}
+
 // A chunk of 2^chunk_bits words (at least one row); requires h <= kFftChunkRowBitsMax.
-inline FftChunks plan_fft_chunks(const FftBlockShape& shape, unsigned chunk_bits) {
+// `to`: the alignment fused into the stores, or null.
+inline FftChunks plan_fft_chunks(const FftBlockShape& shape, unsigned chunk_bits, const AffineView* to = nullptr) {
   FftChunks ch;
   const unsigned q = shape.layout.geo.address_bits(), h = shape.h;
   ch.h = h;
@@ -90,8 +100,15 @@ inline FftChunks plan_fft_chunks(const FftBlockShape& shape, unsigned chunk_bits
     rest &= rest - 1;
   }
   ch.outer_mask = rest;
-  subset_tables(shape, group, ch.dz, ch.tz);
-  subset_tables(shape, rows, ch.db, ch.tb);
+  const auto logical = [&](std::uint64_t s) { return shape.logical(s); };
+  subset_tables(group, logical, ch.dz, ch.tz);
+  subset_tables(rows, logical, ch.db, ch.tb);
+  if (to != nullptr) {
+    std::vector<std::uint64_t> unused;
+    const auto place = [&](std::uint64_t s) { return aligned_place(shape.layout, *to, s); };
+    subset_tables(group, place, unused, ch.az);
+    subset_tables(rows, place, unused, ch.ab);
+  }
   ch.rev.resize(std::size_t{1} << h);
   for (std::uint64_t u = 0; u < ch.rev.size(); ++u) ch.rev[u] = static_cast<std::uint32_t>(reverse_low_bits(u, h));
   ch.rows_inner = rows != 0 && (rows & (~rows + 1)) < (group & (~group + 1));
@@ -142,17 +159,19 @@ struct FftTwiddles {
   }
 };
 
-// Runs the block. dft(in, buf): the library's transforms of a chunk's 2^b
-// rows into buf (rows of 2^h words, consecutive, 64-byte aligned), from
-// storage at in with the chunk's strides when ch.direct, else in place in buf
-// (in == nullptr). Never throws: plan before.
+// Runs the block from mem into out (mem itself, or with an alignment fused,
+// another buffer; to: that alignment, as planned in ch). dft(in, buf): the
+// library's transforms of a chunk's 2^b rows into buf (rows of 2^h words,
+// consecutive, 64-byte aligned), from storage at in with the chunk's strides
+// when ch.direct, else in place in buf (in == nullptr). Never throws: plan before.
 template <class C, class Dft>
-void run_fft_chunks(C* mem, const FftBlockShape& shape, const FftChunks& ch, const FftTwiddles& tw, const Dft& dft) {
+void run_fft_chunks(C* mem, C* out, const FftBlockShape& shape, const AffineView* to, const FftChunks& ch,
+                    const FftTwiddles& tw, const Dft& dft) {
   using R = typename ComplexTraits<C>::Real;
   const std::uint64_t rows = std::uint64_t{1} << ch.b, len = std::uint64_t{1} << ch.h, hmask = len - 1;
   const std::uint64_t lomask = low_mask(ch.lo), nmask = low_mask(ch.lo + ch.h);
   const auto chunks = static_cast<std::int64_t>(ch.chunks());
-  const bool twiddled = ch.lo > 0;
+  const bool twiddled = ch.lo > 0, aligned = to != nullptr;
 #pragma omp parallel num_threads(static_cast<int>(std::min<std::int64_t>(team_size(), chunks)))
   {
     C* buf = static_cast<C*>(std::aligned_alloc(64, (rows * len * sizeof(C) + 63) / 64 * 64));
@@ -160,6 +179,7 @@ void run_fft_chunks(C* mem, const FftBlockShape& shape, const FftChunks& ch, con
     for (std::int64_t c = 0; c < chunks; ++c) {
       const std::uint64_t so = deposit_bits(static_cast<std::uint64_t>(c), ch.outer_mask);
       const std::uint64_t t0 = shape.logical(so);
+      const std::uint64_t a0 = aligned ? aligned_place(shape.layout, *to, so) : 0;
       // Every word of the chunk in storage order: the rows' or the group's bits fastest.
       const auto each = [&](const auto& f) {
         if (ch.rows_inner) {
@@ -188,7 +208,10 @@ void run_fft_chunks(C* mem, const FftBlockShape& shape, const FftChunks& ch, con
           const R wr = static_cast<R>(w.re), wi = static_cast<R>(w.im);
           y = C{y.re * wr - y.im * wi, y.re * wi + y.im * wr};
         }
-        mem[so | ch.db[r] | ch.dz[z]] = y;
+        if (aligned)
+          out[a0 ^ ch.ab[r] ^ ch.az[z]] = y;
+        else
+          mem[so | ch.db[r] | ch.dz[z]] = y;
       });
     }
     std::free(buf);
