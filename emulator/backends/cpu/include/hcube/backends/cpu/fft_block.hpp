@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <type_traits>
 #include <vector>
 
 #include "hcube/backends/cpu/team.hpp"
@@ -151,6 +152,10 @@ struct FftTwiddles {
 
   Complex128 operator()(std::uint64_t e) const {
     Complex128 w = table[e & low_mask(field)];
+    if (levels == 2) {  // up to 2^22 points: the common case, without the loop
+      const Complex128 f = table[(std::size_t{1} << field) + (e >> field)];
+      return {w.re * f.re - w.im * f.im, w.re * f.im + w.im * f.re};
+    }
     for (unsigned l = 1; l < levels; ++l) {
       const Complex128 f = table[(static_cast<std::size_t>(l) << field) + ((e >> (l * field)) & low_mask(field))];
       w = {w.re * f.re - w.im * f.im, w.re * f.im + w.im * f.re};
@@ -199,20 +204,29 @@ void run_fft_chunks(C* mem, C* out, const FftBlockShape& shape, const AffineView
         });
         dft(nullptr, buf);
       }
-      each([&](std::uint64_t r, std::uint64_t z) {
-        const std::uint64_t t = t0 ^ ch.tb[r] ^ ch.tz[z];
-        const std::uint64_t k = ch.rev[(t >> ch.lo) & hmask];
-        C y = buf[(r << ch.h) | k];
-        if (twiddled) {
-          const Complex128 w = tw(((t & lomask) * k) & nmask);
-          const R wr = static_cast<R>(w.re), wi = static_cast<R>(w.im);
-          y = C{y.re * wr - y.im * wi, y.re * wi + y.im * wr};
-        }
-        if (aligned)
-          out[a0 ^ ch.ab[r] ^ ch.az[z]] = y;
-        else
-          mem[so | ch.db[r] | ch.dz[z]] = y;
-      });
+      // The flags as constants, so that the word loop carries no branch.
+      const auto scatter = [&](auto twiddles_on, auto aligned_on) {
+        each([&](std::uint64_t r, std::uint64_t z) {
+          const std::uint64_t t = t0 ^ ch.tb[r] ^ ch.tz[z];
+          const std::uint64_t k = ch.rev[(t >> ch.lo) & hmask];
+          C y = buf[(r << ch.h) | k];
+          if constexpr (decltype(twiddles_on)::value) {
+            const Complex128 w = tw(((t & lomask) * k) & nmask);
+            const R wr = static_cast<R>(w.re), wi = static_cast<R>(w.im);
+            y = C{y.re * wr - y.im * wi, y.re * wi + y.im * wr};
+          }
+          if constexpr (decltype(aligned_on)::value)
+            out[a0 ^ ch.ab[r] ^ ch.az[z]] = y;
+          else
+            mem[so | ch.db[r] | ch.dz[z]] = y;
+        });
+      };
+      using On = std::true_type;
+      using Off = std::false_type;
+      if (twiddled)
+        aligned ? scatter(On{}, On{}) : scatter(On{}, Off{});
+      else
+        aligned ? scatter(Off{}, On{}) : scatter(Off{}, Off{});
     }
     std::free(buf);
   }
