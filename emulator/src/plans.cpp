@@ -375,10 +375,9 @@ DistributedFftPlan::DistributedFftPlan(const Options& o)
   // The library's local transforms gather into scratch; alignments that are no involution copy through it.
   set_scratch_bytes(data_bytes());
   // A plan that routes runs in tiles, as the schedules' plans do: row-major
-  // storage makes each exchange word a strided access (2^22 points on 2^8
-  // nodes: routing 0.12 s row-major, 0.02 s in tiles). Tiles of 2^5 nodes
+  // storage makes each exchange word a strided access. Tiles of 2^5 nodes
   // keep runs of 512 bytes for the exchanges while a local transform's rows
-  // still share cache lines (docs/performance.md measured 2^4..2^8).
+  // still share cache lines (docs/performance.md compares 2^0..2^8).
   if (plan_.aapcs() > 0) set_tile_dims(std::min(geometry().n, kFftTileDims));
 }
 
