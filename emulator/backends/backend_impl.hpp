@@ -336,6 +336,10 @@ class BackendImpl final : public Backend {
     const std::uint64_t words = layout.geo.total_words();
     const auto run = [&](auto c) {
       using C = decltype(c);
+      if constexpr (Policy::kind == BackendKind::cpu)
+        if (policy_.fft_block_chunks(static_cast<C*>(storage.data()), static_cast<C*>(nullptr), shape, inverse,
+                                     nullptr))
+          return;
       policy_.launch(words, kernels::FftGatherBody<C>{static_cast<const C*>(storage.data()),
                                                        static_cast<C*>(scratch.data()), shape});
       policy_.batched_dft(scratch.data(), words >> h, h, wb, inverse);
@@ -344,6 +348,25 @@ class BackendImpl final : public Backend {
                                                         inverse ? 1.0 : -1.0});
     };
     dispatch_complex(wb, run);
+  }
+
+  // The CPU's chunks write anywhere at no extra cost; CUDA's launches do not fuse.
+  bool fft_block_aligned(Buffer& storage, Buffer& scratch, const Layout& layout, std::size_t wb,
+                         const AffineTables& index, std::uint64_t group_bits, unsigned lo, unsigned h, bool inverse,
+                         const AffineTables& align) override {
+    bool done = false;
+    if constexpr (Policy::kind == BackendKind::cpu) {
+      const kernels::FftBlockShape shape{layout, stage_tables(index), group_bits, lo, h};
+      // Host tables: the CPU reads them in place (stage_tables' slots hold the index's).
+      const kernels::AffineView to{align.mem.data(), align.node.data(), align.mem_bytes, align.node_bytes,
+                                   align.constant};
+      dispatch_complex(wb, [&](auto c) {
+        using C = decltype(c);
+        done = policy_.fft_block_chunks(static_cast<C*>(storage.data()), static_cast<C*>(scratch.data()), shape,
+                                        inverse, &to);
+      });
+    }
+    return done;
   }
 
   std::string dft_library() const override { return Policy::dft_library; }

@@ -89,6 +89,10 @@ class WholeMachine : public FftMachine {
   void fft_block(unsigned lo, unsigned h, std::uint64_t group_bits, const BitAffine& index, bool inverse) override {
     machine_.fft_block(lo, h, group_bits, fft_index_tables(index, machine_.geometry().m), inverse);
   }
+  void fft_block_then_align(unsigned lo, unsigned h, std::uint64_t group_bits, const BitAffine& index, bool inverse,
+                            const AffineMap& map) override {
+    machine_.fft_block_then_align(lo, h, group_bits, fft_index_tables(index, machine_.geometry().m), inverse, map);
+  }
   void align(const AffineMap& map) override { machine_.align(map); }
   void run_cycles(const Schedule& schedule) override { machine_.run_cycles(schedule); }
   Counters counters() const override { return machine_.counters(); }
@@ -132,22 +136,36 @@ class FftRunner {
       single_aapc(step);
   }
 
-  void stage(unsigned b, bool inverse) { machine_.fft_stage(local_bit(b), b, where_.inverse(), inverse); }
-
-  // The stages on index bits hi .. lo at once, through the backend's DFT library.
-  void block(unsigned hi, unsigned lo, bool inverse) {
-    if (hi < lo) throw Error(fmt::format("FFT block on index bits {} .. {}: hi below lo", hi, lo));
-    std::uint64_t group = 0;
-    for (unsigned b = lo; b <= hi; ++b) group |= bit(local_bit(b));
-    machine_.fft_block(lo, hi - lo + 1, group, where_.inverse(), inverse);
+  void stage(unsigned b, bool inverse) {
+    run_held_block();
+    machine_.fft_stage(local_bit(b), b, where_.inverse(), inverse);
   }
 
-  // Runs the held-back alignment, if any.
+  // The stages on index bits hi .. lo at once, through the backend's DFT
+  // library. held: run with the next alignment, fused into the block's
+  // stores, when one comes before anything else touches the words.
+  void block(unsigned hi, unsigned lo, bool inverse, bool held = false) {
+    if (hi < lo) throw Error(fmt::format("FFT block on index bits {} .. {}: hi below lo", hi, lo));
+    run_held_block();
+    std::uint64_t group = 0;
+    for (unsigned b = lo; b <= hi; ++b) group |= bit(local_bit(b));
+    held_ = HeldBlock{lo, hi - lo + 1, group, inverse};
+    if (!held) run_held_block();
+  }
+
+  // Runs the held-back alignment, if any, and the held block: the two fused
+  // when both are there (the block's results written where the alignment
+  // sends them: one pass instead of two).
   void flush() {
-    if (pending_ && !pending_->is_identity()) {
-      machine_.align(*pending_);
-      where_ = where_.then(address_map(*pending_));
+    const bool moves = pending_ && !pending_->is_identity();
+    if (moves && held_) {
+      machine_.fft_block_then_align(held_->lo, held_->h, held_->group, where_.inverse(), held_->inverse, *pending_);
+      held_.reset();
+    } else {
+      run_held_block();
+      if (moves) machine_.align(*pending_);
     }
+    if (moves) where_ = where_.then(address_map(*pending_));
     pending_.reset();
   }
 
@@ -159,7 +177,20 @@ class FftRunner {
   }
 
  private:
+  struct HeldBlock {
+    unsigned lo, h;
+    std::uint64_t group;
+    bool inverse;
+  };
+
   void defer(const AffineMap& a) { pending_ = pending_ ? pending_->then(a) : a; }
+
+  void run_held_block() {
+    if (!held_) return;
+    const HeldBlock b = *held_;
+    held_.reset();
+    machine_.fft_block(b.lo, b.h, b.group, where_.inverse(), b.inverse);
+  }
 
   // The local address bit that holds index bit b now; throws when b is not local.
   unsigned local_bit(unsigned b) const {
@@ -273,6 +304,7 @@ class FftRunner {
   void sequence_aapc(const FftStep&) {
     const std::size_t t = next_aapc_++;
     const unsigned axes = static_cast<unsigned>(order_.size());
+    if (t > 0) run_held_block();  // no alignment between a sequence's AAPCs to fuse it with
     if (t == 0) {
       for (const AlignmentStep& a : schedule_pre_alignment(sequence_, *seq_f_)) defer(a.map);
       flush();
@@ -295,6 +327,7 @@ class FftRunner {
   AapcAlgorithm algorithm_;
   BitAffine where_;
   std::optional<AffineMap> pending_;
+  std::optional<HeldBlock> held_;  // a block waiting for the alignment after it
   std::map<unsigned, Schedule> schedules_;  // single AAPCs on dimensions 0 .. d-1, by d
   // Sequence mode.
   std::vector<unsigned> order_;
@@ -358,7 +391,7 @@ FftReport distributed_fft(FftMachine& machine, const FftPlan& plan, const FftOpt
     for (std::size_t i = seg.first_step; i < seg.stage_step; ++i) runner.run_step(runner.plan().steps[i], options.inverse);
     if (seg.stage_step == seg.end_step) continue;
     if (library) {
-      runner.block(seg.hi, seg.lo, options.inverse);
+      runner.block(seg.hi, seg.lo, options.inverse, true);
       ++blocks;
     } else {
       for (std::size_t i = seg.stage_step; i < seg.end_step; ++i) runner.run_step(runner.plan().steps[i], options.inverse);

@@ -703,6 +703,35 @@ void Machine::fft_block(unsigned lo, unsigned h, std::uint64_t group_bits, const
   counters_.bytes_written += 3 * bytes();
 }
 
+void Machine::fft_block_then_align(unsigned lo, unsigned h, std::uint64_t group_bits, const AffineTables& index,
+                                   bool inverse, const AffineMap& map) {
+  const Geometry& geo = geometry();
+  check_complex("FFT blocks");
+  // Arguments fft_block or align would refuse go to them, which throw.
+  const bool valid = h >= 1 && h <= geo.m && popcount(group_bits) == h && group_bits < bit(geo.m) && lo + h <= 63 &&
+                     map.geometry().n == geo.n && map.geometry().m == geo.m &&
+                     gf2_rank(map.mem_columns()) == geo.m;
+  if (valid) {
+    scratch();
+    const AffineTables tables = make_tables(map);
+    const auto start = Clock::now();
+    if (backend_->fft_block_aligned(storage_, scratch_, layout_, word_bytes(), index, group_bits, lo, h, inverse,
+                                    tables)) {
+      std::swap(storage_, scratch_);
+      account_launch("fft", finish(start));
+      // What fft_block and align count: the model's launches, the alignment's words.
+      counters_.kernel_launches += 3;
+      ++counters_.alignments;
+      counters_.bytes_read += 4 * bytes();
+      counters_.bytes_written += 4 * bytes();
+      if (settle_each_step_) settle();
+      return;
+    }
+  }
+  fft_block(lo, h, group_bits, index, inverse);
+  align(map);
+}
+
 std::string Machine::dft_library() const { return backend_->dft_library(); }
 
 }  // namespace hcube

@@ -360,6 +360,8 @@ void SchedulePlan::run(Machine& machine, const Machine::Progress& progress) { ru
 
 namespace {
 
+constexpr unsigned kFftTileDims = 5;
+
 Geometry fft_geometry(const DistributedFftPlan::Options& o) {
   check_fft_sizes(o.points_log2, o.nodes_log2);
   if (o.target.type != ElementType::c64 && o.target.type != ElementType::c128)
@@ -375,6 +377,11 @@ DistributedFftPlan::DistributedFftPlan(const Options& o)
     : Plan(fft_geometry(o), o.target), options_(o.fft), plan_(plan_fft(geometry().n, geometry().m, o.fft.order)) {
   // The library's local transforms gather into scratch; alignments that are no involution copy through it.
   set_scratch_bytes(data_bytes());
+  // A plan that routes runs in tiles, as the schedules' plans do: row-major
+  // storage makes each exchange word a strided access. Tiles of 2^5 nodes
+  // keep runs of 512 bytes for the exchanges while a local transform's rows
+  // still share cache lines (docs/performance.md compares 2^0..2^8).
+  if (plan_.aapcs() > 0) set_tile_dims(std::min(geometry().n, kFftTileDims));
 }
 
 std::uint64_t DistributedFftPlan::result_address(std::uint64_t k) const {

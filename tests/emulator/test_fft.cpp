@@ -17,6 +17,7 @@
 #include <set>
 
 #include "backend_test.hpp"
+#include "hcube/backends/cpu/fft_block.hpp"
 #include "hcube/emulator/fft.hpp"
 #include "hcube/core/error.hpp"
 
@@ -273,6 +274,30 @@ TEST_P(Fft, EveryTileWidth) {
     }
 }
 
+// The library blocks over several chunks of rows (2^17 points) in every kind
+// of layout: rows read by the library straight from storage (consecutive or
+// strided words) and gathered ones (aligned addresses, reversed fields), in
+// both precisions and directions, against FFTW.
+TEST_P(Fft, ChunkedBlocksInEveryLayout) {
+  constexpr unsigned P = 17;
+  const cvec x = random_points(std::uint64_t{1} << P, 17);
+  cvec x64 = x;
+  for (auto& v : x64) v = {static_cast<float>(v.real()), static_cast<float>(v.imag())};
+  for (bool inverse : {false, true}) {
+    const cvec X = fftw_dft(x, inverse), X64 = fftw_dft(x64, inverse);
+    for (unsigned n : {1u, 4u, 8u, 11u})
+      for (long long t : {0ll, static_cast<long long>(n / 2), static_cast<long long>(std::min(n, 8u))})
+        for (FftOrder order : {FftOrder::natural, FftOrder::bit_reversed}) {
+          SCOPED_TRACE(testing::Message() << "n = " << n << ", t = " << t << ", " << to_string(order)
+                                          << (inverse ? ", inverse" : ""));
+          const auto [y, rep] = transform(x, n, ElementType::c128, order, inverse, t, LocalTransform::library);
+          EXPECT_LT(max_relative_error(y, in_order(X, order)), 1e-12);
+          const auto [y64, rep64] = transform(x64, n, ElementType::c64, order, inverse, t, LocalTransform::library);
+          EXPECT_LT(max_relative_error(y64, in_order(X64, order)), 1e-4);
+        }
+  }
+}
+
 // 4096 points on 512 nodes: three AAPCs within 3-cubes between four local
 // 8-point transforms; in bit-reversed order they run as one sequence with one
 // pre- and one post-alignment (Lemma 1), the stages between them at aligned addresses.
@@ -439,12 +464,14 @@ TEST_P(Fft, LibraryPlansAreMadeOnceAndReused) {
   EXPECT_LT(max_relative_error(read_result(wide, FftOrder::natural), X64), 1e-4);
 }
 
-// FFTW plans are made for a number of threads: another OpenMP thread count
-// gets a plan of its own, and going back reuses the first.
+// FFTW plans for rows longer than a chunk (one batched call on FFTW's
+// threads) are made for a number of threads: another OpenMP thread count gets
+// a plan of its own, and going back reuses the first.
 TEST(CpuBackendFft, PlansAreKeyedOnTheThreadCount) {
-  const cvec x = random_points(1 << 9, 99);
+  constexpr unsigned m = kernels::cpu::kFftChunkRowBitsMax + 1;
+  const cvec x = random_points(std::size_t{1} << m, 99);
   const cvec X = fftw_dft(x);
-  Machine mach(MachineOptions{0, 9, ElementType::c128, BackendChoice::cpu, -1});
+  Machine mach(MachineOptions{0, m, ElementType::c128, BackendChoice::cpu, -1});
   const int threads = omp_get_max_threads();
   const auto run = [&] {
     load_cyclic(mach, x);
@@ -462,12 +489,34 @@ TEST(CpuBackendFft, PlansAreKeyedOnTheThreadCount) {
   EXPECT_EQ(mach.backend().dft_plans_made(), 2u);
 }
 
+// Rows that fit a chunk go a chunk at a time, each thread with a one-thread
+// plan: the thread count makes no new plan, and the result is as right.
+TEST(CpuBackendFft, ChunkPlansServeAnyThreadCount) {
+  const cvec x = random_points(1 << 12, 98);
+  const cvec X = fftw_dft(x);
+  Machine mach(MachineOptions{4, 8, ElementType::c128, BackendChoice::cpu, -1});
+  const int threads = omp_get_max_threads();
+  const auto run = [&] {
+    load_cyclic(mach, x);
+    distributed_fft(mach);
+    EXPECT_LT(max_relative_error(read_result(mach, FftOrder::natural), X), 1e-12)
+        << omp_get_max_threads() << " threads";
+  };
+  run();
+  const std::uint64_t made = mach.backend().dft_plans_made();
+  omp_set_num_threads(threads + 1);
+  run();
+  omp_set_num_threads(threads);
+  EXPECT_EQ(mach.backend().dft_plans_made(), made);
+}
+
 // One FFTW plan serves rows at any address of the alignment it was made for
 // (fftw_alignment_of): rows at every 8-byte offset up to 64 get one plan per
 // alignment FFTW tells apart, no more. Backend::fft_block on one node, the DFT
-// of 2^6 complex64 points left in bit-reversed order.
+// of 2^17 complex64 points (longer than a chunk: the rows in the scratch) left
+// in bit-reversed order.
 TEST(CpuBackendFft, PlansAreKeyedOnTheRowsAlignment) {
-  constexpr unsigned m = 6;
+  constexpr unsigned m = kernels::cpu::kFftChunkRowBitsMax + 1;
   constexpr std::uint64_t words = std::uint64_t{1} << m, bytes = words * sizeof(std::complex<float>);
   const Geometry geo{0, m};
   const Layout layout{geo, 0};

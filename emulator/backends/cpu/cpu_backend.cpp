@@ -11,6 +11,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -23,6 +24,7 @@
 #include "hcube/backends/cpu/block_router.hpp"
 #include "hcube/backends/cpu/exchange.hpp"
 #include "hcube/backends/cpu/exchange_words.hpp"
+#include "hcube/backends/cpu/fft_block.hpp"
 #include "hcube/backends/cpu/launch.hpp"
 #include "hcube/backends/cpu/tuning.hpp"
 
@@ -59,10 +61,10 @@ struct Fftw<16> {
   using Plan = fftw_plan;
   using Complex = fftw_complex;
   static constexpr const char* name = "complex128";
-  static Plan plan_rows(int n, int howmany, Complex* p, int sign) {
-    return fftw_plan_many_dft(1, &n, howmany, p, nullptr, 1, n, p, nullptr, 1, n, sign, FFTW_ESTIMATE);
+  static Plan plan_rows(int n, int howmany, Complex* in, int istride, int idist, Complex* out, int sign) {
+    return fftw_plan_many_dft(1, &n, howmany, in, nullptr, istride, idist, out, nullptr, 1, n, sign, FFTW_ESTIMATE);
   }
-  static void execute(Plan plan, Complex* p) { fftw_execute_dft(plan, p, p); }
+  static void execute(Plan plan, Complex* in, Complex* out) { fftw_execute_dft(plan, in, out); }
   static void destroy(Plan plan) { fftw_destroy_plan(plan); }
   static int alignment_of(Complex* p) { return fftw_alignment_of(reinterpret_cast<double*>(p)); }
   static int planner_threads() { return fftw_planner_nthreads(); }
@@ -73,10 +75,10 @@ struct Fftw<8> {
   using Plan = fftwf_plan;
   using Complex = fftwf_complex;
   static constexpr const char* name = "complex64";
-  static Plan plan_rows(int n, int howmany, Complex* p, int sign) {
-    return fftwf_plan_many_dft(1, &n, howmany, p, nullptr, 1, n, p, nullptr, 1, n, sign, FFTW_ESTIMATE);
+  static Plan plan_rows(int n, int howmany, Complex* in, int istride, int idist, Complex* out, int sign) {
+    return fftwf_plan_many_dft(1, &n, howmany, in, nullptr, istride, idist, out, nullptr, 1, n, sign, FFTW_ESTIMATE);
   }
-  static void execute(Plan plan, Complex* p) { fftwf_execute_dft(plan, p, p); }
+  static void execute(Plan plan, Complex* in, Complex* out) { fftwf_execute_dft(plan, in, out); }
   static void destroy(Plan plan) { fftwf_destroy_plan(plan); }
   static int alignment_of(Complex* p) { return fftwf_alignment_of(reinterpret_cast<float*>(p)); }
   static int planner_threads() { return fftwf_planner_nthreads(); }
@@ -101,34 +103,42 @@ class FftwPlans {
   // howmany rows of 2^log2_length points from p, in place, unscaled.
   template <std::size_t WordBytes>
   void run(typename Fftw<WordBytes>::Complex* p, int howmany, unsigned log2_length, int sign) {
-    using Api = Fftw<WordBytes>;
     // OMP_NUM_THREADS or omp_set_num_threads may change between calls: a plan
     // is made for a number of threads, so that number is part of its key.
     const int threads = std::max(1, omp_get_max_threads());
-    const Key key{log2_length, howmany, sign, Api::alignment_of(p), threads};
-    typename Api::Plan plan = nullptr;
-    {
-      const std::lock_guard<std::mutex> lock(fftw_planner_mutex());
-      auto& plans = table<WordBytes>();
-      const auto found = plans.find(key);
-      if (found != plans.end()) {
-        plan = found->second;
-      } else {
-        start_fftw_threads();
-        // The thread count is planner-global state: set for this plan only,
-        // so other planners in the process keep theirs.
-        const int before = Api::planner_threads();
-        Api::plan_with_threads(threads);
-        plan = Api::plan_rows(1 << log2_length, howmany, p, sign);  // FFTW_ESTIMATE leaves p untouched
-        Api::plan_with_threads(before);
-        if (plan == nullptr)
-          throw Error(fmt::format("FFTW could not plan {} {} transforms of {} points on {} threads", howmany, Api::name,
-                                  1 << log2_length, threads));
-        plans.emplace(key, plan);
-        ++made_;
-      }
-    }
-    Api::execute(plan, p);  // thread-safe: no lock while it runs
+    Fftw<WordBytes>::execute(plan<WordBytes>(p, p, howmany, log2_length, 1, 1 << log2_length, sign, threads), p, p);
+  }
+
+  // The plan for howmany rows of 2^log2_length points, word u of row r at
+  // in + istride u + idist r, into out's consecutive rows (out == in: in
+  // place), unscaled, on `threads` threads; made on first use. Executing it
+  // is thread-safe: with the new-array interface on arrays of the same
+  // alignments, one plan serves every chunk of a block at once.
+  template <std::size_t WordBytes>
+  typename Fftw<WordBytes>::Plan plan(typename Fftw<WordBytes>::Complex* in, typename Fftw<WordBytes>::Complex* out,
+                                      int howmany, unsigned log2_length, int istride, int idist, int sign,
+                                      int threads) {
+    using Api = Fftw<WordBytes>;
+    const Key key{log2_length, howmany,     sign, Api::alignment_of(in), threads, istride, idist,
+                  in == out ? -1 : Api::alignment_of(out)};
+    const std::lock_guard<std::mutex> lock(fftw_planner_mutex());
+    auto& plans = table<WordBytes>();
+    const auto found = plans.find(key);
+    if (found != plans.end()) return found->second;
+    start_fftw_threads();
+    // The thread count is planner-global state: set for this plan only,
+    // so other planners in the process keep theirs.
+    const int before = Api::planner_threads();
+    Api::plan_with_threads(threads);
+    // FFTW_ESTIMATE leaves the arrays untouched.
+    typename Api::Plan made = Api::plan_rows(1 << log2_length, howmany, in, istride, idist, out, sign);
+    Api::plan_with_threads(before);
+    if (made == nullptr)
+      throw Error(fmt::format("FFTW could not plan {} {} transforms of {} points on {} threads", howmany, Api::name,
+                              1 << log2_length, threads));
+    plans.emplace(key, made);
+    ++made_;
+    return made;
   }
 
   std::uint64_t made() const {
@@ -139,10 +149,11 @@ class FftwPlans {
  private:
   struct Key {
     unsigned log2_length;
-    int howmany, sign, alignment, threads;
+    int howmany, sign, alignment, threads, istride, idist;
+    int out_alignment;  // -1: in place
     bool operator<(const Key& o) const {
-      return std::tie(log2_length, howmany, sign, alignment, threads) <
-             std::tie(o.log2_length, o.howmany, o.sign, o.alignment, o.threads);
+      return std::tie(log2_length, howmany, sign, alignment, threads, istride, idist, out_alignment) <
+             std::tie(o.log2_length, o.howmany, o.sign, o.alignment, o.threads, o.istride, o.idist, o.out_alignment);
     }
   };
   template <std::size_t WordBytes>
@@ -294,6 +305,53 @@ struct CpuPolicy {
     }
   }
   std::uint64_t dft_plans_made() const { return dft_plans_.made(); }
+
+  // A library block a cache-sized chunk of rows at a time, each thread with a
+  // one-thread FFTW plan (backends/cpu/fft_block.hpp); false where the rows are
+  // too long for that, leaving the block to the launches and FFTW's threads.
+  // With `to` (an alignment's map) the results go to `out` where the map sends
+  // each word, mem left as the library's input spent them.
+  template <class C>
+  bool fft_block_chunks(C* mem, C* out, const kernels::FftBlockShape& shape, bool inverse,
+                        const kernels::AffineView* to) {
+    namespace kc = kernels::cpu;
+    if (shape.h > kc::kFftChunkRowBitsMax) return false;
+    constexpr std::size_t wb = sizeof(C);
+    using Api = Fftw<wb>;
+    using Complex = typename Api::Complex;
+    kc::FftChunks ch = kc::plan_fft_chunks(shape, kc::fft_chunk_bits(wb), to);
+    constexpr std::uint64_t int_max = std::numeric_limits<int>::max();
+    if (ch.istride > int_max || ch.idist > int_max) ch.direct = false;
+    const kc::FftTwiddles twiddles(ch.lo > 0 ? shape.lo + shape.h : 0, inverse ? 1.0 : -1.0);
+    const int sign = inverse ? FFTW_BACKWARD : FFTW_FORWARD, howmany = 1 << ch.b, len = 1 << ch.h;
+    // The plans, made before any thread runs (planning may throw): into a
+    // 64-byte aligned buffer, from storage at either alignment of a word.
+    const std::size_t bytes = (std::size_t{1} << (ch.b + ch.h)) * wb;
+    std::unique_ptr<void, decltype(&std::free)> probe(std::aligned_alloc(64, (bytes + 63) / 64 * 64), &std::free);
+    auto* buf = static_cast<Complex*>(probe.get());
+    auto* at = reinterpret_cast<Complex*>(mem);
+    const int aligned = Api::alignment_of(at);
+    // A chunk starts at an odd word only when storage bit 0 numbers the chunks.
+    const bool odd_starts = (ch.outer_mask & 1u) != 0 && Api::alignment_of(at + 1) != aligned;
+    typename Api::Plan in_place = nullptr, from[2] = {nullptr, nullptr};
+    if (ch.direct) {
+      for (int k = 0; k < (odd_starts ? 2 : 1); ++k)
+        from[k] = dft_plans_.plan<wb>(at + k, buf, howmany, ch.h, static_cast<int>(ch.istride),
+                                      static_cast<int>(ch.idist), sign, 1);
+    } else {
+      in_place = dft_plans_.plan<wb>(buf, buf, howmany, ch.h, 1, len, sign, 1);
+    }
+    kc::run_fft_chunks(mem, to != nullptr ? out : mem, shape, to, ch, twiddles, [&](C* in, C* rows) {
+      auto* dst = reinterpret_cast<Complex*>(rows);
+      if (in == nullptr) {
+        Api::execute(in_place, dst, dst);
+      } else {
+        auto* src = reinterpret_cast<Complex*>(in);
+        Api::execute(from[Api::alignment_of(src) == aligned ? 0 : 1], src, dst);
+      }
+    });
+    return true;
+  }
 
   // Everything runs synchronously on the calling thread's OpenMP team: no stream.
   void set_stream(CudaStream) {}

@@ -106,6 +106,8 @@ class Plan {
   // The plan's data motion on a machine of its geometry and type.
   virtual void run(Machine& machine, const Machine::Progress& progress) = 0;
   void set_scratch_bytes(std::uint64_t b) { scratch_bytes_ = b; }
+  // Runs on a caller's buffer in tiles of 2^t nodes (0: row-major, in place).
+  void set_tile_dims(unsigned t) { tile_dims_ = t; }
   // Sets the job; one that runs as its schedule on the plan's machine (no
   // one_step, no untraceable) gets its alignments made here, once.
   void set_job(Job job);

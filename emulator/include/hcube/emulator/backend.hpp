@@ -216,6 +216,14 @@ class Backend {
   virtual void fft_block(Buffer& storage, Buffer& scratch, const Layout& layout, std::size_t word_bytes,
                          const AffineTables& index, std::uint64_t group_bits, unsigned lo, unsigned h,
                          bool inverse) = 0;
+  // fft_block followed by an alignment (`align`: its tables, a bijection of
+  // every node's memory), fused: each word written with its twiddle straight
+  // to the place in `scratch` the alignment sends it, which then holds the
+  // result (Machine swaps the buffers). False, with nothing touched, where the
+  // backend does not fuse the two (CUDA, rows longer than a CPU chunk).
+  virtual bool fft_block_aligned(Buffer& storage, Buffer& scratch, const Layout& layout, std::size_t word_bytes,
+                                 const AffineTables& index, std::uint64_t group_bits, unsigned lo, unsigned h,
+                                 bool inverse, const AffineTables& align) = 0;
   // The library that fft_block's DFT runs on: "FFTW" or "cuFFT".
   virtual std::string dft_library() const = 0;
   // DFT library plans this backend has made so far. Plans are made once per

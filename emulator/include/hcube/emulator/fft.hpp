@@ -67,6 +67,12 @@ class FftMachine {
   virtual void fft_stage(unsigned mem_bit, unsigned index_bit, const BitAffine& index, bool inverse) = 0;
   virtual void fft_block(unsigned lo, unsigned h, std::uint64_t group_bits, const BitAffine& index, bool inverse) = 0;
   virtual void align(const AffineMap& map) = 0;
+  // fft_block then align(map), fused where the machine can (Machine::fft_block_then_align).
+  virtual void fft_block_then_align(unsigned lo, unsigned h, std::uint64_t group_bits, const BitAffine& index,
+                                    bool inverse, const AffineMap& map) {
+    fft_block(lo, h, group_bits, index, inverse);
+    align(map);
+  }
   virtual void run_cycles(const Schedule& schedule) = 0;  // checks it first
   virtual Counters counters() const = 0;                  // the whole cube's
   virtual std::string dft_library() const = 0;

@@ -240,6 +240,11 @@ class Machine {
   // DFT library (Backend::fft_block): group_bits are the h local address bits
   // that hold them. Three launches (gather, transforms, scatter), phase "fft".
   void fft_block(unsigned lo, unsigned h, std::uint64_t group_bits, const AffineTables& index, bool inverse = false);
+  // fft_block, then align(map): where the backend can, one pass that writes
+  // the block's results at their aligned places (Backend::fft_block_aligned),
+  // counted as the block and the alignment would be, its time in phase "fft".
+  void fft_block_then_align(unsigned lo, unsigned h, std::uint64_t group_bits, const AffineTables& index, bool inverse,
+                            const AffineMap& map);
   // "FFTW" or "cuFFT".
   std::string dft_library() const;
 

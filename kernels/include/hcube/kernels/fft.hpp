@@ -131,15 +131,38 @@ struct FftBlockShape {
   unsigned lo;
   unsigned h;
 
+  // The logical index t of the word at storage index s.
+  HCUBE_HD std::uint64_t logical(std::uint64_t s) const {
+    return index.mem_part(layout.local_at(s)) ^ index.node_part(layout.node_at(s));
+  }
+
   // The word's row (node, its other local bits) and its in-block index bits.
   HCUBE_HD void locate(std::uint64_t s, std::uint64_t* row, std::uint64_t* u, std::uint64_t* t) const {
     const std::uint64_t j = layout.node_at(s), i = layout.local_at(s);
-    *t = index.mem_part(i) ^ index.node_part(j);
+    *t = logical(s);
     *u = (*t >> lo) & low_mask(h);
     const unsigned m = layout.geo.m;
     *row = (j << (m - h)) | compress_bits(i, low_mask(m) & ~group_bits);
   }
 };
+
+// w = exp(sign 2 pi i num / 2^logn) for num < 2^logn, in double precision:
+// pi (2 num / 2^logn), the argument folded from [0, 2) into sincos_pi's [0, 1).
+HCUBE_HD inline void twiddle(std::uint64_t num, unsigned logn, double sign, double* wr, double* wi) {
+  double sv = 0, cv = 1;
+  if (num != 0) {
+    double twice = static_cast<double>(num) / static_cast<double>(bit(logn)) * 2.0;
+    const bool flip = twice >= 1.0;  // sin(pi + x) = -sin x, cos(pi + x) = -cos x
+    if (flip) twice -= 1.0;
+    sincos_pi(twice, &sv, &cv);
+    if (flip) {
+      sv = -sv;
+      cv = -cv;
+    }
+  }
+  *wr = cv;
+  *wi = sign * sv;
+}
 
 template <class C>
 struct FftGatherBody {
@@ -167,21 +190,10 @@ struct FftScatterBody {
     shape.locate(s, &row, &u, &t);
     const std::uint64_t k = reverse_low_bits(u, shape.h), L = t & low_mask(shape.lo);
     const C y = rows[(row << shape.h) | k];
-    // w = exp(sign 2 pi i f), f = (L k mod N) / N: pi (2f) with 2f in [0, 2).
     const unsigned logn = shape.lo + shape.h;
-    const std::uint64_t num = (L * k) & low_mask(logn);
-    double sv = 0, cv = 1;
-    if (num != 0) {
-      double twice = static_cast<double>(num) / static_cast<double>(bit(logn)) * 2.0;
-      const bool flip = twice >= 1.0;  // sin(pi + x) = -sin x, cos(pi + x) = -cos x
-      if (flip) twice -= 1.0;
-      sincos_pi(twice, &sv, &cv);
-      if (flip) {
-        sv = -sv;
-        cv = -cv;
-      }
-    }
-    const R wr = static_cast<R>(cv), wi = static_cast<R>(sign * sv);
+    double re = 1, im = 0;
+    twiddle((L * k) & low_mask(logn), logn, sign, &re, &im);
+    const R wr = static_cast<R>(re), wi = static_cast<R>(im);
     mem[s] = C{y.re * wr - y.im * wi, y.re * wi + y.im * wr};
   }
 };
