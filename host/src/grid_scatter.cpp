@@ -281,6 +281,18 @@ std::vector<Hop> xy_path(const GridTopology& t, std::uint64_t src, std::uint64_t
   return path;
 }
 
+// Node p's packets q that stay home in a wormhole phase: those whose address
+// agrees with p's on `mask`, copied from block `from` + q to `to` + q.
+std::function<BlockPairs(std::uint64_t)> staying_packets(std::uint64_t N, std::uint64_t mask, std::uint64_t from,
+                                                         std::uint64_t to) {
+  return [N, mask, from, to](std::uint64_t p) {
+    BlockPairs stay;
+    for (std::uint64_t q = 0; q < N; ++q)
+      if (((p ^ q) & mask) == 0) stay.emplace_back(from + q, to + q);
+    return stay;
+  };
+}
+
 // One contention-free wormhole round, run as one store-and-forward hop a
 // cycle: a packet in transit waits in its node's slot for the direction it
 // came in by (slot_base + (2 dim + [dir > 0]) slot_blocks). No directed link
@@ -476,14 +488,9 @@ void build_bex(GridSchedule& s) {
           if (((p ^ q) & beta) != 0) w.blocks.emplace_back(from + q, to + (q ^ beta));
         worms.push_back(std::move(w));
       }
-      std::function<BlockPairs(std::uint64_t)> kept;  // the packets that stay, in the phase's first cycle
-      if (r == 0)
-        kept = [N, beta, from, to](std::uint64_t p) {
-          BlockPairs stay;
-          for (std::uint64_t q = 0; q < N; ++q)
-            if (((p ^ q) & beta) == 0) stay.emplace_back(from + q, to + q);
-          return stay;
-        };
+      // The packets that stay, in the phase's first cycle.
+      const std::function<BlockPairs(std::uint64_t)> kept =
+          r == 0 ? staying_packets(N, beta, from, to) : std::function<BlockPairs(std::uint64_t)>{};
       wormhole_round(s, worms, kept, 4 * N, half);
     }
   }
@@ -583,14 +590,9 @@ void build_qex(GridSchedule& s) {
             if (((p ^ q) & mask) == delta) w.blocks.emplace_back(from + q, to + (q ^ delta));
           worms.push_back(std::move(w));
         }
-        std::function<BlockPairs(std::uint64_t)> kept;  // the packets that stay, in the phase's first cycle
-        if (step == 0 && delta == X)
-          kept = [N, mask, from, to](std::uint64_t p) {
-            BlockPairs stay;
-            for (std::uint64_t q = 0; q < N; ++q)
-              if (((p ^ q) & mask) == 0) stay.emplace_back(from + q, to + q);
-            return stay;
-          };
+        // The packets that stay, in the phase's first cycle.
+        const std::function<BlockPairs(std::uint64_t)> kept =
+            step == 0 && delta == X ? staying_packets(N, mask, from, to) : std::function<BlockPairs(std::uint64_t)>{};
         wormhole_round(s, worms, kept, 4 * N, quarter);
       }
   }
