@@ -36,6 +36,12 @@ Counters Plan::execute(void* data, std::uint64_t bytes, Scratch scratch) {
   return run_on(data, bytes, scratch, nullptr, false);
 }
 
+Counters Plan::remember(Counters counters, std::unique_ptr<StreamTimer> timer) {
+  last_ = std::move(counters);
+  last_timer_ = std::move(timer);
+  return last_;
+}
+
 Counters Plan::last_counters() const {
   Counters c = last_;
   if (last_timer_) c.add_phase("device", last_timer_->seconds());
@@ -96,9 +102,7 @@ Counters Plan::execute(Machine& machine, const Machine::Progress& progress) {
       if (q.name == p.name) calls -= q.calls;
     if (calls > 0) diff.phases.push_back({p.name, p.seconds - earlier, calls});
   }
-  last_timer_.reset();
-  last_ = diff;
-  return diff;
+  return remember(std::move(diff));
 }
 
 Counters Plan::run_on(void* data, std::uint64_t bytes, Scratch scratch, CudaStream stream, bool device) {
@@ -140,9 +144,7 @@ Counters Plan::run_on(void* data, std::uint64_t bytes, Scratch scratch, CudaStre
     staging_->load(data, bytes);
     run(*staging_, {});
     staging_->read(data, bytes);
-    last_timer_.reset();
-    last_ = staging_->counters();
-    return last_;
+    return remember(staging_->counters());
   }
   void* scratch_data = scratch.data;
   if (scratch_data == nullptr && scratch_bytes() > 0) {
@@ -161,19 +163,19 @@ Counters Plan::run_on(void* data, std::uint64_t bytes, Scratch scratch, CudaStre
   machine.set_settle_each_step(false);  // the caller sees the buffer only at the end
   // On device memory nothing waits for the stream: events around the launches time them.
   machine.set_asynchronous(device);
-  last_timer_.reset();
   std::unique_ptr<StreamTimer> timer = device ? backend_->start_timer() : nullptr;
   Buffer caller(data, bytes, [](void*) {});
-  std::vector<unsigned> same(geo_.address_bits());
-  std::iota(same.begin(), same.end(), 0u);
-  if (tiled) machine.load_permuted(same, caller);
+  std::vector<unsigned> same;  // the identity on the address bits: a re-layout only
+  if (tiled) {
+    same.resize(geo_.address_bits());
+    std::iota(same.begin(), same.end(), 0u);
+    machine.load_permuted(same, caller);
+  }
   run(machine, {});
   machine.settle();
   if (tiled) machine.read_permuted(same, caller);
   if (timer) timer->stop();
-  last_timer_ = std::move(timer);
-  last_ = machine.counters();
-  return last_;
+  return remember(machine.counters(), std::move(timer));
 }
 
 // --- AapcPlan ----------------------------------------------------------------

@@ -119,6 +119,8 @@ class Plan {
 
  private:
   Counters run_on(void* data, std::uint64_t bytes, Scratch scratch, CudaStream stream, bool device);
+  // Keeps an execution's counters (and its stream timer, if any) for last_counters(), and returns them.
+  Counters remember(Counters counters, std::unique_ptr<StreamTimer> timer = nullptr);
 
   Geometry geo_;
   ElementType type_;
