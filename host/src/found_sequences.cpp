@@ -31,8 +31,7 @@ const std::vector<Sequence>& found_sequences() {
       const std::string what = fmt::format("synthesized schedule {}", kFiles[i].name);
       Schedule s = schedule_from_json(nlohmann::json::parse(kFiles[i].text()), what);
       check_schedule(s);
-      // Equal orders name none: s axes of order d.
-      std::vector<unsigned> widths = s.axis_dims.empty() ? std::vector<unsigned>(s.axes, s.d) : s.axis_dims;
+      std::vector<unsigned> widths = s.axis_widths();
       v.push_back(Sequence{std::move(widths), std::move(s)});
     }
     return v;
@@ -53,8 +52,6 @@ const Sequence* sequence(const std::vector<unsigned>& widths, unsigned m) {
     if (s.widths == widths && s.schedule.m == m) return &s;
   return nullptr;
 }
-
-std::size_t cycles(const Sequence& s) { return s.schedule.cycles(); }
 
 void append(Schedule& seq, const Sequence& s, const std::vector<unsigned>& axes, const std::vector<unsigned>& widths) {
   const Schedule& found = s.schedule;

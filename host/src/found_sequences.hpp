@@ -20,7 +20,7 @@ const Sequence* sequence(const std::vector<unsigned>& widths, unsigned m);
 // Appends `s` to `seq` as the AAPCs of the cube axes `axes` (found axis i plays cube axis
 // axes[i], which must have its order), in that order, on a cube of axes `widths`: the found
 // exchanges' dimensions moved to those axes, their offset maps given Lemma 1's fold of every
-// other axis (a constant on each subcube the block runs in). Adds cycles(s) cycles.
+// other axis (a constant on each subcube the block runs in). Adds the found schedule's cycles.
 void append(Schedule& seq, const Sequence& s, const std::vector<unsigned>& axes, const std::vector<unsigned>& widths);
 
 }  // namespace hcube::found
