@@ -42,7 +42,7 @@ void BM_FusedPass(benchmark::State& state) {
       reinterpret_cast<Word*>(hcube::bench::destination_area().data()),
       hcube::kernels::TilingView{plan.table.data(), plan.tile_bits, plan.run_bits, plan.outer_bits}};
   for (auto _ : state) {
-    hcube::kernels::cpu::launch_tiles(body);
+    hcube::kernels::cpu::launch_tiles(body, hcube::kernels::cpu::tuning::Knobs{});
     benchmark::DoNotOptimize(body.dst);
   }
   state.counters["run_bytes"] = static_cast<double>(sizeof(Word) << plan.run_bits);

@@ -1,4 +1,4 @@
-// hcube tune: measures this host's tile sizes for the CPU's fused passes and
+// hcube tune: measures this host's settings for the CPU's passes (tiles, prefetch, stores) and
 // saves them as wisdom, which every later plan reads (emulator/tune.hpp).
 #include <fmt/format.h>
 
@@ -24,8 +24,8 @@ void add_tune(CLI::App& app) {
   };
   auto f = std::make_shared<Flags>();
   auto* cmd = app.add_subcommand(
-      "tune", "measure this host's tile sizes for the fused passes and save them as wisdom that plans read "
-              "(docs/performance.md)");
+      "tune", "measure this host's tile sizes, prefetch distances, alignment regions and streaming stores for the "
+              "CPU's passes and save them as wisdom that plans read (docs/performance.md)");
   cmd->add_flag("--quick", f->quick, "fewer candidates, one timed run each, at most 2^26 bytes (a few seconds)");
   output_flag(cmd->add_option("-o,--output", f->output,
                               "the wisdom file (default $HCUBE_WISDOM, else $XDG_CACHE_HOME/hcube/wisdom.json)"));
@@ -55,9 +55,14 @@ void add_tune(CLI::App& app) {
     fmt::print("tuned on {} (L2 {}, L3 {}), 2^{} bytes a run, {:.1f} s{}\n", r.wisdom.cpu.model,
                format_bytes(r.wisdom.cpu.l2_bytes), format_bytes(r.wisdom.cpu.l3_bytes), r.log2_bytes, r.seconds,
                r.out_of_time ? " (out of time: the rest keep their defaults)" : "");
-    for (const TuneTrial& t : r.trials)
-      fmt::print("  {} = {:>7}: transpose {:.2f}, bit reversal {:.2f} of memcpy{}\n", t.key, t.value,
-                 t.transpose_ratio, t.reversal_ratio, r.wisdom.values.at(t.key) == t.value ? "  <- chosen" : "");
+    for (const TuneTrial& t : r.trials) {
+      std::string ratios;
+      for (const auto& [op, ratio] : t.ratios) ratios += fmt::format("{}{} {:.2f}", ratios.empty() ? "" : ", ", op, ratio);
+      const auto chosen = r.wisdom.values.find(t.key);
+      fmt::print("  {} = {:>7} at 2^{} bytes: {} of memcpy{}\n", t.key, t.value, t.log2_bytes, ratios,
+                 chosen != r.wisdom.values.end() && chosen->second == t.value ? "  <- chosen" : "");
+    }
+    for (const auto& [key, value] : r.wisdom.values) fmt::print("{} = {}\n", key, value);
     fmt::print("wisdom: {}\n", path);
   });
 }

@@ -115,9 +115,13 @@ Wisdom read_wisdom(const std::string& path) {
     if (!v.is_number_unsigned() || v.get<std::uint64_t>() == 0)
       throw bad(fmt::format("values.{} is not a positive integer", printable_input(key)));
     const std::uint64_t x = v.get<std::uint64_t>();
-    // A tile is a power of two from a page to the largest L2 there is: no file makes another.
-    if (key.rfind("fused.tile_bytes.", 0) == 0 && ((x & (x - 1)) != 0 || x < (1u << 12) || x > (1u << 24)))
-      throw bad(fmt::format("values.{} = {}: allowed a power of two from 4096 to 16777216", printable_input(key), x));
+    // Values outside what the launchers can use: no file makes another.
+    if (const std::optional<WisdomRange> range = wisdom_range(key)) {
+      const bool power = (x & (x - 1)) == 0;
+      if (x < range->low || x > range->high || (range->power_of_two && !power))
+        throw bad(fmt::format("values.{} = {}: allowed {} from {} to {}", printable_input(key), x,
+                              range->power_of_two ? "a power of two" : "an integer", range->low, range->high));
+    }
     w.values[key] = x;
   }
   return w;
@@ -178,6 +182,15 @@ void override_wisdom_value(const std::string& key, std::optional<std::uint64_t> 
     overrides()[key] = *value;
   else
     overrides().erase(key);
+}
+
+std::optional<WisdomRange> wisdom_range(const std::string& key) {
+  // A tile or a region: a page up to the largest L2 there is.
+  if (key.rfind("fused.tile_bytes.", 0) == 0 || key == wisdom_key::align_region_bytes)
+    return WisdomRange{std::uint64_t{1} << 12, std::uint64_t{1} << 24, true};
+  if (key == wisdom_key::streaming_bytes) return WisdomRange{std::uint64_t{1} << 16, std::uint64_t{1} << 62, true};
+  if (key == wisdom_key::prefetch_runs || key == wisdom_key::prefetch_rows) return WisdomRange{1, 64, false};
+  return std::nullopt;
 }
 
 std::string fused_tile_key(std::size_t word_bytes) { return fmt::format("fused.tile_bytes.{}", word_bytes); }

@@ -423,7 +423,10 @@ def schedule(algorithm: Union[int, str], d: int, *, n: Optional[int] = None, m: 
 @_python_names
 def tune(quick: bool = False, *, log2_bytes: Optional[int] = None, budget_seconds: float = 60.0,
          output: Optional[Union[str, "_os.PathLike[str]"]] = None) -> Dict[str, Any]:
-    """Measures this host's tile sizes for the fused passes and saves them as wisdom (``hcube tune``).
+    """Measures this host's settings for the CPU's passes and saves them as wisdom (``hcube tune``).
+
+    The fused passes' tile sizes and prefetch distance, a routing cycle's prefetch distance,
+    the alignment's regions and from which size stores stream (docs/cli.md has the keys).
 
     Plans made afterwards, in this process's children and in later processes, read the wisdom
     (a process reads it once, when its first plan needs it).
@@ -442,7 +445,7 @@ def tune(quick: bool = False, *, log2_bytes: Optional[int] = None, budget_second
     Returns
     -------
     dict
-        "wisdom_path", "cpu", "log2_bytes", "values" (the tile sizes chosen), "trials", "seconds".
+        "wisdom_path", "cpu", "log2_bytes", "values" (the settings chosen), "trials", "seconds".
     """
     out = "" if output is None else _os.fspath(output)
     result: Dict[str, Any] = _json.loads(_hcube.tune(bool(quick), -1 if log2_bytes is None else int(log2_bytes),

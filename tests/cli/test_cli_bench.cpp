@@ -194,6 +194,18 @@ TEST_F(CliBench, TuneWritesWisdomThatPlansRead) {
     else
       EXPECT_EQ(chosen, best) << key;
   }
+  // The alignment's regions are tuned at any size, among their candidates; prefetching and
+  // streaming only beyond the caches, which 2^20 bytes is not: those keep their defaults.
+  ASSERT_TRUE(file["values"].contains("align.region_bytes"));
+  bool region_tried = false;
+  for (const json& trial : t["trials"])
+    if (trial["key"] == "align.region_bytes") {
+      EXPECT_TRUE(trial.contains("alignment_ratio_to_memcpy")) << trial;
+      region_tried = region_tried || trial["value"] == file["values"]["align.region_bytes"];
+    }
+  EXPECT_TRUE(region_tried);
+  for (const char* key : {"stream.min_bytes", "fused.prefetch_runs", "cycle.prefetch_rows"})
+    EXPECT_FALSE(file["values"].contains(key)) << key;
   struct Env {  // HCUBE_WISDOM for the programs this test starts
     explicit Env(const std::string& v) { ::setenv("HCUBE_WISDOM", v.c_str(), 1); }
     ~Env() { ::unsetenv("HCUBE_WISDOM"); }
@@ -219,10 +231,30 @@ TEST_F(CliBench, TuneWritesWisdomThatPlansRead) {
     EXPECT_TRUE(contains(o["why_not"], "made on another CPU (Another CPU 9000")) << o;
     EXPECT_EQ(ok_json({"bench", "--op", "fused-transpose", "-w", "12", "-r", "1", "--backend", "cpu"})["tile_bytes"],
               131072);  // the default
+    // The launchers' other settings at their extremes: read, and the words still land right.
+    json knobs = mine;
+    knobs["values"]["stream.min_bytes"] = 65536;
+    knobs["values"]["fused.prefetch_runs"] = 1;
+    knobs["values"]["cycle.prefetch_rows"] = 64;
+    knobs["values"]["align.region_bytes"] = 4096;
+    write(knobs);
+    EXPECT_EQ(ok_json({"info"})["wisdom"]["values"], knobs["values"]);
+    EXPECT_EQ(ok_json({"aapc", "--dims", "9", "-m", "11", "--backend", "cpu"})["verified"], true);
+    EXPECT_EQ(ok_json({"permute", "--perm", "bit-reversal", "-n", "9", "-m", "9", "--fused", "--backend", "cpu"})["verified"],
+              true);
     json bad = mine;
     bad["values"]["fused.tile_bytes.4"] = 1000;
     write(bad);
     EXPECT_TRUE(contains(ok_json({"info"})["wisdom"]["why_not"], "allowed a power of two from 4096")) << bad;
+    bad = mine;
+    bad["values"]["cycle.prefetch_rows"] = 65;
+    write(bad);
+    EXPECT_TRUE(contains(ok_json({"info"})["wisdom"]["why_not"], "cycle.prefetch_rows = 65: allowed an integer from 1 to 64"))
+        << ok_json({"info"})["wisdom"];
+    bad = mine;
+    bad["values"]["stream.min_bytes"] = 3 << 20;
+    write(bad);
+    EXPECT_TRUE(contains(ok_json({"info"})["wisdom"]["why_not"], "allowed a power of two from 65536")) << bad;
     std::ofstream(wisdom) << "not json";
     EXPECT_TRUE(contains(ok_json({"info"})["wisdom"]["why_not"], "not a JSON object"));
   }

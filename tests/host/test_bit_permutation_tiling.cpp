@@ -17,6 +17,7 @@
 #include "hcube/backends/cpu/launch.hpp"
 #include "hcube/kernels/permute.hpp"
 #include "hcube/kernels/word.hpp"
+#include "launcher_settings.hpp"
 #include "test_words.hpp"
 
 namespace hcube {
@@ -130,13 +131,14 @@ void check_launchers(const std::vector<unsigned>& to, unsigned cap, bool per_wor
   const std::size_t bytes = src.size() * sizeof(Word);
   // aligned_alloc wants a size that is a multiple of the alignment.
   std::unique_ptr<void, decltype(&std::free)> area(std::aligned_alloc(64, (bytes + 64 + 63) / 64 * 64), &std::free);
-  for (const std::size_t offset : {std::size_t{0}, std::size_t{16}}) {
-    auto* dst = reinterpret_cast<Word*>(static_cast<char*>(area.get()) + offset);
-    std::memset(static_cast<void*>(dst), 0, bytes);
-    kernels::cpu::launch_tiles(kernels::BitPermuteTileBody<Word>{src.data(), dst, view_of(plan)});
-    EXPECT_TRUE(same(dst, expected)) << sizeof(Word) << "-byte words, q = " << q << ", max tile bits " << cap
-                                     << ", destination offset " << offset;
-  }
+  for (const kernels::cpu::tuning::Knobs& knobs : launcher_settings())
+    for (const std::size_t offset : {std::size_t{0}, std::size_t{16}}) {
+      auto* dst = reinterpret_cast<Word*>(static_cast<char*>(area.get()) + offset);
+      std::memset(static_cast<void*>(dst), 0, bytes);
+      kernels::cpu::launch_tiles(kernels::BitPermuteTileBody<Word>{src.data(), dst, view_of(plan)}, knobs);
+      EXPECT_TRUE(same(dst, expected)) << sizeof(Word) << "-byte words, q = " << q << ", max tile bits " << cap
+                                       << ", destination offset " << offset << ", " << describe(knobs);
+    }
   if (!per_word) return;
   std::vector<Word> by_word(src.size(), Word{}), buffer(view_of(plan).buffer_words());
   const kernels::BitPermuteTileBody<Word> body{src.data(), by_word.data(), view_of(plan)};

@@ -25,6 +25,7 @@
 #include "hcube/backends/cpu/launch.hpp"
 #include "hcube/backends/cpu/team.hpp"
 #include "hcube/emulator/measure.hpp"
+#include "launcher_settings.hpp"
 #include "test_words.hpp"
 
 namespace hcube {
@@ -69,12 +70,15 @@ TEST(HostLaunchers, RowSwapsEqualThePerWordExchangeBody) {
           cycle.push_back(Exchange{dim, pool[k], direct ? pool[k] : pool[k + 1]});
           k += direct ? 1 : 2;
         }
-        std::vector<std::uint32_t> fast = labels(layout.geo.total_words()), slow = fast;
-        const kernels::ExchangeBody<std::uint32_t> a{fast.data(), layout, cycle.data(), nullptr, 0};
+        std::vector<std::uint32_t> slow = labels(layout.geo.total_words());
         const kernels::ExchangeBody<std::uint32_t> b{slow.data(), layout, cycle.data(), nullptr, 0};
-        kernels::cpu::run_exchanges(a, cycle.size());
         kernels::cpu::launch(b.count(cycle.size()), b);
-        ASSERT_EQ(fast, slow) << "n = " << n << ", m = " << m << ", t = " << t;
+        for (const kernels::cpu::tuning::Knobs& knobs : launcher_settings()) {
+          std::vector<std::uint32_t> fast = labels(layout.geo.total_words());
+          const kernels::ExchangeBody<std::uint32_t> a{fast.data(), layout, cycle.data(), nullptr, 0};
+          kernels::cpu::run_exchanges(a, cycle.size(), knobs);
+          ASSERT_EQ(fast, slow) << "n = " << n << ", m = " << m << ", t = " << t << ", " << describe(knobs);
+        }
       }
 }
 
@@ -114,16 +118,19 @@ void check_exchange_batch(const Layout& layout, std::mt19937_64& rng) {
     }
     ends.push_back(all.size());
   }
-  std::vector<Word> fast = labelled_words<Word>(layout.geo.total_words()), slow = fast;
-  kernels::cpu::run_exchange_cycles(
-      kernels::ExchangeBody<Word>{fast.data(), layout, all.data(), tables.data(), bytes}, ends);
+  std::vector<Word> slow = labelled_words<Word>(layout.geo.total_words());
   for (std::size_t c = 0; c < ends.size(); ++c) {
     const std::size_t first = c == 0 ? 0 : ends[c - 1];
     const kernels::ExchangeBody<Word> b{slow.data(), layout, all.data() + first, tables.data(), bytes};
     kernels::cpu::launch(b.count(ends[c] - first), b);
   }
-  EXPECT_TRUE(same_words(fast, slow)) << "n = " << n << ", m = " << m << ", t = " << layout.t << ", "
-                                      << sizeof(Word) << "-byte words";
+  for (const kernels::cpu::tuning::Knobs& knobs : launcher_settings()) {
+    std::vector<Word> fast = labelled_words<Word>(layout.geo.total_words());
+    kernels::cpu::run_exchange_cycles(
+        kernels::ExchangeBody<Word>{fast.data(), layout, all.data(), tables.data(), bytes}, ends, knobs);
+    EXPECT_TRUE(same_words(fast, slow)) << "n = " << n << ", m = " << m << ", t = " << layout.t << ", "
+                                        << sizeof(Word) << "-byte words, " << describe(knobs);
+  }
 }
 
 TEST(HostLaunchers, SkewedTilesEqualThePerWordExchangeBody) {
@@ -143,12 +150,15 @@ void expect_host_alignment_equals_body(const Layout& layout, const AffineMap& ma
   const AffineTables tables = make_tables(map);
   const kernels::AffineView view{tables.mem.data(), tables.node.data(), tables.mem_bytes, tables.node_bytes,
                                  tables.constant};
-  std::vector<Word> fast = labelled_words<Word>(layout.geo.total_words()), slow = fast;
-  kernels::cpu::run_align_xor(kernels::AlignXorBody<Word>{fast.data(), layout, view, lo, hi});
+  std::vector<Word> slow = labelled_words<Word>(layout.geo.total_words());
   kernels::cpu::launch(layout.geo.total_words(), kernels::AlignXorBody<Word>{slow.data(), layout, view, lo, hi});
-  EXPECT_TRUE(same_words(fast, slow)) << "n = " << layout.geo.n << ", m = " << layout.geo.m << ", t = " << layout.t
-                                      << ", " << sizeof(Word) << "-byte words, rows " << lo << ".." << hi << ", "
-                                      << map.describe();
+  for (const kernels::cpu::tuning::Knobs& knobs : launcher_settings()) {
+    std::vector<Word> fast = labelled_words<Word>(layout.geo.total_words());
+    kernels::cpu::run_align_xor(kernels::AlignXorBody<Word>{fast.data(), layout, view, lo, hi}, knobs);
+    EXPECT_TRUE(same_words(fast, slow)) << "n = " << layout.geo.n << ", m = " << layout.geo.m << ", t = " << layout.t
+                                        << ", " << sizeof(Word) << "-byte words, rows " << lo << ".." << hi << ", "
+                                        << map.describe() << ", " << describe(knobs);
+  }
 }
 
 // A random xor alignment (some processor bits onto some memory bits, then a complement) on one layout.

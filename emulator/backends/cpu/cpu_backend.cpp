@@ -169,10 +169,20 @@ class FftwPlans {
   std::uint64_t made_ = 0;
 };
 
+// The launchers' settings: this host's wisdom where `hcube tune` measured them, else the defaults.
+kernels::cpu::tuning::Knobs knobs_from_wisdom() {
+  kernels::cpu::tuning::Knobs k;
+  k.streaming_bytes = tuned_value(wisdom_key::streaming_bytes, k.streaming_bytes);
+  k.prefetch_runs = tuned_value(wisdom_key::prefetch_runs, k.prefetch_runs);
+  k.prefetch_rows = tuned_value(wisdom_key::prefetch_rows, k.prefetch_rows);
+  k.align_region_bytes = tuned_value(wisdom_key::align_region_bytes, k.align_region_bytes);
+  return k;
+}
+
 struct CpuPolicy {
   static constexpr BackendKind kind = BackendKind::cpu;
 
-  explicit CpuPolicy(std::uint64_t chunk_bytes) : chunk_bytes_(chunk_bytes) {}
+  explicit CpuPolicy(std::uint64_t chunk_bytes) : chunk_bytes_(chunk_bytes), knobs_(knobs_from_wisdom()) {}
 
   std::string device_name() const {
     return fmt::format("host CPU, {} hardware threads", std::thread::hardware_concurrency());
@@ -207,7 +217,7 @@ struct CpuPolicy {
   }
   template <class TileBody>
   void launch_tiles(const TileBody& body) {
-    kernels::cpu::launch_tiles(body);
+    kernels::cpu::launch_tiles(body, knobs_);
   }
   // Tiles of 16 KiB (L1) for the gather; where the launcher writes by block transposes (a
   // transpose, a bit reversal), the size `hcube tune` measured on this host (wisdom), else
@@ -225,12 +235,12 @@ struct CpuPolicy {
   // which reads the map through the body's (host) tables.
   template <class W>
   void launch_align_xor(const kernels::AlignXorBody<W>& body, const AffineTables&) {
-    kernels::cpu::run_align_xor(body);
+    kernels::cpu::run_align_xor(body, knobs_);
   }
   // A routing cycle row by row (backends/cpu/exchange.hpp).
   template <class W>
   void launch_exchanges(const kernels::ExchangeBody<W>& body, std::uint64_t count) {
-    kernels::cpu::run_exchanges(body, count);
+    kernels::cpu::run_exchanges(body, count, knobs_);
   }
   // Both launch modes run the batch as one schedule pass: cycle after cycle,
   // each its own parallel region (a persistent team waiting at a barrier would
@@ -239,7 +249,7 @@ struct CpuPolicy {
   template <class W>
   std::uint64_t launch_exchange_cycles(const kernels::ExchangeBody<W>& body, const std::vector<std::size_t>& ends,
                                        LaunchMode) {
-    kernels::cpu::run_exchange_cycles(body, ends);
+    kernels::cpu::run_exchange_cycles(body, ends, knobs_);
     return ends.size();
   }
   std::size_t cycles_per_batch(LaunchMode) const { return std::numeric_limits<std::size_t>::max(); }
@@ -358,6 +368,7 @@ struct CpuPolicy {
   CudaStream stream() const { return nullptr; }
 
   std::uint64_t chunk_bytes_;
+  kernels::cpu::tuning::Knobs knobs_;  // read once: a backend's launches keep one setting
   FftwPlans dft_plans_;
 };
 

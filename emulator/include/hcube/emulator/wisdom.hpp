@@ -1,5 +1,5 @@
 // Wisdom, as FFTW keeps it: the CPU backend's tunings measured on this host by
-// `hcube tune` (the fused passes' tile sizes per word size), saved in a file
+// `hcube tune` (tile sizes, prefetch distances, regions, when stores stream), saved in a file
 // and read by every process that makes a plan, so that the sizes fit this
 // host's caches rather than the machine the defaults were chosen on. Without
 // wisdom, or with wisdom made on another CPU, the defaults (backends/cpu/tuning.hpp).
@@ -50,6 +50,21 @@ void override_wisdom_value(const std::string& key, std::optional<std::uint64_t> 
 Wisdom read_wisdom(const std::string& path);
 // Writes it (the directory made where missing), replacing the file whole.
 void write_wisdom(const Wisdom& w, const std::string& path);
+
+// The keys of the CPU launchers' other settings (backends/cpu/tuning.hpp's Knobs).
+namespace wisdom_key {
+inline constexpr const char* streaming_bytes = "stream.min_bytes";  // stores stream from this size; 2^62: never
+inline constexpr const char* prefetch_runs = "fused.prefetch_runs";  // the fused passes' reads, runs ahead
+inline constexpr const char* prefetch_rows = "cycle.prefetch_rows";  // a routing cycle's rows, exchanges ahead
+inline constexpr const char* align_region_bytes = "align.region_bytes";  // an alignment unit's two regions
+}  // namespace wisdom_key
+// A key's allowed values (a wisdom file with another is refused): low..high, powers of two only where so said.
+struct WisdomRange {
+  std::uint64_t low = 1, high = 1;
+  bool power_of_two = false;
+};
+// The range of a key hcube reads; empty for a key it does not know (kept, unused).
+std::optional<WisdomRange> wisdom_range(const std::string& key);
 
 // The tile size of the CPU's fused passes where they write by block
 // transposes, for words of `word_bytes` (4, 8, 16): wisdom's, else the default.

@@ -21,11 +21,6 @@
 
 namespace hcube::kernels::cpu {
 
-// A unit's two regions fit the L2 cache (measured at 2^26 words: 64 KiB 0.45,
-// 128 KiB 0.5, 256 KiB 0.5-0.7 of memcpy; the row-at-a-time walk doubled the
-// line-at-a-time one).
-inline constexpr std::uint64_t kAlignRegionBytes = 256 * 1024;
-
 #if defined(__x86_64__) || defined(__i386__)
 // Swaps the coset r xor S with the coset p xor S over L = 32 / word size
 // columns at `first`: lane k of row r xor off[s] lands on row p xor off[s xor k]
@@ -88,7 +83,7 @@ void align_block_lanes(Word* cols, unsigned t, const XorCosets& S, const std::ui
 #endif
 
 template <class Word>
-void run_align_xor(const AlignXorBody<Word>& body) {
+void run_align_xor(const AlignXorBody<Word>& body, const tuning::Knobs& knobs) {
   const Layout& L = body.layout;
   const AffineView& map = body.map;
   const unsigned t = L.t, m = L.geo.m;
@@ -113,8 +108,9 @@ void run_align_xor(const AlignXorBody<Word>& body) {
   unsigned cb = 0;
   while (cb < t && (sizeof(Word) << (cb + 1)) <= 64) ++cb;
   const auto region = [&](unsigned bits) { return sizeof(Word) << (span_bits(bit(bits)) + bits); };
-  if (region(cb) > kAlignRegionBytes) return generic();
-  while (cb < t && region(cb + 1) <= kAlignRegionBytes) ++cb;
+  const std::uint64_t most = knobs.align_region_bytes;
+  if (region(cb) > most) return generic();
+  while (cb < t && region(cb + 1) <= most) ++cb;
   const unsigned beta = span_bits(bit(cb));
   const std::uint64_t chunk = bit(cb), chunks = bit(t - cb), block = bit(beta), blocks = (K + block - 1) / block;
   const std::uint64_t tile_words = K << t, tiles = bit(L.geo.n - t);

@@ -25,8 +25,6 @@
 
 namespace hcube::kernels::cpu {
 
-// How many exchanges ahead a routing cycle prefetches its rows.
-inline constexpr std::uint64_t kPrefetchRows = 2;
 // Tiles of at most this many node bits may be skewed (a table of 2^t row offsets).
 inline constexpr unsigned kMaxSkewTileDims = 12;
 
@@ -91,7 +89,7 @@ class TileOffsets {
 // (TileOffsets), so this is an xor alignment of the in-tile node bits, run by
 // the alignment's launcher (32-byte row sets where AVX2 runs).
 template <class Word>
-void reskew_tiles(Word* mem, const Layout& L, const std::vector<std::uint64_t>& delta) {
+void reskew_tiles(Word* mem, const Layout& L, const std::vector<std::uint64_t>& delta, const tuning::Knobs& knobs) {
   std::uint64_t span = 0;
   for (const std::uint64_t s : delta) span |= s;
   if (span == 0) return;
@@ -103,7 +101,7 @@ void reskew_tiles(Word* mem, const Layout& L, const std::vector<std::uint64_t>& 
   for (unsigned b = 0; b < node_bytes; ++b)
     for (std::uint64_t v = 0; v < 256; ++v) node_table[b * 256 + v] = delta[(v << (8 * b)) & (bit(L.t) - 1)];
   const AffineView map{mem_table.data(), node_table.data(), mem_bytes, node_bytes, 0};
-  run_align_xor(AlignXorBody<Word>{mem, L, map, 0, L.geo.words_per_node()});
+  run_align_xor(AlignXorBody<Word>{mem, L, map, 0, L.geo.words_per_node()}, knobs);
 }
 
 // One cycle's exchanges with the tiles skewed by class `skewed` (0: not
@@ -112,7 +110,7 @@ void reskew_tiles(Word* mem, const Layout& L, const std::vector<std::uint64_t>& 
 // whose exchanges are all of the skew's class.
 template <class Word>
 void run_exchanges(const ExchangeBody<Word>& body, std::uint64_t count, TileOffsets<Word>& offsets,
-                   unsigned skewed = 0) {
+                   const tuning::Knobs& knobs, unsigned skewed = 0) {
   const Layout& L = body.layout;
   const unsigned t = L.t, n = L.geo.n, pair_bits = n - 1;
   const std::uint64_t row = bit(t), tiles = bit(n - t), tile_words = L.geo.words_per_node() << t;
@@ -134,7 +132,8 @@ void run_exchanges(const ExchangeBody<Word>& body, std::uint64_t count, TileOffs
   const std::uint64_t slices = std::min<std::uint64_t>(rowed.size(), std::max<std::uint64_t>(1, 64 / tiles));
   const auto items = static_cast<std::int64_t>(tiles * slices);
   Word* mem = body.mem;
-  const bool prefetch = L.geo.total_words() * sizeof(Word) >= kStreamingBytes;
+  const bool prefetch = L.geo.total_words() * sizeof(Word) >= knobs.streaming_bytes;
+  const std::uint64_t ahead = knobs.prefetch_rows;
 #pragma omp parallel for schedule(static, 1) if (rowed.size() * L.geo.nodes() >= kParallelThreshold) \
     num_threads(team_size())
   for (std::int64_t w = 0; w < items; ++w) {
@@ -154,9 +153,9 @@ void run_exchanges(const ExchangeBody<Word>& body, std::uint64_t count, TileOffs
     };
     for (std::uint64_t k = first; k < last; ++k) {
       Word *a = nullptr, *b = nullptr;
-      // The rows two exchanges ahead are fetched while these swap: they lie in
-      // other tiles' pages (2^26 u32 words: 0.61 -> 0.68 of memcpy).
-      if (prefetch && k + kPrefetchRows < last && rows(k + kPrefetchRows, a, b))
+      // The rows a few exchanges ahead are fetched while these swap: they lie in
+      // other tiles' pages.
+      if (prefetch && k + ahead < last && rows(k + ahead, a, b))
         for (std::size_t c = 0; c < row * sizeof(Word); c += 64) {
           __builtin_prefetch(reinterpret_cast<const char*>(a) + c, 1, 3);
           __builtin_prefetch(reinterpret_cast<const char*>(b) + c, 1, 3);
@@ -175,9 +174,9 @@ void run_exchanges(const ExchangeBody<Word>& body, std::uint64_t count, TileOffs
 }
 
 template <class Word>
-void run_exchanges(const ExchangeBody<Word>& body, std::uint64_t count) {
+void run_exchanges(const ExchangeBody<Word>& body, std::uint64_t count, const tuning::Knobs& knobs) {
   TileOffsets<Word> offsets(body);
-  run_exchanges(body, count, offsets);
+  run_exchanges(body, count, offsets, knobs);
 }
 
 // Skewing pays where a run of cycles has this many exchanges per word of a node
@@ -189,7 +188,8 @@ inline constexpr double kSkewExchangesPerNodeByte = 1.0 / 16;
 // whose exchanges share one in-tile offset class go skewed when long enough;
 // the tiles are unskewed before a cycle that needs it and at the end.
 template <class Word>
-void run_exchange_cycles(const ExchangeBody<Word>& body, const std::vector<std::size_t>& ends) {
+void run_exchange_cycles(const ExchangeBody<Word>& body, const std::vector<std::size_t>& ends,
+                         const tuning::Knobs& knobs) {
   TileOffsets<Word> offsets(body);
   const auto class_of_cycle = [&](std::size_t c) {
     const std::size_t first = c == 0 ? 0 : ends[c - 1];
@@ -207,7 +207,7 @@ void run_exchange_cycles(const ExchangeBody<Word>& body, const std::vector<std::
     std::vector<std::uint64_t> delta = offsets.skew(skewed);
     const std::vector<std::uint64_t>& s = offsets.skew(to);
     for (std::size_t u = 0; u < delta.size(); ++u) delta[u] ^= s[u];
-    reskew_tiles(body.mem, body.layout, delta);
+    reskew_tiles(body.mem, body.layout, delta, knobs);
     skewed = to;
   };
   for (std::size_t c = 0; c < ends.size();) {
@@ -222,7 +222,7 @@ void run_exchange_cycles(const ExchangeBody<Word>& body, const std::vector<std::
       const std::size_t first = c == 0 ? 0 : ends[c - 1];
       ExchangeBody<Word> cycle = body;
       cycle.exchanges += first;
-      run_exchanges(cycle, ends[c] - first, offsets, skewed);
+      run_exchanges(cycle, ends[c] - first, offsets, knobs, skewed);
     }
   }
   reskew(0);

@@ -10,6 +10,7 @@
 #include "hcube/backends/cpu/lane_transpose.hpp"
 #include "hcube/backends/cpu/stream.hpp"
 #include "hcube/backends/cpu/team.hpp"
+#include "hcube/backends/cpu/tuning.hpp"
 
 namespace hcube::kernels::cpu {
 
@@ -51,12 +52,6 @@ inline int dynamic_chunk(std::uint64_t items, std::uint64_t item_bytes) {
   return static_cast<int>(std::min(by_bytes, std::max<std::uint64_t>(1, items / 16)));
 }
 
-// How many source runs ahead the copy into the tile buffer prefetches: a
-// bit reversal's runs lie 4 MiB apart, in the same few cache sets, so lines
-// fetched a tile or two ahead (256-512 of them) were evicted before their copy;
-// 8 runs (32 lines) ahead keeps the reads in flight without that (2^26 u32
-// words, A/B in one process: 0.068 -> 0.062 s).
-inline constexpr std::uint64_t kPrefetchRuns = 8;
 // A buffered tile's rows lie one cache line further apart than a run: the
 // block transposes read a column of the buffer, which with 512-byte rows (a
 // 64 or 128 KiB u32 tile) would otherwise fall into 8 of L1's 64 sets.
@@ -77,13 +72,14 @@ inline void prefetch_run(const void* run, std::size_t bytes) {
 // block transposes read straight from the source measured slower than copying
 // 128 KiB tiles first (cpu_backend.cpp, docs/performance.md).
 template <class TileBody>
-void launch_tiles(const TileBody& body) {
+void launch_tiles(const TileBody& body, const tuning::Knobs& knobs) {
   using Word = typename TileBody::word_type;
   const auto& v = body.view;
   const std::uint64_t runs = v.runs(), run_words = v.run_words();
   const auto tiles = static_cast<std::int64_t>(v.tiles());
   const std::size_t run_bytes = run_words * sizeof(Word);
-  const bool stream = v.tiles() * v.tile_words() * sizeof(Word) >= kStreamingBytes && run_bytes % 16 == 0;
+  const bool stream = v.tiles() * v.tile_words() * sizeof(Word) >= knobs.streaming_bytes && run_bytes % 16 == 0;
+  const std::uint64_t ahead_runs = knobs.prefetch_runs;
   const LaneTranspose lanes = plan_lane_transpose<Word>(v, body.dst);
   // Where the block transpose does not apply, the general block network (any permutation).
   const LaneNetwork network = lanes.usable ? LaneNetwork{} : plan_lane_network<Word>(v, body.dst);
@@ -109,8 +105,8 @@ void launch_tiles(const TileBody& body) {
       const bool ahead = stream && o + 1 < tiles;
       const std::uint64_t next_src = ahead ? v.src_base(static_cast<std::uint64_t>(o + 1)) : 0;
       for (std::uint64_t r = 0; r < runs; ++r) {
-        if (stream && (r + kPrefetchRuns < runs || ahead)) {
-          const std::uint64_t later = r + kPrefetchRuns;
+        if (stream && (r + ahead_runs < runs || ahead)) {
+          const std::uint64_t later = r + ahead_runs;
           prefetch_run(later < runs ? body.src_run(src, later) : body.src_run(next_src, later - runs), run_bytes);
         }
         const Word* s = body.src_run(src, r);

@@ -17,9 +17,6 @@
 
 namespace hcube::kernels::cpu {
 
-// Data passes at least this large stream their stores; smaller ones stay in cache.
-inline constexpr std::size_t kStreamingBytes = std::size_t{16} << 20;
-
 // Whether this processor runs AVX2 (the build targets baseline x86-64).
 inline bool have_avx2() {
 #if defined(__x86_64__) || defined(__i386__)

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 namespace hcube::kernels::cpu::tuning {
 
@@ -17,5 +18,25 @@ inline constexpr std::size_t kL1TileBytes = 16 * 1024;
 constexpr std::size_t block_tile_bytes(std::size_t word_bytes) {
   return word_bytes >= 16 ? 64 * 1024 : 128 * 1024;
 }
+
+// Data passes at least this large stream their stores (and prefetch): smaller ones stay in cache.
+inline constexpr std::uint64_t kStreamingBytes = std::uint64_t{16} << 20;
+// How many source runs ahead the fused passes' copy into the tile buffer prefetches: a
+// bit reversal's runs lie in the same few cache sets, so lines fetched a tile ahead
+// were evicted before their copy (launch.hpp).
+inline constexpr std::uint64_t kPrefetchRuns = 8;
+// How many exchanges ahead a routing cycle prefetches its rows (exchange.hpp).
+inline constexpr std::uint64_t kPrefetchRows = 2;
+// An alignment unit's two regions of rows, together, fit the L2 (alignment.hpp).
+inline constexpr std::uint64_t kAlignRegionBytes = 256 * 1024;
+
+// The launchers' settings that `hcube tune` may measure on a host and keep as
+// wisdom (emulator/wisdom.hpp names the keys); the defaults are the constants above.
+struct Knobs {
+  std::uint64_t streaming_bytes = kStreamingBytes;
+  std::uint64_t prefetch_runs = kPrefetchRuns;
+  std::uint64_t prefetch_rows = kPrefetchRows;
+  std::uint64_t align_region_bytes = kAlignRegionBytes;
+};
 
 }  // namespace hcube::kernels::cpu::tuning
