@@ -485,24 +485,9 @@ void run_fft_across_ranks(FftAcrossRanks job) {
     s.machine = std::make_unique<mpi::DistributedMachine>(
         MachineOptions{job.n, job.m, job.type, job.backend, job.tile_dims}, world().comm());
     s.backend_note = backend_note(job.backend, s.machine->local().backend());
-    // This rank's points, in its share's user order: local node j, word l holds
-    // point t = l 2^n + first node + j (point t is at node t mod 2^n, word t div 2^n).
+    // This rank's points, in its share's cyclic order (point t is at node t mod 2^n, word t div 2^n).
     const std::vector<std::complex<double>> x = std::move(job.x);
-    const Machine& local = s.machine->local();
-    const std::uint64_t nodes = local.geometry().nodes(), K = local.geometry().words_per_node();
-    const std::size_t wb = local.word_bytes();
-    std::vector<unsigned char> share(local.bytes());
-    for (std::uint64_t j = 0; j < nodes; ++j)
-      for (std::uint64_t l = 0; l < K; ++l) {
-        const std::complex<double>& v = x[(l << job.n) + s.machine->first_node() + j];
-        unsigned char* word = &share[(j * K + l) * wb];
-        if (job.type == ElementType::c128) {
-          std::memcpy(word, &v, 16);
-        } else {
-          const std::complex<float> f(static_cast<float>(v.real()), static_cast<float>(v.imag()));
-          std::memcpy(word, &f, 8);
-        }
-      }
+    const std::vector<unsigned char> share = mpi::cyclic_share(*s.machine, [&x](std::uint64_t t) { return x[t]; });
     s.machine->local().load(share.data(), share.size());
   });
   mpi::DistributedFftMachine machine(*s.machine);
@@ -518,12 +503,9 @@ void run_fft_across_ranks(FftAcrossRanks job) {
     d = fft_share_difference(s.machine->local(), s.machine->geometry(), s.machine->first_word(), reference,
                              job.options.order);
   });
-  double parts[2] = {d.diff, d.scale};
-  int nan = d.nan ? 1 : 0;
-  mpi::allreduce(parts, 2, MPI_DOUBLE, MPI_MAX, world().comm());
-  mpi::allreduce(&nan, 1, MPI_INT, MPI_MAX, world().comm());
+  const FftDifference whole = mpi::combined(d, world().comm());
   FftCheck check;
-  on_every_rank([&] { check = check_fft_difference(FftDifference{parts[0], parts[1], nan != 0}, job.type); });
+  on_every_rank([&] { check = check_fft_difference(whole, job.type); });
   // --output: X in index order, each rank its result words.
   const Geometry& geo = s.machine->geometry();
   write_indexed(s, io, {geo.total_words()}, geo.total_words(),
