@@ -25,6 +25,11 @@ void DistributedFftMachine::fft_block(unsigned lo, unsigned h, std::uint64_t gro
   machine_.local().fft_block(lo, h, group_bits, share_tables(index), inverse);
 }
 
+void DistributedFftMachine::fft_block_then_align(unsigned lo, unsigned h, std::uint64_t group_bits,
+                                                 const BitAffine& index, bool inverse, const AffineMap& map) {
+  machine_.local().fft_block_then_align(lo, h, group_bits, share_tables(index), inverse, machine_.share_map(map));
+}
+
 void DistributedFftMachine::run_cycles(const Schedule& schedule) {
   check_schedule(schedule);
   machine_.run_checked_cycles(schedule);

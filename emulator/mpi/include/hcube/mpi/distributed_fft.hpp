@@ -25,6 +25,9 @@ class DistributedFftMachine : public FftMachine {
   void fft_stage(unsigned mem_bit, unsigned index_bit, const BitAffine& index, bool inverse) override;
   void fft_block(unsigned lo, unsigned h, std::uint64_t group_bits, const BitAffine& index, bool inverse) override;
   void align(const AffineMap& map) override { machine_.align(AlignmentStep(map)); }
+  // Every word stays on its rank in both: the share's block written at its aligned places, one pass instead of two.
+  void fft_block_then_align(unsigned lo, unsigned h, std::uint64_t group_bits, const BitAffine& index, bool inverse,
+                            const AffineMap& map) override;
   void run_cycles(const Schedule& schedule) override;  // collective
   Counters counters() const override { return machine_.counters(); }  // collective
   std::string dft_library() const override { return machine_.local().dft_library(); }
