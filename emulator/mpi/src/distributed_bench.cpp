@@ -192,8 +192,8 @@ DistributedBenchResult run_distributed_bench(const BenchRequest& req, MPI_Comm c
       fft_points = cyclic_share(mach, bench_fft_point);
       out.fft_baseline_threads = fft_baseline->threads;
       r.what = fmt::format("the distributed FFT of 2^{} points on 2^{} nodes (its AAPCs and local transforms), on {} "
-                           "ranks, against fftw3-mpi's with {} thread(s) a rank, {}",
-                           q, r.n, out.ranks, fft_baseline->threads, req.fftw_plan);
+                           "ranks, against {}'s with {} thread(s) a rank, {}",
+                           q, r.n, out.ranks, fft_baseline->name, fft_baseline->threads, req.fftw_plan);
       // Each run transforms the same points: loaded before the ranks start together.
       run = [&] {
         local.load(fft_points.data(), fft_points.size());
@@ -209,7 +209,7 @@ DistributedBenchResult run_distributed_bench(const BenchRequest& req, MPI_Comm c
         try {
           r.fft_error = check_fft_difference(d, req.type).error;
         } catch (const Error& e) {
-          return fmt::format("hcube's FFT against fftw3-mpi's: {}", e.what());
+          return fmt::format("hcube's FFT against {}'s: {}", fft_baseline->name, e.what());
         }
         return std::string();
       };
@@ -269,7 +269,7 @@ DistributedBenchResult run_distributed_bench(const BenchRequest& req, MPI_Comm c
     ops.push_back(timed_together(run, comm));
     copies.push_back(timed_together(copy, comm));
     out.alltoall_runs.push_back(timed_together(alltoall, comm));
-    if (fft_baseline != nullptr) out.fft_baseline_runs.push_back(timed_together(fft_baseline->run, comm));
+    if (req.op == BenchOp::fft) out.fft_baseline_runs.push_back(timed_together(fft_baseline->run, comm));
     r.time.runs.emplace_back(ops.back(), copies.back());
   }
   if (!out.fft_baseline_runs.empty()) out.fft_baseline_seconds = median(out.fft_baseline_runs);

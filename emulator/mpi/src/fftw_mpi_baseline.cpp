@@ -55,6 +55,7 @@ FftBaselineAcrossRanks fftw_mpi_baseline(const BenchRequest& r, MPI_Comm comm) {
   if (t->data == nullptr) throw OutOfMemory(fmt::format("fftw3-mpi could not allocate {} points", alloc));
   // The same threads a rank as hcube's ranks run with; the planner's setting restored for the CPU backend.
   FftBaselineAcrossRanks b;
+  b.name = "fftw3-mpi";
   b.threads = omp_get_max_threads();
   const int planner_threads = fftw_planner_nthreads();
   fftw_plan_with_nthreads(b.threads);

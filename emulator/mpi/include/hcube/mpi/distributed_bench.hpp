@@ -40,7 +40,8 @@ struct DistributedBenchResult {
 // of the same points (bench_fft_point), which hcube::mpi does not link; the
 // hcube program's is fftw3-mpi's (emulator/mpi/src/fftw_mpi_baseline.cpp).
 struct FftBaselineAcrossRanks {
-  int threads = 1;  // each rank's
+  std::string name;  // the library, in the bench's text and errors
+  int threads = 1;   // each rank's
   // Collective: loads this rank's points, then transforms them between
   // barriers; this rank's seconds of the transform alone.
   std::function<double()> run;
