@@ -3,6 +3,8 @@
 # The CUDA toolkit is optional: without nvcc the CUDA backend is left out.
 # Open MPI (libopenmpi-dev, openmpi-bin) builds the distributed machine and its
 # mpirun tests (docs/distributed.md); a build configured without it still works.
+# fftw3-mpi (libfftw3-mpi-dev) is hcube bench --op fft's baseline under mpirun;
+# without it that one bench refuses and its tests skip.
 # CaDiCaL (libcadical-dev) is the SAT solver hcube synthesize links (docs/synthesize.md);
 # a build without it refuses that one command and skips its tests.
 # patchelf points the programs scripts/gpu_bundle.sh carries at the libraries
@@ -16,7 +18,7 @@
 set -euo pipefail
 
 packages=(cmake g++ make patchelf libgtest-dev libcli11-dev nlohmann-json3-dev libfmt-dev libbenchmark-dev libfftw3-dev
-  libopenmpi-dev openmpi-bin libcadical-dev)
+  libopenmpi-dev openmpi-bin libfftw3-mpi-dev libcadical-dev)
 optional=(gnuplot-nox time chromium clang libclang-rt-dev libomp-dev)
 # .ci/run builds the Python package (pip install . in a virtual environment):
 # Debian's own python3 needs its venv module and headers; another python3

@@ -94,12 +94,12 @@ double BenchResult::throughput() const { return static_cast<double>(bytes_moved)
 double BenchResult::roofline() const { return 2.0 * static_cast<double>(data_bytes) / time.roofline_seconds; }
 double BenchResult::ratio() const { return ratio_to_memcpy(bytes_moved, time.seconds, data_bytes, time.roofline_seconds); }
 
-namespace {
-
-// --op fft's nodes: --nodes-log2, else half the points' bits.
 long long fft_nodes_log2(const BenchRequest& r) { return r.nodes_log2 < 0 ? r.log2_words / 2 : r.nodes_log2; }
 
-}  // namespace
+std::complex<double> bench_fft_point(std::uint64_t t) {
+  const double s = static_cast<double>(t);
+  return {std::sin(0.001 * s) + 1e-6 * s, std::cos(0.37 * s) - 1e-3 * static_cast<double>(t % 7)};
+}
 
 std::optional<double> BenchResult::ratio_to_fftw() const {
   if (!fftw_time) return std::nullopt;
@@ -330,12 +330,10 @@ void bench_fft(BenchResult& r, unsigned q, const std::function<double()>& copy) 
   o.target = {ElementType::c128, r.request.backend};
   DistributedFftPlan plan(o);
   const std::uint64_t points = bit(q), bytes = points * sizeof(std::complex<double>);
-  // A signal with no symmetry that could hide a misplaced point: two tones and a ramp. hcube
-  // holds it as the cube does, in cyclic order (the staging a user's FFT has done already).
+  // hcube holds the points as the cube does, in cyclic order (the staging a user's FFT has done already).
   std::vector<std::complex<double>> x(points), cyclic(points), work(points);
   for (std::uint64_t t = 0; t < points; ++t) {
-    const double s = static_cast<double>(t);
-    x[t] = {std::sin(0.001 * s) + 1e-6 * s, std::cos(0.37 * s) - 1e-3 * static_cast<double>(t % 7)};
+    x[t] = bench_fft_point(t);
     cyclic[cyclic_address(t, r.n, r.m)] = x[t];
   }
   r.fftw_threads = omp_get_max_threads();

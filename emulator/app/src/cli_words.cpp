@@ -23,6 +23,7 @@ constexpr std::pair<const char*, const char*> kFlagOf[] = {
     {"BenchRequest::fftw_plan", "--fftw-plan"},
     {"BenchRequest::launch", "--launch"},
     {"BenchRequest::log2_words", "--log2-words"},
+    {"BenchRequest::nodes_log2", "--nodes-log2"},
     {"BenchRequest::op", "--op"},
     {"BenchRequest::repeat", "--repeat"},
     {"BenchRequest::type", "--type"},

@@ -10,6 +10,7 @@
 
 #include "hcube/core/bits.hpp"
 #include "hcube/core/error.hpp"
+#include "hcube/emulator/fft.hpp"
 #include "hcube/emulator/verified_run.hpp"
 #include "hcube/host/aapc.hpp"
 #include "hcube/host/aapc_permutation.hpp"
@@ -18,6 +19,7 @@
 #include "hcube/host/reference.hpp"
 #include "hcube/host/schedule.hpp"
 #include "hcube/plans.hpp"
+#include "hcube/mpi/distributed_fft.hpp"
 #include "hcube/mpi/distributed_run.hpp"
 #include "hcube/mpi/world.hpp"
 
@@ -36,27 +38,42 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 }  // namespace
 
-bool runs_across_ranks(BenchOp op) { return op != BenchOp::gather_bit_reversal && op != BenchOp::fft; }
+bool runs_across_ranks(BenchOp op) { return op != BenchOp::gather_bit_reversal; }
 
-void check_distributed_bench(const BenchRequest& r) {
+void check_distributed_bench(const BenchRequest& r, int ranks) {
   check_bench(r);
-  // Its baseline across ranks is fftw3-mpi's transform, which this build does not link.
-  if (r.op == BenchOp::fft)
-    throw Error("--op fft is timed against FFTW on one process; across ranks (against fftw3-mpi) it is not built: "
-                "run it without mpirun");
   if (!runs_across_ranks(r.op))
     throw Error(fmt::format("--op {} is one process's baseline (an index gather over the whole array in host memory), "
                             "which has no counterpart across ranks: run it without mpirun",
                             to_string(r.op)));
+  if (r.op == BenchOp::fft) {
+    // Each of the 2^rd ranks holds whole nodes of at least 2 points: n >= rd, m >= 1.
+    const unsigned rd = ceil_log2(static_cast<std::uint64_t>(ranks));
+    const long long n = fft_nodes_log2(r);
+    if (r.log2_words < rd + 1)
+      throw Error(fmt::format("BenchRequest::log2_words {} too small for --op fft on {} ranks (a node each, 2 points a "
+                              "node): allowed {}..{}",
+                              r.log2_words, ranks, rd + 1, kMaxPointsLog2));
+    if (n < rd)
+      throw Error(fmt::format("BenchRequest::nodes_log2 {}{} out of range on {} ranks (each holds whole nodes): allowed "
+                              "{}..{} for 2^{} points",
+                              n, r.nodes_log2 < 0 ? " (the default, half the points' bits)" : "", ranks, rd,
+                              r.log2_words - 1, r.log2_words));
+  }
 }
 
-DistributedBenchResult run_distributed_bench(const BenchRequest& req, MPI_Comm comm) {
-  check_distributed_bench(req);
+DistributedBenchResult run_distributed_bench(const BenchRequest& req, MPI_Comm comm,
+                                             const FftBaselineAcrossRanks* fft_baseline) {
+  int comm_size = 1;
+  MPI_Comm_size(comm, &comm_size);
+  check_distributed_bench(req, comm_size);
+  if (req.op == BenchOp::fft && fft_baseline == nullptr)
+    throw Error("BenchRequest::op fft across ranks is timed against a baseline: pass run_distributed_bench one");
   DistributedBenchResult out;
   BenchResult& r = out.bench;
   r.request = req;
   const auto q = static_cast<unsigned>(req.log2_words);
-  r.n = q / 2;
+  r.n = req.op == BenchOp::fft ? static_cast<unsigned>(fft_nodes_log2(req)) : q / 2;
   r.m = q - r.n;
   r.data_bytes = bit(q) * info(req.type).bytes;
   MachineOptions options{r.n, r.m, req.type, req.backend, req.tile_dims};
@@ -71,8 +88,9 @@ DistributedBenchResult run_distributed_bench(const BenchRequest& req, MPI_Comm c
     r.m = redistribution->placement().m;
   }
   // Labels g < 2^q in the type (the redistribution's elements, else the
-  // machine's words); otherwise timed on zeros, as one process times it, and not verified.
-  bool labels = q <= info(req.type).label_bits;
+  // machine's words); otherwise timed on zeros, as one process times it, and
+  // not verified. The FFT loads its own points.
+  bool labels = q <= info(req.type).label_bits && req.op != BenchOp::fft;
   DistributedSession s;
   if (labels && !redistribution) {
     s = open_distributed_session(options, nullptr, comm);
@@ -105,6 +123,9 @@ DistributedBenchResult run_distributed_bench(const BenchRequest& req, MPI_Comm c
   AddressMap destination;  // where the warm-up run sends each word (empty: checked otherwise or not at all)
   std::function<std::string()> check;  // the warm-up run's check on this rank, "" when it passed
   std::optional<Job> job;
+  std::optional<DistributedFftPlan> fft_plan;
+  std::optional<DistributedFftMachine> fft_machine;
+  std::vector<unsigned char> fft_points;  // this rank's share of the points, reloaded before each run
   switch (req.op) {
     case BenchOp::memcpy:
       r.what = fmt::format("every rank's memcpy of its share (the roofline), on {} ranks", out.ranks);
@@ -158,6 +179,40 @@ DistributedBenchResult run_distributed_bench(const BenchRequest& req, MPI_Comm c
                            req.P, req.K, req.Q, redistribution->schedule().steps.size(), out.ranks);
       // Each run leaves the sources as they were, so each is the same run.
       run = [&] { return run_redistribution(mach, pl, redistribution->schedule()).seconds; };
+      break;
+    }
+    case BenchOp::fft: {
+      // As hcube fft runs under mpirun: the plan's transform on the ranks' shares, in place.
+      DistributedFftPlan::Options o;
+      o.points_log2 = q;
+      o.nodes_log2 = r.n;
+      o.target = {ElementType::c128, req.backend};
+      fft_plan.emplace(o);
+      fft_machine.emplace(mach);
+      fft_points = cyclic_share(mach, bench_fft_point);
+      out.fft_baseline_threads = fft_baseline->threads;
+      r.what = fmt::format("the distributed FFT of 2^{} points on 2^{} nodes (its AAPCs and local transforms), on {} "
+                           "ranks, against {}'s with {} thread(s) a rank, {}",
+                           q, r.n, out.ranks, fft_baseline->name, fft_baseline->threads, req.fftw_plan);
+      // Each run transforms the same points: loaded before the ranks start together.
+      run = [&] {
+        local.load(fft_points.data(), fft_points.size());
+        barrier(comm);
+        return timed([&] { distributed_fft(*fft_machine, fft_plan->plan(), fft_plan->options()); });
+      };
+      // The warm-up's result against the baseline's, point by point (X[k] at each one's own place).
+      check = [&] {
+        fft_baseline->run();
+        const std::vector<std::complex<double>> reference = fft_baseline->result();
+        const FftDifference d =
+            combined(fft_share_difference(local, geo, mach.first_word(), reference, FftOrder::natural), comm);
+        try {
+          r.fft_error = check_fft_difference(d, req.type).error;
+        } catch (const Error& e) {
+          return fmt::format("hcube's FFT against {}'s: {}", fft_baseline->name, e.what());
+        }
+        return std::string();
+      };
       break;
     }
     default: {
@@ -214,8 +269,10 @@ DistributedBenchResult run_distributed_bench(const BenchRequest& req, MPI_Comm c
     ops.push_back(timed_together(run, comm));
     copies.push_back(timed_together(copy, comm));
     out.alltoall_runs.push_back(timed_together(alltoall, comm));
+    if (req.op == BenchOp::fft) out.fft_baseline_runs.push_back(timed_together(fft_baseline->run, comm));
     r.time.runs.emplace_back(ops.back(), copies.back());
   }
+  if (!out.fft_baseline_runs.empty()) out.fft_baseline_seconds = median(out.fft_baseline_runs);
   r.time.seconds = median(ops);
   r.time.roofline_seconds = median(copies);
   out.alltoall_seconds = median(out.alltoall_runs);

@@ -475,13 +475,16 @@ RouterStepReport DistributedMachine::route_blocks(const std::vector<BlockRouteSt
   return rep;
 }
 
-void DistributedMachine::align(const AlignmentStep& step) {
-  const Geometry& g = step.map.geometry();
+AffineMap DistributedMachine::share_map(const AffineMap& map) const {
+  const Geometry& g = map.geometry();
   if (g.n != geo_.n || g.m != geo_.m)
     throw Error(fmt::format("alignment is for n = {}, m = {}: the machine has n = {}, m = {}", g.n, g.m, geo_.n,
                             geo_.m));
-  local_->align(AlignmentStep(restrict_to_share(step.map, geo_.n - r_, static_cast<std::uint64_t>(rank_)), step.lo,
-                              step.hi));
+  return restrict_to_share(map, geo_.n - r_, static_cast<std::uint64_t>(rank_));
+}
+
+void DistributedMachine::align(const AlignmentStep& step) {
+  local_->align(AlignmentStep(share_map(step.map), step.lo, step.hi));
 }
 
 void DistributedMachine::permute_address_bits(const std::vector<unsigned>& to) {

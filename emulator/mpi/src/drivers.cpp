@@ -28,6 +28,9 @@
 #include "hcube/mpi/distributed_run.hpp"
 #include "hcube/mpi/world.hpp"
 #include "hcube/app/ranks.hpp"
+#if HCUBE_HAVE_FFTW3_MPI
+#include "fftw_mpi_baseline.hpp"
+#endif
 
 namespace hcube::app {
 namespace {
@@ -485,24 +488,9 @@ void run_fft_across_ranks(FftAcrossRanks job) {
     s.machine = std::make_unique<mpi::DistributedMachine>(
         MachineOptions{job.n, job.m, job.type, job.backend, job.tile_dims}, world().comm());
     s.backend_note = backend_note(job.backend, s.machine->local().backend());
-    // This rank's points, in its share's user order: local node j, word l holds
-    // point t = l 2^n + first node + j (point t is at node t mod 2^n, word t div 2^n).
+    // This rank's points, in its share's cyclic order (point t is at node t mod 2^n, word t div 2^n).
     const std::vector<std::complex<double>> x = std::move(job.x);
-    const Machine& local = s.machine->local();
-    const std::uint64_t nodes = local.geometry().nodes(), K = local.geometry().words_per_node();
-    const std::size_t wb = local.word_bytes();
-    std::vector<unsigned char> share(local.bytes());
-    for (std::uint64_t j = 0; j < nodes; ++j)
-      for (std::uint64_t l = 0; l < K; ++l) {
-        const std::complex<double>& v = x[(l << job.n) + s.machine->first_node() + j];
-        unsigned char* word = &share[(j * K + l) * wb];
-        if (job.type == ElementType::c128) {
-          std::memcpy(word, &v, 16);
-        } else {
-          const std::complex<float> f(static_cast<float>(v.real()), static_cast<float>(v.imag()));
-          std::memcpy(word, &f, 8);
-        }
-      }
+    const std::vector<unsigned char> share = mpi::cyclic_share(*s.machine, [&x](std::uint64_t t) { return x[t]; });
     s.machine->local().load(share.data(), share.size());
   });
   mpi::DistributedFftMachine machine(*s.machine);
@@ -518,12 +506,9 @@ void run_fft_across_ranks(FftAcrossRanks job) {
     d = fft_share_difference(s.machine->local(), s.machine->geometry(), s.machine->first_word(), reference,
                              job.options.order);
   });
-  double parts[2] = {d.diff, d.scale};
-  int nan = d.nan ? 1 : 0;
-  mpi::allreduce(parts, 2, MPI_DOUBLE, MPI_MAX, world().comm());
-  mpi::allreduce(&nan, 1, MPI_INT, MPI_MAX, world().comm());
+  const FftDifference whole = mpi::combined(d, world().comm());
   FftCheck check;
-  on_every_rank([&] { check = check_fft_difference(FftDifference{parts[0], parts[1], nan != 0}, job.type); });
+  on_every_rank([&] { check = check_fft_difference(whole, job.type); });
   // --output: X in index order, each rank its result words.
   const Geometry& geo = s.machine->geometry();
   write_indexed(s, io, {geo.total_words()}, geo.total_words(),
@@ -535,8 +520,18 @@ void run_fft_across_ranks(FftAcrossRanks job) {
 
 void run_bench_across_ranks(const BenchRequest& request, bool compare_single, bool json) {
   mpi::DistributedBenchResult d;
-  on_every_rank([&] { mpi::check_distributed_bench(request); });
-  d = mpi::run_distributed_bench(request, world().comm());
+  std::optional<mpi::FftBaselineAcrossRanks> fft_baseline;
+  on_every_rank([&] {
+    mpi::check_distributed_bench(request, world().size());
+    if (request.op != BenchOp::fft) return;
+#if HCUBE_HAVE_FFTW3_MPI
+    fft_baseline = mpi::fftw_mpi_baseline(request, world().comm());
+#else
+    throw Error("--op fft under mpirun is timed against fftw3-mpi, which was not found at build time (install "
+                "libfftw3-mpi-dev and configure again): run it without mpirun");
+#endif
+  });
+  d = mpi::run_distributed_bench(request, world().comm(), fft_baseline ? &*fft_baseline : nullptr);
   // One process holding the whole cube, on every core of this machine, while the other ranks sleep.
   std::optional<BenchResult> single;
   std::string error;
@@ -566,6 +561,12 @@ void run_bench_across_ranks(const BenchRequest& request, bool compare_single, bo
   j["mpi_alltoall_seconds"] = d.alltoall_seconds;
   j["mpi_alltoall_runs"] = d.alltoall_runs;
   j["ratio_to_mpi_alltoall"] = r.time.seconds / d.alltoall_seconds;
+  if (fft_baseline) {
+    j["fftw_mpi_threads"] = d.fft_baseline_threads;
+    j["fftw_mpi_seconds"] = d.fft_baseline_seconds;
+    j["fftw_mpi_runs"] = d.fft_baseline_runs;
+    j["ratio_to_fftw_mpi"] = d.fft_baseline_seconds / r.time.seconds;
+  }
   if (single) {
     j["single_seconds"] = single->time.seconds;
     j["single_memcpy_seconds"] = single->time.roofline_seconds;
@@ -586,6 +587,11 @@ void run_bench_across_ranks(const BenchRequest& request, bool compare_single, bo
   fmt::print("MPI_Alltoall of the same data: {:.6f} s (hcube / MPI_Alltoall = {:.2f}); every rank's memcpy of its "
              "share: {:.6f} s (ratio to memcpy {:.1f}%)\n",
              d.alltoall_seconds, r.time.seconds / d.alltoall_seconds, r.time.roofline_seconds, 100 * r.ratio());
+  if (fft_baseline)
+    fmt::print("fftw3-mpi's transform of the same points on the same ranks ({} thread(s) a rank, {}): {:.6f} s; ratio "
+               "to fftw3-mpi (its time / hcube's) {:.3f}; max relative error {:.2g}\n",
+               d.fft_baseline_threads, request.fftw_plan, d.fft_baseline_seconds,
+               d.fft_baseline_seconds / r.time.seconds, r.fft_error);
   if (single)
     fmt::print("one process, the whole cube: {:.6f} s (ranks / one process = {:.2f})\n", single->time.seconds,
                r.time.seconds / single->time.seconds);

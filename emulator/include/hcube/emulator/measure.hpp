@@ -5,6 +5,7 @@
 // measure through here (docs/performance.md).
 #pragma once
 
+#include <complex>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -113,6 +114,11 @@ struct BenchResult {
   double ratio() const;
   std::vector<double> run_ratios() const;  // each run's ratio to the copy taken right after it
 };
+// --op fft's nodes: BenchRequest::nodes_log2, else half the points' bits.
+long long fft_nodes_log2(const BenchRequest& r);
+// --op fft's point t, on one process and across ranks alike: two tones and a
+// ramp, a signal with no symmetry that could hide a misplaced point.
+std::complex<double> bench_fft_point(std::uint64_t t);
 // A CPU-bound process beside the measurement (hcube bench --busy-neighbour):
 // a child that spins until this object ends it (SIGKILL, then reaped), or
 // until this process dies. Reproduces a shared machine's load on demand.

@@ -5,6 +5,13 @@
 // machine's, whose words cross ranks as every schedule's do.
 #pragma once
 
+#include <mpi.h>
+
+#include <complex>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
 #include "hcube/emulator/fft.hpp"
 #include "hcube/mpi/distributed_machine.hpp"
 
@@ -18,6 +25,9 @@ class DistributedFftMachine : public FftMachine {
   void fft_stage(unsigned mem_bit, unsigned index_bit, const BitAffine& index, bool inverse) override;
   void fft_block(unsigned lo, unsigned h, std::uint64_t group_bits, const BitAffine& index, bool inverse) override;
   void align(const AffineMap& map) override { machine_.align(AlignmentStep(map)); }
+  // Every word stays on its rank in both: the share's block written at its aligned places, one pass instead of two.
+  void fft_block_then_align(unsigned lo, unsigned h, std::uint64_t group_bits, const BitAffine& index, bool inverse,
+                            const AffineMap& map) override;
   void run_cycles(const Schedule& schedule) override;  // collective
   Counters counters() const override { return machine_.counters(); }  // collective
   std::string dft_library() const override { return machine_.local().dft_library(); }
@@ -28,5 +38,14 @@ class DistributedFftMachine : public FftMachine {
 
   DistributedMachine& machine_;
 };
+
+// This rank's share of the points point(t), in the cube's cyclic order and
+// the machine's type (complex64 or complex128), for DistributedMachine::local().load:
+// local node j, word l holds point t = l 2^n + first_node + j.
+std::vector<unsigned char> cyclic_share(const DistributedMachine& machine,
+                                        const std::function<std::complex<double>(std::uint64_t t)>& point);
+// Every rank's fft_share_difference combined (the largest parts, a NaN on any
+// rank): the whole result's, the same on every rank. Collective.
+FftDifference combined(const FftDifference& d, MPI_Comm comm);
 
 }  // namespace hcube::mpi

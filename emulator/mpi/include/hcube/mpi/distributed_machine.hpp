@@ -79,6 +79,9 @@ class DistributedMachine {
   // A global alignment step (checked as Machine::align checks it), run on
   // this rank's nodes alone: the node bits it reads above the share are constant here.
   void align(const AlignmentStep& step);
+  // A global alignment's map, checked as align checks it, on this rank's
+  // nodes (the local machine's geometry): the node bits above them are constant here.
+  AffineMap share_map(const AffineMap& map) const;
   // Machine::permute_address_bits on the global address (bit i of an address
   // goes to bit to[i]): a local pass that gathers the words bound for each
   // partner rank into one contiguous chunk, one message per partner
