@@ -47,6 +47,7 @@ struct ScheduleFlags {
   std::string width = "1";
   bool blocked = false;
   std::string lines = "diagonal";
+  std::string pairs = "split";
   bool unaligned = false;  // Edelman's schedule with indirect addressing
 };
 
@@ -75,6 +76,12 @@ void add_schedule_flags(CLI::App& cmd, ScheduleFlags& f) {
                          "left) or greedy (type2, Table 7 right)"),
           {"diagonal", "type1", "greedy"})
       ->capture_default_str();
+  choices(cmd.add_option("--pair-order", f.pairs,
+                         "Algorithms 2 and 3: which complement pair is pair u. split (the pairs that wrap around "
+                         "the end move one member first and the other last: span d, 2d addresses in transit) or "
+                         "table5 (index order, as Table 5 prints it: span up to K/2)"),
+          {"split", "table5"})
+      ->capture_default_str();
 }
 
 unsigned parse_channel_width(const std::string& text) {
@@ -94,6 +101,7 @@ AapcRequest aapc_request(const ScheduleFlags& f) {
   r.channel_width = parse_channel_width(f.width);
   r.blocked = f.blocked;
   r.lines = parse_line_drawing(f.lines);
+  r.pairs = parse_pair_order(f.pairs);
   r.unaligned = f.unaligned;
   return r;
 }
