@@ -77,11 +77,8 @@ void add_schedule_flags(CLI::App& cmd, ScheduleFlags& f) {
           {"diagonal", "type1", "greedy"})
       ->capture_default_str();
   choices(cmd.add_option("--pair-order", f.pairs,
-                         "Algorithms 2 and 3: which complement pair is pair u. split (the pairs that wrap around "
-                         "the end move one member first and the other last: span d, 2d addresses in transit) or "
-                         "table5 (index order, as Table 5 prints it: span up to K/2)"),
-          {"split", "table5"})
-      ->capture_default_str();
+                         "Algorithms 2 and 3's pairs: split (span d, 2d in transit) or table5 (Table 5's order)"),
+          {"split", "table5"})->capture_default_str();
 }
 
 unsigned parse_channel_width(const std::string& text) {
