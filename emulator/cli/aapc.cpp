@@ -47,6 +47,7 @@ struct ScheduleFlags {
   std::string width = "1";
   bool blocked = false;
   std::string lines = "diagonal";
+  std::string pairs = "split";
   bool unaligned = false;  // Edelman's schedule with indirect addressing
 };
 
@@ -75,6 +76,9 @@ void add_schedule_flags(CLI::App& cmd, ScheduleFlags& f) {
                          "left) or greedy (type2, Table 7 right)"),
           {"diagonal", "type1", "greedy"})
       ->capture_default_str();
+  choices(cmd.add_option("--pair-order", f.pairs,
+                         "Algorithms 2 and 3's pairs: split (span d, 2d in transit) or table5 (Table 5's order)"),
+          {"split", "table5"})->capture_default_str();
 }
 
 unsigned parse_channel_width(const std::string& text) {
@@ -94,6 +98,7 @@ AapcRequest aapc_request(const ScheduleFlags& f) {
   r.channel_width = parse_channel_width(f.width);
   r.blocked = f.blocked;
   r.lines = parse_line_drawing(f.lines);
+  r.pairs = parse_pair_order(f.pairs);
   r.unaligned = f.unaligned;
   return r;
 }

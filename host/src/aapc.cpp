@@ -28,6 +28,14 @@ LineDrawing parse_line_drawing(const std::string& s) {
                           printable_input(s)));
 }
 
+PairOrder parse_pair_order(const std::string& s) {
+  if (s == "split") return PairOrder::split;
+  if (s == "table5") return PairOrder::table5;
+  throw Error(fmt::format("pair order '{}' unknown: allowed split, table5 (the paper's Table 5)", printable_input(s)));
+}
+
+std::string to_string(PairOrder o) { return o == PairOrder::split ? "split" : "table5"; }
+
 std::string to_string(LineDrawing l) {
   switch (l) {
     case LineDrawing::diagonal: return "diagonal";
@@ -47,26 +55,48 @@ std::uint64_t pair_member(std::uint64_t x, unsigned k, unsigned d) { return test
 // is (P >> (d-1)) << d | (P mod 2^(d-1)), its partner differs in the low d bits.
 std::uint64_t pair_low(std::uint64_t P, unsigned d) { return ((P >> (d - 1)) << d) | (P & low_mask(d - 1)); }
 
+// The pair that Algorithms 1-3 schedule as pair (label) u. Algorithm 2 runs
+// on labels 0..head-1; with PairOrder::split its d - 1 wrapping labels
+// head - k (k = 1..d-1) take the pairs 2^k - 1, whose member with bits 0..k-1
+// crosses only in the last k steps and the other only in the first d - k
+// (sec. 3.2), and every other label the other pairs in increasing order.
+struct PairLabels {
+  std::uint64_t head = 0;  // Algorithm 2's pairs; 0: labels are pair indices
+  unsigned d = 1;
+  PairOrder order = PairOrder::table5;
+
+  std::uint64_t pair(std::uint64_t u) const {
+    if (order == PairOrder::table5 || head < d) return u;
+    if (u + d > head && u < head) return low_mask(static_cast<unsigned>(head - u));
+    std::uint64_t P = u < head ? u : u - (d - 1);  // the P-th pair that is no 2^k - 1 ...
+    for (unsigned k = 1; k < d; ++k)
+      if (low_mask(k) <= P) ++P;  // ... skipping them in increasing order
+    return P;
+  }
+};
+
 // Alg. 1 (sec. 3.1, Figure 2): groups of d pairs; in step r of a group pair v
 // crosses dimension (v + r) mod d. A short last group still takes d steps.
-void add_alg1(Schedule& s, std::uint64_t first, std::uint64_t count, unsigned d) {
+void add_alg1(Schedule& s, const PairLabels& labels, std::uint64_t first, std::uint64_t count) {
+  const unsigned d = labels.d;
   for (std::uint64_t g = 0; g < count; g += d)
     for (unsigned r = 0; r < d; ++r) {
       for (std::uint64_t v = 0; v < std::min<std::uint64_t>(d, count - g); ++v) {
         const unsigned k = static_cast<unsigned>((v + r) % d);
-        s.add(direct_exchange(k, pair_member(pair_low(first + g + v, d), k, d)));
+        s.add(direct_exchange(k, pair_member(pair_low(labels.pair(first + g + v), d), k, d)));
       }
       s.end_cycle();
     }
 }
 
-// Alg. 2 (sec. 3.2, Table 5) on `count` pairs: pair u crosses dimension r in
-// step (u + r) mod count, so every step has one pair on every dimension.
-void add_alg2(Schedule& s, std::uint64_t first, std::uint64_t count, unsigned d) {
+// Alg. 2 (sec. 3.2, Table 5) on the labels' head pairs: pair u crosses
+// dimension r in step (u + r) mod head, so every step has one pair on every dimension.
+void add_alg2(Schedule& s, const PairLabels& labels) {
+  const std::uint64_t count = labels.head;
   for (std::uint64_t t = 0; t < count; ++t) {
-    for (unsigned r = 0; r < d; ++r) {
+    for (unsigned r = 0; r < labels.d; ++r) {
       const std::uint64_t u = (t + count - r % count) % count;
-      s.add(direct_exchange(r, pair_member(pair_low(first + u, d), r, d)));
+      s.add(direct_exchange(r, pair_member(pair_low(labels.pair(u), labels.d), r, labels.d)));
     }
     s.end_cycle();
   }
@@ -347,16 +377,16 @@ Schedule make_aapc_schedule(const AapcOptions& o) {
   s.reserve(cycles, pairs * d);
   switch (o.algorithm) {
     case AapcAlgorithm::alg1:
-      add_alg1(s, 0, pairs, d);
+      add_alg1(s, PairLabels{0, d, PairOrder::table5}, 0, pairs);
       break;
     case AapcAlgorithm::alg2:
-      add_alg2(s, 0, pairs, d);
+      add_alg2(s, PairLabels{pairs, d, o.pairs});
       break;
     case AapcAlgorithm::alg3: {
       // Alg. 3 (sec. 3.3): Alg. 2 on d + (K/2 mod d) pairs, Alg. 1 on the rest.
-      const std::uint64_t head = d + pairs % d;
-      add_alg2(s, 0, head, d);
-      add_alg1(s, head, pairs - head, d);
+      const PairLabels labels{d + pairs % d, d, o.pairs};
+      add_alg2(s, labels);
+      add_alg1(s, labels, labels.head, pairs - labels.head);
       break;
     }
     case AapcAlgorithm::alg4: {
@@ -386,9 +416,29 @@ Schedule block_schedule(const Schedule& s) {
 Schedule widen_schedule(const Schedule& s, unsigned width) {
   if (width < 1) throw Error("channel width b = 0 out of range: allowed at least 1");
   if (width == 1 || s.cycles() == 0) return s;  // the schedule already is optimal for b = 1
-  const Schedule blocked = block_schedule(s);
+  const ScheduleStats st = check_schedule(s);
+  const std::uint64_t T = st.block_transfers;  // Table 8's rows: cycle c in row c mod T
   Schedule w = s.header();
   w.rules.channel_width = width;
+  if (T > 0 && width <= s.cycles() / T) {
+    // Table 9 (sec. 6): row by row, right to left, b cycles a step. Two cycles
+    // that share an address lie less than T apart, so at least a row's length
+    // (>= floor(cycles / T) >= b) apart in this order (Lemma 5's proof): never in one step.
+    std::size_t in_step = 0;
+    for (std::uint64_t r = 0; r < T; ++r)
+      for (std::uint64_t c = r + (s.cycles() - 1 - r) / T * T;; c -= T) {
+        for (std::size_t e = 0; e < s.cycle_size(c); ++e) w.add(s.cycle_begin(c)[e]);
+        if (++in_step == width) {
+          w.end_cycle();
+          in_step = 0;
+        }
+        if (c < T) break;
+      }
+    if (in_step > 0) w.end_cycle();
+    return w;
+  }
+  // Fewer than b cycles in some row: each block transfer split on its own.
+  const Schedule blocked = block_schedule(s);
   for (std::size_t r = 0; r < blocked.cycles(); ++r) {
     std::vector<std::vector<Exchange>> per_dim(s.n);
     for (std::size_t e = 0; e < blocked.cycle_size(r); ++e) {
@@ -424,6 +474,11 @@ AapcBounds paper_bounds(AapcAlgorithm alg, unsigned d, unsigned m) {
 std::uint64_t lemma5_cycles(unsigned d, unsigned m, unsigned b) {
   const std::uint64_t K = bit(m), denom = std::uint64_t{2} * d * b;
   return d * ((K + denom - 1) / denom);
+}
+
+std::uint64_t wide_channel_cycles(unsigned d, unsigned m, unsigned b) {
+  const std::uint64_t half = bit(m - 1);
+  return half / d >= b ? (half + b - 1) / b : d;
 }
 
 }  // namespace hcube

@@ -96,6 +96,7 @@ AapcOptions check_aapc_request(const AapcRequest& r) {
   AapcOptions o;
   o.algorithm = paper_algorithm(r.method).value_or(AapcAlgorithm::alg4);
   o.lines = r.lines;
+  o.pairs = r.pairs;
   o.d = static_cast<unsigned>(d);
   o.n = static_cast<unsigned>(n);
   o.m = static_cast<unsigned>(m);
@@ -137,8 +138,15 @@ std::optional<CycleBound> cycle_bound(const Schedule& s) {
   if (!plain_aapc(s)) return std::nullopt;
   const AapcBounds paper = paper_bounds(*paper_algorithm(*method), s.d, s.m);
   if (s.blocked) return CycleBound{paper.block_transfers, "Lemma 4: block transfers", paper};
-  if (s.rules.channel_width > 1)
+  // Sec. 7 sums Lemma 5 up, for the schedules of K/2 cycles, as Table 9's
+  // labelling gives; Algorithm 1's d ceil(K/2d) cycles keep the lemma's own count.
+  if (s.rules.channel_width > 1 && method == AapcMethod::alg1)
     return CycleBound{lemma5_cycles(s.d, s.m, s.rules.channel_width), "Lemma 5: d ceil(K / 2db)", paper};
+  if (s.rules.channel_width > 1)
+    return CycleBound{wide_channel_cycles(s.d, s.m, s.rules.channel_width),
+                      bit(s.m - 1) / s.d >= s.rules.channel_width ? "Lemma 5 with Table 9 (sec. 7): ceil(K / 2b)"
+                                                                  : "Lemma 5 (sec. 7): d, as floor(K / 2d) < b",
+                      paper};
   return CycleBound{paper.cycles, "Table 6", paper};
 }
 

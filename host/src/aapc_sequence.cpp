@@ -181,7 +181,7 @@ Schedule compose_unequal(const AapcSequenceOptions& o, unsigned m, const std::ve
 // fewer cycles (a short last group can cost less than Algorithm 3's longer span).
 Schedule make_unequal_sequence(const AapcSequenceOptions& o, unsigned m) {
   if (o.algorithm == AapcAlgorithm::alg2)
-    throw Error("axes of unequal order run with AapcSequenceOptions::algorithm 1, 3 or 4: Algorithm 2's span is K/2");
+    throw Error("axes of unequal order run with AapcSequenceOptions::algorithm 1, 3 or 4: Algorithm 2's pairs span K/2 cycles");
   if (!o.order.empty()) throw Error("axes of unequal order run in the order 0, 1, ..., s-1 only");
   if (o.algorithm != AapcAlgorithm::alg4) return compose_unequal(o, m, std::vector<AapcAlgorithm>(o.dims.size(), o.algorithm));
   // Orders 3,2, 3,1, 3,2,2 and 3,3,2 on K = 8, 2,1 on K = 4: the solver's schedules, the fewest cycles.

@@ -22,7 +22,7 @@ std::string join(const std::vector<unsigned>& v) {
 std::string check_algorithm(const std::string& text) {
   if (text == "2")
     throw Error(
-        "algorithm '2' not offered by multi-aapc: its span is K/2, so pipelining gains nothing; allowed 1, 3, 4, 5");
+        "algorithm '2' not offered by multi-aapc: its pairs span K/2 cycles, so pipelining them gains nothing; allowed 1, 3, 4, 5");
   if (text != "1" && text != "3" && text != "4" && text != "5")
     throw Error(fmt::format("algorithm '{}' unknown: allowed 1, 3, 4, 5", printable_input(text)));
   return text;

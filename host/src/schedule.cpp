@@ -251,21 +251,29 @@ ScheduleStats check_schedule(const Schedule& s) {
   }
   if (st.max_span == 0) st.min_span = 0;
 
-  // In transit: +w at an interval's first cycle, -w after its last (w = 2 for a pair).
+  // In transit: +w at an interval's first cycle, -w after its last (w = 2 for
+  // a pair). An address is in transit from its first exchange to its last;
+  // Table 6 counts the complement pairs scheduled together, so a pair counts
+  // while either member is (over the gap, if any, between two members that
+  // move at separate times, as Algorithm 2's wrapping pairs do, it does not).
   std::vector<std::int64_t> delta(s.cycles() + 1, 0);
+  const auto count = [&](std::uint32_t f, std::uint32_t l, std::int64_t w) {
+    delta[f] += w;
+    delta[l + 1] -= w;
+  };
   for (std::uint64_t a = 0; a < slots; ++a) {
     const std::uint64_t b = aapc ? a ^ rel_mask : a;  // an AAPC's records are dense: slot = address
     if (b < a) continue;
-    std::uint32_t f = kNever, l = 0;
-    for (const std::uint64_t x : {a, b})
-      if (first[x] != kNever) {
-        f = std::min(f, first[x]);
-        l = std::max(l, last[x]);
-      }
-    if (f == kNever) continue;
     const std::int64_t w = b == a ? 1 : 2;
-    delta[f] += w;
-    delta[l + 1] -= w;
+    std::uint64_t x = a, y = b;  // x moves first (or alone)
+    if (first[x] == kNever || (first[y] != kNever && first[y] < first[x])) std::swap(x, y);
+    if (first[x] == kNever) continue;
+    if (first[y] == kNever || last[x] + 1 >= first[y]) {
+      count(first[x], first[y] == kNever ? last[x] : std::max(last[x], last[y]), w);
+    } else {
+      count(first[x], last[x], w);
+      count(first[y], last[y], w);
+    }
   }
   std::int64_t now = 0;
   st.min_in_transit = s.cycles() == 0 ? 0 : std::numeric_limits<std::uint64_t>::max();

@@ -143,8 +143,8 @@ std::string schedule_table(const Schedule& s, const ScheduleStats& st, bool all)
               plain ? fmt::format("{} (Lemma 4)", bound->paper.block_transfers) : std::string());
   out += line("max block size", std::to_string(st.max_block_size),
               plain ? std::to_string(bound->paper.max_block_size) : std::string());
-  // Table 6 gives the addresses in transit for Algorithms 1-3; Algorithm 2's
-  // most counts its d - 1 wrapped pairs as in transit throughout (docs/aapc.md).
+  // Table 6 gives the addresses in transit for Algorithms 1-3 (Algorithm 2 in
+  // Table 5's pair order holds its d - 1 wrapped pairs throughout: docs/aapc.md).
   out += line("in transit", fmt::format("{} .. {}", st.min_in_transit, st.max_in_transit),
               plain && bound->paper.max_in_transit != 0
                   ? fmt::format("{} .. {} (Table 6)", bound->paper.min_in_transit, bound->paper.max_in_transit)

@@ -151,8 +151,13 @@ TEST_F(CliAapc, ScheduleTable) {
   for (const char* s : {"cycles", "4   paper: 4", "max span", "3   paper: 3", "channel use", "min 1.000, mean 1.000",
                         "block transfers", "max block size"})
     EXPECT_TRUE(contains(t, s)) << s << " not in\n" << t;
-  // Wide channels: beside Lemma 5's count.
-  EXPECT_TRUE(contains(ok({"schedule", "-d", "5", "--channel-width", "cm2"}), "10   paper: 10 (Lemma 5"));
+  // Wide channels: Table 9's labelling, beside sec. 7's count (Lemma 5's d ceil(K/2db) is 10).
+  EXPECT_TRUE(contains(ok({"schedule", "-d", "5", "--channel-width", "cm2"}),
+                       "8   paper: 8 (Lemma 5 with Table 9 (sec. 7): ceil(K / 2b))"));
+  // Algorithm 2: 2d addresses in transit, or Table 5's pair order's 14 at d = 4.
+  EXPECT_TRUE(contains(ok({"schedule", "-a", "2", "-d", "4"}), "in transit           8 .. 8   paper: 8 .. 8 (Table 6)"));
+  EXPECT_TRUE(contains(ok({"schedule", "-a", "2", "-d", "4", "--pair-order", "table5"}),
+                       "in transit          8 .. 14   paper: 8 .. 8 (Table 6)"));
 
   // 128 cycles: the first 32 and the last 8 unless --all.
   const std::string cut = ok({"schedule", "-d", "8"});
@@ -394,16 +399,19 @@ TEST_F(CliAapc, BlockedAndWideChannels) {
   EXPECT_EQ(b["channel_width"], 8);
   EXPECT_EQ(b["max_block_size"], 8);
 
-  // Sec. 6, the CM-2's b = 2: Lemma 5's d ceil(K / 2db) cycles.
-  for (unsigned d : {3u, 4u, 5u}) {
+  // Sec. 6, the CM-2's b = 2: sec. 7's ceil(K/2b) cycles by Table 9's
+  // labelling where floor(K/2d) >= b, else d; Lemma 5's d ceil(K/2db) is 3, 4, 10, 18.
+  for (const auto& [d, cycles] : {std::pair{3u, 3u}, std::pair{4u, 4u}, std::pair{5u, 8u}, std::pair{6u, 16u}}) {
     SCOPED_TRACE(d);
     const json w = ok_json({"aapc", "--dims", std::to_string(d), "--channel-width", "cm2"});
-    const std::uint64_t lemma5 = d * ceil_div(std::uint64_t{1} << d, 2 * d * 2);
     EXPECT_EQ(w["verified"], true);
     EXPECT_EQ(w["channel_width"], 2);
-    EXPECT_EQ(w["bound"], lemma5);
-    EXPECT_EQ(w["cycles"], lemma5);
+    EXPECT_EQ(w["bound"], cycles);
+    EXPECT_EQ(w["cycles"], cycles);
   }
+  const json b3 = ok_json({"aapc", "--dims", "6", "-b", "3"});
+  EXPECT_EQ(b3["verified"], true);
+  EXPECT_EQ(b3["cycles"], 11);  // ceil(32/3); Lemma 5: 12
   EXPECT_EQ(ok_json({"aapc", "-d", "4", "-m", "6", "-b", "4"})["verified"], true);
 }
 

@@ -80,15 +80,49 @@ TEST_P(AapcRun, PermutationsFoldIntoTheAlignmentsAtNoExtraCycles) {
 
 TEST_P(AapcRun, BlockedAndWideChannelRuns) {
   for (unsigned d : {2u, 3u, 4u, 5u})
-    for (AapcAlgorithm alg : {AapcAlgorithm::alg3, AapcAlgorithm::alg4}) {
+    for (AapcAlgorithm alg : {AapcAlgorithm::alg2, AapcAlgorithm::alg3, AapcAlgorithm::alg4}) {
       const Schedule s = make_aapc_schedule(AapcOptions{alg, d, d, d + 2, LineDrawing::diagonal});
       const Schedule blocked = block_schedule(s);
       const ScheduleRun br = run_and_verify(blocked, ElementType::u64);  // one launch per block transfer
-      if (alg == AapcAlgorithm::alg4) {
-        EXPECT_EQ(br.stats.cycles, d);
-      }
+      EXPECT_EQ(br.stats.cycles, d);  // span d: d block transfers (Lemma 4's, for Algorithm 4)
       for (unsigned b : {2u, 3u}) run_and_verify(widen_schedule(s, b), ElementType::c64);
     }
+}
+
+// Sec. 6-7: Table 9's labelling on the machine, ceil(K/2b) routing cycles of b
+// words a link where Lemma 5 counts d ceil(K/2db): 8, 16 and 11 against 10,
+// 18 and 12 (issue 41's cases), each run verified bit for bit.
+TEST_P(AapcRun, WideChannelsTakeCeilKOver2bCycles) {
+  struct Case {
+    unsigned d, b;
+    std::uint64_t cycles;
+  };
+  for (const Case& c : {Case{5, 2, 8}, Case{6, 2, 16}, Case{6, 3, 11}, Case{5, 3, 6}})
+    for (AapcAlgorithm alg : {AapcAlgorithm::alg2, AapcAlgorithm::alg3, AapcAlgorithm::alg4}) {
+      const Schedule w = widen_schedule(make_aapc_schedule(AapcOptions{alg, c.d, c.d, c.d, LineDrawing::diagonal}), c.b);
+      const ScheduleRun run = run_and_verify(w, ElementType::u32);
+      EXPECT_EQ(run.stats.cycles, c.cycles) << "algorithm " << static_cast<int>(alg) << ", d = " << c.d << ", b = " << c.b;
+      EXPECT_EQ(run.stats.exchanges, c.d * bit(c.d - 1));
+    }
+}
+
+// Sec. 3.2, Table 6: Algorithm 2 on the machine with at most 2d addresses in
+// transit in every cycle (the split pair order), and span d; Table 5's order
+// holds 14 at d = 4 and spreads a pair over the whole schedule.
+TEST_P(AapcRun, Algorithm2Within2dAddressesInTransit) {
+  for (unsigned d : {2u, 3u, 4u, 5u, 6u}) {
+    const ScheduleRun run =
+        run_and_verify(make_aapc_schedule(AapcOptions{AapcAlgorithm::alg2, d, d, d + 1, LineDrawing::diagonal}),
+                       ElementType::u32);
+    EXPECT_EQ(run.stats.max_in_transit, 2 * d) << "d = " << d;
+    EXPECT_EQ(run.stats.min_in_transit, 2 * d) << "d = " << d;
+    EXPECT_EQ(run.stats.max_span, d) << "d = " << d;
+  }
+  const ScheduleRun table5 = run_and_verify(
+      make_aapc_schedule(AapcOptions{AapcAlgorithm::alg2, 4, 4, 4, LineDrawing::diagonal, PairOrder::table5}),
+      ElementType::u32);
+  EXPECT_EQ(table5.stats.max_in_transit, 14u);
+  EXPECT_EQ(table5.stats.max_span, 8u);
 }
 
 // Formats a word's label as the paper does: (source node, source address in binary).

@@ -18,8 +18,8 @@ namespace hcube {
 namespace {
 
 Schedule make(AapcAlgorithm alg, unsigned d, unsigned m = 0, unsigned n = 0,
-              LineDrawing lines = LineDrawing::diagonal) {
-  return make_aapc_schedule(AapcOptions{alg, d, n, m, lines});
+              LineDrawing lines = LineDrawing::diagonal, PairOrder pairs = PairOrder::split) {
+  return make_aapc_schedule(AapcOptions{alg, d, n, m, lines, pairs});
 }
 
 std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
@@ -59,21 +59,30 @@ TEST(Necklace, CyclicCountsMatchTheDivisorFormula) {
 
 // Table 5 (Algorithm 2). The caption says five processor dimensions, but the
 // printed table is for d = 4 (4-bit addresses, 8 steps, dimensions 0..3); the
-// table body is trusted and checked here cell by cell.
+// table body is trusted and checked here cell by cell: row u is pair u's
+// dimensions by step. PairOrder::table5 puts the pairs in the rows in index
+// order, as printed; the default, split, puts (0111, 1000), (0011, 1100) and
+// (0001, 1110) in the rows that wrap, 5, 6 and 7, and the others in order.
 TEST(PaperTables, Table5Algorithm2) {
   const char* table5[] = {
       "0123----", "-0123---", "--0123--", "---0123-", "----0123", "3----012", "23----01", "123----0",
   };
-  const Schedule s = make(AapcAlgorithm::alg2, 4);
-  ASSERT_EQ(s.cycles(), 8u);
-  std::vector<std::string> got(8, std::string(8, '-'));
-  for (std::size_t t = 0; t < s.cycles(); ++t)
-    for (std::size_t e = 0; e < s.cycle_size(t); ++e) {
-      const Exchange& x = s.cycle_begin(t)[e];
-      const std::uint64_t pair = test_bit(x.addr, 3) ? x.addr ^ 0xf : x.addr;  // rows (0000,1111), (0001,1110), ...
-      got[pair][t] = static_cast<char>('0' + x.dim);
-    }
-  for (int u = 0; u < 8; ++u) EXPECT_EQ(got[u], table5[u]) << "pair " << u;
+  const std::uint64_t table5_pairs[] = {0, 1, 2, 3, 4, 5, 6, 7};
+  const std::uint64_t split_pairs[] = {0b0000, 0b0010, 0b0100, 0b0101, 0b0110, 0b0111, 0b0011, 0b0001};
+  for (PairOrder order : {PairOrder::table5, PairOrder::split}) {
+    SCOPED_TRACE(to_string(order));
+    const Schedule s = make(AapcAlgorithm::alg2, 4, 0, 0, LineDrawing::diagonal, order);
+    ASSERT_EQ(s.cycles(), 8u);
+    std::map<std::uint64_t, std::string> got;  // pair's low member -> its row
+    for (std::size_t t = 0; t < s.cycles(); ++t)
+      for (std::size_t e = 0; e < s.cycle_size(t); ++e) {
+        const Exchange& x = s.cycle_begin(t)[e];
+        const std::uint64_t pair = test_bit(x.addr, 3) ? x.addr ^ 0xf : x.addr;  // (0000,1111), (0001,1110), ...
+        got.try_emplace(pair, std::string(8, '-')).first->second[t] = static_cast<char>('0' + x.dim);
+      }
+    for (int u = 0; u < 8; ++u)
+      EXPECT_EQ(got[(order == PairOrder::table5 ? table5_pairs : split_pairs)[u]], table5[u]) << "pair " << u;
+  }
 }
 
 // Table 6 and Theorem 1: cycles and spans, checked exactly on the schedules.
@@ -171,30 +180,38 @@ TEST(Lemma4, BlockTransfers) {
       }
 }
 
-// Lemma 5 (sec. 6): d ceil(K/(2db)) cycles on channels of width b, or d when
-// floor(K/2d) < b. Splitting each block by its own size never needs more, and
-// needs exactly that when d divides K/2; it never beats the bound K/(2b).
+// Lemma 5 (sec. 6) as sec. 7 sums it up: with Table 9's labelling the
+// schedules of K/2 cycles and span d (Algorithms 2, 3 and 4) take exactly
+// ceil(K/2b) time steps when floor(K/2d) >= b, the channels' lower bound,
+// and d (the span's) otherwise; never more than the lemma's d ceil(K/(2db)).
+// Algorithm 1's d ceil(K/2d) cycles give ceil(d ceil(K/2d) / b).
 TEST(Lemma5, WideChannels) {
   for (unsigned d = 1; d <= 8; ++d)
     for (unsigned m = d; m <= d + 3; ++m)
-      for (unsigned b : {1u, 2u, 3u, 5u, 64u}) {
-        const Schedule w = widen_schedule(make(AapcAlgorithm::alg4, d, m), b);
-        const ScheduleStats st = check_schedule(w);
-        const std::uint64_t half = bit(m - 1), bound = lemma5_cycles(d, m, b);
-        SCOPED_TRACE(testing::Message() << "d = " << d << ", m = " << m << ", b = " << b);
-        if (b == 1) {
-          EXPECT_EQ(st.cycles, half);
-          continue;
+      for (unsigned b : {1u, 2u, 3u, 5u, 64u})
+        for (AapcAlgorithm alg : {AapcAlgorithm::alg1, AapcAlgorithm::alg2, AapcAlgorithm::alg3, AapcAlgorithm::alg4}) {
+          const Schedule w = widen_schedule(make(alg, d, m), b);
+          const ScheduleStats st = check_schedule(w);
+          const std::uint64_t half = bit(m - 1), groups = ceil_div(half, d);
+          SCOPED_TRACE(testing::Message() << "algorithm " << static_cast<int>(alg) << ", d = " << d << ", m = " << m
+                                          << ", b = " << b);
+          EXPECT_LE(st.cycles, lemma5_cycles(d, m, b));
+          if (b == 1) {
+            EXPECT_EQ(st.cycles, alg == AapcAlgorithm::alg1 ? d * groups : half);
+          } else if (alg == AapcAlgorithm::alg1) {
+            EXPECT_EQ(st.cycles, groups >= b ? ceil_div(d * groups, b) : d);
+          } else {
+            EXPECT_EQ(st.cycles, half / d >= b ? ceil_div(half, b) : d);
+            EXPECT_EQ(st.cycles, wide_channel_cycles(d, m, b));
+          }
         }
-        EXPECT_LE(st.cycles, bound);
-        EXPECT_GE(st.cycles, std::max<std::uint64_t>(d, ceil_div(half, b)));
-        if (half % d == 0) {
-          EXPECT_EQ(st.cycles, bound);
-        }
-        if (half / d < b) {
-          EXPECT_EQ(st.cycles, d);
-        }
-      }
+  // The cases of issue 41 (Lemma 5's 10, 18, 12).
+  EXPECT_EQ(widen_schedule(make(AapcAlgorithm::alg4, 5), 2).cycles(), 8u);
+  EXPECT_EQ(widen_schedule(make(AapcAlgorithm::alg4, 6), 2).cycles(), 16u);
+  EXPECT_EQ(widen_schedule(make(AapcAlgorithm::alg4, 6), 3).cycles(), 11u);
+  EXPECT_EQ(lemma5_cycles(5, 5, 2), 10u);
+  EXPECT_EQ(lemma5_cycles(6, 6, 2), 18u);
+  EXPECT_EQ(lemma5_cycles(6, 6, 3), 12u);
 }
 
 TEST(ScheduleFile, RoundTripsThroughJson) {
@@ -434,33 +451,62 @@ TEST(PaperTables, Table7TypeOneSchedule) {
   EXPECT_EQ(alg4_mixed_seed(6, 4, LineDrawing::type1), 0b000101u);
 }
 
-// Table 6's local memory addresses in transit. Algorithms 1 and 3 give the
-// paper's figures for every d and K; Algorithm 2 the paper's fewest, 2d, but
-// its most counts the pairs that wrap around the end (pair u crossing
-// dimension r in step (u + r) mod K/2), in transit from the first step to the
-// last: 2 min(K/2, 2d - 1), where the paper's 2d counts the steps circularly.
+// Table 6's local memory addresses in transit, counted by check_schedule from
+// the schedule's exchanges. Algorithm 1 gives the paper's figures for every d
+// and K. Algorithm 2 with the split pair order gives the paper's 2d in every
+// cycle (the wrapping pairs' members move apart: one in the first steps, the
+// other in the last); in Table 5's order those pairs are in transit from the
+// first step to the last: 14 at d = 4, 18 at d = 5. Algorithm 3, whose head
+// is Algorithm 2, then also stays at 2d, under the paper's 2 (d + K/2 mod d).
 TEST(PaperTables, Table6AddressesInTransit) {
   for (unsigned d = 2; d <= 9; ++d)
     for (unsigned m : {d, d + 1, d + 3}) {
       SCOPED_TRACE(::testing::Message() << "d = " << d << ", m = " << m);
       const std::uint64_t half = bit(m - 1), rem = half % d;
-      for (AapcAlgorithm alg : {AapcAlgorithm::alg1, AapcAlgorithm::alg3}) {
-        const ScheduleStats st = check_schedule(make(alg, d, m));
-        const AapcBounds paper = paper_bounds(alg, d, m);
-        EXPECT_EQ(st.min_in_transit, paper.min_in_transit);
-        EXPECT_EQ(st.max_in_transit, paper.max_in_transit);
-      }
+      const ScheduleStats a1 = check_schedule(make(AapcAlgorithm::alg1, d, m));
+      const AapcBounds paper1 = paper_bounds(AapcAlgorithm::alg1, d, m);
+      EXPECT_EQ(a1.min_in_transit, paper1.min_in_transit);
+      EXPECT_EQ(a1.max_in_transit, paper1.max_in_transit);
       // The table's formulas themselves, as printed (Alg. 1's fewest is the short last group's).
-      EXPECT_EQ(paper_bounds(AapcAlgorithm::alg1, d, m).max_in_transit, 2 * d);
+      EXPECT_EQ(paper1.max_in_transit, 2 * d);
       if (rem != 0) {
-        EXPECT_EQ(paper_bounds(AapcAlgorithm::alg1, d, m).min_in_transit, 2 * rem);
+        EXPECT_EQ(paper1.min_in_transit, 2 * rem);
       }
       EXPECT_EQ(paper_bounds(AapcAlgorithm::alg3, d, m).max_in_transit, 2 * (d + rem));
-      const ScheduleStats a2 = check_schedule(make(AapcAlgorithm::alg2, d, m));
-      EXPECT_EQ(a2.min_in_transit, 2 * d);
-      EXPECT_EQ(paper_bounds(AapcAlgorithm::alg2, d, m).min_in_transit, 2 * d);
-      EXPECT_EQ(a2.max_in_transit, 2 * std::min<std::uint64_t>(half, 2 * d - 1));
+      const AapcBounds paper2 = paper_bounds(AapcAlgorithm::alg2, d, m);
+      EXPECT_EQ(paper2.min_in_transit, 2 * d);
+      EXPECT_EQ(paper2.max_in_transit, 2 * d);
+      for (AapcAlgorithm alg : {AapcAlgorithm::alg2, AapcAlgorithm::alg3}) {
+        const ScheduleStats st = check_schedule(make(alg, d, m));
+        EXPECT_EQ(st.min_in_transit, 2 * d) << "algorithm " << static_cast<int>(alg);
+        EXPECT_EQ(st.max_in_transit, 2 * d) << "algorithm " << static_cast<int>(alg);
+      }
     }
+  const auto table5_order = [](unsigned d) {
+    return check_schedule(make(AapcAlgorithm::alg2, d, 0, 0, LineDrawing::diagonal, PairOrder::table5));
+  };
+  EXPECT_EQ(table5_order(4).max_in_transit, 14u);
+  EXPECT_EQ(table5_order(5).max_in_transit, 18u);
+  EXPECT_EQ(table5_order(4).min_in_transit, 8u);
+}
+
+// Table 6's spans: Algorithm 2 keeps every address within d consecutive steps
+// with the split pair order (the paper's K/2 counts a wrapping pair as one
+// unit), and so Algorithm 3 (the paper's d + K/2 mod d); Table 5's order
+// spreads a wrapping pair's member over the whole schedule.
+TEST(PaperTables, Table6SpanOfAlgorithms2And3) {
+  for (unsigned d = 1; d <= 9; ++d)
+    for (unsigned m : {d, d + 1, d + 3}) {
+      SCOPED_TRACE(::testing::Message() << "d = " << d << ", m = " << m);
+      for (AapcAlgorithm alg : {AapcAlgorithm::alg2, AapcAlgorithm::alg3}) {
+        const ScheduleStats st = check_schedule(make(alg, d, m));
+        EXPECT_EQ(st.max_span, d);
+        EXPECT_EQ(st.block_transfers, d);
+        EXPECT_EQ(st.max_block_size, ceil_div(bit(m - 1), d));
+      }
+    }
+  EXPECT_EQ(check_schedule(make(AapcAlgorithm::alg2, 4, 0, 0, LineDrawing::diagonal, PairOrder::table5)).max_span, 8u);
+  EXPECT_EQ(check_schedule(make(AapcAlgorithm::alg2, 5, 0, 0, LineDrawing::diagonal, PairOrder::table5)).max_span, 16u);
 }
 
 // The necklace (by its smallest rotation) of each address a cycle moves.
@@ -478,8 +524,8 @@ std::set<std::uint64_t> necklaces_in(const Schedule& s, std::size_t c) {
 // r+10, r+15; the groups in each row are C(11111) with R(01111), R(00011) then
 // R(00111), R(00101) then R(01011), and R(00001), at most 4 per row (Lemma 4:
 // d blocks of ceil(K/2d) = 4). Table 9 (b = 3) labels the entries row by row,
-// right to left, 3 per time step: 6 steps, as hcube's wide schedule takes; its
-// split differs only in that no step mixes two rows.
+// right to left, 3 per time step: hcube's wide schedule puts every entry in
+// Table 9's time step, verbatim.
 TEST(PaperTables, Tables8And9BlockingAndWideChannels) {
   const Schedule s = make(AapcAlgorithm::alg4, 5);
   const std::vector<std::vector<std::set<std::uint64_t>>> table8 = {
@@ -503,10 +549,26 @@ TEST(PaperTables, Tables8And9BlockingAndWideChannels) {
   EXPECT_EQ(wide.cycles(), 6u);  // Table 9's time steps 0..5
   EXPECT_EQ(lemma5_cycles(5, 5, 3), 10u);
   EXPECT_EQ(check_schedule(wide).exchanges, 80u);
-  const ScheduleStats alg3 = check_schedule(make(AapcAlgorithm::alg3, 5));
-  EXPECT_EQ(alg3.max_span, 6u);  // d + (K/2 mod d) = 5 + 1
+  // Table 9's Time column: entry (row r, group j) is cycle 5j + r.
+  const int table9[5][4] = {{1, 0, 0, 0}, {2, 1, 1, -1}, {3, 2, 2, -1}, {4, 3, 3, -1}, {5, 4, 4, -1}};
+  std::map<std::pair<unsigned, std::uint64_t>, std::size_t> step_of;  // (dim, addr) -> time step
+  for (std::size_t t = 0; t < wide.cycles(); ++t)
+    for (std::size_t e = 0; e < wide.cycle_size(t); ++e)
+      step_of[{wide.cycle_begin(t)[e].dim, wide.cycle_begin(t)[e].addr}] = t;
+  for (std::size_t c = 0; c < s.cycles(); ++c)
+    for (std::size_t e = 0; e < s.cycle_size(c); ++e)
+      EXPECT_EQ(static_cast<int>(step_of.at({s.cycle_begin(c)[e].dim, s.cycle_begin(c)[e].addr})), table9[c % 5][c / 5])
+          << "cycle " << c;
+  // Lemma 4's d + (K/2 mod d) = 6 block transfers of 3 for Algorithm 3 in
+  // Table 5's pair order; the split order's span d gives d = 5 blocks of 4.
+  const ScheduleStats alg3 =
+      check_schedule(make(AapcAlgorithm::alg3, 5, 0, 0, LineDrawing::diagonal, PairOrder::table5));
+  EXPECT_EQ(alg3.max_span, 6u);
   EXPECT_EQ(alg3.block_transfers, 6u);
   EXPECT_EQ(alg3.max_block_size, 3u);
+  const ScheduleStats split3 = check_schedule(make(AapcAlgorithm::alg3, 5));
+  EXPECT_EQ(split3.block_transfers, 5u);
+  EXPECT_EQ(split3.max_block_size, 4u);
 }
 
 }  // namespace

@@ -363,7 +363,7 @@ TEST(UnequalOrders, BadInputIsRejected) {
   EXPECT_THROW(make_aapc_sequence(o), Error);  // increasing
   o.dims = {3, 2};
   o.algorithm = AapcAlgorithm::alg2;
-  EXPECT_THROW(make_aapc_sequence(o), Error);  // Algorithm 2's span is K/2
+  EXPECT_THROW(make_aapc_sequence(o), Error);  // Algorithm 2's pairs span K/2 cycles
   o.algorithm = AapcAlgorithm::alg1;
   o.m = 2;
   EXPECT_THROW(make_aapc_sequence(o), Error);  // m below d_1

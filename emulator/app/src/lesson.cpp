@@ -105,7 +105,8 @@ std::string why_cycle(const std::string& alg, std::size_t d, std::size_t c) {
                        d);
   if (alg == "2")
     return "Algorithm 2 sends complement pair u across dimension r in cycle (u + r) mod K/2: every link busy in every "
-           "cycle, at the price of a span of K/2 (sec. 3.2, Table 5).";
+           "cycle (sec. 3.2, Table 5). The d - 1 pairs that wrap around the end move one member in the first cycles "
+           "and the other in the last, so no word waits across the wrap.";
   if (alg == "3") return "Algorithm 3 blocks the complement pairs so that every link is busy in every cycle (sec. 3.3).";
   return fmt::format("Algorithm 4 schedules the d addresses of a full necklace (rotations of one bit string) "
                      "together: each crosses the dimensions of its one bits, rotated, so the d links of every node "
@@ -216,8 +217,9 @@ std::string narrate(const std::string& command, const nlohmann::json& run, const
     const std::size_t alg1 = d * ((K + 2 * d - 1) / (2 * d)), optimal = K / 2;
     text += fmt::format(" Done: {} routing cycles with Algorithm {}. Algorithm 1 schedules d complement pairs in "
                         "each group of d cycles and needs d * ceil(K/2d) = {}; Algorithms 2, 3 and 4 need K/2 = {}, "
-                        "one cycle for every complement pair, which is optimal, and Algorithm 4 alone also keeps the "
-                        "span at d (Table 6, sec. 3.5).",
+                        "one cycle for every complement pair, which is optimal, and keep every word's span at d: "
+                        "Algorithm 4 by its necklaces (sec. 3.5), Algorithms 2 and 3 by the pairs they wrap (Table 6 "
+                        "says K/2 and d + K/2 mod d).",
                         cycles, alg, alg1, optimal);
   } else if (last && run.contains("bound")) {
     text += fmt::format(" Done: {} routing cycles; the bound is {} ({}).", cycles, run["bound"].dump(),

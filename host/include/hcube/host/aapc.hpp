@@ -29,12 +29,30 @@ enum class LineDrawing {
 LineDrawing parse_line_drawing(const std::string& s);
 std::string to_string(LineDrawing l);
 
+// Which complement pair is Algorithm 2's pair u (sec. 3.2; Algorithm 3's
+// head too). Pair u crosses dimension r in step (u + r) mod K/2, so the d - 1
+// pairs u > K/2 - d wrap around the end.
+enum class PairOrder {
+  // The wrapping pair u takes (2^k - 1, its complement), k = K/2 - u: the
+  // member with bits k..d-1 crosses them all in the first steps and the one
+  // with bits 0..k-1 in the last, so no address waits across the wrap: span
+  // d and 2d addresses in transit (Table 6's 2d).
+  split,
+  // Pairs in index order, as Table 5 prints them: a wrapping pair's members
+  // each cross in both the first and the last steps (span up to K/2).
+  table5,
+};
+// "split" | "table5"; throws naming the allowed ones.
+PairOrder parse_pair_order(const std::string& s);
+std::string to_string(PairOrder o);
+
 struct AapcOptions {
   AapcAlgorithm algorithm = AapcAlgorithm::alg4;
   unsigned d = 1;  // AAPC dimensions
   unsigned n = 0;  // machine processor dimensions; 0 means d
   unsigned m = 0;  // machine memory dimensions; 0 means d
   LineDrawing lines = LineDrawing::diagonal;
+  PairOrder pairs = PairOrder::split;  // Algorithms 2 and 3
 };
 
 // Alg. 4's mixed block (sec. 3.5.2): the c complement pairs with low members
@@ -68,8 +86,14 @@ Schedule make_aapc_schedule(const AapcOptions& options);
 // Sec. 5: cycles grouped by index mod T_max (the schedule's maximum span) into
 // T_max block transfers, each one cycle whose channel width is the largest block.
 Schedule block_schedule(const Schedule& s);
-// Sec. 6: a channel of width b carries b words per cycle: each block transfer
-// of the blocked schedule is split into cycles of at most b words per channel.
+// Sec. 6: a channel of width b carries b words per cycle. Table 9's
+// labelling: the cycles taken block transfer by block transfer (Table 8's
+// rows), each from its last cycle back (right to left), b to a time step, a
+// step running on into the next row. That is legal when every block holds at
+// least b cycles, b <= floor(cycles / T_max) (Lemma 5's floor(K/2d) >= b):
+// ceil(cycles / b) steps. Otherwise each block transfer is split into cycles
+// of at most b words per channel on its own (T_max steps once b reaches the
+// largest block).
 Schedule widen_schedule(const Schedule& s, unsigned b);
 
 // The paper's counts, from its formulas, for tests and reports (K = 2^m).
@@ -87,6 +111,9 @@ struct AapcBounds {
 AapcBounds paper_bounds(AapcAlgorithm alg, unsigned d, unsigned m);
 // Lemma 5: d ceil(K / (2 d b)) cycles for channel width b.
 std::uint64_t lemma5_cycles(unsigned d, unsigned m, unsigned b);
+// Sec. 7's count for the same blocking with Table 9's labelling: ceil(K/2b)
+// time steps when floor(K/2d) >= b, otherwise d (never more than Lemma 5's).
+std::uint64_t wide_channel_cycles(unsigned d, unsigned m, unsigned b);
 
 // The CM-2 and CM-200 had two links between each pair of nodes (sec. 1).
 inline constexpr unsigned kCm2ChannelWidth = 2;

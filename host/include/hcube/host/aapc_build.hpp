@@ -36,6 +36,7 @@ struct AapcRequest {
   long long channel_width = 1;  // b >= 1 words a link carries per cycle (kCm2ChannelWidth: the CM-2)
   bool blocked = false;
   LineDrawing lines = LineDrawing::diagonal;
+  PairOrder pairs = PairOrder::split;  // Algorithms 2 and 3: table5 is Table 5's order (span up to K/2)
   bool unaligned = false;  // edelman only: node k uses location w xor k, no alignment
 };
 

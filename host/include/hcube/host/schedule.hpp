@@ -87,7 +87,8 @@ struct ScheduleStats {
   std::uint64_t max_block_size = 0;    // most words one channel carries in one block transfer
   // Table 6's "local memory addresses in transit": per cycle, the addresses
   // whose exchanges have begun and not ended (for an AAPC, both members of a
-  // complement pair from the pair's first exchange to its last), fewest and most.
+  // complement pair while either is: from the pair's first exchange to its
+  // last unless the members move at separate times), fewest and most.
   std::uint64_t min_in_transit = 0;
   std::uint64_t max_in_transit = 0;
 };
