@@ -1,11 +1,13 @@
 #include "hcube/host/aapc_build.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <limits>
 
 #include "hcube/host/aapc_permutation.hpp"
 #include "hcube/host/aapc_sequence.hpp"
+#include "hcube/host/dimension_permutation.hpp"
 #include "hcube/host/edelman.hpp"
 #include "hcube/core/error.hpp"
 #include "hcube/host/exchange_baselines.hpp"
@@ -117,7 +119,7 @@ BuiltSchedule build_aapc_schedule(const AapcRequest& r) {
 
 bool plain_aapc(const Schedule& s) {
   return s.pre == AlignmentKind::xor_align && s.post == AlignmentKind::xor_align && s.axes == 1 &&
-         !uses_offset_maps(s);
+         !uses_offset_maps(s) && s.perm.empty();
 }
 
 std::optional<CycleBound> cycle_bound(const Schedule& s) {
@@ -152,6 +154,12 @@ std::optional<CycleBound> cycle_bound(const Schedule& s) {
 
 std::optional<NamedPermutation> named_permutation(const Schedule& s) {
   const Geometry geo = s.geometry();
+  if (!s.perm.empty()) {  // the bit permutation it names, whatever its alignments
+    const DimensionPermutation p{s.n, s.m, s.perm};
+    return NamedPermutation{[p](std::uint64_t g) { return p.apply(g); }, "dimension-permutation",
+                            fmt::format("address bit i -> bit perm[i], perm = {}", fmt::join(s.perm, ",")),
+                            AffineAddressMap::permute_bits(s.perm)};
+  }
   const std::optional<AapcMethod> method = aapc_method_of(s);
   const bool edelman_unaligned = method == AapcMethod::edelman && s.pre == AlignmentKind::none &&
                                  s.post == AlignmentKind::none && s.axes == 1 && !uses_offset_maps(s);

@@ -20,6 +20,7 @@
 #include "hcube/host/parse.hpp"
 #include "hcube/host/io/output_file.hpp"
 #include "hcube/host/aapc_build.hpp"
+#include "hcube/host/bit_permutation_tiling.hpp"
 #include "hcube/host/system/host_memory.hpp"
 #include "hcube/host/io/input_file.hpp"
 
@@ -66,6 +67,7 @@ Schedule Schedule::header() const {
   h.axis_order = axis_order;
   h.rotated_rows = rotated_rows;
   h.offset_maps = offset_maps;
+  h.perm = perm;
   return h;
 }
 
@@ -132,6 +134,12 @@ void check_shape(const Schedule& s) {
       throw Error(fmt::format("schedule rotated_rows = {} out of range: allowed 0..{}", s.rotated_rows, rows));
   }
   check_offset_maps(s.geometry(), s.offset_maps);
+  if (!s.perm.empty()) {
+    if (s.perm.size() != s.n + s.m)
+      throw Error(fmt::format("schedule perm lists {} bits: expected n + m = {} (bit 0 the lowest local address bit)",
+                              s.perm.size(), s.n + s.m));
+    check_bit_permutation(s.perm, "schedule perm");
+  }
 }
 
 [[noreturn]] void fail_at(const Schedule& s, std::size_t c, std::size_t e, const std::string& why) {
@@ -156,7 +164,7 @@ ScheduleStats check_schedule(const Schedule& s) {
   // too; sequences are checked for legality here and against the reference
   // permutation when they run.
   const bool aapc = (s.pre == AlignmentKind::xor_align || s.post == AlignmentKind::xor_align) && s.axes == 1 &&
-                    !uses_offset_maps(s);
+                    !uses_offset_maps(s) && s.perm.empty();
   const std::uint64_t rel_mask = low_mask(s.d);
   constexpr std::uint32_t kNever = std::numeric_limits<std::uint32_t>::max();
 
@@ -337,6 +345,7 @@ nlohmann::ordered_json to_json(const Schedule& s) {
   if (!s.axis_order.empty()) j["axis_order"] = s.axis_order;
   if (s.pre == AlignmentKind::concurrent || s.post == AlignmentKind::concurrent) j["rotated_rows"] = s.rotated_rows;
   if (!s.offset_maps.empty()) j["offset_maps"] = s.offset_maps;
+  if (!s.perm.empty()) j["perm"] = s.perm;
   j["cycles"] = std::move(cycles);
   return j;
 }
@@ -376,12 +385,12 @@ Schedule schedule_header_from_json(const nlohmann::json& j, const std::string& w
     throw Error(fmt::format("{}: format '{}' unknown: allowed hcube-schedule/1", what, printable_input(format)));
   static const char* const known[] = {"format", "algorithm", "d", "n", "m", "channel_width", "port_model", "pre",
                                       "post", "blocked", "lines", "axes", "axis_dims", "axis_order", "rotated_rows",
-                                      "offset_maps", "cycles"};
+                                      "offset_maps", "perm", "cycles"};
   for (const auto& [key, value] : j.items())
     if (std::find(std::begin(known), std::end(known), key) == std::end(known))
       throw Error(fmt::format("{}: unknown field '{}' (a typo?): allowed format, algorithm, d, n, m, channel_width, "
                               "port_model, pre, post, blocked, lines, axes, axis_dims, axis_order, rotated_rows, "
-                              "offset_maps, cycles",
+                              "offset_maps, perm, cycles",
                               what, printable_input(key)));
   Schedule s;
   s.algorithm = get_string(j, "algorithm", what, "custom");
@@ -439,6 +448,19 @@ Schedule schedule_header_from_json(const nlohmann::json& j, const std::string& w
         m.push_back(col.get<std::uint64_t>());
       }
       s.offset_maps.push_back(std::move(m));
+    }
+  }
+  if (j.contains("perm")) {  // its length and that it is a permutation: check_shape
+    if (!j["perm"].is_array())
+      throw Error(fmt::format("{}: 'perm' must be an array of bit positions p0,...,p(n+m-1)", what));
+    if (j["perm"].size() > kMaxAddressBits)
+      throw Error(fmt::format("{}: 'perm' lists {} bits: allowed n + m, at most {}", what, j["perm"].size(),
+                              kMaxAddressBits));
+    for (const nlohmann::json& p : j["perm"]) {
+      if (!p.is_number_unsigned() || p.get<std::uint64_t>() >= kMaxAddressBits)
+        throw Error(fmt::format("{}: 'perm' entry {} out of range: allowed 0..n+m-1 (at most {})", what, p.dump(),
+                                kMaxAddressBits - 1));
+      s.perm.push_back(p.get<unsigned>());
     }
   }
   if (!j.contains("cycles") || !j["cycles"].is_array())

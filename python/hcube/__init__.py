@@ -454,10 +454,12 @@ def tune(quick: bool = False, *, log2_bytes: Optional[int] = None, budget_second
 
 
 @_python_names
-def synthesize(pattern: str, d: Union[int, Sequence[int]], *, axes: Optional[int] = None, m: Optional[int] = None,
-               max_cycles: Optional[int] = None, time_limit: float = 0.0, port_model: str = "all",
-               output: Union[str, "_os.PathLike[str]"]) -> Dict[str, Any]:
-    """The fewest routing cycles of an AAPC or a sequence of AAPCs, found by a SAT solver (``hcube synthesize``).
+def synthesize(pattern: str, d: Optional[Union[int, Sequence[int]]] = None, *, axes: Optional[int] = None,
+               m: Optional[int] = None, max_cycles: Optional[int] = None, time_limit: float = 0.0,
+               port_model: str = "all", output: Union[str, "_os.PathLike[str]"],
+               perm: Optional[Union[str, Sequence[int]]] = None, n: Optional[int] = None) -> Dict[str, Any]:
+    """The fewest routing cycles of an AAPC, a sequence of AAPCs or a permutation of the address bits, found by
+    a SAT solver (``hcube synthesize``).
 
     Writes the schedule file (hcube-schedule/1), which ``hcube run --schedule`` verifies
     (docs/synthesize.md). Needs hcube built with CaDiCaL (libcadical-dev); without it a ValueError
@@ -466,13 +468,13 @@ def synthesize(pattern: str, d: Union[int, Sequence[int]], *, axes: Optional[int
     Parameters
     ----------
     pattern : str
-        "aapc" or "multi-aapc".
+        "aapc", "multi-aapc" or "permute".
     d : int or sequence of int
         The AAPC's dimensions; for multi-aapc each axis' order (with ``axes``) or the orders, non-increasing.
     axes : int, optional
         multi-aapc: the number of AAPCs s.
     m : int, optional
-        Memory dimensions (default d).
+        Memory dimensions (default d; permute: n).
     max_cycles : int, optional
         The most routing cycles tried (1..256).
     time_limit : float
@@ -481,16 +483,24 @@ def synthesize(pattern: str, d: Union[int, Sequence[int]], *, axes: Optional[int
         "all" or "one".
     output : str or path
         The schedule file written.
+    perm : str or sequence of int, optional
+        permute: as ``hcube.permute``'s (source address bit i goes to bit perm[i]; "transpose", ...).
+    n : int, optional
+        permute: the processor dimensions (``d`` says the same).
 
     Returns
     -------
     dict
         "cycles", "optimal", "lower_bound", "lower_bound_proof", "distance_bound", "channel_bound",
-        "unsat_at", "seconds", "output", "runs", ...
+        "unsat_at", "seconds", "output", "runs", ... (permute: "perm")
     """
-    dims = str(d) if isinstance(d, int) else ",".join(str(int(w)) for w in d)
+    if n is not None and d is not None:
+        raise ValueError(f"n={int(n)} and d={d} both give the processor dimensions: pass one")
+    size = n if d is None else d
+    dims = "" if size is None else str(size) if isinstance(size, int) else ",".join(str(int(w)) for w in size)
+    text = "" if perm is None else _plans.perm_text(perm)
     result: Dict[str, Any] = _json.loads(_hcube.synthesize(str(pattern), dims, axes, m, max_cycles, float(time_limit),
-                                                           str(port_model), _os.fspath(output)))
+                                                           str(port_model), _os.fspath(output), text))
     result["command"] = "synthesize"
     return result
 

@@ -557,10 +557,11 @@ PYBIND11_MODULE(_hcube, mod) {
       "synthesize",
       [](const std::string& pattern, const std::string& dims, std::optional<long long> axes, std::optional<long long> m,
          std::optional<long long> max_cycles, double time_limit, const std::string& port_model,
-         const std::string& output) {
+         const std::string& output, const std::string& perm) {
         hcube::SynthesisRequest r;
         r.pattern = pattern;
         r.dims = dims;
+        r.perm = perm;
         r.axes = axes.value_or(hcube::kUnsetSize);
         r.m = m.value_or(hcube::kUnsetSize);
         r.max_cycles = max_cycles.value_or(hcube::kUnsetSize);
@@ -578,5 +579,5 @@ PYBIND11_MODULE(_hcube, mod) {
         return j.dump();
       },
       arg("pattern"), arg("dims"), arg("axes"), arg("m"), arg("max_cycles"), arg("time_limit"), arg("port_model"),
-      arg("output"));
+      arg("output"), arg("perm") = "");
 }

@@ -1,8 +1,8 @@
 """hcube.synthesize(): the fewest routing cycles found by CaDiCaL, written as a schedule file.
 
-The file is checked here against the transpose written from its formula (sec. 2.2.1: after the xor
-pre-alignment, address a crosses exactly the dimensions of its set bits, once each), apart from the
-library. Without CaDiCaL the tests skip, unless HCUBE_REQUIRE_CADICAL=1 makes them fail.
+The files are checked here, apart from the library: an AAPC's against the transpose written from its
+formula (sec. 2.2.1: after the xor pre-alignment, address a crosses exactly the dimensions of its set
+bits, once each), a permutation's by running its cycles on labelled words. Without CaDiCaL the tests skip, unless HCUBE_REQUIRE_CADICAL=1 makes them fail.
 """
 from __future__ import annotations
 
@@ -46,9 +46,42 @@ def test_orders_two_one_take_three_cycles(tmp_path: pathlib.Path) -> None:
     assert (r["cycles"], r["optimal"], r["unsat_at"]) == (3, True, 2)
 
 
+def test_permute_transpose_of_two_two_takes_two_cycles(tmp_path: pathlib.Path) -> None:
+    out = tmp_path / "t.json"
+    r = hcube.synthesize("permute", n=2, m=2, perm="transpose", output=out)
+    assert (r["cycles"], r["optimal"], r["lower_bound_proof"], r["unsat_at"], r["perm"]) == (2, True, "distance", 1,
+                                                                                              [2, 3, 0, 1])
+    f = json.loads(out.read_text())
+    assert (f["pre"], f["post"], f["perm"]) == ("none", "none", [2, 3, 0, 1])
+    # The cycles alone, run on labelled words, put the word at g where bit i of g becomes bit perm[i].
+    words = list(range(16))
+    maps = f.get("offset_maps", [])
+    for cycle in f["cycles"]:
+        swaps = []
+        for e in cycle:
+            cols = maps[e["map"] - 1] if e.get("map", 0) else [0, 0]
+
+            def slot(j: int, a: int) -> int:
+                return j * 4 + (a ^ (cols[0] if j & 1 else 0) ^ (cols[1] if j & 2 else 0))
+
+            for j in range(4):
+                if not (j >> e["dim"]) & 1:
+                    h = j | 1 << e["dim"]
+                    swaps.append((slot(j, e["addr"]), slot(h, e.get("peer_addr", e["addr"]))))
+        for x, y in swaps:
+            words[x], words[y] = words[y], words[x]
+    assert all(sum(1 << p for i, p in enumerate([2, 3, 0, 1]) if (w >> i) & 1) == g for g, w in enumerate(words))
+    # A list works as hcube.permute's perm does, and d says n as well.
+    assert hcube.synthesize("permute", 2, m=2, perm=[2, 3, 0, 1], output=out)["cycles"] == 2
+
+
 def test_bad_input_in_python_terms(tmp_path: pathlib.Path) -> None:
     with pytest.raises(ValueError, match=r"max_cycles=0 out of range: allowed 1 \.\. 256"):
         hcube.synthesize("aapc", 3, max_cycles=0, output=tmp_path / "x.json")
     with pytest.raises(ValueError, match="unknown pattern 'foo': allowed aapc, multi-aapc"):
         hcube.synthesize("foo", 3, output=tmp_path / "x.json")
+    with pytest.raises(ValueError, match="perm missing"):
+        hcube.synthesize("permute", n=2, output=tmp_path / "x.json")
+    with pytest.raises(ValueError, match=r"perm entry 2 \(source bit 2\) = 5 out of range: allowed 0\.\.2"):
+        hcube.synthesize("permute", n=2, m=1, perm=[0, 1, 5], output=tmp_path / "x.json")
     assert not (tmp_path / "x.json").exists()

@@ -4,7 +4,11 @@
 // the generalized shuffle written from its formula, apart from the library. Without CaDiCaL the
 // tests skip, unless HCUBE_REQUIRE_CADICAL=1 (.ci/run sets it) makes them fail.
 #include <chrono>
+#include <cmath>
+#include <fstream>
+#include <functional>
 #include <numeric>
+#include <optional>
 
 #include "cli_harness.hpp"
 #include "hcube/synthesize.hpp"
@@ -28,9 +32,55 @@ std::uint64_t shuffle(std::uint64_t node, std::uint64_t local, const std::vector
   return (node << m) | local;
 }
 
+// One exchange of a schedule file, its offset map's columns resolved (empty: none).
+struct FileExchange {
+  unsigned dim = 0;
+  std::uint64_t addr = 0, peer = 0;
+  std::vector<std::uint64_t> cols;
+};
+using FileCycles = std::vector<std::vector<FileExchange>>;
+
+FileCycles cycles_of(const json& file) {
+  const std::vector<std::vector<std::uint64_t>> maps = file.value("offset_maps", std::vector<std::vector<std::uint64_t>>{});
+  FileCycles cycles;
+  for (const json& cycle : file["cycles"]) {
+    cycles.emplace_back();
+    for (const json& e : cycle) {
+      const std::uint64_t a = e["addr"];
+      const unsigned map = e.value("map", 0u);
+      cycles.back().push_back({e["dim"], a, e.value("peer_addr", a), map > 0 ? maps.at(map - 1) : std::vector<std::uint64_t>{}});
+    }
+  }
+  return cycles;
+}
+
+// Runs the cycles on the words of slots node * K + local, as docs/schedule-format.md defines
+// them; false where a cycle uses a node's word twice (the machine's rule).
+bool route(unsigned n, unsigned m, const FileCycles& cycles, std::vector<std::uint64_t>& words) {
+  const std::uint64_t N = std::uint64_t{1} << n, K = std::uint64_t{1} << m;
+  for (const auto& cycle : cycles) {
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> swaps;
+    std::vector<bool> used(N * K, false);
+    for (const FileExchange& e : cycle) {
+      const auto slot = [&](std::uint64_t j) {
+        std::uint64_t x = ((j >> e.dim) & 1) ? e.peer : e.addr;
+        for (unsigned k = 0; k < e.cols.size(); ++k)
+          if ((j >> k) & 1) x ^= e.cols[k];
+        return j * K + x;
+      };
+      for (std::uint64_t j = 0; j < N; ++j) {
+        if (used[slot(j)]) return false;
+        used[slot(j)] = true;
+        if (!((j >> e.dim) & 1)) swaps.emplace_back(slot(j), slot(j | (std::uint64_t{1} << e.dim)));
+      }
+    }
+    for (const auto& [x, y] : swaps) std::swap(words[x], words[y]);
+  }
+  return true;
+}
+
 // Runs a schedule file's exchanges between Lemma 1's xor alignments (each axis' bit b folded onto
-// memory bit b) on labelled words, as docs/schedule-format.md defines them, and compares with the
-// shuffle: whether the file realises it.
+// memory bit b) on labelled words and compares with the shuffle: whether the file realises it.
 bool realises_shuffle(const json& file, const std::vector<unsigned>& widths) {
   const unsigned n = file["n"], m = file["m"];
   const std::uint64_t N = std::uint64_t{1} << n, K = std::uint64_t{1} << m;
@@ -45,32 +95,30 @@ bool realises_shuffle(const json& file, const std::vector<unsigned>& widths) {
   std::vector<std::uint64_t> words(N * K);
   for (std::uint64_t j = 0; j < N; ++j)
     for (std::uint64_t i = 0; i < K; ++i) words[j * K + (i ^ fold(j))] = j * K + i;  // pre-alignment
-  const std::vector<std::vector<std::uint64_t>> maps = file.value("offset_maps", std::vector<std::vector<std::uint64_t>>{});
-  for (const json& cycle : file["cycles"]) {
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> swaps;
-    for (const json& e : cycle) {
-      const unsigned dim = e["dim"];
-      const std::uint64_t a = e["addr"], p = e.value("peer_addr", a);
-      const unsigned map = e.value("map", 0u);
-      const auto L = [&](std::uint64_t j) {
-        std::uint64_t x = 0;
-        for (unsigned k = 0; k < n && map > 0; ++k)
-          if ((j >> k) & 1) x ^= maps.at(map - 1).at(k);
-        return x;
-      };
-      for (std::uint64_t j = 0; j < N; ++j) {
-        if ((j >> dim) & 1) continue;
-        const std::uint64_t h = j | (std::uint64_t{1} << dim);
-        swaps.emplace_back(j * K + (a ^ L(j)), h * K + (p ^ L(h)));
-      }
-    }
-    for (const auto& [x, y] : swaps) std::swap(words[x], words[y]);
-  }
+  if (!route(n, m, cycles_of(file), words)) return false;
   for (std::uint64_t j = 0; j < N; ++j)
     for (std::uint64_t i = 0; i < K; ++i) {
       const std::uint64_t label = words[j * K + (i ^ fold(j))];  // post-alignment
       if (shuffle(label / K, label % K, widths, m) != j * K + i) return false;
     }
+  return true;
+}
+
+// Address bit i of g to bit to[i] (hcube permute's --perm).
+std::uint64_t permuted(std::uint64_t g, const std::vector<unsigned>& to) {
+  std::uint64_t out = 0;
+  for (unsigned i = 0; i < to.size(); ++i)
+    if ((g >> i) & 1) out |= std::uint64_t{1} << to[i];
+  return out;
+}
+
+// Whether the cycles alone (no alignments) move the word at every g to permuted(g).
+bool realises_permutation(unsigned n, unsigned m, const FileCycles& cycles, const std::vector<unsigned>& to) {
+  std::vector<std::uint64_t> words(std::uint64_t{1} << (n + m));
+  std::iota(words.begin(), words.end(), 0);
+  if (!route(n, m, cycles, words)) return false;
+  for (std::uint64_t p = 0; p < words.size(); ++p)
+    if (permuted(words[p], to) != p) return false;
   return true;
 }
 
@@ -84,6 +132,22 @@ class CliSynthesize : public Cli {
 
   // Synthesizes, then checks the JSON, the file (simulated here) and `hcube run` on it.
   json synthesized(Args args, const std::vector<unsigned>& widths) {
+    return synthesized(std::move(args), [&](const json& file) { return realises_shuffle(file, widths); });
+  }
+
+  // A permutation's file: no alignments, its perm the bit permutation asked for, which the cycles
+  // alone realise; `to` written here, not read from the file.
+  json permutation(Args args, const std::vector<unsigned>& to) {
+    args.insert(args.begin(), "permute");
+    return synthesized(std::move(args), [&](const json& file) {
+      EXPECT_EQ(file["pre"], "none");
+      EXPECT_EQ(file["post"], "none");
+      EXPECT_EQ(file["perm"], to);
+      return realises_permutation(file["n"], file["m"], cycles_of(file), to);
+    });
+  }
+
+  json synthesized(Args args, const std::function<bool(const json&)>& realises) {
     const fs::path out = path("found.json");
     args.insert(args.begin(), "synthesize");
     args.insert(args.end(), {"--output", out.string()});
@@ -96,7 +160,7 @@ class CliSynthesize : public Cli {
     const json file = json::parse(read_text(out));
     EXPECT_EQ(file["format"], "hcube-schedule/1");
     EXPECT_EQ(file["cycles"].size(), j["cycles"].get<std::size_t>());
-    EXPECT_TRUE(realises_shuffle(file, widths));
+    EXPECT_TRUE(realises(file));
     const json run = ok_json({"run", "--schedule", out.string()});
     EXPECT_EQ(run["verified"], true) << run.dump();
     EXPECT_EQ(run["cycles"], j["cycles"]) << run.dump();
@@ -198,6 +262,141 @@ TEST_F(CliSynthesize, BadInputGetsOneLineNamingTheValueAndTheRange) {
   // Fewer cycles than the distance bound: refused before any solving.
   expect_error({"synthesize", "multi-aapc", "--dims", "3", "--axes", "2", "--max-cycles", "5", "-o", out},
                {"--max-cycles 5", "distance", "allowed 6 .. 256"});
+  EXPECT_FALSE(fs::exists(out));
+}
+
+// Permutations of the address bits (hcube permute's --perm), the cycles alone moving every word
+// from g to perm(g): node bits and memory bits exchanged, bit reversal, and a swap of two node
+// bits. Each file is simulated here against the permutation and run verified by `hcube run`.
+
+// The transpose of n = m = 2 (bits 0,1 <-> 2,3): a word crosses both dimensions where its two
+// address halves differ in both bits, so 2 cycles (distance), and 1 is proven impossible.
+TEST_F(CliSynthesize, PermuteTransposeOfTwoTwoTakesTheDistanceBound) {
+  const json j = permutation({"-n", "2", "-m", "2", "-p", "transpose"}, {2, 3, 0, 1});
+  EXPECT_EQ(j["pattern"], "permute");
+  EXPECT_EQ(j["perm"], std::vector<unsigned>({2, 3, 0, 1}));
+  EXPECT_EQ(j["cycles"], 2);
+  EXPECT_EQ(j["optimal"], true);
+  EXPECT_EQ(j["lower_bound"], 2);
+  EXPECT_EQ(j["lower_bound_proof"], "distance");
+  EXPECT_EQ(j["unsat_at"], 1);
+}
+
+// The transpose and the bit reversal of n = m = 3: K/2 = 4 cycles, as an AAPC of d = 3: each
+// dimension carries N words a cycle and N K/2 cross it (channels).
+TEST_F(CliSynthesize, PermuteTransposeAndBitReversalOfThreeThreeTakeTheChannelBound) {
+  for (const auto& [name, to] : {std::pair<std::string, std::vector<unsigned>>{"transpose", {3, 4, 5, 0, 1, 2}},
+                                 {"bit-reversal", {5, 4, 3, 2, 1, 0}}}) {
+    SCOPED_TRACE(name);
+    const json j = permutation({"--dims", "3", "--mem-dims", "3", "--perm", name}, to);
+    EXPECT_EQ(j["cycles"], 4);
+    EXPECT_EQ(j["optimal"], true);
+    EXPECT_EQ(j["lower_bound_proof"], "channels");
+    EXPECT_EQ(j["distance_bound"], 3);
+  }
+}
+
+// The bit reversal of n = 3, m = 2 (q = 5): node bits 3,4 <-> memory bits 1,0 and node bit 2
+// stays, so a word crosses at most 2 dimensions: 2 cycles.
+TEST_F(CliSynthesize, PermuteBitReversalOfThreeTwo) {
+  const json j = permutation({"-n", "3", "-m", "2", "-p", "bit-reversal"}, {4, 3, 2, 1, 0});
+  EXPECT_EQ(j["cycles"], 2);
+  EXPECT_EQ(j["optimal"], true);
+  EXPECT_EQ(j["distance_bound"], 2);
+}
+
+// Node bits 1 and 2 swapped (n = 2, m = 1, perm 0,2,1): nodes 01 and 10 trade their words, 2
+// dimensions apart (distance 2), through nodes 00 and 11, whose words stay. An exchange is a swap,
+// so the words it pushes into 01 and 10 must go back: 3 cycles, T = 2 UNSAT. Checked here apart
+// from the solver: none of the (1 + 8)^4 pairs of cycles (per dimension idle or addr, delta, the
+// other node bit's column) realises it.
+TEST_F(CliSynthesize, PermuteSwapOfTwoNodeBitsTakesOneAboveTheDistanceBound) {
+  const std::vector<unsigned> to{0, 2, 1};
+  const json j = permutation({"-n", "2", "-m", "1", "-p", "0,2,1"}, to);
+  EXPECT_EQ(j["distance_bound"], 2);
+  EXPECT_EQ(j["channel_bound"], 1);
+  EXPECT_EQ(j["unsat_at"], 2);
+  EXPECT_EQ(j["cycles"], 3);
+  EXPECT_EQ(j["lower_bound_proof"], "unsat");
+  EXPECT_EQ(j["optimal"], true);
+  std::vector<std::optional<FileExchange>> choices{std::nullopt};
+  for (unsigned dim = 0; dim < 2; ++dim)
+    for (std::uint64_t a = 0; a < 2; ++a)
+      for (std::uint64_t delta = 0; delta < 2; ++delta)
+        for (std::uint64_t col = 0; col < 2; ++col) {
+          std::vector<std::uint64_t> cols(2, 0);
+          cols[1 - dim] = col;
+          choices.push_back(FileExchange{dim, a, a ^ delta, cols});
+        }
+  // Per cycle, dimension 0's choice and dimension 1's (index 0: idle).
+  const auto pick = [&](std::size_t c, unsigned dim) {
+    return c == 0 ? std::optional<FileExchange>() : choices[1 + dim * 8 + (c - 1)];
+  };
+  std::size_t realised = 0;
+  for (std::size_t code = 0; code < 9 * 9 * 9 * 9; ++code) {
+    FileCycles cycles(2);
+    for (unsigned t = 0; t < 2; ++t)
+      for (unsigned dim = 0; dim < 2; ++dim)
+        if (const auto e = pick(code / static_cast<std::size_t>(std::pow(9, 2 * t + dim)) % 9, dim))
+          cycles[t].push_back(*e);
+    realised += realises_permutation(2, 1, cycles, to);
+  }
+  EXPECT_EQ(realised, 0u);
+}
+
+// Memory bits 0 and 1 swapped on n = 1, m = 3: a word changes address only while crossing, so each
+// of the 8 that move crosses twice; 2 words cross a cycle (n N): 8 cycles (channels).
+TEST_F(CliSynthesize, PermuteOfMemoryBitsAloneCrossesTwice) {
+  const json j = permutation({"-n", "1", "-m", "3", "-p", "1,0,2,3"}, {1, 0, 2, 3});
+  EXPECT_EQ(j["distance_bound"], 2);
+  EXPECT_EQ(j["channel_bound"], 8);
+  EXPECT_EQ(j["cycles"], 8);
+  EXPECT_EQ(j["optimal"], true);
+}
+
+// One-port: the transpose of n = m = 2 needs each dimension's N K/2 = 8 crossings, N = 4 a cycle.
+TEST_F(CliSynthesize, PermuteOnePort) {
+  const json j = permutation({"-n", "2", "-m", "2", "-p", "transpose", "--port-model", "one"}, {2, 3, 0, 1});
+  EXPECT_EQ(j["cycles"], 4);
+  EXPECT_EQ(j["lower_bound_proof"], "channels");
+}
+
+// `hcube run` verifies the file against its perm, written from the address formula: the transpose's
+// cycles under a perm naming the bit reversal fail; bad perm fields are refused as the file loads.
+TEST_F(CliSynthesize, RunVerifiesThePermItNames) {
+  const fs::path out = path("t.json");
+  ok_json({"synthesize", "permute", "-n", "2", "-m", "2", "-p", "transpose", "-o", out.string()});
+  json file = json::parse(read_text(out));
+  const auto rewrite = [&](const json& perm) {
+    file["perm"] = perm;
+    std::ofstream(path("bad.json")) << file.dump();
+    return path("bad.json").string();
+  };
+  const Result r = run({"run", "--schedule", rewrite({3, 2, 1, 0}), "--backend", "cpu"});
+  EXPECT_NE(r.code, 0);
+  EXPECT_TRUE(contains(r.err, "verification of the dimension-permutation")) << r.err;
+  EXPECT_TRUE(contains(r.err, "perm = 3,2,1,0 failed")) << r.err;
+  expect_error({"run", "--schedule", rewrite({0, 1, 2, 9})}, {"perm entry 3", "= 9 out of range", "allowed 0..3"});
+  expect_error({"run", "--schedule", rewrite({0, 1, 2, 99})}, {"'perm' entry 99 out of range", "allowed 0..n+m-1"});
+  expect_error({"run", "--schedule", rewrite({0, 1, 2})}, {"perm lists 3 bits", "expected n + m = 4"});
+  expect_error({"run", "--schedule", rewrite({0, 1, 2, 2})}, {"perm", "not a permutation", "bit position 2"});
+  expect_error({"run", "--schedule", rewrite(-1)}, {"'perm' must be an array"});
+}
+
+TEST_F(CliSynthesize, PermuteBadFlagsGetOneLine) {
+  const std::string out = path("x.json").string();
+  expect_error({"synthesize", "permute", "-n", "2", "-m", "2", "-o", out}, {"--perm missing", "transpose"});
+  expect_error({"synthesize", "aapc", "--dims", "2", "-p", "transpose", "-o", out}, {"--perm transpose", "permute only"});
+  expect_error({"synthesize", "permute", "-p", "transpose", "-o", out}, {"--dims missing", "n, the processor"});
+  expect_error({"synthesize", "permute", "-n", "0", "-m", "2", "-p", "1,0", "-o", out},
+               {"n = 0, m = 2", "allowed n, m >= 1 and n + m <= 12"});
+  expect_error({"synthesize", "permute", "-n", "7", "-m", "6", "-p", "transpose", "-o", out}, {"n = 7, m = 6", "<= 12"});
+  expect_error({"synthesize", "permute", "-n", "2", "-m", "1", "-p", "0,1,5", "-o", out},
+               {"--perm entry 2", "= 5 out of range", "allowed 0..2"});
+  expect_error({"synthesize", "permute", "-n", "2", "-m", "1", "-p", "transpose", "-o", out}, {"transpose", "q = 3"});
+  expect_error({"synthesize", "permute", "-n", "2", "-m", "2", "-p", "foo", "-o", out}, {"'foo' unknown", "bit-reversal"});
+  expect_error({"synthesize", "permute", "-n", "2", "-m", "2", "-p", "transpose", "--axes", "2", "-o", out},
+               {"--axes 2", "multi-aapc only"});
   EXPECT_FALSE(fs::exists(out));
 }
 

@@ -64,6 +64,7 @@ constexpr std::pair<const char*, const char*> kFlagOf[] = {
     {"SynthesisRequest::dims", "--dims"},
     {"SynthesisRequest::m", "--mem-dims"},
     {"SynthesisRequest::max_cycles", "--max-cycles"},
+    {"SynthesisRequest::perm", "--perm"},
     {"SynthesisRequest::port_model", "--port-model"},
     {"SynthesisRequest::time_limit", "--time-limit"},
     {"alignment_map::mem_perm", "--mem-perm"},

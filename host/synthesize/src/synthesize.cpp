@@ -1,6 +1,6 @@
-// The fewest routing cycles of an AAPC or a sequence of AAPCs on hcube's machine, by SAT
-// (the encoding of scripts/corollary2_sat.py, docs/multi-aapc.md "Corollary 2 decided",
-// ported to C++ and solved incrementally over T with CaDiCaL's assumptions).
+// The fewest routing cycles of an AAPC, a sequence of AAPCs or a permutation of the address bits
+// on hcube's machine, by SAT (the encoding of scripts/corollary2_sat.py, docs/multi-aapc.md
+// "Corollary 2 decided", ported to C++ and solved incrementally over T with CaDiCaL's assumptions).
 #include "hcube/synthesize.hpp"
 
 #include <fmt/format.h>
@@ -14,6 +14,7 @@
 #include "hcube/core/error.hpp"
 #include "hcube/host/affine_map.hpp"
 #include "hcube/host/aapc_sequence.hpp"
+#include "hcube/host/dimension_permutation.hpp"
 #include "hcube/host/parse.hpp"
 
 #if HCUBE_HAVE_CADICAL
@@ -37,6 +38,8 @@ using Clock = std::chrono::steady_clock;
 // The sizes a request names, checked: the axes' orders, n and m.
 struct Shape {
   bool aapc = true;
+  bool permute = false;          // a bit permutation, no alignments: the cycles alone move every word
+  std::vector<unsigned> perm;    // permute: source address bit i to bit perm[i]
   std::vector<unsigned> widths;
   unsigned n = 0, m = 0;
   PortModel port = PortModel::all_port;
@@ -44,9 +47,14 @@ struct Shape {
 
 Shape check_request(const SynthesisRequest& r) {
   Shape sh;
-  if (r.pattern != "aapc" && r.pattern != "multi-aapc")
-    throw Error(fmt::format("unknown pattern '{}': allowed aapc, multi-aapc", printable_input(r.pattern)));
+  if (r.pattern != "aapc" && r.pattern != "multi-aapc" && r.pattern != "permute")
+    throw Error(fmt::format("unknown pattern '{}': allowed aapc, multi-aapc, permute", printable_input(r.pattern)));
   sh.aapc = r.pattern == "aapc";
+  sh.permute = r.pattern == "permute";
+  if (sh.permute != !r.perm.empty())
+    throw Error(sh.permute ? std::string("SynthesisRequest::perm missing: permute needs the permutation p0,...,p(n+m-1) "
+                                         "or a name (transpose, bit-reversal, shuffle:k, ...)")
+                           : fmt::format("SynthesisRequest::perm {} applies to permute only", printable_input(r.perm)));
   if (r.port_model != "all" && r.port_model != "one")
     throw Error(fmt::format("SynthesisRequest::port_model {}: allowed all, one", printable_input(r.port_model)));
   sh.port = r.port_model == "one" ? PortModel::one_port : PortModel::all_port;
@@ -57,8 +65,26 @@ Shape check_request(const SynthesisRequest& r) {
   if (!(r.time_limit >= 0 && r.time_limit <= kMaxTimeLimit))
     throw Error(fmt::format("SynthesisRequest::time_limit {} out of range: allowed 0 (none) .. {} seconds",
                             r.time_limit, kMaxTimeLimit));
-  if (sh.aapc) {
-    if (r.axes != kUnsetSize) throw Error("SynthesisRequest::axes applies to multi-aapc only: an AAPC has one axis");
+  if (r.dims.empty())
+    throw Error(fmt::format("SynthesisRequest::dims missing: {} needs {}", r.pattern,
+                            sh.permute ? "n, the processor dimensions"
+                            : sh.aapc  ? "d, the AAPC's dimensions"
+                                       : "d (with the axes) or the axes' orders d_1,d_2,..."));
+  if (r.axes != kUnsetSize && r.pattern != "multi-aapc")
+    throw Error(fmt::format("SynthesisRequest::axes {} applies to multi-aapc only, not {}", r.axes, r.pattern));
+  if (sh.permute) {
+    const std::vector<unsigned> list = parse_uint_list(r.dims, "SynthesisRequest::dims");
+    const long long n = list.size() == 1 ? list[0] : -1, m = r.m == kUnsetSize ? n : r.m;
+    if (list.size() != 1)
+      throw Error(fmt::format("SynthesisRequest::dims {}: give one n, the processor dimensions", printable_input(r.dims)));
+    // At least one bit of each: a schedule file names d >= 1 memory and processor dimensions.
+    if (n < 1 || m < 1 || n + m > kMaxSynthesisBits)
+      throw Error(fmt::format("n = {}, m = {} out of range for the synthesizer: allowed n, m >= 1 and n + m <= {}", n, m,
+                              kMaxSynthesisBits));
+    sh.n = static_cast<unsigned>(n);
+    sh.m = static_cast<unsigned>(m);
+    sh.perm = parse_dimension_permutation(r.perm, sh.n, sh.m).to;  // hcube permute's own parser
+  } else if (sh.aapc) {
     const std::vector<unsigned> list = parse_uint_list(r.dims, "SynthesisRequest::dims");
     if (list.size() != 1)
       throw Error(fmt::format("SynthesisRequest::dims {}: give one d for an AAPC", printable_input(r.dims)));
@@ -92,8 +118,15 @@ Shape check_request(const SynthesisRequest& r) {
 
 // The slot (node, x) of Lemma 1's aligned frame is node * K + x. Before the cycles the word in
 // slot p must reach start[p]: the alignment A, the shuffle S, A again (A(S(A(p))), sec. 2.3).
+// A permutation has no alignments: slot g is global address g, its word's target perm(g).
 [[maybe_unused]] std::vector<std::uint64_t> routing_targets(const Shape& sh) {
   const Geometry geo{sh.n, sh.m};
+  if (sh.permute) {
+    const DimensionPermutation p{sh.n, sh.m, sh.perm};
+    std::vector<std::uint64_t> target(geo.total_words());
+    for (std::uint64_t g = 0; g < target.size(); ++g) target[g] = p.apply(g);
+    return target;
+  }
   const std::uint64_t K = geo.words_per_node();
   const AffineMap align = AffineMap::xor_fold(geo, sh.widths);
   const AddressMap shuffle = shuffle_destination(geo, sh.widths);
@@ -150,12 +183,15 @@ class Deadline : public CaDiCaL::Terminator {
 // high node that xor delta (hcube's Exchange with peer_addr = a xor delta and column r of L zero).
 class Encoding {
  public:
-  // `restricted`: the search is restricted to words that keep their address (delta = 0) and cross
-  // only dimensions toward their destination; for an AAPC also to no offset maps, so that a
-  // schedule found is the direct-addressed AAPC check_schedule verifies (sec. 2.2.1).
+  // `restricted`: the search is restricted to words that cross only dimensions toward their
+  // destination and, but for a permutation (whose words must change address), keep their address
+  // (delta = 0); for an AAPC also to no offset maps, so that a schedule found is the
+  // direct-addressed AAPC check_schedule verifies (sec. 2.2.1). A word that only changes address
+  // must leave its node and come back: where there is one, a word at its node may step off it.
   Encoding(CaDiCaL::Solver& solver, const Shape& sh, const std::vector<std::uint64_t>& target, bool restricted)
       : s_(solver), sh_(sh), K_(std::uint64_t{1} << sh.m), N_(std::uint64_t{1} << sh.n), B_(sh.n + sh.m),
         restricted_(restricted) {
+    for (std::uint64_t p = 0; p < target.size(); ++p) detours_ |= target[p] != p && (target[p] >> sh.m) == (p >> sh.m);
     true_ = var();
     add({true_});
     std::vector<std::vector<int>> start(N_ * K_);
@@ -194,7 +230,7 @@ class Encoding {
         zero_when_idle(d.delta);
         for (unsigned k = 0; k < n; ++k) zero_when_idle(d.cols[k]);
       }
-      if (restricted_)
+      if (restricted_ && !sh_.permute)
         for (int b : d.delta) add({-b});
       if (restricted_ && sh_.aapc)
         for (unsigned k = 0; k < n; ++k)
@@ -220,8 +256,14 @@ class Encoding {
             and_of(t, conj);
             touch[(r * N_ + node) * K_ + u] = t;
             const std::vector<int>& src = old[node * K_ + u];
-            // Restricted: a word crosses r only toward its destination node (a shortest path).
-            if (restricted_) add({-t, ((node >> r) & 1) ? -src[m + r] : src[m + r]});
+            // Restricted: a word crosses r only toward its destination node (a shortest path), or
+            // (detours) off it: where bit r matches, every other node bit must too.
+            if (restricted_) {
+              const int toward = ((node >> r) & 1) ? -src[m + r] : src[m + r];
+              if (!detours_) add({-t, toward});
+              for (unsigned k = 0; k < n && detours_; ++k)
+                if (k != r) add({-t, toward, ((node >> k) & 1) ? src[m + k] : -src[m + k]});
+            }
             for (unsigned b = 0; b < B_; ++b) {
               add({-t, -src[b], out[b]});
               add({-t, src[b], -out[b]});
@@ -386,6 +428,7 @@ class Encoding {
   std::uint64_t K_, N_;
   unsigned B_;
   bool restricted_;
+  bool detours_ = false;  // some word only changes its address
   int vars_ = 0, true_ = 0;
   std::uint64_t clauses_ = 0;
   std::vector<std::vector<std::vector<int>>> states_;  // per time: per slot, B literals
@@ -401,7 +444,7 @@ nlohmann::json to_json(const SynthesisResult& r) {
   nlohmann::json runs = nlohmann::json::array();
   for (const SynthesisRun& x : r.runs)
     runs.push_back({{"cycles", x.cycles}, {"model", x.model}, {"status", x.status}, {"seconds", x.seconds}});
-  return {{"pattern", r.pattern},
+  nlohmann::json j = {{"pattern", r.pattern},
           {"dims", r.widths},
           {"axes", r.widths.size()},
           {"n", r.n},
@@ -419,6 +462,8 @@ nlohmann::json to_json(const SynthesisResult& r) {
           {"variables", r.variables},
           {"clauses", r.clauses},
           {"runs", runs}};
+  if (!r.perm.empty()) j["perm"] = r.perm;
+  return j;
 }
 
 bool synthesis_available() { return HCUBE_HAVE_CADICAL != 0; }
@@ -443,6 +488,7 @@ SynthesisResult synthesize(const SynthesisRequest& r) {
   SynthesisResult res;
   res.pattern = r.pattern;
   res.widths = sh.widths;
+  res.perm = sh.perm;
   res.n = sh.n;
   res.m = sh.m;
   res.port_model = r.port_model;
@@ -450,20 +496,26 @@ SynthesisResult synthesize(const SynthesisRequest& r) {
   const std::uint64_t K = geo.words_per_node(), N = geo.nodes();
   const std::vector<std::uint64_t> target = routing_targets(sh);
 
-  // Bounds no schedule of the machine beats: a word crosses at most one dimension a cycle
-  // (distance); dimension r carries at most N words a cycle, one each way on each of its N/2
-  // links, and every word whose destination differs in node bit r crosses it (channels; one-port:
-  // the dimensions take turns). Written from the targets, not from the CNF.
+  // Bounds no schedule of the machine beats: a word crosses at most one dimension a cycle, and one
+  // that must change address on its own node crosses one twice (distance); dimension r carries at
+  // most N words a cycle, one each way on each of its N/2 links, and every word whose destination
+  // differs in node bit r crosses it (channels; one-port: the dimensions take turns); all of them
+  // carry n N (one-port N) of all the crossings a cycle. Written from the targets, not from the CNF.
   std::vector<std::uint64_t> crossing(sh.n, 0);
+  std::uint64_t crossings = 0;
   for (std::uint64_t p = 0; p < target.size(); ++p) {
     const std::uint64_t diff = (p / K) ^ (target[p] / K);
-    res.distance_bound = std::max<std::uint64_t>(res.distance_bound, popcount(diff));
+    const std::uint64_t hops = diff == 0 && target[p] != p ? 2 : popcount(diff);
+    res.distance_bound = std::max(res.distance_bound, hops);
+    crossings += hops;
     for (unsigned k = 0; k < sh.n; ++k) crossing[k] += (diff >> k) & 1;
   }
   for (std::uint64_t c : crossing) {
     const std::uint64_t cycles = (c + N - 1) / N;
     res.channel_bound = sh.port == PortModel::one_port ? res.channel_bound + cycles : std::max(res.channel_bound, cycles);
   }
+  const std::uint64_t per_cycle = sh.port == PortModel::one_port ? N : N * sh.n;
+  res.channel_bound = std::max(res.channel_bound, (crossings + per_cycle - 1) / per_cycle);
   const std::uint64_t bound = std::max<std::uint64_t>({1, res.distance_bound, res.channel_bound});
   res.lower_bound = bound;
   res.lower_bound_proof = res.distance_bound >= res.channel_bound ? "distance" : "channels";
@@ -534,17 +586,24 @@ SynthesisResult synthesize(const SynthesisRequest& r) {
 
   Schedule& s = res.schedule;
   s.algorithm = "sat";
-  s.d = sh.widths[0];
   s.n = sh.n;
   s.m = sh.m;
   s.rules = PortRules{sh.port, 1};
-  s.pre = s.post = AlignmentKind::xor_align;
-  s.axes = static_cast<unsigned>(sh.widths.size());
   found.decode(res.cycles, s);
-  // Unequal orders, or an AAPC with offset maps: the header names the generalized shuffle (for one
-  // axis the transpose), which `hcube run` verifies; a plain AAPC is verified as one.
-  const bool equal = std::all_of(sh.widths.begin(), sh.widths.end(), [&](unsigned w) { return w == sh.widths[0]; });
-  if (!equal || (sh.aapc && uses_offset_maps(s))) s.axis_dims = sh.widths;
+  if (sh.permute) {
+    // No alignments; the header's perm names what `hcube run` verifies (d is the format's, unused).
+    s.d = std::min(sh.n, sh.m);
+    s.pre = s.post = AlignmentKind::none;
+    s.perm = sh.perm;
+  } else {
+    s.d = sh.widths[0];
+    s.pre = s.post = AlignmentKind::xor_align;
+    s.axes = static_cast<unsigned>(sh.widths.size());
+    // Unequal orders, or an AAPC with offset maps: the header names the generalized shuffle (for one
+    // axis the transpose), which `hcube run` verifies; a plain AAPC is verified as one.
+    const bool equal = std::all_of(sh.widths.begin(), sh.widths.end(), [&](unsigned w) { return w == sh.widths[0]; });
+    if (!equal || (sh.aapc && uses_offset_maps(s))) s.axis_dims = sh.widths;
+  }
   check_schedule(s);
   if (!routes_home(s, target))
     throw Error("internal error: the solver's schedule does not route every word to its destination");

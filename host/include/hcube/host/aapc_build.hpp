@@ -81,8 +81,8 @@ bool plain_aapc(const Schedule& s);
 
 // What a schedule's header says its run realises, computed from the header
 // alone and never from its cycles (so that running the file checks it): the
-// transpose for one AAPC (aligned, or Edelman's unaligned table), the
-// generalized shuffle for a sequence of AAPCs. None for a schedule that names
+// bit permutation of its `perm`, the transpose for one AAPC (aligned, or
+// Edelman's unaligned table), the generalized shuffle for a sequence of AAPCs. None for a schedule that names
 // nothing it realises ("custom" ones without alignments).
 struct NamedPermutation {
   AddressMap destination;

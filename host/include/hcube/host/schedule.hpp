@@ -43,6 +43,10 @@ class Schedule {
   // data sets that start on a later axis through the spare memory axis.
   std::uint64_t rotated_rows = 0;
   OffsetMaps offset_maps; // node-dependent addresses of exchanges with offset_map > 0
+  // The whole run (alignments and cycles) realises this permutation of the n + m address
+  // bits (source bit i to bit perm[i], as hcube permute's --perm): verified against it, and
+  // not checked as an AAPC. Empty: the header's AAPC or sequence names the target.
+  std::vector<unsigned> perm;
 
   Geometry geometry() const { return Geometry{n, m}; }
   // axis_dims, or d for each of the `axes` axes.

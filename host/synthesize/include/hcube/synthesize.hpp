@@ -1,5 +1,6 @@
-// Schedule synthesis: the fewest routing cycles of an AAPC or a sequence of
-// AAPCs (Johnsson & Ho 1992, sec. 2.3, Corollary 2) on hcube's machine, found
+// Schedule synthesis: the fewest routing cycles of an AAPC, a sequence of AAPCs
+// (Johnsson & Ho 1992, sec. 2.3, Corollary 2) or a permutation of the address
+// bits (hcube permute's, Ho & Johnsson 1988) on hcube's machine, found
 // by a SAT solver (CaDiCaL, linked as a library) and written as a schedule
 // (hcube-schedule/1) that check_schedule accepts and `hcube run` verifies.
 // Apart from hcube_host and not installed: only the program and the tests link
@@ -18,10 +19,11 @@ namespace hcube {
 
 // What a user asks (the flags of hcube synthesize), checked by synthesize().
 struct SynthesisRequest {
-  std::string pattern = "aapc";        // "aapc" or "multi-aapc"
-  std::string dims;                    // aapc: d; multi-aapc: d (with axes) or d_1,d_2,... (non-increasing)
+  std::string pattern = "aapc";        // "aapc", "multi-aapc" or "permute"
+  std::string dims;                    // aapc: d; multi-aapc: d (with axes) or d_1,d_2,... (non-increasing); permute: n
   long long axes = kUnsetSize;         // multi-aapc: s
-  long long m = kUnsetSize;            // memory bits (default: d, the first axis' order)
+  long long m = kUnsetSize;            // memory bits (default: d, the first axis' order; permute: n)
+  std::string perm;                    // permute: the address bits' permutation, as hcube permute's --perm
   long long max_cycles = kUnsetSize;   // the most cycles tried (unset: until found or out of time)
   double time_limit = 0;               // seconds for the whole search; 0: none
   std::string port_model = "all";      // "all" or "one"
@@ -39,7 +41,8 @@ struct SynthesisRun {
 
 struct SynthesisResult {
   std::string pattern;
-  std::vector<unsigned> widths;  // the axes' orders (one for an AAPC)
+  std::vector<unsigned> widths;  // the axes' orders (one for an AAPC; none for a permutation)
+  std::vector<unsigned> perm;    // permute: source address bit i goes to bit perm[i]
   unsigned n = 0, m = 0;
   std::string port_model;
   Schedule schedule;             // checked (check_schedule) and simulated against its target
@@ -47,8 +50,8 @@ struct SynthesisResult {
   bool optimal = false;          // cycles - 1 is proven impossible
   std::uint64_t lower_bound = 0; // no schedule of the machine takes fewer cycles
   std::string lower_bound_proof; // "distance", "channels" or "unsat" (the solver, full model)
-  std::uint64_t distance_bound = 0;  // the farthest word's distance in dimensions
-  std::uint64_t channel_bound = 0;   // the busiest dimension's words over what it carries a cycle
+  std::uint64_t distance_bound = 0;  // the farthest word's distance in dimensions (2 for one that only changes address)
+  std::uint64_t channel_bound = 0;   // the busiest dimension's words (or all words' crossings) over what it carries a cycle
   std::uint64_t unsat_at = 0;        // the largest T the full model proved impossible (0: none tried)
   std::uint64_t variables = 0, clauses = 0;
   std::vector<SynthesisRun> runs;
