@@ -144,7 +144,18 @@ std::optional<SdpPaperCount> paper_count(const SdpProblem& p, const SdpCandidate
     unsplit += pieces;
   }
   const double sp = a.sigma_p, beta = a.real_cycles, smin = a.sigma_min, smax = a.sigma_max;
+  const bool all = k.ports == PortModelChoice::all;
   switch (k.algorithm) {
+    case SdpAlgorithm::a1:  // Table 3, n-port: beta max_i (sigma_i + 1) K / (2 sigma_i beta), beta (sigma_max + 1) start-ups
+      if (!all) return std::nullopt;
+      c.element_transfers = (smin + 1) / (2 * smin) * K;
+      c.startups = beta * (smax + 1);
+      break;
+    case SdpAlgorithm::a1_prime:  // Table 3, n-port: K t_c + beta sigma_max tau
+      if (!all) return std::nullopt;
+      c.element_transfers = K;
+      c.startups = beta * smax;
+      break;
     case SdpAlgorithm::a3: {
       if (k.ports != PortModelChoice::one) return std::nullopt;
       const double steps3 = std::ceil(std::log2(smax));  // Table 3, one-port: ceil(log2 sigma_max) (sigma_p K t_c + sigma_p tau)
@@ -172,7 +183,7 @@ std::optional<SdpPaperCount> paper_count(const SdpProblem& p, const SdpCandidate
     default:
       return std::nullopt;
   }
-  if (k.algorithm != SdpAlgorithm::a3 && plan.unit_words >= 2)
+  if (k.algorithm != SdpAlgorithm::a3 && k.algorithm != SdpAlgorithm::a1_prime && plan.unit_words >= 2)
     c.bound = sdp_transfer_bound(bit(p.perm.m) / plan.unit_words, plan.unit_words, steps, sizes, plan.schedule.cycles());
   const double paper = std::ceil(c.element_transfers - 1e-9);
   const auto have = static_cast<double>(k.model.element_transfers);
@@ -181,6 +192,10 @@ std::optional<SdpPaperCount> paper_count(const SdpProblem& p, const SdpCandidate
       c.note = fmt::format("the paper's {:.6g} element transfers cannot be met at K = {}: any schedule of {}'s "
                            "exchanges needs at least {} (docs/sdp.md, \"The paper's counts\")",
                            c.element_transfers, bit(p.perm.m), to_string(k.algorithm), c.bound);
+    } else if (c.bound == 0) {
+      c.note = fmt::format("{} element transfers against the paper's {:.6g}: the paper's parts are fractions of K, "
+                           "hcube's whole words (docs/sdp.md)",
+                           k.model.element_transfers, c.element_transfers);
     } else {
       c.note = fmt::format("{} element transfers against the paper's {:.6g}: the paper's parts are fractions of K, "
                            "hcube's whole units of {} words (at least {} for any schedule of these exchanges)",

@@ -1047,6 +1047,85 @@ TEST_P(SdpRun, ReadAndLoadThroughAnAddressBitPermutation) {
   EXPECT_THROW(mach->load_permuted({0, 1, 2, 3}, small), Error);
 }
 
+// A1 and A1' n-port on Table 4's orders against Table 3's n-port counts (t_c
+// = 1, tau = 0): A1 beta max_i (sigma_i + 1) K / (2 sigma_i beta) = 2K/3 =
+// 682.7 on {3, 6} at K = 1024 and 3K/4 = 384 on {2, 2, 5} at K = 512; A1'
+// K t_c = 1024 and 512. The shorter cycles' parts are spread over each phase
+// (sdp::round_robin, as A6 does); before, A1 took 942 and 615 words, A1' 1539
+// and 925. What is left is whole units against the paper's fractions of K:
+//  - A1: units of 2 words (closed under the pivot); at the bound ceil(2K/3) =
+//    683 on {3, 6} up to a word. On {2, 2, 5} 384 would need every order-2
+//    dimension equally loaded in every cycle, so the three parts equal: 512/3
+//    is no whole number of words.
+//  - A1': words are units, but the order-sigma_max cycle's rotations (N_k
+//    words each) put max_k N_k on each of its dimensions in every cycle of
+//    the phase, sigma_max ceil(N / sigma_max) for N words, and any cycle's
+//    dimension carries all N words of its part in the phase: the phases of
+//    parts P_0..P_(beta-1) cost at least that. The least over every split of
+//    K (counted below) is 519 on {2, 2, 5}, which hcube meets, and 1030 on
+//    {3, 6}, where the dealing stops at 1032.
+TEST_P(SdpRun, A1AndA1PrimeNPortAtTable3sCounts) {
+  struct Case {
+    std::vector<std::vector<unsigned>> cycles;
+    unsigned m;
+    std::uint64_t a1_cycles, a1, a1_prime_cycles, a1_prime;
+    double paper_a1, paper_a1_prime;
+  };
+  const Case cases[] = {
+      {{{0, 1, 2}, {3, 4, 5, 6, 7, 8}}, 10, 14, 684, 12, 1032, 2.0 / 3 * 1024, 1024},
+      {{{0, 1}, {2, 3}, {4, 5, 6, 7, 8}}, 9, 18, 387, 15, 519, 3.0 / 4 * 512, 512},
+  };
+  // The least phase bounds over every split of K into the beta parts.
+  const auto least = [](const std::vector<std::uint64_t>& orders, std::uint64_t K) {
+    const std::size_t beta = orders.size();
+    const std::uint64_t smax = *std::max_element(orders.begin(), orders.end());
+    std::uint64_t best = ~std::uint64_t{0};
+    std::vector<std::uint64_t> P(beta, 0);
+    const std::function<void(std::size_t, std::uint64_t)> split = [&](std::size_t i, std::uint64_t left) {
+      if (i + 1 == beta) {
+        P[i] = left;
+        std::uint64_t total = 0;
+        for (std::size_t t = 0; t < beta; ++t) {
+          std::uint64_t phase = 0;
+          for (std::size_t k = 0; k < beta; ++k) {  // part k runs cycle (k + t) mod beta
+            const std::uint64_t N = P[k], o = orders[(k + t) % beta];
+            phase = std::max(phase, o == smax ? (N + o - 1) / o * o : N);
+          }
+          total += phase;
+        }
+        best = std::min(best, total);
+        return;
+      }
+      for (std::uint64_t x = 0; x <= left; ++x) {
+        P[i] = x;
+        split(i + 1, left - x);
+      }
+    };
+    split(0, K);
+    return best;
+  };
+  EXPECT_EQ(least({2, 2, 5}, 512), 519u);
+  EXPECT_EQ(least({3, 6}, 1024), 1030u);
+  for (const Case& c : cases) {
+    const DimensionPermutation p = real_cycles(9, c.m, c.cycles);
+    SCOPED_TRACE(testing::Message() << "K = " << bit(c.m));
+    const SdpPlan a1 = plan_a1_all_port(p);
+    EXPECT_EQ(a1.schedule.cycles(), c.a1_cycles);
+    const std::uint64_t t1 = model_plan(a1, 1, 0, bit(c.m)).element_transfers;
+    EXPECT_EQ(t1, c.a1);
+    EXPECT_LE(static_cast<double>(t1), c.paper_a1 * 1.01);
+    check_schedule(a1.schedule);
+    expect_runs(p, a1);
+    const SdpPlan a1p = plan_a1_prime(p, true);
+    EXPECT_EQ(a1p.schedule.cycles(), c.a1_prime_cycles);
+    const std::uint64_t t1p = model_plan(a1p, 1, 0, bit(c.m + 1)).element_transfers;
+    EXPECT_EQ(t1p, c.a1_prime);
+    EXPECT_LE(static_cast<double>(t1p), c.paper_a1_prime * 1.015);
+    check_schedule(a1p.schedule);
+    expect_runs(p, a1p);
+  }
+}
+
 HCUBE_ON_EVERY_BACKEND(SdpRun);
 
 }  // namespace
