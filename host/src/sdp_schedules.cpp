@@ -86,20 +86,23 @@ std::vector<sdp::Step> a1_chains(const DimensionPermutation& p, const DimensionP
   return steps;
 }
 
-}  // namespace
-
-SdpPlan plan_a1_one_port(const DimensionPermutation& p) {
-  const std::vector<sdp::Step> chains = a1_chains(p, analyze(p));
+// Exchanges one after another (one-port), a cycle of K/2 words each, and the
+// local reordering they leave.
+SdpPlan plan_chains(const DimensionPermutation& p, const char* algorithm, const std::vector<sdp::Step>& chains) {
   SdpPlan plan;
-  plan.algorithm = "A1";
-  plan.schedule = plan_header(p, "A1", PortModel::one_port);
+  plan.algorithm = algorithm;
+  plan.schedule = plan_header(p, algorithm, PortModel::one_port);
   Schedule& s = plan.schedule;
   s.rules.channel_width = p.m == 0 ? 1 : static_cast<unsigned>(std::min<std::uint64_t>(bit(p.m - 1), 0xffffffffu));
   for (const sdp::Step& e : chains) add_e(s, e.pivot, e.bit);
-  plan.local_after = sdp::local_after(p, chains, "A1");
+  plan.local_after = sdp::local_after(p, chains, algorithm);
   plan.startups = s.cycles();
   return plan;
 }
+
+}  // namespace
+
+SdpPlan plan_a1_one_port(const DimensionPermutation& p) { return plan_chains(p, "A1", a1_chains(p, analyze(p))); }
 
 }  // namespace hcube
 
@@ -282,33 +285,56 @@ std::vector<std::vector<std::pair<unsigned, unsigned>>> a3_steps(const Dimension
   return steps;
 }
 
+namespace {
+
+// A3's transpositions on the machine's bits, step by step: a pair of storage
+// bits is a relabelling (the local reordering at the end completes it:
+// after[x] is where memory bit x goes), a storage and a processor bit the pair
+// (the physical storage bit holding that content, the processor bit), two
+// processor bits the pair as it is. Each pair's second entry is a processor bit.
+std::vector<std::vector<std::pair<unsigned, unsigned>>> a3_machine_steps(const DimensionPermutation& p,
+                                                                         std::vector<unsigned>& after) {
+  std::vector<unsigned> phys(p.m);  // phys[x]: the data bit that holds what belongs at x
+  std::iota(phys.begin(), phys.end(), 0u);
+  std::vector<std::vector<std::pair<unsigned, unsigned>>> out;
+  for (const auto& step : a3_steps(analyze(p))) {
+    auto& pairs = out.emplace_back();
+    for (auto [x, y] : step) {
+      if (p.is_processor_bit(x)) std::swap(x, y);
+      if (!p.is_processor_bit(y)) {
+        std::swap(phys[x], phys[y]);
+      } else {
+        pairs.emplace_back(p.is_processor_bit(x) ? x : phys[x], y);
+      }
+    }
+  }
+  after.assign(p.m, 0);
+  for (unsigned x = 0; x < p.m; ++x) after[phys[x]] = x;
+  return out;
+}
+
+}  // namespace
+
 SdpPlan plan_a3(const DimensionPermutation& p, bool all_port) {
   const DimensionPermutationAnalysis a = analyze(p);
   if (all_port && !a.separable)
     throw Error("A3 n-port runs each step's transpositions as A1' n-port's parts, which need a separable permutation "
                 "(no cycle mixing processor and storage bits): use A3 one-port");
-  const auto steps = a3_steps(a);
+  std::vector<unsigned> after;
+  const auto steps = a3_machine_steps(p, after);
   SdpPlan plan;
   EmptyDimension e(p, plan, "A3", all_port ? PortModel::all_port : PortModel::one_port);
-  // Storage transpositions are relabellings: phys[x] is the data bit that holds
-  // what belongs at x, until the local reordering at the end.
-  std::vector<unsigned> phys(p.m);
-  std::iota(phys.begin(), phys.end(), 0u);
-  const auto relabel = [&](unsigned x, unsigned y) { std::swap(phys[x], phys[y]); };
   if (!all_port) {
     // One-port, each transposition of two processor bits by the single-path
     // transpose (the 2-cycle by dimension-order routing through the empty
     // dimension: 2 one-way moves of K words), of a storage and a processor bit
     // by one exchange of K/2 words.
     for (const auto& step : steps)
-      for (auto [x, y] : step) {
-        if (p.is_processor_bit(x)) std::swap(x, y);
-        if (!p.is_processor_bit(y)) {
-          relabel(x, y);
-        } else if (!p.is_processor_bit(x)) {
-          e.exchange(phys[x], y);
-        } else {
+      for (const auto& [x, y] : step) {
+        if (p.is_processor_bit(x)) {
           e.cycle({x, y});
+        } else {
+          e.exchange(x, y);
         }
       }
     e.realign(e.offset, 0, 0);
@@ -316,36 +342,64 @@ SdpPlan plan_a3(const DimensionPermutation& p, bool all_port) {
     // n-port, step by step: each part runs the step's processor transpositions
     // (2-cycles) in turn, part k from transposition k/2 on, in the direction k mod 2.
     std::size_t parts = 1;
-    for (const auto& step : steps) {
-      std::size_t pairs = 0;
-      for (const auto& [x, y] : step) pairs += p.is_processor_bit(x) && p.is_processor_bit(y) ? 1 : 0;
-      parts = std::max(parts, 2 * pairs);
-    }
+    for (const auto& step : steps) parts = std::max(parts, 2 * step.size());
     std::vector<sdp::Row> cycles(parts);
-    for (const auto& step : steps) {
-      std::vector<std::pair<unsigned, unsigned>> pairs;
-      for (const auto& [x, y] : step) {
-        if (p.is_processor_bit(x)) {
-          pairs.emplace_back(x, y);
-        } else {
-          relabel(x, y);
-        }
-      }
+    for (const auto& pairs : steps)
       for (std::size_t k = 0; k < parts && !pairs.empty(); ++k)
         for (std::size_t i = 0; i < pairs.size(); ++i) {
           const auto [x, y] = pairs[(k / 2 + i) % pairs.size()];
           cycles[k].steps.push_back(sdp::Step{0, k % 2 == 0 ? x : y});
           cycles[k].steps.push_back(sdp::Step{0, k % 2 == 0 ? y : x});
         }
-    }
     std::vector<std::uint64_t> words;
     for (const auto& [lo, hi] : deal(bit(p.m), parts)) words.push_back(hi - lo);
     e.parts(cycles, 2, words);
   }
-  std::vector<unsigned> after(p.m);
-  for (unsigned x = 0; x < p.m; ++x) after[phys[x]] = x;
   e.finish(after);
   return plan;
+}
+
+SdpPlan plan_a3_via_a1(const DimensionPermutation& p, bool all_port) {
+  std::vector<unsigned> unused;
+  const auto steps = a3_machine_steps(p, unused);
+  const bool pivot_needed = std::any_of(steps.begin(), steps.end(), [&](const auto& step) {
+    return std::any_of(step.begin(), step.end(), [&](const auto& pair) { return p.is_processor_bit(pair.first); });
+  });
+  if (pivot_needed && p.m == 0)
+    throw Error("A3 via A1 exchanges two processor bits through a storage dimension (sec. 4.3.2): m = 0 (K = 1) has none");
+  // Sec. 4.3.2: "in a 2-cube, node (01) and node (10) can exchange K elements in
+  // a time of 3K/2 t_c + 3 tau by employing one virtual dimension, i.e., a
+  // special case of Algorithm A1": the transposition (x y) is A1's chain
+  // E(v, x), E(v, y), E(v, x) with storage bit 0 as v (its content comes back);
+  // a storage-processor pair is one exchange; the local reordering (local_after,
+  // from the exchanges themselves) completes the relabellings.
+  constexpr unsigned v = 0;
+  if (!all_port) {
+    std::vector<sdp::Step> chain;
+    for (const auto& step : steps)
+      for (const auto& [x, y] : step) {
+        const auto part = p.is_processor_bit(x) ? sdp::with_pivot(v, {x, y, x}) : std::vector<sdp::Step>{{x, y}};
+        chain.insert(chain.end(), part.begin(), part.end());
+      }
+    return plan_chains(p, "A3-A1", chain);
+  }
+  // n-port: each step's transpositions as A1 n-port runs cycles of order 2
+  // (sec. 4.2.1: round-robin over them, each split over its two rotations), the
+  // storage-processor pairs as single exchanges rotated over the parts; the
+  // steps one after another. 3 cycles of K / (4 T) words a link for T
+  // transpositions, 3K/4 a step.
+  std::vector<std::vector<sdp::Row>> per_step;
+  for (const auto& step : steps) {
+    std::vector<std::vector<unsigned>> cycles;
+    std::vector<std::vector<sdp::Row>> groups;
+    for (const auto& [x, y] : step)
+      if (p.is_processor_bit(x)) cycles.push_back({x, y});
+      else groups.push_back({sdp::Row{{sdp::Step{x, y}}, 1.0}});
+    for (auto& leaf : sdp::rotation_leaves(cycles, v, true)) groups.push_back(std::move(leaf));
+    if (!groups.empty()) per_step.push_back(sdp::round_robin(groups));
+  }
+  std::vector<sdp::Row> rows = per_step.empty() ? std::vector<sdp::Row>{} : sdp::chain_rows(per_step);
+  return sdp::rows_plan(p, "A3-A1", rows, pivot_needed ? std::vector<unsigned>{v} : std::vector<unsigned>{});
 }
 
 DimensionPermutation extended_cube_permutation(const DimensionPermutation& p, unsigned n) {

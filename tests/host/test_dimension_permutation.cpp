@@ -1126,6 +1126,70 @@ TEST_P(SdpRun, A1AndA1PrimeNPortAtTable3sCounts) {
   }
 }
 
+// A3 via A1 on the 2-cube (sec. 4.3.2): a processor transposition (x y) as
+// E(v, x), E(v, y), E(v, x), "3K/2 t_c + 3 tau", on K words a node. One-port:
+// 3 cycles of K/2 words a processor pair, 1 a storage-processor pair; for the
+// transpose (all orders 2: one step of sigma_p / 2 pairs) exactly the paper's
+// 3 sigma_p K / 4. n-port: A1 n-port over each step's pairs, 3K/4 words a step
+// (never more than one-port's words).
+TEST_P(SdpRun, A3ViaA1ForRandomPermutations) {
+  std::mt19937 rng(47);
+  for (unsigned n = 1; n <= 5; ++n)
+    for (unsigned m = 1; m <= 4; ++m)
+      for (int trial = 0; trial < 4; ++trial) {
+        const DimensionPermutation p = random_permutation(n, m, rng);
+        SCOPED_TRACE(testing::Message() << "n = " << n << ", m = " << m << ", perm " << fmt::format("{}", fmt::join(p.to, ",")));
+        // n-port, a step is a round-robin over its pairs: rounds of 3 cycles (1
+        // when it has no processor pair), one round a pair.
+        std::uint64_t pp = 0, sp = 0, rounds = 0;
+        for (const auto& step : a3_steps(analyze(p))) {
+          std::uint64_t pairs = 0, round = 1;
+          for (const auto& [x, y] : step) {
+            const unsigned procs = (p.is_processor_bit(x) ? 1u : 0u) + (p.is_processor_bit(y) ? 1u : 0u);
+            pp += procs == 2 ? 1 : 0;
+            sp += procs == 1 ? 1 : 0;
+            pairs += procs > 0 ? 1 : 0;
+            round = procs == 2 ? 3 : round;
+          }
+          rounds += pairs * round;
+        }
+        const SdpPlan one = plan_a3_via_a1(p);
+        EXPECT_EQ(one.algorithm, "A3-A1");
+        EXPECT_EQ(one.schedule.cycles(), 3 * pp + sp);
+        EXPECT_EQ(model_plan(one, 1, 0, bit(m)).element_transfers, (3 * pp + sp) * (bit(m) / 2));
+        check_schedule(one.schedule);
+        expect_runs(p, one);
+        const SdpPlan all = plan_a3_via_a1(p, true);
+        EXPECT_EQ(all.schedule.rules.model, PortModel::all_port);
+        EXPECT_EQ(all.schedule.cycles(), rounds);
+        EXPECT_LE(model_plan(all, 1, 0, bit(m)).element_transfers, (3 * pp + sp) * (bit(m) / 2));
+        check_schedule(all.schedule);
+        expect_runs(p, all);
+      }
+  // The transpose of a 4 x 4 processor grid (bits 0 <-> 2, 1 <-> 3), K = 16:
+  // one step of 2 pairs, 6 cycles of K/2, the paper's 3 sigma_p K / 4 = 48
+  // (single path: 2 cycles of K a pair, sigma_p K = 64).
+  const DimensionPermutation t = real_cycles(4, 4, {{0, 2}, {1, 3}});
+  const SdpPlan one = plan_a3_via_a1(t);
+  EXPECT_EQ(model_plan(one, 1, 0, 16).element_transfers, 48u);
+  EXPECT_EQ(model_plan(plan_a3(t), 1, 0, 32).element_transfers, 64u);
+  expect_runs(t, one);
+  // Table 4's {3, 6} at K = 1024, n-port: steps of 3, 3 and 1 pairs, 3K/4 each
+  // (2304 with fractional parts; 2316 in whole pivot pairs, K/3 being none),
+  // against single-path parts' 3076 and the paper's pipelined ceil(log2 6)
+  // (K/2B + 1) B, about 1536.
+  const DimensionPermutation p36 = real_cycles(9, 10, {{0, 1, 2}, {3, 4, 5, 6, 7, 8}});
+  const SdpPlan all36 = plan_a3_via_a1(p36, true);
+  EXPECT_EQ(all36.schedule.cycles(), 21u);
+  EXPECT_EQ(model_plan(all36, 1, 0, 1024).element_transfers, 2316u);
+  EXPECT_EQ(model_plan(plan_a3(p36, true), 1, 0, 2048).element_transfers, 3076u);
+  expect_runs(p36, all36);
+  DimensionPermutation no_memory;
+  no_memory.n = 2;
+  no_memory.to = {1, 0};
+  EXPECT_THROW(plan_a3_via_a1(no_memory), Error);
+}
+
 HCUBE_ON_EVERY_BACKEND(SdpRun);
 
 }  // namespace

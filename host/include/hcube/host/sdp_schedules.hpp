@@ -98,6 +98,17 @@ std::vector<std::vector<std::pair<unsigned, unsigned>>> a3_steps(const Dimension
 //    part k taking them in turn from transposition k/2 on (as A1' n-port does
 //    with cycles), each part with its own offsets.
 SdpPlan plan_a3(const DimensionPermutation& p, bool all_port = false);
+// A3 with each transposition of two processor bits by A1 on their 2-cube
+// (sec. 4.3.2: "node (01) and node (10) can exchange K elements in a time of
+// 3K/2 t_c + 3 tau by employing one virtual dimension"): the chain E(v, x),
+// E(v, y), E(v, x) with storage bit 0 as the pivot, on K words a node.
+//  - one-port: 3 cycles of K/2 words a transposition, the paper's
+//    3 sigma_p K / 4 t_c a step when a step transposes sigma_p / 2 pairs;
+//  - n-port: each step's transpositions as A1 n-port's cycles of order 2
+//    (round-robin over them, two rotations each), 3K/4 words a link a step.
+// Storage-processor pairs are single exchanges, storage pairs relabellings.
+// Algorithm name "A3-A1". Throws when a processor pair needs the pivot and m = 0.
+SdpPlan plan_a3_via_a1(const DimensionPermutation& p, bool all_port = false);
 
 // n-port algorithms split the data into parts and run one row of exchanges
 // E(pivot, processor bit) per part concurrently (host/src/sdp_rows.hpp): the
