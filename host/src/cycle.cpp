@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <unordered_map>
 #include <sstream>
 
 #include "hcube/host/affine_map.hpp"
@@ -103,7 +104,13 @@ std::optional<CycleViolation> find_violation(const Geometry& geo, const Cycle& c
   // a node exactly when direct ones would (the node's offset is added to both),
   // so only exchanges under different maps need the exact test.
   std::map<std::pair<std::uint32_t, std::uint64_t>, std::vector<Use>> uses;
-  std::map<std::uint32_t, std::vector<std::size_t>> under_map;
+  // Exchanges under different maps can only meet where their addresses agree
+  // outside the bits some map's columns touch: indexed by that part, so the
+  // exact test runs on those alone (A1' parts: one map each, thousands a cycle).
+  std::uint64_t varying = 0;
+  for (const NodeOffsetMap& m : maps)
+    for (std::uint64_t col : m) varying |= col;
+  std::unordered_map<std::uint64_t, std::vector<std::size_t>> by_fixed_bits;
   for (std::size_t e = 0; e < cycle.size(); ++e) {
     const Exchange& x = cycle[e];
     if (x.dim >= geo.n)
@@ -120,13 +127,19 @@ std::optional<CycleViolation> find_violation(const Geometry& geo, const Cycle& c
     if (x.offset_map > maps.size())
       return CycleViolation{e, fmt::format("offset map {} undefined: the schedule has {}", x.offset_map, maps.size())};
     // Node-dependent addresses under another map: tested exactly.
-    for (const auto& [map, entries] : under_map)
-      if (map != x.offset_map)
-        for (const std::size_t f : entries)
-          if (clash(cycle[f], x, maps, geo.n))
-            return CycleViolation{e, fmt::format("a local word is also used by exchange {} {} on some node", f,
-                                                 to_string(cycle[f]))};
-    under_map[x.offset_map].push_back(e);
+    const std::uint64_t keys[2] = {x.addr & ~varying, x.peer_addr & ~varying};
+    std::vector<std::size_t> near = by_fixed_bits[keys[0]];
+    if (keys[1] != keys[0]) {
+      const auto& more = by_fixed_bits[keys[1]];
+      near.insert(near.end(), more.begin(), more.end());
+      std::sort(near.begin(), near.end());
+    }
+    for (const std::size_t f : near)
+      if (cycle[f].offset_map != x.offset_map && clash(cycle[f], x, maps, geo.n))
+        return CycleViolation{e, fmt::format("a local word is also used by exchange {} {} on some node", f,
+                                             to_string(cycle[f]))};
+    by_fixed_bits[keys[0]].push_back(e);
+    if (keys[1] != keys[0]) by_fixed_bits[keys[1]].push_back(e);
     const std::pair<std::uint64_t, int> touched[2] = {{x.addr, x.addr == x.peer_addr ? 2 : 0}, {x.peer_addr, 1}};
     for (int s = 0; s < (x.addr == x.peer_addr ? 1 : 2); ++s) {
       const auto [addr, side] = touched[s];

@@ -64,22 +64,11 @@ SdpPlan plan_a1_all_port(const DimensionPermutation& p) {
   const Units u = sdp::units_of(p, a, "A1");
   std::vector<Row> rows;
   if (a.separable) {
-    // Part i of beta runs cycle (i + t) mod beta in phase t (sigma_max + 1 cycles),
-    // split into sigma_max sub-parts; sub-part k runs rotation k mod sigma_c of cycle c,
-    // so a cycle's sub-parts spread over its dimensions.
-    const std::size_t beta = u.real.size(), phase = a.sigma_max + 1;
-    for (std::size_t i = 0; i < beta; ++i)
-      for (unsigned k = 0; k < a.sigma_max; ++k) {
-        Row row;
-        for (std::size_t t = 0; t < beta; ++t) {
-          const std::vector<unsigned>& c = u.real[(i + t) % beta];
-          std::vector<unsigned> chain = sdp::rotated_chain(c, k % c.size());
-          chain.resize(phase, kIdle);
-          const auto steps = sdp::with_pivot(u.pivot, chain);
-          row.steps.insert(row.steps.end(), steps.begin(), steps.end());
-        }
-        rows.push_back(std::move(row));
-      }
+    // Sec. 4.2.1, 4.3: part i of beta runs cycle (i + t) mod beta in phase t,
+    // its data split over the rotations L^k(J_c), alpha_k; a cycle shorter than
+    // the phase is spread over it, so each phase costs the paper's
+    // (sigma_i + 1) K / (2 sigma_i beta) at most (beta (sigma_max + 1) cycles).
+    if (!u.real.empty()) rows = sdp::round_robin(sdp::rotation_leaves(u.real, u.pivot, true));
   } else {
     // Sec. 4.4: A1 one-port's chains (each real cycle with the pivot, each block
     // with its own) commute; part k runs them from chain k on.
@@ -342,67 +331,16 @@ struct Grouping {
   }
 };
 
-// Rows of length f stretched over a round of R >= f cycles: each row's steps in
-// the cycles of a window of f of the R (windows starting at every j, cyclically),
-// so the group's load is spread evenly over the round instead of idling at its
-// end (the paper's groups run unsynchronised, Theorem 2 charging a round the
-// slowest group's time). Beyond kMaxRows rows the rows are only padded.
-constexpr std::size_t kMaxRows = 4096;
-std::vector<Row> spread(const std::vector<Row>& rows, std::size_t R) {
-  std::vector<Row> out;
-  if (rows.empty() || rows[0].steps.size() == R || rows.size() * R > kMaxRows) {
-    out = rows;
-    for (Row& r : out) r.steps.resize(R);
-    return out;
-  }
-  const std::size_t f = rows[0].steps.size();
-  for (const Row& r : rows)
-    for (std::size_t j = 0; j < R; ++j) {
-      std::vector<std::size_t> slots;
-      for (std::size_t e = 0; e < f; ++e) slots.push_back((j + e) % R);
-      std::sort(slots.begin(), slots.end());
-      Row s{std::vector<Step>(R), r.weight / static_cast<double>(R)};
-      for (std::size_t e = 0; e < f; ++e) s.steps[slots[e]] = r.steps[e];
-      out.push_back(std::move(s));
-    }
-  return out;
-}
-
 // The rows of a group (a mask over the units), all of length f(mask), weights summing to 1.
 std::vector<Row> group_rows(Grouping& g, unsigned mask, const std::vector<std::vector<Row>>& leaves) {
   if ((mask & (mask - 1)) == 0) return leaves[static_cast<unsigned>(__builtin_ctz(mask))];
-  const std::uint64_t length = g.solve(mask);
-  const std::vector<unsigned> blocks = g.best[mask];
-  std::size_t round = 0;
-  for (unsigned b : blocks) round = std::max<std::size_t>(round, g.solve(b));
+  const std::uint64_t length = g.solve(mask);  // fills g.best[mask]
   std::vector<std::vector<Row>> child;
-  for (unsigned b : blocks) child.push_back(spread(group_rows(g, b, leaves), round));
-  // Part i of mu runs subgroup (i + t) mod mu in round t.
-  const std::size_t mu = blocks.size();
-  std::vector<Row> rows;
-  for (std::size_t i = 0; i < mu; ++i) {
-    std::vector<std::vector<Row>> lists;
-    for (std::size_t t = 0; t < mu; ++t) lists.push_back(child[(i + t) % mu]);
-    for (Row& r : sdp::chain_rows(lists)) {
-      if (r.steps.size() != length) throw Error("internal: an A6 group's rounds do not add up to f(S)");
-      r.weight /= static_cast<double>(mu);
-      rows.push_back(std::move(r));
-    }
-  }
-  // Identical rows merged (their weights added).
-  std::vector<Row> out;
-  std::map<std::vector<std::pair<unsigned, unsigned>>, std::size_t> index;
-  for (Row& r : rows) {
-    std::vector<std::pair<unsigned, unsigned>> key;
-    for (const Step& s : r.steps) key.emplace_back(s.pivot, s.bit);
-    const auto [it, fresh] = index.emplace(key, out.size());
-    if (fresh) {
-      out.push_back(std::move(r));
-    } else {
-      out[it->second].weight += r.weight;
-    }
-  }
-  return out;
+  for (unsigned b : g.best[mask]) child.push_back(group_rows(g, b, leaves));
+  std::vector<Row> rows = sdp::round_robin(child);
+  if (rows.empty() || rows[0].steps.size() != length)
+    throw Error("internal: an A6 group's rounds do not add up to f(S)");
+  return rows;
 }
 
 }  // namespace
@@ -419,15 +357,9 @@ SdpPlan plan_a6(const DimensionPermutation& p) {
   const Units u = sdp::units_of(p, a, "A6");
   // The units: each real cycle (A1 n-port's rotations, sigma + 1 cycles) and
   // each block of a mixed cycle (its chain, t cycles, sec. 4.4).
-  std::vector<std::vector<Row>> leaves;
+  std::vector<std::vector<Row>> leaves = sdp::rotation_leaves(u.real, u.pivot, true);
   std::vector<std::uint64_t> s;
-  for (const auto& c : u.real) {
-    std::vector<Row> rotations;
-    for (std::size_t k = 0; k < c.size(); ++k)
-      rotations.push_back(Row{sdp::with_pivot(u.pivot, sdp::rotated_chain(c, k)), 1.0 / static_cast<double>(c.size())});
-    leaves.push_back(std::move(rotations));
-    s.push_back(c.size() + 1);
-  }
+  for (const auto& c : u.real) s.push_back(c.size() + 1);
   for (const Block& b : u.blocks) {
     leaves.push_back({Row{sdp::with_pivot(b.pivot, b.bits), 1.0}});
     s.push_back(b.bits.size());

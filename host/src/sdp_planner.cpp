@@ -22,7 +22,8 @@ struct Named {
 };
 constexpr Named kNames[] = {{SdpAlgorithm::automatic, "auto"}, {SdpAlgorithm::a1, "A1"}, {SdpAlgorithm::a1_prime, "A1'"},
                             {SdpAlgorithm::a2, "A2"},          {SdpAlgorithm::a3, "A3"}, {SdpAlgorithm::a4, "A4"},
-                            {SdpAlgorithm::a5, "A5"},          {SdpAlgorithm::a6, "A6"}, {SdpAlgorithm::edelman, "Edelman"}};
+                            {SdpAlgorithm::a5, "A5"},          {SdpAlgorithm::a6, "A6"}, {SdpAlgorithm::edelman, "Edelman"},
+                            {SdpAlgorithm::a3_a1, "A3-A1"}};
 
 std::string join(const std::vector<unsigned>& v, const char* sep) {
   std::string text;
@@ -144,12 +145,26 @@ std::optional<SdpPaperCount> paper_count(const SdpProblem& p, const SdpCandidate
     unsplit += pieces;
   }
   const double sp = a.sigma_p, beta = a.real_cycles, smin = a.sigma_min, smax = a.sigma_max;
+  const bool all = k.ports == PortModelChoice::all;
   switch (k.algorithm) {
-    case SdpAlgorithm::a3: {
+    case SdpAlgorithm::a1:  // Table 3, n-port: beta max_i (sigma_i + 1) K / (2 sigma_i beta), beta (sigma_max + 1) start-ups
+      if (!all) return std::nullopt;
+      c.element_transfers = (smin + 1) / (2 * smin) * K;
+      c.startups = beta * (smax + 1);
+      break;
+    case SdpAlgorithm::a1_prime:  // Table 3, n-port: K t_c + beta sigma_max tau
+      if (!all) return std::nullopt;
+      c.element_transfers = K;
+      c.startups = beta * smax;
+      break;
+    case SdpAlgorithm::a3:
+    case SdpAlgorithm::a3_a1: {
       if (k.ports != PortModelChoice::one) return std::nullopt;
-      const double steps3 = std::ceil(std::log2(smax));  // Table 3, one-port: ceil(log2 sigma_max) (sigma_p K t_c + sigma_p tau)
-      c.element_transfers = steps3 * sp * K;
-      c.startups = steps3 * sp;
+      // Sec. 4.3.2, one-port, ceil(log2 sigma_max) steps of sigma_p K t_c + sigma_p tau
+      // (single path) or 3 sigma_p K / 4 t_c + 3 sigma_p / 2 tau (A1 on the 2-cube).
+      const double steps3 = std::ceil(std::log2(smax)), a1 = k.algorithm == SdpAlgorithm::a3_a1 ? 0.75 : 1.0;
+      c.element_transfers = steps3 * sp * K * a1;
+      c.startups = steps3 * sp * (k.algorithm == SdpAlgorithm::a3_a1 ? 1.5 : 1.0);
       break;
     }
     case SdpAlgorithm::a4:
@@ -172,7 +187,9 @@ std::optional<SdpPaperCount> paper_count(const SdpProblem& p, const SdpCandidate
     default:
       return std::nullopt;
   }
-  if (k.algorithm != SdpAlgorithm::a3 && plan.unit_words >= 2)
+  const bool a1_exchanges = k.algorithm != SdpAlgorithm::a3 && k.algorithm != SdpAlgorithm::a3_a1 &&
+                            k.algorithm != SdpAlgorithm::a1_prime;
+  if (a1_exchanges && plan.unit_words >= 2)
     c.bound = sdp_transfer_bound(bit(p.perm.m) / plan.unit_words, plan.unit_words, steps, sizes, plan.schedule.cycles());
   const double paper = std::ceil(c.element_transfers - 1e-9);
   const auto have = static_cast<double>(k.model.element_transfers);
@@ -181,6 +198,10 @@ std::optional<SdpPaperCount> paper_count(const SdpProblem& p, const SdpCandidate
       c.note = fmt::format("the paper's {:.6g} element transfers cannot be met at K = {}: any schedule of {}'s "
                            "exchanges needs at least {} (docs/sdp.md, \"The paper's counts\")",
                            c.element_transfers, bit(p.perm.m), to_string(k.algorithm), c.bound);
+    } else if (c.bound == 0) {
+      c.note = fmt::format("{} element transfers against the paper's {:.6g}: the paper's parts are fractions of K, "
+                           "hcube's whole words (docs/sdp.md)",
+                           k.model.element_transfers, c.element_transfers);
     } else {
       c.note = fmt::format("{} element transfers against the paper's {:.6g}: the paper's parts are fractions of K, "
                            "hcube's whole units of {} words (at least {} for any schedule of these exchanges)",
@@ -213,11 +234,13 @@ std::vector<SdpCandidate> sdp_candidates(const SdpProblem& p) {
   attempt(SdpAlgorithm::a1_prime, P::one, [](const DimensionPermutation& q) { return plan_a1_prime(q, false); });
   if (!all) attempt(SdpAlgorithm::a2, P::one, [](const DimensionPermutation& q) { return plan_a2(q, false); });
   attempt(SdpAlgorithm::a3, P::one, [](const DimensionPermutation& q) { return plan_a3(q, false); });
+  attempt(SdpAlgorithm::a3_a1, P::one, [](const DimensionPermutation& q) { return plan_a3_via_a1(q, false); });
   if (all) {
     attempt(SdpAlgorithm::a2, P::all, [](const DimensionPermutation& q) { return plan_a2(q, true); });
     attempt(SdpAlgorithm::a1, P::all, plan_a1_all_port);
     attempt(SdpAlgorithm::a1_prime, P::all, [](const DimensionPermutation& q) { return plan_a1_prime(q, true); });
     attempt(SdpAlgorithm::a3, P::all, [](const DimensionPermutation& q) { return plan_a3(q, true); });
+    attempt(SdpAlgorithm::a3_a1, P::all, [](const DimensionPermutation& q) { return plan_a3_via_a1(q, true); });
     attempt(SdpAlgorithm::a4, P::all, plan_a4);
     const auto gamma = static_cast<unsigned>(p.cost.gamma);
     const SdpCost cost = p.cost;

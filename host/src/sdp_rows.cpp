@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numeric>
 #include <set>
 #include <tuple>
@@ -139,6 +140,82 @@ std::vector<Row> chain_rows(const std::vector<std::vector<Row>>& lists) {
       row.steps.insert(row.steps.end(), steps.begin(), steps.end());
     }
     out.push_back(std::move(row));
+  }
+  return out;
+}
+
+std::vector<std::vector<Row>> rotation_leaves(const std::vector<std::vector<unsigned>>& real, unsigned pivot,
+                                              bool restoring) {
+  std::vector<std::vector<Row>> leaves;
+  for (const auto& c : real) {
+    std::vector<Row> rows;
+    for (std::size_t k = 0; k < c.size(); ++k) {
+      std::vector<unsigned> chain = rotated_chain(c, k);
+      if (!restoring) chain.pop_back();
+      rows.push_back(Row{with_pivot(pivot, chain), 1.0 / static_cast<double>(c.size())});
+    }
+    leaves.push_back(std::move(rows));
+  }
+  return leaves;
+}
+
+namespace {
+
+// Rows of length f stretched over a round of R >= f cycles: each row's steps in
+// the cycles of a window of f of the R (windows starting at every j, cyclically,
+// the steps' order kept). The paper's groups run unsynchronised, Theorem 2
+// charging a round the slowest group's time; on synchronous cycles this
+// spreading gives that count. Beyond kMaxRows rows the rows are only padded.
+constexpr std::size_t kMaxRows = 4096;
+std::vector<Row> spread(const std::vector<Row>& rows, std::size_t R) {
+  std::vector<Row> out;
+  if (rows.empty() || rows[0].steps.size() == R || rows.size() * R > kMaxRows) {
+    out = rows;
+    for (Row& r : out) r.steps.resize(R);
+    return out;
+  }
+  const std::size_t f = rows[0].steps.size();
+  for (const Row& r : rows)
+    for (std::size_t j = 0; j < R; ++j) {
+      std::vector<std::size_t> slots;
+      for (std::size_t e = 0; e < f; ++e) slots.push_back((j + e) % R);
+      std::sort(slots.begin(), slots.end());
+      Row s{std::vector<Step>(R), r.weight / static_cast<double>(R)};
+      for (std::size_t e = 0; e < f; ++e) s.steps[slots[e]] = r.steps[e];
+      out.push_back(std::move(s));
+    }
+  return out;
+}
+
+}  // namespace
+
+std::vector<Row> round_robin(const std::vector<std::vector<Row>>& groups) {
+  std::size_t round = 0;
+  for (const auto& g : groups)
+    for (const Row& r : g) round = std::max(round, r.steps.size());
+  std::vector<std::vector<Row>> child;
+  for (const auto& g : groups) child.push_back(spread(g, round));
+  const std::size_t mu = groups.size();
+  std::vector<Row> rows;
+  for (std::size_t i = 0; i < mu; ++i) {
+    std::vector<std::vector<Row>> lists;
+    for (std::size_t t = 0; t < mu; ++t) lists.push_back(child[(i + t) % mu]);
+    for (Row& r : chain_rows(lists)) {
+      r.weight /= static_cast<double>(mu);
+      rows.push_back(std::move(r));
+    }
+  }
+  std::vector<Row> out;
+  std::map<std::vector<std::pair<unsigned, unsigned>>, std::size_t> index;
+  for (Row& r : rows) {
+    std::vector<std::pair<unsigned, unsigned>> key;
+    for (const Step& s : r.steps) key.emplace_back(s.pivot, s.bit);
+    const auto [it, fresh] = index.emplace(key, out.size());
+    if (fresh) {
+      out.push_back(std::move(r));
+    } else {
+      out[it->second].weight += r.weight;
+    }
   }
   return out;
 }
@@ -327,6 +404,20 @@ std::uint64_t deposit(std::uint64_t x, const std::vector<unsigned>& positions) {
 }
 
 }  // namespace
+
+std::vector<std::uint64_t> deal_words(const std::vector<Row>& rows, unsigned n, unsigned m, std::uint64_t words) {
+  if (rows.empty()) return {};
+  std::size_t cycles = 0;
+  std::vector<std::vector<std::vector<Load>>> loads(1, std::vector<std::vector<Load>>(rows.size()));
+  std::vector<double> weight;
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    cycles = std::max(cycles, rows[r].steps.size());
+    weight.push_back(rows[r].weight);
+    for (std::size_t c = 0; c < rows[r].steps.size(); ++c)
+      if (rows[r].steps[c].bit != kIdle) loads[0][r].push_back(Load{static_cast<std::uint32_t>(c), rows[r].steps[c].bit - m, 1});
+  }
+  return Dealer(cycles, n, std::move(loads)).deal(weight, {words})[0];
+}
 
 SdpPlan rows_plan(const DimensionPermutation& p, const char* algorithm, const std::vector<Row>& rows,
                   std::vector<unsigned> closure) {

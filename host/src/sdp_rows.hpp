@@ -80,6 +80,26 @@ std::vector<Choice> couple(const std::vector<std::vector<double>>& lists);
 // row the chosen rows concatenated in the lists' order.
 std::vector<Row> chain_rows(const std::vector<std::vector<Row>>& lists);
 
+// A1 n-port's rows for each real cycle (sec. 4.2.1): its rotations L^k(J),
+// each with weight 1/sigma, all with `pivot`; `restoring`: followed by
+// alpha_k (A1), else not (A1', whose pivot is the empty dimension).
+std::vector<std::vector<Row>> rotation_leaves(const std::vector<std::vector<unsigned>>& real, unsigned pivot,
+                                              bool restoring);
+
+// Groups run round-robin (sec. 4.3, A1 n-port over the cycles and A6 over its
+// subgroups): part i of mu runs group (i + t) mod mu in round t, a round as
+// long as the longest group's rows; a shorter group is spread over the round
+// (its rows in every window of their length, cyclically), so its load is the
+// same in every cycle of the round instead of idling at its end. Weights of
+// each group's rows sum to 1, and so do the result's; identical rows merged.
+std::vector<Row> round_robin(const std::vector<std::vector<Row>>& groups);
+
+// Words dealt to rows that move one word per word a step (A1', A3 n-port on
+// the empty dimension): counts per row, in proportion to the weights, then as
+// the dealing of rows_plan lowers the modelled transfers. Steps name the
+// permutation's processor bits (m..m+n-1).
+std::vector<std::uint64_t> deal_words(const std::vector<Row>& rows, unsigned n, unsigned m, std::uint64_t words);
+
 // The plan of rows: the data is dealt to the rows in units, the cosets of the
 // storage bits `closure` (to which every pivot is added that is exchanged with
 // more than one processor bit, or whose bit meets another pivot) in the

@@ -48,11 +48,12 @@ std::vector<std::pair<std::uint64_t, std::uint64_t>> deal(std::uint64_t pairs, s
 }
 
 // Parts running sequences of processor bits (sdp::kIdle: idle) with memory bit 0
-// as the pivot, the pairs {2a, 2a + 1} dealt to the sequences in ranges; in
-// cycle c part k does E(0, seq_k[c]) on its own pairs with offset map map(k, c).
+// as the pivot, the pairs {2a, 2a + 1} dealt to the sequences in ranges
+// (parts[k] = [first, last) of the low members); in cycle c part k does
+// E(0, seq_k[c]) on its own pairs with offset map map(k, c).
 Schedule sequences_schedule(Schedule s, const std::vector<std::vector<unsigned>>& seqs,
+                            const std::vector<std::pair<std::uint64_t, std::uint64_t>>& parts,
                             const std::function<std::uint32_t(std::size_t, std::size_t)>& map) {
-  const auto parts = deal(bit(s.m - 1), seqs.size());
   std::size_t cycles = 0;
   for (const auto& q : seqs) cycles = std::max(cycles, q.size());
   std::uint64_t width = 1;
@@ -85,20 +86,23 @@ std::vector<sdp::Step> a1_chains(const DimensionPermutation& p, const DimensionP
   return steps;
 }
 
-}  // namespace
-
-SdpPlan plan_a1_one_port(const DimensionPermutation& p) {
-  const std::vector<sdp::Step> chains = a1_chains(p, analyze(p));
+// Exchanges one after another (one-port), a cycle of K/2 words each, and the
+// local reordering they leave.
+SdpPlan plan_chains(const DimensionPermutation& p, const char* algorithm, const std::vector<sdp::Step>& chains) {
   SdpPlan plan;
-  plan.algorithm = "A1";
-  plan.schedule = plan_header(p, "A1", PortModel::one_port);
+  plan.algorithm = algorithm;
+  plan.schedule = plan_header(p, algorithm, PortModel::one_port);
   Schedule& s = plan.schedule;
   s.rules.channel_width = p.m == 0 ? 1 : static_cast<unsigned>(std::min<std::uint64_t>(bit(p.m - 1), 0xffffffffu));
   for (const sdp::Step& e : chains) add_e(s, e.pivot, e.bit);
-  plan.local_after = sdp::local_after(p, chains, "A1");
+  plan.local_after = sdp::local_after(p, chains, algorithm);
   plan.startups = s.cycles();
   return plan;
 }
+
+}  // namespace
+
+SdpPlan plan_a1_one_port(const DimensionPermutation& p) { return plan_chains(p, "A1", a1_chains(p, analyze(p))); }
 
 }  // namespace hcube
 
@@ -155,35 +159,56 @@ struct EmptyDimension {
     }
     fold(offset, bits.front());
   }
-  // n-port: the data dealt to parts (ranges of the higher bits), part k running
-  // the real cycles parts[k] one after another by dimension-order routing with
-  // offsets of its own, each cycle in `phase` routing cycles; every part
-  // realigns its own address range at the end.
-  void parts(const std::vector<std::vector<std::vector<unsigned>>>& cycles_of, unsigned phase) {
+  // n-port: row k runs, on words[k] of the data (a range of the higher bits),
+  // one real cycle a phase of `phase` routing cycles by dimension-order
+  // routing (the phase's steps in order), with offsets of its own. Ranges go
+  // to the rows in the order of their final offsets, so rows that end alike
+  // realign in one alignment.
+  void parts(const std::vector<sdp::Row>& rows, std::size_t phase, const std::vector<std::uint64_t>& words) {
     Schedule& s = plan.schedule;
     std::vector<std::vector<unsigned>> seqs;
-    std::vector<std::vector<std::uint32_t>> maps;  // per part, per phase
+    std::vector<std::vector<std::uint32_t>> maps;  // per row, per phase
     std::vector<NodeOffsetMap> final_offset;
-    for (const auto& cycles : cycles_of) {
+    for (const sdp::Row& row : rows) {
       std::vector<unsigned> seq;
-      std::vector<std::uint32_t> part_maps;
+      std::vector<std::uint32_t> row_maps;
       NodeOffsetMap o(p.n, 0);
-      for (const std::vector<unsigned>& bits : cycles) {
-        fold(o, bits.back());
-        s.offset_maps.push_back(o);
-        part_maps.push_back(static_cast<std::uint32_t>(s.offset_maps.size()));
+      for (std::size_t c0 = 0; c0 < row.steps.size(); c0 += phase) {
+        std::vector<unsigned> bits;
+        for (std::size_t c = c0; c < c0 + phase && c < row.steps.size(); ++c)
+          if (row.steps[c].bit != sdp::kIdle) bits.push_back(row.steps[c].bit);
+        if (!bits.empty()) fold(o, bits.back());
+        const auto known = std::find(s.offset_maps.begin(), s.offset_maps.end(), o);
+        if (known == s.offset_maps.end()) s.offset_maps.push_back(o);
+        row_maps.push_back(static_cast<std::uint32_t>(std::find(s.offset_maps.begin(), s.offset_maps.end(), o) -
+                                                      s.offset_maps.begin() + 1));
         // Entries are machine address bits: the data's processor bit b is the machine's b + 1.
-        for (std::size_t j = 0; j < phase; ++j) seq.push_back(j < bits.size() ? bits[j] + 1 : sdp::kIdle);
-        fold(o, bits.front());
+        for (std::size_t c = c0; c < c0 + phase && c < row.steps.size(); ++c)
+          seq.push_back(row.steps[c].bit == sdp::kIdle ? sdp::kIdle : row.steps[c].bit + 1);
+        if (!bits.empty()) fold(o, bits.front());
       }
       seqs.push_back(std::move(seq));
-      maps.push_back(std::move(part_maps));
+      maps.push_back(std::move(row_maps));
       final_offset.push_back(o);
     }
-    s = sequences_schedule(std::move(s), seqs, [&](std::size_t k, std::size_t c) { return maps[k][c / phase]; });
-    const auto dealt = deal(bit(p.m), seqs.size());
-    for (std::size_t k = 0; k < seqs.size(); ++k)
-      if (dealt[k].first < dealt[k].second) realign(final_offset[k], dealt[k].first << 1, dealt[k].second << 1);
+    std::vector<std::size_t> order(rows.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t x, std::size_t y) { return final_offset[x] < final_offset[y]; });
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> range(rows.size());
+    std::uint64_t first = 0;
+    for (std::size_t k : order) {
+      range[k] = {first, first + words[k]};
+      first += words[k];
+    }
+    s = sequences_schedule(std::move(s), seqs, range, [&](std::size_t k, std::size_t c) { return maps[k][c / phase]; });
+    for (std::size_t i = 0; i < order.size();) {
+      std::size_t j = i;
+      while (j < order.size() && final_offset[order[j]] == final_offset[order[i]]) ++j;
+      const std::uint64_t lo = range[order[i]].first, hi = range[order[j - 1]].second;
+      if (lo < hi) realign(final_offset[order[i]], lo << 1, hi << 1);
+      i = j;
+    }
   }
   // The alignment back to u = 0 over the machine addresses [lo, hi) (0, 0: all).
   void realign(const NodeOffsetMap& o, std::uint64_t lo, std::uint64_t hi) {
@@ -227,21 +252,15 @@ SdpPlan plan_a1_prime(const DimensionPermutation& p, bool all_port) {
     e.finish(sdp::local_after(rest, chains, "A1'"));
     return plan;
   }
-  // n-port, as A1 n-port: part i of beta runs cycle (i + t) mod beta in phase t,
-  // split into sigma_max sub-parts; sub-part k runs the rotation starting at
-  // alpha_k (k mod sigma_c). sigma_max cycles a phase (no restoring exchange).
-  std::vector<std::vector<std::vector<unsigned>>> parts;
-  for (std::size_t i = 0; i < real.size(); ++i)
-    for (unsigned k = 0; k < a.sigma_max; ++k) {
-      auto& part = parts.emplace_back();
-      for (std::size_t t = 0; t < real.size(); ++t) {
-        const std::vector<unsigned>& bits = real[(i + t) % real.size()]->bits;
-        std::vector<unsigned> rotated;
-        for (std::size_t j = 0; j < bits.size(); ++j) rotated.push_back(bits[(k + j) % bits.size()]);
-        part.push_back(std::move(rotated));
-      }
-    }
-  e.parts(parts, a.sigma_max);
+  // n-port, as A1 n-port (sec. 3.1, 4.2.1): part i of beta runs cycle (i + t)
+  // mod beta in phase t, split over its rotations L^k(J) without the restoring
+  // exchange; a cycle shorter than sigma_max is spread over the phase, so every
+  // cycle moves about K / (beta sigma_max) words a link: Table 3's K t_c.
+  std::vector<std::vector<unsigned>> bits;
+  for (const ShuffleCycle* c : real) bits.push_back(c->bits);
+  const std::vector<sdp::Row> rows = bits.empty() ? std::vector<sdp::Row>{}
+                                                  : sdp::round_robin(sdp::rotation_leaves(bits, 0, false));
+  e.parts(rows, a.sigma_max, sdp::deal_words(rows, p.n, p.m, bit(p.m)));
   e.finish(virtual_moves(p, a));
   return plan;
 }
@@ -266,33 +285,56 @@ std::vector<std::vector<std::pair<unsigned, unsigned>>> a3_steps(const Dimension
   return steps;
 }
 
+namespace {
+
+// A3's transpositions on the machine's bits, step by step: a pair of storage
+// bits is a relabelling (the local reordering at the end completes it:
+// after[x] is where memory bit x goes), a storage and a processor bit the pair
+// (the physical storage bit holding that content, the processor bit), two
+// processor bits the pair as it is. Each pair's second entry is a processor bit.
+std::vector<std::vector<std::pair<unsigned, unsigned>>> a3_machine_steps(const DimensionPermutation& p,
+                                                                         std::vector<unsigned>& after) {
+  std::vector<unsigned> phys(p.m);  // phys[x]: the data bit that holds what belongs at x
+  std::iota(phys.begin(), phys.end(), 0u);
+  std::vector<std::vector<std::pair<unsigned, unsigned>>> out;
+  for (const auto& step : a3_steps(analyze(p))) {
+    auto& pairs = out.emplace_back();
+    for (auto [x, y] : step) {
+      if (p.is_processor_bit(x)) std::swap(x, y);
+      if (!p.is_processor_bit(y)) {
+        std::swap(phys[x], phys[y]);
+      } else {
+        pairs.emplace_back(p.is_processor_bit(x) ? x : phys[x], y);
+      }
+    }
+  }
+  after.assign(p.m, 0);
+  for (unsigned x = 0; x < p.m; ++x) after[phys[x]] = x;
+  return out;
+}
+
+}  // namespace
+
 SdpPlan plan_a3(const DimensionPermutation& p, bool all_port) {
   const DimensionPermutationAnalysis a = analyze(p);
   if (all_port && !a.separable)
     throw Error("A3 n-port runs each step's transpositions as A1' n-port's parts, which need a separable permutation "
                 "(no cycle mixing processor and storage bits): use A3 one-port");
-  const auto steps = a3_steps(a);
+  std::vector<unsigned> after;
+  const auto steps = a3_machine_steps(p, after);
   SdpPlan plan;
   EmptyDimension e(p, plan, "A3", all_port ? PortModel::all_port : PortModel::one_port);
-  // Storage transpositions are relabellings: phys[x] is the data bit that holds
-  // what belongs at x, until the local reordering at the end.
-  std::vector<unsigned> phys(p.m);
-  std::iota(phys.begin(), phys.end(), 0u);
-  const auto relabel = [&](unsigned x, unsigned y) { std::swap(phys[x], phys[y]); };
   if (!all_port) {
     // One-port, each transposition of two processor bits by the single-path
     // transpose (the 2-cycle by dimension-order routing through the empty
     // dimension: 2 one-way moves of K words), of a storage and a processor bit
     // by one exchange of K/2 words.
     for (const auto& step : steps)
-      for (auto [x, y] : step) {
-        if (p.is_processor_bit(x)) std::swap(x, y);
-        if (!p.is_processor_bit(y)) {
-          relabel(x, y);
-        } else if (!p.is_processor_bit(x)) {
-          e.exchange(phys[x], y);
-        } else {
+      for (const auto& [x, y] : step) {
+        if (p.is_processor_bit(x)) {
           e.cycle({x, y});
+        } else {
+          e.exchange(x, y);
         }
       }
     e.realign(e.offset, 0, 0);
@@ -300,33 +342,64 @@ SdpPlan plan_a3(const DimensionPermutation& p, bool all_port) {
     // n-port, step by step: each part runs the step's processor transpositions
     // (2-cycles) in turn, part k from transposition k/2 on, in the direction k mod 2.
     std::size_t parts = 1;
-    for (const auto& step : steps) {
-      std::size_t pairs = 0;
-      for (const auto& [x, y] : step) pairs += p.is_processor_bit(x) && p.is_processor_bit(y) ? 1 : 0;
-      parts = std::max(parts, 2 * pairs);
-    }
-    std::vector<std::vector<std::vector<unsigned>>> cycles(parts);
-    for (const auto& step : steps) {
-      std::vector<std::pair<unsigned, unsigned>> pairs;
-      for (const auto& [x, y] : step) {
-        if (p.is_processor_bit(x)) {
-          pairs.emplace_back(x, y);
-        } else {
-          relabel(x, y);
-        }
-      }
+    for (const auto& step : steps) parts = std::max(parts, 2 * step.size());
+    std::vector<sdp::Row> cycles(parts);
+    for (const auto& pairs : steps)
       for (std::size_t k = 0; k < parts && !pairs.empty(); ++k)
         for (std::size_t i = 0; i < pairs.size(); ++i) {
           const auto [x, y] = pairs[(k / 2 + i) % pairs.size()];
-          cycles[k].push_back(k % 2 == 0 ? std::vector<unsigned>{x, y} : std::vector<unsigned>{y, x});
+          cycles[k].steps.push_back(sdp::Step{0, k % 2 == 0 ? x : y});
+          cycles[k].steps.push_back(sdp::Step{0, k % 2 == 0 ? y : x});
         }
-    }
-    e.parts(cycles, 2);
+    std::vector<std::uint64_t> words;
+    for (const auto& [lo, hi] : deal(bit(p.m), parts)) words.push_back(hi - lo);
+    e.parts(cycles, 2, words);
   }
-  std::vector<unsigned> after(p.m);
-  for (unsigned x = 0; x < p.m; ++x) after[phys[x]] = x;
   e.finish(after);
   return plan;
+}
+
+SdpPlan plan_a3_via_a1(const DimensionPermutation& p, bool all_port) {
+  std::vector<unsigned> unused;
+  const auto steps = a3_machine_steps(p, unused);
+  const bool pivot_needed = std::any_of(steps.begin(), steps.end(), [&](const auto& step) {
+    return std::any_of(step.begin(), step.end(), [&](const auto& pair) { return p.is_processor_bit(pair.first); });
+  });
+  if (pivot_needed && p.m == 0)
+    throw Error("A3 via A1 exchanges two processor bits through a storage dimension (sec. 4.3.2): m = 0 (K = 1) has none");
+  // Sec. 4.3.2: "in a 2-cube, node (01) and node (10) can exchange K elements in
+  // a time of 3K/2 t_c + 3 tau by employing one virtual dimension, i.e., a
+  // special case of Algorithm A1": the transposition (x y) is A1's chain
+  // E(v, x), E(v, y), E(v, x) with storage bit 0 as v (its content comes back);
+  // a storage-processor pair is one exchange; the local reordering (local_after,
+  // from the exchanges themselves) completes the relabellings.
+  constexpr unsigned v = 0;
+  if (!all_port) {
+    std::vector<sdp::Step> chain;
+    for (const auto& step : steps)
+      for (const auto& [x, y] : step) {
+        const auto part = p.is_processor_bit(x) ? sdp::with_pivot(v, {x, y, x}) : std::vector<sdp::Step>{{x, y}};
+        chain.insert(chain.end(), part.begin(), part.end());
+      }
+    return plan_chains(p, "A3-A1", chain);
+  }
+  // n-port: each step's transpositions as A1 n-port runs cycles of order 2
+  // (sec. 4.2.1: round-robin over them, each split over its two rotations), the
+  // storage-processor pairs as single exchanges rotated over the parts; the
+  // steps one after another. 3 cycles of K / (4 T) words a link for T
+  // transpositions, 3K/4 a step.
+  std::vector<std::vector<sdp::Row>> per_step;
+  for (const auto& step : steps) {
+    std::vector<std::vector<unsigned>> cycles;
+    std::vector<std::vector<sdp::Row>> groups;
+    for (const auto& [x, y] : step)
+      if (p.is_processor_bit(x)) cycles.push_back({x, y});
+      else groups.push_back({sdp::Row{{sdp::Step{x, y}}, 1.0}});
+    for (auto& leaf : sdp::rotation_leaves(cycles, v, true)) groups.push_back(std::move(leaf));
+    if (!groups.empty()) per_step.push_back(sdp::round_robin(groups));
+  }
+  std::vector<sdp::Row> rows = per_step.empty() ? std::vector<sdp::Row>{} : sdp::chain_rows(per_step);
+  return sdp::rows_plan(p, "A3-A1", rows, pivot_needed ? std::vector<unsigned>{v} : std::vector<unsigned>{});
 }
 
 DimensionPermutation extended_cube_permutation(const DimensionPermutation& p, unsigned n) {

@@ -30,7 +30,7 @@ TEST_F(CliPermute, HelpNamesTheFlags) {
     EXPECT_TRUE(contains(help, flag)) << flag;
   // The choice flags list their values.
   EXPECT_TRUE(contains(help, "--ports TEXT:{one,all}")) << help;
-  EXPECT_TRUE(contains(help, "--algorithm TEXT:{auto,A1,A1',A2,A3,A4,A5,A6,Edelman}")) << help;
+  EXPECT_TRUE(contains(help, "--algorithm TEXT:{auto,A1,A1',A2,A3,A4,A5,A6,Edelman,A3-A1}")) << help;
   EXPECT_TRUE(contains(ok({"--help"}), "compare"));
 }
 
@@ -139,7 +139,7 @@ TEST_F(CliPermute, NamedPermutationsAndCompare) {
       path("out.npy").string()});
   EXPECT_EQ(read_u64(path("out.npy"), c), permuted(in, {5, 4, 3, 2, 1, 0}));
   const json cmp = ok_json({"compare", "--perm", "0,1,2,3,5,6,4", "-n", "3", "-m", "4", "--ports", "all", "--tau", "4"});
-  ASSERT_EQ(cmp["rows"].size(), 11u);
+  ASSERT_EQ(cmp["rows"].size(), 13u);  // A3-A1 one- and all-port among them
   for (const json& row : cmp["rows"]) {
     if (row["algorithm"] == "Edelman") {
       EXPECT_EQ(row["applies"], false);
@@ -156,7 +156,7 @@ TEST_F(CliPermute, NamedPermutationsAndCompare) {
   const json mixed = ok_json({"compare", "--perm", "transpose", "-n", "3", "-m", "3", "--ports", "all"});
   std::map<std::string, json> row_of;
   for (const json& row : mixed["rows"]) row_of[row["algorithm"].get<std::string>() + " " + row["ports"].get<std::string>()] = row;
-  for (const char* name : {"A2 all", "A1 all", "A4 all", "A5 all", "A6 all", "A3 one"}) {
+  for (const char* name : {"A2 all", "A1 all", "A4 all", "A5 all", "A6 all", "A3 one", "A3-A1 one", "A3-A1 all"}) {
     EXPECT_EQ(row_of[name]["applies"], true) << name;
     EXPECT_EQ(row_of[name]["verified"], true) << name;
   }

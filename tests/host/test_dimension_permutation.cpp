@@ -1047,6 +1047,149 @@ TEST_P(SdpRun, ReadAndLoadThroughAnAddressBitPermutation) {
   EXPECT_THROW(mach->load_permuted({0, 1, 2, 3}, small), Error);
 }
 
+// A1 and A1' n-port on Table 4's orders against Table 3's n-port counts (t_c
+// = 1, tau = 0): A1 beta max_i (sigma_i + 1) K / (2 sigma_i beta) = 2K/3 =
+// 682.7 on {3, 6} at K = 1024 and 3K/4 = 384 on {2, 2, 5} at K = 512; A1'
+// K t_c = 1024 and 512. The shorter cycles' parts are spread over each phase
+// (sdp::round_robin, as A6 does); before, A1 took 942 and 615 words, A1' 1539
+// and 925. What is left is whole units against the paper's fractions of K:
+//  - A1: units of 2 words (closed under the pivot); at the bound ceil(2K/3) =
+//    683 on {3, 6} up to a word. On {2, 2, 5} 384 would need every order-2
+//    dimension equally loaded in every cycle, so the three parts equal: 512/3
+//    is no whole number of words.
+//  - A1': words are units, but the order-sigma_max cycle's rotations (N_k
+//    words each) put max_k N_k on each of its dimensions in every cycle of
+//    the phase, sigma_max ceil(N / sigma_max) for N words, and any cycle's
+//    dimension carries all N words of its part in the phase: the phases of
+//    parts P_0..P_(beta-1) cost at least that. The least over every split of
+//    K (counted below) is 519 on {2, 2, 5}, which hcube meets, and 1030 on
+//    {3, 6}, where the dealing stops at 1032.
+TEST_P(SdpRun, A1AndA1PrimeNPortAtTable3sCounts) {
+  struct Case {
+    std::vector<std::vector<unsigned>> cycles;
+    unsigned m;
+    std::uint64_t a1_cycles, a1, a1_prime_cycles, a1_prime;
+    double paper_a1, paper_a1_prime;
+  };
+  const Case cases[] = {
+      {{{0, 1, 2}, {3, 4, 5, 6, 7, 8}}, 10, 14, 684, 12, 1032, 2.0 / 3 * 1024, 1024},
+      {{{0, 1}, {2, 3}, {4, 5, 6, 7, 8}}, 9, 18, 387, 15, 519, 3.0 / 4 * 512, 512},
+  };
+  // The least phase bounds over every split of K into the beta parts.
+  const auto least = [](const std::vector<std::uint64_t>& orders, std::uint64_t K) {
+    const std::size_t beta = orders.size();
+    const std::uint64_t smax = *std::max_element(orders.begin(), orders.end());
+    std::uint64_t best = ~std::uint64_t{0};
+    std::vector<std::uint64_t> P(beta, 0);
+    const std::function<void(std::size_t, std::uint64_t)> split = [&](std::size_t i, std::uint64_t left) {
+      if (i + 1 == beta) {
+        P[i] = left;
+        std::uint64_t total = 0;
+        for (std::size_t t = 0; t < beta; ++t) {
+          std::uint64_t phase = 0;
+          for (std::size_t k = 0; k < beta; ++k) {  // part k runs cycle (k + t) mod beta
+            const std::uint64_t N = P[k], o = orders[(k + t) % beta];
+            phase = std::max(phase, o == smax ? (N + o - 1) / o * o : N);
+          }
+          total += phase;
+        }
+        best = std::min(best, total);
+        return;
+      }
+      for (std::uint64_t x = 0; x <= left; ++x) {
+        P[i] = x;
+        split(i + 1, left - x);
+      }
+    };
+    split(0, K);
+    return best;
+  };
+  EXPECT_EQ(least({2, 2, 5}, 512), 519u);
+  EXPECT_EQ(least({3, 6}, 1024), 1030u);
+  for (const Case& c : cases) {
+    const DimensionPermutation p = real_cycles(9, c.m, c.cycles);
+    SCOPED_TRACE(testing::Message() << "K = " << bit(c.m));
+    const SdpPlan a1 = plan_a1_all_port(p);
+    EXPECT_EQ(a1.schedule.cycles(), c.a1_cycles);
+    const std::uint64_t t1 = model_plan(a1, 1, 0, bit(c.m)).element_transfers;
+    EXPECT_EQ(t1, c.a1);
+    EXPECT_LE(static_cast<double>(t1), c.paper_a1 * 1.01);
+    check_schedule(a1.schedule);
+    expect_runs(p, a1);
+    const SdpPlan a1p = plan_a1_prime(p, true);
+    EXPECT_EQ(a1p.schedule.cycles(), c.a1_prime_cycles);
+    const std::uint64_t t1p = model_plan(a1p, 1, 0, bit(c.m + 1)).element_transfers;
+    EXPECT_EQ(t1p, c.a1_prime);
+    EXPECT_LE(static_cast<double>(t1p), c.paper_a1_prime * 1.015);
+    check_schedule(a1p.schedule);
+    expect_runs(p, a1p);
+  }
+}
+
+// A3 via A1 on the 2-cube (sec. 4.3.2): a processor transposition (x y) as
+// E(v, x), E(v, y), E(v, x), "3K/2 t_c + 3 tau", on K words a node. One-port:
+// 3 cycles of K/2 words a processor pair, 1 a storage-processor pair; for the
+// transpose (all orders 2: one step of sigma_p / 2 pairs) exactly the paper's
+// 3 sigma_p K / 4. n-port: A1 n-port over each step's pairs, 3K/4 words a step
+// (never more than one-port's words).
+TEST_P(SdpRun, A3ViaA1ForRandomPermutations) {
+  std::mt19937 rng(47);
+  for (unsigned n = 1; n <= 5; ++n)
+    for (unsigned m = 1; m <= 4; ++m)
+      for (int trial = 0; trial < 4; ++trial) {
+        const DimensionPermutation p = random_permutation(n, m, rng);
+        SCOPED_TRACE(testing::Message() << "n = " << n << ", m = " << m << ", perm " << fmt::format("{}", fmt::join(p.to, ",")));
+        // n-port, a step is a round-robin over its pairs: rounds of 3 cycles (1
+        // when it has no processor pair), one round a pair.
+        std::uint64_t pp = 0, sp = 0, rounds = 0;
+        for (const auto& step : a3_steps(analyze(p))) {
+          std::uint64_t pairs = 0, round = 1;
+          for (const auto& [x, y] : step) {
+            const unsigned procs = (p.is_processor_bit(x) ? 1u : 0u) + (p.is_processor_bit(y) ? 1u : 0u);
+            pp += procs == 2 ? 1 : 0;
+            sp += procs == 1 ? 1 : 0;
+            pairs += procs > 0 ? 1 : 0;
+            round = procs == 2 ? 3 : round;
+          }
+          rounds += pairs * round;
+        }
+        const SdpPlan one = plan_a3_via_a1(p);
+        EXPECT_EQ(one.algorithm, "A3-A1");
+        EXPECT_EQ(one.schedule.cycles(), 3 * pp + sp);
+        EXPECT_EQ(model_plan(one, 1, 0, bit(m)).element_transfers, (3 * pp + sp) * (bit(m) / 2));
+        check_schedule(one.schedule);
+        expect_runs(p, one);
+        const SdpPlan all = plan_a3_via_a1(p, true);
+        EXPECT_EQ(all.schedule.rules.model, PortModel::all_port);
+        EXPECT_EQ(all.schedule.cycles(), rounds);
+        EXPECT_LE(model_plan(all, 1, 0, bit(m)).element_transfers, (3 * pp + sp) * (bit(m) / 2));
+        check_schedule(all.schedule);
+        expect_runs(p, all);
+      }
+  // The transpose of a 4 x 4 processor grid (bits 0 <-> 2, 1 <-> 3), K = 16:
+  // one step of 2 pairs, 6 cycles of K/2, the paper's 3 sigma_p K / 4 = 48
+  // (single path: 2 cycles of K a pair, sigma_p K = 64).
+  const DimensionPermutation t = real_cycles(4, 4, {{0, 2}, {1, 3}});
+  const SdpPlan one = plan_a3_via_a1(t);
+  EXPECT_EQ(model_plan(one, 1, 0, 16).element_transfers, 48u);
+  EXPECT_EQ(model_plan(plan_a3(t), 1, 0, 32).element_transfers, 64u);
+  expect_runs(t, one);
+  // Table 4's {3, 6} at K = 1024, n-port: steps of 3, 3 and 1 pairs, 3K/4 each
+  // (2304 with fractional parts; 2316 in whole pivot pairs, K/3 being none),
+  // against single-path parts' 3076 and the paper's pipelined ceil(log2 6)
+  // (K/2B + 1) B, about 1536.
+  const DimensionPermutation p36 = real_cycles(9, 10, {{0, 1, 2}, {3, 4, 5, 6, 7, 8}});
+  const SdpPlan all36 = plan_a3_via_a1(p36, true);
+  EXPECT_EQ(all36.schedule.cycles(), 21u);
+  EXPECT_EQ(model_plan(all36, 1, 0, 1024).element_transfers, 2316u);
+  EXPECT_EQ(model_plan(plan_a3(p36, true), 1, 0, 2048).element_transfers, 3076u);
+  expect_runs(p36, all36);
+  DimensionPermutation no_memory;
+  no_memory.n = 2;
+  no_memory.to = {1, 0};
+  EXPECT_THROW(plan_a3_via_a1(no_memory), Error);
+}
+
 HCUBE_ON_EVERY_BACKEND(SdpRun);
 
 }  // namespace

@@ -61,8 +61,9 @@ SdpPlan plan_a1_one_port(const DimensionPermutation& p);
 //  - one-port: the real cycles in sequence, mixed and virtual ones as in A1;
 //    sigma_p cycles of K words, sigma_p K t_c + sigma_p tau, one alignment;
 //  - n-port (separable only): A1 n-port's parts and rotations without the
-//    restoring exchange, beta sigma_max cycles of K / (beta sigma_max) words a
-//    part; each part realigns its own address range (one launch a part).
+//    restoring exchange, the shorter cycles spread over each phase, beta
+//    sigma_max cycles of about K / (beta sigma_max) words a link (Table 3's
+//    K t_c); rows ending with equal offsets realign together.
 SdpPlan plan_a1_prime(const DimensionPermutation& p, bool all_port = false);
 
 // The extended cube (sec. 4, "extended-cube permutations"): the data of p
@@ -98,6 +99,17 @@ std::vector<std::vector<std::pair<unsigned, unsigned>>> a3_steps(const Dimension
 //    part k taking them in turn from transposition k/2 on (as A1' n-port does
 //    with cycles), each part with its own offsets.
 SdpPlan plan_a3(const DimensionPermutation& p, bool all_port = false);
+// A3 with each transposition of two processor bits by A1 on their 2-cube
+// (sec. 4.3.2: "node (01) and node (10) can exchange K elements in a time of
+// 3K/2 t_c + 3 tau by employing one virtual dimension"): the chain E(v, x),
+// E(v, y), E(v, x) with storage bit 0 as the pivot, on K words a node.
+//  - one-port: 3 cycles of K/2 words a transposition, the paper's
+//    3 sigma_p K / 4 t_c a step when a step transposes sigma_p / 2 pairs;
+//  - n-port: each step's transpositions as A1 n-port's cycles of order 2
+//    (round-robin over them, two rotations each), 3K/4 words a link a step.
+// Storage-processor pairs are single exchanges, storage pairs relabellings.
+// Algorithm name "A3-A1". Throws when a processor pair needs the pivot and m = 0.
+SdpPlan plan_a3_via_a1(const DimensionPermutation& p, bool all_port = false);
 
 // n-port algorithms split the data into parts and run one row of exchanges
 // E(pivot, processor bit) per part concurrently (host/src/sdp_rows.hpp): the
@@ -112,8 +124,10 @@ SdpPlan plan_a3(const DimensionPermutation& p, bool all_port = false);
 
 // A1, n-port (sec. 4.2.1 and 4.3): part i of beta runs the cycles J_i,
 // J_(i+1), ... in phases; within a phase each cycle's data is split again
-// into sigma_c sub-parts with the rotated sequences L^k(J_c), alpha_k, so that
-// different sub-parts use different dimensions. beta (sigma_max + 1) cycles.
+// over the rotated sequences L^k(J_c), alpha_k, so that different sub-parts
+// use different dimensions, and a cycle shorter than the phase is spread over
+// it (Table 3's beta max_i (sigma_i + 1) K / (2 sigma_i beta)). beta
+// (sigma_max + 1) cycles.
 // A non-separable permutation (sec. 4.4) runs A1 one-port's chains (each real
 // cycle's and each block) as commuting chains, part k from chain k on, so
 // parts use different dimensions in a cycle (the paper's m'_s sequences at
