@@ -385,7 +385,8 @@ def _exchange(e: Any) -> Tuple[int, ...]:
 
 @_python_names
 def schedule(algorithm: Union[int, str], d: int, *, n: Optional[int] = None, m: Optional[int] = None,
-             channel_width: int = 1, blocked: bool = False, lines: str = "diagonal") -> Dict[str, Any]:
+             channel_width: int = 1, blocked: bool = False, lines: str = "diagonal",
+             pair_order: str = "split") -> Dict[str, Any]:
     """The AAPC schedule as the hcube-schedule/1 document (``hcube schedule --json``), a dict.
 
     Parameters
@@ -402,6 +403,9 @@ def schedule(algorithm: Union[int, str], d: int, *, n: Optional[int] = None, m: 
         One cycle per block transfer, as wide as its largest block.
     lines : str
         Algorithm 4's line drawing for its leftover pairs: "diagonal" (closed form) or "greedy".
+    pair_order : str
+        Algorithms 2 and 3's pairs: "split" (span d, 2d addresses in transit) or "table5"
+        (Table 5's order, span up to K/2).
 
     Returns
     -------
@@ -416,7 +420,8 @@ def schedule(algorithm: Union[int, str], d: int, *, n: Optional[int] = None, m: 
     ('hcube-schedule/1', 4)
     """
     result: Dict[str, Any] = _json.loads(_hcube.schedule(str(algorithm), int(d), _opt(n), _opt(m),
-                                                         int(channel_width), bool(blocked), str(lines)))
+                                                         int(channel_width), bool(blocked), str(lines),
+                                                         str(pair_order)))
     return result
 
 

@@ -449,7 +449,7 @@ py::tuple redistribute(const py::handle& a, long long P, long long Q, long long 
 }
 
 std::string schedule(const std::string& algorithm, long long d, std::optional<long long> n, std::optional<long long> m, long long channel_width,
-                     bool blocked, const std::string& lines) {
+                     bool blocked, const std::string& lines, const std::string& pair_order) {
   hcube::AapcRequest req;
   req.method = hcube::parse_aapc_method(algorithm);
   req.d = d;
@@ -458,6 +458,7 @@ std::string schedule(const std::string& algorithm, long long d, std::optional<lo
   req.channel_width = channel_width;
   req.blocked = blocked;
   req.lines = hcube::parse_line_drawing(lines);
+  req.pairs = hcube::parse_pair_order(pair_order);
   return hcube::to_json(hcube::build_aapc_schedule(req).schedule).dump();
 }
 
@@ -535,7 +536,7 @@ PYBIND11_MODULE(_hcube, mod) {
   mod.def("redistribute", &redistribute, arg("a"), arg("P"), arg("Q"), arg("K"), arg("x"), arg("schedule"),
           arg("overlap"), arg("reverse"), arg("backend"), arg("y"));
   mod.def("schedule", &schedule, arg("algorithm"), arg("d"), arg("n"), arg("m"), arg("channel_width"),
-          arg("blocked"), arg("lines"));
+          arg("blocked"), arg("lines"), arg("pair_order"));
   mod.def("animate", &animate, arg("args"));
   mod.def(
       "tune",

@@ -226,6 +226,28 @@ def test_schedule_document() -> None:
         hcube.schedule(4, 2, n=-1)
 
 
+def _longest_address_span(s: dict) -> int:
+    first: dict = {}
+    last: dict = {}
+    for t, cycle in enumerate(s["cycles"]):
+        for e in cycle:
+            for a in {e["addr"], e.get("peer_addr", e["addr"])}:
+                first.setdefault(a, t)
+                last[a] = t
+    return max(last[a] - first[a] + 1 for a in first)
+
+
+def test_schedule_pair_order() -> None:
+    # Algorithm 2 at d = 4 (K = 16): Table 5's order spans K/2 = 8 cycles for a wrapping
+    # pair's address, the split order d = 4; both run the K/2 cycles.
+    split, table5 = hcube.schedule(2, 4), hcube.schedule(2, 4, pair_order="table5")
+    assert len(split["cycles"]) == len(table5["cycles"]) == 8
+    assert _longest_address_span(split) == 4
+    assert _longest_address_span(table5) == 8
+    with pytest.raises(ValueError, match="pair order 'zigzag' unknown"):
+        hcube.schedule(2, 4, pair_order="zigzag")
+
+
 def test_animate_page() -> None:
     page = hcube.animate("aapc", dims=2, algorithm=4)
     assert isinstance(page, hcube.Animation)
