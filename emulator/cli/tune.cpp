@@ -9,7 +9,6 @@
 #include "common.hpp"
 #include "hcube/emulator/tune.hpp"
 #include "hcube/host/io/output_file.hpp"
-#include "hcube/emulator/units.hpp"
 #include "hcube/app/ranks.hpp"
 
 namespace hcube::cli {
@@ -52,17 +51,7 @@ void add_tune(CLI::App& app) {
       std::cout << j.dump(2) << "\n";
       return;
     }
-    fmt::print("tuned on {} (L2 {}, L3 {}), 2^{} bytes a run, {:.1f} s{}\n", r.wisdom.cpu.model,
-               format_bytes(r.wisdom.cpu.l2_bytes), format_bytes(r.wisdom.cpu.l3_bytes), r.log2_bytes, r.seconds,
-               r.out_of_time ? " (out of time: the rest keep their defaults)" : "");
-    for (const TuneTrial& t : r.trials) {
-      std::string ratios;
-      for (const auto& [op, ratio] : t.ratios) ratios += fmt::format("{}{} {:.2f}", ratios.empty() ? "" : ", ", op, ratio);
-      const auto chosen = r.wisdom.values.find(t.key);
-      fmt::print("  {} = {:>7} at 2^{} bytes: {} of memcpy{}\n", t.key, t.value, t.log2_bytes, ratios,
-                 chosen != r.wisdom.values.end() && chosen->second == t.value ? "  <- chosen" : "");
-    }
-    for (const auto& [key, value] : r.wisdom.values) fmt::print("{} = {}\n", key, value);
+    fmt::print("{}", describe(r));
     fmt::print("wisdom: {}\n", path);
   });
 }

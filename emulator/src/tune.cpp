@@ -10,6 +10,7 @@
 #include "hcube/core/error.hpp"
 #include "hcube/emulator/json.hpp"
 #include "hcube/emulator/measure.hpp"
+#include "hcube/emulator/units.hpp"
 #include "hcube/backends/cpu/tuning.hpp"
 
 namespace hcube {
@@ -101,6 +102,21 @@ nlohmann::json to_json(const TuneResult& r) {
           {"trials", trials},
           {"seconds", r.seconds},
           {"out_of_time", r.out_of_time}};
+}
+
+std::string describe(const TuneResult& r) {
+  std::string out = fmt::format("tuned on {} (L2 {}, L3 {}), 2^{} bytes a run, {:.1f} s{}\n", r.wisdom.cpu.model,
+                                format_bytes(r.wisdom.cpu.l2_bytes), format_bytes(r.wisdom.cpu.l3_bytes), r.log2_bytes,
+                                r.seconds, r.out_of_time ? " (out of time: the rest keep their defaults)" : "");
+  for (const TuneTrial& t : r.trials) {
+    std::string ratios;
+    for (const auto& [op, ratio] : t.ratios) ratios += fmt::format("{}{} {:.2f}", ratios.empty() ? "" : ", ", op, ratio);
+    const auto chosen = r.wisdom.values.find(t.key);
+    out += fmt::format("  {} = {:>7} at 2^{} bytes: {} of memcpy{}\n", t.key, t.value, t.log2_bytes, ratios,
+                       chosen != r.wisdom.values.end() && chosen->second == t.value ? "  <- chosen" : "");
+  }
+  for (const auto& [key, value] : r.wisdom.values) out += fmt::format("{} = {}\n", key, value);
+  return out;
 }
 
 TuneResult run_tune(const TuneRequest& req, const TuneProgress& progress) {

@@ -54,5 +54,7 @@ using TuneProgress = std::function<void(std::size_t, std::size_t, const std::str
 
 // Throws hcube::Error for a bad request (log2_bytes outside 16..34, budget <= 0).
 TuneResult run_tune(const TuneRequest& r, const TuneProgress& progress = {});
+// What `hcube tune` prints: the host, every trial's ratios (the chosen marked), the values.
+std::string describe(const TuneResult& r);
 
 }  // namespace hcube
