@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "hcube/host/grid_scatter.hpp"
 #include "hcube/host/multi_aapc_plan.hpp"
 #include "hcube/host/schedule.hpp"
 
@@ -19,7 +20,7 @@ namespace hcube {
 
 // What a user asks (the flags of hcube synthesize), checked by synthesize().
 struct SynthesisRequest {
-  std::string pattern = "aapc";        // "aapc", "multi-aapc" or "permute"
+  std::string pattern = "aapc";        // "aapc", "multi-aapc", "permute" or "scatter"
   std::string dims;                    // aapc: d; multi-aapc: d (with axes) or d_1,d_2,... (non-increasing); permute: n
   long long axes = kUnsetSize;         // multi-aapc: s
   long long m = kUnsetSize;            // memory bits (default: d, the first axis' order; permute: n)
@@ -27,6 +28,7 @@ struct SynthesisRequest {
   long long max_cycles = kUnsetSize;   // the most cycles tried (unset: until found or out of time)
   double time_limit = 0;               // seconds for the whole search; 0: none
   std::string port_model = "all";      // "all" or "one"
+  std::string topology;                // scatter: ring:z, torus:AxB, mesh:AxB or cube:d (hcube scatter's)
 };
 
 // One solver call: T cycles, on the full machine model or the restricted one
@@ -45,11 +47,13 @@ struct SynthesisResult {
   std::vector<unsigned> perm;    // permute: source address bit i goes to bit perm[i]
   unsigned n = 0, m = 0;
   std::string port_model;
-  Schedule schedule;             // checked (check_schedule) and simulated against its target
+  Schedule schedule;             // checked (check_schedule) and simulated against its target (not scatter)
+  ScatterRounds scatter;         // scatter: the rounds, checked (check_scatter_rounds)
   std::uint64_t cycles = 0;
   bool optimal = false;          // cycles - 1 is proven impossible
   std::uint64_t lower_bound = 0; // no schedule of the machine takes fewer cycles
-  std::string lower_bound_proof; // "distance", "channels" or "unsat" (the solver, full model)
+  std::string lower_bound_proof; // "distance", "channels" or "unsat" (the solver, full model); scatter:
+                                 // "bisection", "one-port", "links", "ports" or "unsat"
   std::uint64_t distance_bound = 0;  // the farthest word's distance in dimensions (2 for one that only changes address)
   std::uint64_t channel_bound = 0;   // the busiest dimension's words (or all words' crossings) over what it carries a cycle
   std::uint64_t unsat_at = 0;        // the largest T the full model proved impossible (0: none tried)
