@@ -39,18 +39,16 @@ void add_synthesize(CLI::App& app) {
                   "memory dimensions m >= d (default d; permute: n): K = 2^m words per node");
   cmd->add_option("--max-cycles", f->request.max_cycles, "the most routing cycles tried (default: until found)");
   cmd->add_option("--time-limit", f->request.time_limit, "seconds for the whole search (default 0: none)");
-  cmd->add_option("--port-model", f->request.port_model, "all (every dimension each cycle) or one")
-      ->capture_default_str();
+  auto* ports = cmd->add_option("--port-model", f->request.port_model,
+                                "all (every dimension each cycle) or one (default all; scatter: one)");
   output_flag(cmd->add_option("-o,--output", f->output,
                               "the schedule file written (hcube-schedule/1; scatter: hcube-scatter/1)"))->required();
   cmd->add_flag("--json", f->json, "print one JSON object instead of prose");
-  cmd->callback([f] {
+  cmd->callback([f, ports] {
+    if (ports->count() == 0) f->request.port_model = default_port_model(f->request.pattern);
     const SynthesisResult r = synthesize(f->request);
     const bool scatter = r.pattern == "scatter";
-    if (scatter)
-      save_scatter_rounds(f->output, r.scatter);
-    else
-      save_schedule(f->output, r.schedule);
+    save_synthesis(f->output, r);
     if (f->json) {
       nlohmann::json j = to_json(r);
       j["command"] = "synthesize";

@@ -701,6 +701,15 @@ nlohmann::json to_json(const SynthesisResult& r) {
   return j;
 }
 
+void save_synthesis(const std::string& path, const SynthesisResult& r) {
+  if (r.pattern == "scatter")
+    save_scatter_rounds(path, r.scatter);
+  else
+    save_schedule(path, r.schedule);
+}
+
+std::string default_port_model(const std::string& pattern) { return pattern == "scatter" ? "one" : "all"; }
+
 bool synthesis_available() { return HCUBE_HAVE_CADICAL != 0; }
 
 std::string synthesis_solver() {

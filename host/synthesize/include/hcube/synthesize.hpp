@@ -70,6 +70,11 @@ std::string synthesis_solver();
 // hcube::Error, one line naming the value and its allowed range, on a bad
 // request, and when no schedule is found within max_cycles or time_limit.
 SynthesisResult synthesize(const SynthesisRequest& r);
+// Writes the result's file: hcube-scatter/1 for a scatter, hcube-schedule/1 otherwise.
+void save_synthesis(const std::string& path, const SynthesisResult& r);
+// The port model a pattern takes when none is asked: one-port for the scatter (the notes' model of
+// its DEX), all-port otherwise.
+std::string default_port_model(const std::string& pattern);
 // The result as `hcube synthesize --json` prints it (docs/synthesize.md), less command and output.
 nlohmann::json to_json(const SynthesisResult& r);
 
