@@ -46,6 +46,20 @@ struct Shape {
   PortModel port = PortModel::all_port;
 };
 
+// The flags every pattern shares: the port model (returned), the most cycles and the time limit.
+PortModel check_search(const SynthesisRequest& r) {
+  if (r.port_model != "all" && r.port_model != "one")
+    throw Error(fmt::format("SynthesisRequest::port_model {}: allowed all, one", printable_input(r.port_model)));
+  if (r.max_cycles != kUnsetSize && (r.max_cycles < 1 || r.max_cycles > kMaxSynthesisCycles))
+    throw Error(fmt::format("SynthesisRequest::max_cycles {} out of range: allowed 1 .. {}", r.max_cycles,
+                            kMaxSynthesisCycles));
+  // Bounded so that the deadline stays within the clock's range.
+  if (!(r.time_limit >= 0 && r.time_limit <= kMaxTimeLimit))
+    throw Error(fmt::format("SynthesisRequest::time_limit {} out of range: allowed 0 (none) .. {} seconds",
+                            r.time_limit, kMaxTimeLimit));
+  return r.port_model == "one" ? PortModel::one_port : PortModel::all_port;
+}
+
 Shape check_request(const SynthesisRequest& r) {
   Shape sh;
   if (r.pattern != "aapc" && r.pattern != "multi-aapc" && r.pattern != "permute")
@@ -59,16 +73,7 @@ Shape check_request(const SynthesisRequest& r) {
     throw Error(sh.permute ? std::string("SynthesisRequest::perm missing: permute needs the permutation p0,...,p(n+m-1) "
                                          "or a name (transpose, bit-reversal, shuffle:k, ...)")
                            : fmt::format("SynthesisRequest::perm {} applies to permute only", printable_input(r.perm)));
-  if (r.port_model != "all" && r.port_model != "one")
-    throw Error(fmt::format("SynthesisRequest::port_model {}: allowed all, one", printable_input(r.port_model)));
-  sh.port = r.port_model == "one" ? PortModel::one_port : PortModel::all_port;
-  if (r.max_cycles != kUnsetSize && (r.max_cycles < 1 || r.max_cycles > kMaxSynthesisCycles))
-    throw Error(fmt::format("SynthesisRequest::max_cycles {} out of range: allowed 1 .. {}", r.max_cycles,
-                            kMaxSynthesisCycles));
-  // Bounded so that the deadline stays within the clock's range.
-  if (!(r.time_limit >= 0 && r.time_limit <= kMaxTimeLimit))
-    throw Error(fmt::format("SynthesisRequest::time_limit {} out of range: allowed 0 (none) .. {} seconds",
-                            r.time_limit, kMaxTimeLimit));
+  sh.port = check_search(r);
   if (r.dims.empty())
     throw Error(fmt::format("SynthesisRequest::dims missing: {} needs {}", r.pattern,
                             sh.permute ? "n, the processor dimensions"
@@ -607,19 +612,11 @@ SynthesisResult synthesize_scatter(const SynthesisRequest& r) {
     throw Error("SynthesisRequest::topology missing: scatter needs ring:z, torus:z1xz2, mesh:z1xz2 or cube:d");
   if (!r.dims.empty() || !r.perm.empty() || r.axes != kUnsetSize || r.m != kUnsetSize)
     throw Error("SynthesisRequest::dims, perm, axes and m apply to aapc, multi-aapc and permute: scatter takes --topology");
-  if (r.port_model != "all" && r.port_model != "one")
-    throw Error(fmt::format("SynthesisRequest::port_model {}: allowed all, one", printable_input(r.port_model)));
-  if (r.max_cycles != kUnsetSize && (r.max_cycles < 1 || r.max_cycles > kMaxSynthesisCycles))
-    throw Error(fmt::format("SynthesisRequest::max_cycles {} out of range: allowed 1 .. {}", r.max_cycles,
-                            kMaxSynthesisCycles));
-  if (!(r.time_limit >= 0 && r.time_limit <= kMaxTimeLimit))
-    throw Error(fmt::format("SynthesisRequest::time_limit {} out of range: allowed 0 (none) .. {} seconds",
-                            r.time_limit, kMaxTimeLimit));
   SynthesisResult res;
   res.pattern = r.pattern;
   res.port_model = r.port_model;
+  res.scatter.ports = check_search(r);
   res.scatter.topology = parse_scatter_topology(r.topology);
-  res.scatter.ports = parse_port_model(r.port_model);
   const std::uint64_t N = res.scatter.topology.cube ? std::uint64_t{1} << std::min(res.scatter.topology.d, 32u)
                                                     : res.scatter.topology.grid.nodes();
   if (N > kMaxScatterRoundNodes)
