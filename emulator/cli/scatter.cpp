@@ -197,38 +197,6 @@ void scatter_on_grid(const ScatterFlags& f, const ScatterTopology& t, std::optio
   });
 }
 
-// --- a schedule file's rounds (hcube synthesize scatter) ---------------------------
-
-void scatter_schedule_file(const ScatterFlags& f) {
-  if (!f.algorithm.empty() || f.packet_words != 1)
-    throw Error(fmt::format("--schedule {}: its rounds are the algorithm, of one-word packets: allowed without "
-                            "--algorithm and --packet-words",
-                            printable_text(f.schedule)));
-  const ScatterRounds r = load_scatter_rounds(f.schedule);  // checked: every pair once, no link or port twice
-  if (!f.topology.empty() && to_string(parse_scatter_topology(f.topology)) != to_string(r.topology))
-    throw Error(fmt::format("--topology {} differs from the schedule's {}: allowed {} or none", printable_text(f.topology),
-                            to_string(r.topology), to_string(r.topology)));
-  if (!r.topology.cube) {
-    const GridSchedule s = grid_scatter_from_rounds(r);
-    ScatterTopology t = r.topology;
-    scatter_on_grid(f, t, std::nullopt, &s);
-    return;
-  }
-  // The cube has no wormhole-round emulation: the check above is the verification (each packet
-  // on its own e-cube route, delivered once).
-  if (!f.embed.empty()) throw Error(fmt::format("--embed cube: {} is the cube already", to_string(r.topology)));
-  nlohmann::json j = {{"command", "scatter"}, {"topology", to_string(r.topology)}, {"schedule", f.schedule},
-                      {"algorithm", "sat"}, {"ports", to_string(r.ports)}, {"rounds", r.rounds.size()},
-                      {"verified", true}, {"run", false}, {"permutation", "all-to-all scatter"},
-                      {"formula", kDefinition}};
-  emit(f.io, j, [&] {
-    fmt::print("all-to-all scatter, schedule {} on {} (e-cube, {}-port): {} rounds\n", printable_text(f.schedule),
-               to_string(r.topology), to_string(r.ports), r.rounds.size());
-    fmt::print("checked: every packet once on its e-cube route, no link (nor one-port sender or receiver) twice a round; "
-               "not run (the cube's wormhole rounds are not emulated)\n");
-  });
-}
-
 }  // namespace
 
 void add_scatter(CLI::App& app, const ResultSink& sink) {
@@ -238,10 +206,8 @@ void add_scatter(CLI::App& app, const ResultSink& sink) {
       "scatter",
       "the all-to-all scatter (lecture notes) on a ring, torus or mesh of any sides, or on the cube: every node's "
       "packet for every node delivered, verified, its rounds and costs beside the notes' (docs/scatter.md)");
-  cmd->add_option("--topology", f->topology, "ring:z, torus:z1xz2, mesh:z1xz2 (z >= 2) or cube:d (required but with --schedule)");
-  cmd->add_option("--schedule", f->schedule,
-                  "a hcube-scatter/1 file (hcube synthesize scatter): checked, its rounds run as wormhole rounds and "
-                  "verified (grids; on cube:d checked only)");
+  cmd->add_option("--topology", f->topology, "ring:z, torus:z1xz2, mesh:z1xz2 (z >= 2) or cube:d (or --schedule)");
+  cmd->add_option("--schedule", f->schedule, "a hcube-scatter/1 file (hcube synthesize scatter), checked, run, verified");
   choices(cmd->add_option("-a,--algorithm", f->algorithm,
                           "pipeline, bidirectional or dex (ring; dex: z a multiple of 4), product (torus, mesh), dex or bex "
                           "(mesh, sides powers of two), qex (square mesh, sides powers of two), sex or dex (cube); "
@@ -255,11 +221,13 @@ void add_scatter(CLI::App& app, const ResultSink& sink) {
   add_backend_flags(*cmd, f->machine);
   add_io_flags(*cmd, f->io);
   cmd->callback([f] {
-    if (!f->schedule.empty()) {
-      scatter_schedule_file(*f);
+    if (!f->schedule.empty()) {  // its rounds are the algorithm, of one-word packets
+      if (!f->algorithm.empty() || f->packet_words != 1)
+        throw Error(fmt::format("--schedule {}: allowed without --algorithm and --packet-words", f->schedule));
+      if (const std::optional<GridSchedule> s = scatter_schedule_file(f->schedule, f->topology, f->io))
+        scatter_on_grid(*f, ScatterTopology{false, 0, s->topology}, std::nullopt, &*s);
       return;
     }
-    if (f->topology.empty()) throw Error("--topology missing: allowed ring:z, torus:z1xz2, mesh:z1xz2 or cube:d (or --schedule FILE)");
     const ScatterTopology t = parse_scatter_topology(f->topology);
     const ScatterAlgorithm a =
         parse_scatter_algorithm(f->algorithm.empty() ? split_names(scatter_algorithms_for(t)).front() : f->algorithm);

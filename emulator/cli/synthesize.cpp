@@ -25,8 +25,7 @@ void add_synthesize(CLI::App& app) {
       "machine with a SAT solver "
       "(CaDiCaL), prove one fewer impossible where it can, and write the schedule file (docs/synthesize.md)");
   cmd->add_option("pattern", f->request.pattern, "the communication: aapc, multi-aapc, permute or scatter")->required();
-  cmd->add_option("--topology", f->request.topology,
-                  "scatter: ring:z, torus:z1xz2, mesh:z1xz2 or cube:d (as hcube scatter; at most 64 nodes)");
+  cmd->add_option("--topology", f->request.topology, "scatter: ring:z, torus:z1xz2, mesh:z1xz2 or cube:d (<= 64 nodes)");
   // -n as hcube permute spells the processor dimensions.
   cmd->add_option("-d,-n,--dims", f->request.dims,
                   "aapc: its dimensions d; multi-aapc: d of each axis (with --axes) or the axes' orders d_1,d_2,...; "
@@ -39,13 +38,10 @@ void add_synthesize(CLI::App& app) {
                   "memory dimensions m >= d (default d; permute: n): K = 2^m words per node");
   cmd->add_option("--max-cycles", f->request.max_cycles, "the most routing cycles tried (default: until found)");
   cmd->add_option("--time-limit", f->request.time_limit, "seconds for the whole search (default 0: none)");
-  auto* ports = cmd->add_option("--port-model", f->request.port_model,
-                                "all (every dimension each cycle) or one (default all; scatter: one)");
-  output_flag(cmd->add_option("-o,--output", f->output,
-                              "the schedule file written (hcube-schedule/1; scatter: hcube-scatter/1)"))->required();
+  cmd->add_option("--port-model", f->request.port_model, "all (every dimension each cycle) or one (default all; scatter: one)");
+  output_flag(cmd->add_option("-o,--output", f->output, "the file written (hcube-schedule/1; scatter: hcube-scatter/1)"))->required();
   cmd->add_flag("--json", f->json, "print one JSON object instead of prose");
-  cmd->callback([f, ports] {
-    if (ports->count() == 0) f->request.port_model = default_port_model(f->request.pattern);
+  cmd->callback([f] {
     const SynthesisResult r = synthesize(f->request);
     const bool scatter = r.pattern == "scatter";
     save_synthesis(f->output, r);
@@ -58,13 +54,7 @@ void add_synthesize(CLI::App& app) {
     }
     for (const SynthesisRun& x : r.runs)
       fmt::print("T = {} ({} model): {} in {:.2f} s\n", x.cycles, x.model, x.status, x.seconds);
-    if (scatter)
-      fmt::print("{} rounds{} on {} ({}-port); lower bound {} ({})\n", r.cycles, r.optimal ? ", optimal" : "",
-                 to_string(r.scatter.topology), r.port_model, r.lower_bound, r.lower_bound_proof);
-    else
-      fmt::print("{} cycles{}; lower bound {} ({}; distance {}, channels {}{})\n", r.cycles,
-                 r.optimal ? ", optimal" : "", r.lower_bound, r.lower_bound_proof, r.distance_bound, r.channel_bound,
-                 r.unsat_at ? fmt::format(", T = {} UNSAT", r.unsat_at) : "");
+    fmt::print("{}\n", synthesis_summary(r));
     fmt::print("{} variables, {} clauses, {:.2f} s ({})\n", r.variables, r.clauses, r.seconds, synthesis_solver());
     fmt::print("schedule: {} (hcube {} --schedule {} verifies it)\n", f->output, scatter ? "scatter" : "run", f->output);
   });

@@ -567,7 +567,7 @@ PYBIND11_MODULE(_hcube, mod) {
         r.m = m.value_or(hcube::kUnsetSize);
         r.max_cycles = max_cycles.value_or(hcube::kUnsetSize);
         r.time_limit = time_limit;
-        r.port_model = port_model.empty() ? hcube::default_port_model(pattern) : port_model;
+        r.port_model = port_model;
         hcube::check_output(output, "--output");
         nlohmann::json j;
         {

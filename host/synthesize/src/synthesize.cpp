@@ -47,8 +47,13 @@ struct Shape {
 };
 
 // The flags every pattern shares: the port model (returned), the most cycles and the time limit.
+// One-port is the scatter's default: the notes' model of its DEX.
+std::string port_model_of(const SynthesisRequest& r) {
+  return !r.port_model.empty() ? r.port_model : r.pattern == "scatter" ? "one" : "all";
+}
+
 PortModel check_search(const SynthesisRequest& r) {
-  if (r.port_model != "all" && r.port_model != "one")
+  if (port_model_of(r) != "all" && port_model_of(r) != "one")
     throw Error(fmt::format("SynthesisRequest::port_model {}: allowed all, one", printable_input(r.port_model)));
   if (r.max_cycles != kUnsetSize && (r.max_cycles < 1 || r.max_cycles > kMaxSynthesisCycles))
     throw Error(fmt::format("SynthesisRequest::max_cycles {} out of range: allowed 1 .. {}", r.max_cycles,
@@ -57,7 +62,7 @@ PortModel check_search(const SynthesisRequest& r) {
   if (!(r.time_limit >= 0 && r.time_limit <= kMaxTimeLimit))
     throw Error(fmt::format("SynthesisRequest::time_limit {} out of range: allowed 0 (none) .. {} seconds",
                             r.time_limit, kMaxTimeLimit));
-  return r.port_model == "one" ? PortModel::one_port : PortModel::all_port;
+  return port_model_of(r) == "one" ? PortModel::one_port : PortModel::all_port;
 }
 
 Shape check_request(const SynthesisRequest& r) {
@@ -611,10 +616,11 @@ SynthesisResult synthesize_scatter(const SynthesisRequest& r) {
   if (r.topology.empty())
     throw Error("SynthesisRequest::topology missing: scatter needs ring:z, torus:z1xz2, mesh:z1xz2 or cube:d");
   if (!r.dims.empty() || !r.perm.empty() || r.axes != kUnsetSize || r.m != kUnsetSize)
-    throw Error("SynthesisRequest::dims, perm, axes and m apply to aapc, multi-aapc and permute: scatter takes --topology");
+    throw Error("SynthesisRequest::dims, perm, axes and m apply to aapc, multi-aapc and permute: scatter takes "
+                "SynthesisRequest::topology");
   SynthesisResult res;
   res.pattern = r.pattern;
-  res.port_model = r.port_model;
+  res.port_model = port_model_of(r);
   res.scatter.ports = check_search(r);
   res.scatter.topology = parse_scatter_topology(r.topology);
   const std::uint64_t N = res.scatter.topology.cube ? std::uint64_t{1} << std::min(res.scatter.topology.d, 32u)
@@ -705,7 +711,14 @@ void save_synthesis(const std::string& path, const SynthesisResult& r) {
     save_schedule(path, r.schedule);
 }
 
-std::string default_port_model(const std::string& pattern) { return pattern == "scatter" ? "one" : "all"; }
+std::string synthesis_summary(const SynthesisResult& r) {
+  if (r.pattern == "scatter")
+    return fmt::format("{} rounds{} on {} ({}-port); lower bound {} ({})", r.cycles, r.optimal ? ", optimal" : "",
+                       to_string(r.scatter.topology), r.port_model, r.lower_bound, r.lower_bound_proof);
+  return fmt::format("{} cycles{}; lower bound {} ({}; distance {}, channels {}{})", r.cycles, r.optimal ? ", optimal" : "",
+                     r.lower_bound, r.lower_bound_proof, r.distance_bound, r.channel_bound,
+                     r.unsat_at ? fmt::format(", T = {} UNSAT", r.unsat_at) : "");
+}
 
 bool synthesis_available() { return HCUBE_HAVE_CADICAL != 0; }
 
@@ -733,7 +746,7 @@ SynthesisResult synthesize(const SynthesisRequest& r) {
   res.perm = sh.perm;
   res.n = sh.n;
   res.m = sh.m;
-  res.port_model = r.port_model;
+  res.port_model = port_model_of(r);
   const Geometry geo{sh.n, sh.m};
   const std::uint64_t K = geo.words_per_node(), N = geo.nodes();
   const std::vector<std::uint64_t> target = routing_targets(sh);

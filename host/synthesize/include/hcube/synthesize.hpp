@@ -27,7 +27,7 @@ struct SynthesisRequest {
   std::string perm;                    // permute: the address bits' permutation, as hcube permute's --perm
   long long max_cycles = kUnsetSize;   // the most cycles tried (unset: until found or out of time)
   double time_limit = 0;               // seconds for the whole search; 0: none
-  std::string port_model = "all";      // "all" or "one"
+  std::string port_model;              // "all" or "one"; empty: the pattern's (scatter one, else all)
   std::string topology;                // scatter: ring:z, torus:AxB, mesh:AxB or cube:d (hcube scatter's)
 };
 
@@ -46,7 +46,7 @@ struct SynthesisResult {
   std::vector<unsigned> widths;  // the axes' orders (one for an AAPC; none for a permutation)
   std::vector<unsigned> perm;    // permute: source address bit i goes to bit perm[i]
   unsigned n = 0, m = 0;
-  std::string port_model;
+  std::string port_model;        // as asked, or the pattern's default
   Schedule schedule;             // checked (check_schedule) and simulated against its target (not scatter)
   ScatterRounds scatter;         // scatter: the rounds, checked (check_scatter_rounds)
   std::uint64_t cycles = 0;
@@ -72,9 +72,8 @@ std::string synthesis_solver();
 SynthesisResult synthesize(const SynthesisRequest& r);
 // Writes the result's file: hcube-scatter/1 for a scatter, hcube-schedule/1 otherwise.
 void save_synthesis(const std::string& path, const SynthesisResult& r);
-// The port model a pattern takes when none is asked: one-port for the scatter (the notes' model of
-// its DEX), all-port otherwise.
-std::string default_port_model(const std::string& pattern);
+// The result in a line: cycles (rounds), optimal, the lower bound and its proof.
+std::string synthesis_summary(const SynthesisResult& r);
 // The result as `hcube synthesize --json` prints it (docs/synthesize.md), less command and output.
 nlohmann::json to_json(const SynthesisResult& r);
 
