@@ -508,3 +508,16 @@ TEST_F(CliSynthesizeScatter, BadInputGetsOneLine) {
   refused(R"([[[0,1,1]]])", {"dir 1", "allowed 0"});
   refused(R"([[[0,7,0]]])", {"0 -> 7", "allowed two distinct nodes 0 .. 3"});
 }
+
+// On the cube the file is checked (the verification) but not run; a --topology beside it must agree.
+TEST_F(CliSynthesizeScatter, CubeFileIsCheckedAndTopologyMustAgree) {
+  const fs::path out = path("c2.json");
+  ok_json({"synthesize", "scatter", "--topology", "cube:2", "-o", out.string(), "--json"});
+  const json run = ok_json({"scatter", "--schedule", out.string(), "--json"});
+  EXPECT_EQ(run["verified"], true);
+  EXPECT_EQ(run["run"], false);
+  EXPECT_EQ(run["rounds"], 3);
+  expect_error({"scatter", "--schedule", out.string(), "--topology", "mesh:2x2"},
+               {"--topology mesh:2x2 differs", "allowed cube:2 or none"});
+  expect_error({"scatter", "--schedule", out.string(), "--algorithm", "sex"}, {"allowed without --algorithm"});
+}
