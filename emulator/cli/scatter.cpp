@@ -7,6 +7,7 @@
 
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "commands.hpp"
 #include "common.hpp"
@@ -24,6 +25,7 @@ namespace {
 
 struct ScatterFlags {
   std::string topology;
+  std::string schedule;   // a hcube-scatter/1 file (hcube synthesize scatter) instead of an algorithm
   std::string algorithm;  // empty: the first the topology runs
   long long packet_words = 1;
   std::string embed;
@@ -98,14 +100,16 @@ void scatter_on_cube(const ScatterFlags& f, const ScatterTopology& t, ScatterAlg
 
 // --- on the grid -----------------------------------------------------------------
 
-void scatter_on_grid(const ScatterFlags& f, const ScatterTopology& t, ScatterAlgorithm a) {
+// `a`: the planner's algorithm; none for a schedule file's rounds (s built from them).
+void scatter_on_grid(const ScatterFlags& f, const ScatterTopology& t, std::optional<ScatterAlgorithm> a,
+                     const GridSchedule* from_file = nullptr) {
   const IoFlags& io = f.io;
   const MachineFlags& mf = f.machine;
   if (given(mf.tile_dims))
     throw Error(fmt::format("--tile-dims applies to the cube's storage (cube:d), not to {}", to_string(t)));
   const bool embed = f.embed == "cube";
   if (embed) grid_cube_dims(t.grid);  // sides powers of two, before anything is built
-  const GridSchedule s = make_grid_scatter(t.grid, a, static_cast<std::uint64_t>(f.packet_words));
+  const GridSchedule s = a ? make_grid_scatter(t.grid, *a, static_cast<std::uint64_t>(f.packet_words)) : *from_file;
   const std::uint64_t N = s.topology.nodes(), W = s.words_per_node();
   if (io.trace && N * W > kMaxTraceWords)
     throw Error(fmt::format("--trace prints every word: {} nodes x {} words = {}, allowed at most {}", N, W, N * W,
@@ -116,7 +120,7 @@ void scatter_on_grid(const ScatterFlags& f, const ScatterTopology& t, ScatterAlg
   const bool identical = grid_run.identical;
   const ScatterCost cost = scatter_cost(s);
 
-  const std::optional<ScatterFormula> notes = scatter_formula(s.topology, a);
+  const std::optional<ScatterFormula> notes = a ? scatter_formula(s.topology, *a) : std::nullopt;
   const Counters& k = run.counters;
   nlohmann::json j = {
       {"command", "scatter"},
@@ -126,7 +130,7 @@ void scatter_on_grid(const ScatterFlags& f, const ScatterTopology& t, ScatterAlg
         {"z1", t.grid.z1},
         {"z2", t.grid.z2},
         {"directed_links", t.grid.directed_links()}}},
-      {"algorithm", to_string(a)},
+      {"algorithm", s.algorithm},
       {"nodes", N},
       {"packet_words", s.packet_words},
       {"words_per_node", W},
@@ -153,17 +157,19 @@ void scatter_on_grid(const ScatterFlags& f, const ScatterTopology& t, ScatterAlg
       {"backend_note", run.backend_note},
       {"counters", to_json(k)},
   };
-  if (a == ScatterAlgorithm::dex || a == ScatterAlgorithm::qex) {
+  if (a == ScatterAlgorithm::dex || a == ScatterAlgorithm::qex || !a) {
     j["max_congestion"] = max_congestion(s);
     j["congestion"] = s.congestion;
   }
-  if (s.one_port_rounds) j["contention_free"] = max_congestion(s) <= 1;
+  if (s.one_port_rounds || !a) j["contention_free"] = max_congestion(s) <= 1;
+  if (!a) j["schedule"] = f.schedule;
   if (embed)
     j["cube"] = {{"n", run.cube_dims}, {"m", run.cube_mem_dims}, {"router_steps", k.router_steps},
                  {"launches", k.kernel_launches}, {"dilation", 1}, {"identical_to_grid", identical}};
   if (io.trace) j["trace"] = grid_run.trace;
   emit(io, j, [&] {
-    fmt::print("all-to-all scatter, {} on {} ({}, {}-port, {} duplex), packets of {} word{}\n", to_string(a),
+    fmt::print("all-to-all scatter, {} on {} ({}, {}-port, {} duplex), packets of {} word{}\n",
+               a ? s.algorithm : "schedule " + printable_text(f.schedule),
                to_string(t), to_string(s.switching), to_string(s.one_port_rounds ? PortModel::one_port : s.rules.ports),
                to_string(s.rules.duplex),
                s.packet_words, s.packet_words == 1 ? "" : "s");
@@ -200,7 +206,8 @@ void add_scatter(CLI::App& app, const ResultSink& sink) {
       "scatter",
       "the all-to-all scatter (lecture notes) on a ring, torus or mesh of any sides, or on the cube: every node's "
       "packet for every node delivered, verified, its rounds and costs beside the notes' (docs/scatter.md)");
-  cmd->add_option("--topology", f->topology, "ring:z, torus:z1xz2, mesh:z1xz2 (z >= 2) or cube:d")->required();
+  cmd->add_option("--topology", f->topology, "ring:z, torus:z1xz2, mesh:z1xz2 (z >= 2) or cube:d (or --schedule)");
+  cmd->add_option("--schedule", f->schedule, "a hcube-scatter/1 file (hcube synthesize scatter), checked, run, verified");
   choices(cmd->add_option("-a,--algorithm", f->algorithm,
                           "pipeline, bidirectional or dex (ring; dex: z a multiple of 4), product (torus, mesh), dex or bex "
                           "(mesh, sides powers of two), qex (square mesh, sides powers of two), sex or dex (cube); "
@@ -214,6 +221,13 @@ void add_scatter(CLI::App& app, const ResultSink& sink) {
   add_backend_flags(*cmd, f->machine);
   add_io_flags(*cmd, f->io);
   cmd->callback([f] {
+    if (!f->schedule.empty()) {  // its rounds are the algorithm, of one-word packets
+      if (!f->algorithm.empty() || f->packet_words != 1)
+        throw Error(fmt::format("--schedule {}: allowed without --algorithm and --packet-words", f->schedule));
+      if (const std::optional<GridSchedule> s = scatter_schedule_file(f->schedule, f->topology, f->io))
+        scatter_on_grid(*f, ScatterTopology{false, 0, s->topology}, std::nullopt, &*s);
+      return;
+    }
     const ScatterTopology t = parse_scatter_topology(f->topology);
     const ScatterAlgorithm a =
         parse_scatter_algorithm(f->algorithm.empty() ? split_names(scatter_algorithms_for(t)).front() : f->algorithm);

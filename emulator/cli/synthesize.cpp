@@ -24,7 +24,8 @@ void add_synthesize(CLI::App& app) {
       "find the fewest routing cycles of an AAPC, a sequence of AAPCs or a permutation of the address bits on this "
       "machine with a SAT solver "
       "(CaDiCaL), prove one fewer impossible where it can, and write the schedule file (docs/synthesize.md)");
-  cmd->add_option("pattern", f->request.pattern, "the communication: aapc, multi-aapc or permute")->required();
+  cmd->add_option("pattern", f->request.pattern, "the communication: aapc, multi-aapc, permute or scatter")->required();
+  cmd->add_option("--topology", f->request.topology, "scatter: ring:z, torus:z1xz2, mesh:z1xz2 or cube:d (<= 64 nodes)");
   // -n as hcube permute spells the processor dimensions.
   cmd->add_option("-d,-n,--dims", f->request.dims,
                   "aapc: its dimensions d; multi-aapc: d of each axis (with --axes) or the axes' orders d_1,d_2,...; "
@@ -37,13 +38,13 @@ void add_synthesize(CLI::App& app) {
                   "memory dimensions m >= d (default d; permute: n): K = 2^m words per node");
   cmd->add_option("--max-cycles", f->request.max_cycles, "the most routing cycles tried (default: until found)");
   cmd->add_option("--time-limit", f->request.time_limit, "seconds for the whole search (default 0: none)");
-  cmd->add_option("--port-model", f->request.port_model, "all (every dimension each cycle) or one")
-      ->capture_default_str();
-  output_flag(cmd->add_option("-o,--output", f->output, "the schedule file written (hcube-schedule/1)"))->required();
+  cmd->add_option("--port-model", f->request.port_model, "all (every dimension each cycle) or one (default all; scatter: one)");
+  output_flag(cmd->add_option("-o,--output", f->output, "the file written (hcube-schedule/1; scatter: hcube-scatter/1)"))->required();
   cmd->add_flag("--json", f->json, "print one JSON object instead of prose");
   cmd->callback([f] {
     const SynthesisResult r = synthesize(f->request);
-    save_schedule(f->output, r.schedule);
+    const bool scatter = r.pattern == "scatter";
+    save_synthesis(f->output, r);
     if (f->json) {
       nlohmann::json j = to_json(r);
       j["command"] = "synthesize";
@@ -53,11 +54,9 @@ void add_synthesize(CLI::App& app) {
     }
     for (const SynthesisRun& x : r.runs)
       fmt::print("T = {} ({} model): {} in {:.2f} s\n", x.cycles, x.model, x.status, x.seconds);
-    fmt::print("{} cycles{}; lower bound {} ({}; distance {}, channels {}{})\n", r.cycles,
-               r.optimal ? ", optimal" : "", r.lower_bound, r.lower_bound_proof, r.distance_bound, r.channel_bound,
-               r.unsat_at ? fmt::format(", T = {} UNSAT", r.unsat_at) : "");
+    fmt::print("{}\n", synthesis_summary(r));
     fmt::print("{} variables, {} clauses, {:.2f} s ({})\n", r.variables, r.clauses, r.seconds, synthesis_solver());
-    fmt::print("schedule: {} (hcube run --schedule {} verifies it)\n", f->output, f->output);
+    fmt::print("schedule: {} (hcube {} --schedule {} verifies it)\n", f->output, scatter ? "scatter" : "run", f->output);
   });
 }
 

@@ -10,6 +10,8 @@
 #include "hcube/core/bits.hpp"
 #include "hcube/core/error.hpp"
 #include "hcube/host/aapc.hpp"
+#include "hcube/host/io/input_file.hpp"
+#include "hcube/host/io/output_file.hpp"
 #include "hcube/host/parse.hpp"
 
 namespace hcube {
@@ -823,6 +825,173 @@ CubeScatterPlan make_cube_scatter(ScatterAlgorithm a, unsigned d, std::uint64_t 
                          AffineMap::permute_bits(geo, back),
                          destination,
                          baseline_cost(b, d)};
+}
+
+// --- scatter schedules as data ----------------------------------------------------
+
+std::vector<ScatterRoute> scatter_routes(const ScatterTopology& t, std::uint64_t src, std::uint64_t dst) {
+  std::vector<ScatterRoute> routes;
+  if (t.cube) {  // e-cube: the differing dimensions, lowest first
+    ScatterRoute r;
+    std::uint64_t at = src;
+    for (unsigned k = 0; k < t.d; ++k)
+      if (((at ^ dst) >> k) & 1) {
+        r.links.push_back(t.d * at + k);
+        at ^= std::uint64_t{1} << k;
+      }
+    routes.push_back(std::move(r));
+    return routes;
+  }
+  // A mesh routes XY only; a ring or torus also winds either way round (as ring dex's worms do).
+  const std::vector<int> dirs = t.grid.wraps() ? std::vector<int>{0, 1, -1} : std::vector<int>{0};
+  for (const int dir : dirs) {
+    ScatterRoute r{dir, {}};
+    for (const Hop& h : xy_path(t.grid, src, dst, dir)) r.links.push_back(4 * h.node + direction_index(h));
+    if (std::none_of(routes.begin(), routes.end(), [&](const ScatterRoute& o) { return o.links == r.links; }))
+      routes.push_back(std::move(r));
+  }
+  return routes;
+}
+
+namespace {
+
+std::uint64_t scatter_nodes(const ScatterTopology& t) { return t.cube ? std::uint64_t{1} << t.d : t.grid.nodes(); }
+
+}  // namespace
+
+void check_scatter_rounds(const ScatterRounds& s) {
+  const std::uint64_t N = scatter_nodes(s.topology);
+  if (N > kMaxScatterRoundNodes)
+    throw Error(fmt::format("scatter schedule topology {}: {} nodes, allowed at most {}", to_string(s.topology), N,
+                            kMaxScatterRoundNodes));
+  std::vector<std::uint64_t> round_of(N * N, 0);  // per ordered pair: its round + 1
+  for (std::size_t r = 0; r < s.rounds.size(); ++r) {
+    // An empty round is a wasted one (and would hold none of the first cycle's own copies).
+    if (s.rounds[r].empty()) throw Error(fmt::format("scatter schedule round {} is empty: allowed 1 .. {} packets", r, N * (N - 1)));
+    std::vector<bool> link((s.topology.cube ? s.topology.d : 4) * N, false), sends(N, false), receives(N, false);
+    for (const ScatterPacket& p : s.rounds[r]) {
+      const auto where = [&] { return fmt::format("scatter schedule round {} packet {} -> {}", r, p.src, p.dst); };
+      if (p.src >= N || p.dst >= N || p.src == p.dst)
+        throw Error(fmt::format("{}: nodes out of range: allowed two distinct nodes 0 .. {}", where(), N - 1));
+      const std::vector<ScatterRoute> routes = scatter_routes(s.topology, p.src, p.dst);
+      const auto route = std::find_if(routes.begin(), routes.end(), [&](const ScatterRoute& x) { return x.dir == p.dir; });
+      if (route == routes.end())
+        throw Error(fmt::format("{}: dir {} not a route of {}: allowed {}", where(), p.dir, to_string(s.topology),
+                                s.topology.cube || !s.topology.grid.wraps() ? "0" : "-1, 0, 1"));
+      if (round_of[p.src * N + p.dst] != 0)
+        throw Error(fmt::format("{}: sent twice (also in round {}): allowed once", where(), round_of[p.src * N + p.dst] - 1));
+      round_of[p.src * N + p.dst] = r + 1;
+      for (const std::uint64_t l : route->links) {
+        if (link[l]) throw Error(fmt::format("{}: its link {} carries two packets: allowed one a round", where(), l));
+        link[l] = true;
+      }
+      if (s.ports == PortModel::one_port && (sends[p.src] || receives[p.dst]))
+        throw Error(fmt::format("{}: one-port allows each node one send and one receive a round", where()));
+      sends[p.src] = receives[p.dst] = true;
+    }
+  }
+  for (std::uint64_t a = 0; a < N; ++a)
+    for (std::uint64_t b = 0; b < N; ++b)
+      if (a != b && round_of[a * N + b] == 0)
+        throw Error(fmt::format("scatter schedule: packet {} -> {} is never sent: allowed every pair once", a, b));
+}
+
+nlohmann::json to_json(const ScatterRounds& s) {
+  nlohmann::json rounds = nlohmann::json::array();
+  for (const std::vector<ScatterPacket>& r : s.rounds) {
+    nlohmann::json round = nlohmann::json::array();
+    for (const ScatterPacket& p : r) round.push_back({p.src, p.dst, p.dir});
+    rounds.push_back(std::move(round));
+  }
+  return {{"format", "hcube-scatter/1"}, {"topology", to_string(s.topology)}, {"port_model", to_string(s.ports)},
+          {"rounds", std::move(rounds)}};
+}
+
+ScatterRounds scatter_rounds_from_json(const nlohmann::json& j, const std::string& what) {
+  const auto field = [&](const char* key) -> const nlohmann::json& {
+    if (!j.is_object() || !j.contains(key)) throw Error(fmt::format("{}: \"{}\" missing: allowed a hcube-scatter/1 object", what, key));
+    return j.at(key);
+  };
+  const nlohmann::json& format = field("format");
+  if (!format.is_string() || format.get<std::string>() != "hcube-scatter/1")
+    throw Error(fmt::format("{}: format {} unknown: allowed \"hcube-scatter/1\"", what, printable_input(format.dump())));
+  const auto text = [&](const char* key) {
+    const nlohmann::json& v = field(key);
+    if (!v.is_string()) throw Error(fmt::format("{}: {} {} is not a string", what, key, printable_input(v.dump())));
+    return v.get<std::string>();
+  };
+  ScatterRounds s;
+  try {
+    s.topology = parse_scatter_topology(text("topology"));
+    s.ports = parse_port_model(text("port_model"));
+  } catch (const Error& e) {
+    throw Error(fmt::format("{}: {}", what, e.what()));
+  }
+  const nlohmann::json& rounds = field("rounds");
+  if (!rounds.is_array()) throw Error(fmt::format("{}: rounds is not an array: allowed [[[src, dst, dir], ...], ...]", what));
+  for (std::size_t r = 0; r < rounds.size(); ++r) {
+    if (!rounds[r].is_array()) throw Error(fmt::format("{}: round {} is not an array of [src, dst, dir]", what, r));
+    std::vector<ScatterPacket>& out = s.rounds.emplace_back();
+    for (const nlohmann::json& p : rounds[r]) {
+      if (!p.is_array() || p.size() != 3 || !p[0].is_number_unsigned() || !p[1].is_number_unsigned() ||
+          !p[2].is_number_integer() || p[2].get<long long>() < -1 || p[2].get<long long>() > 1)
+        throw Error(fmt::format("{}: round {} packet {}: allowed [src, dst, dir] with nodes >= 0 and dir -1, 0 or 1", what,
+                                r, printable_input(p.dump())));
+      out.push_back({p[0].get<std::uint64_t>(), p[1].get<std::uint64_t>(), p[2].get<int>()});
+    }
+  }
+  try {
+    check_scatter_rounds(s);
+  } catch (const Error& e) {
+    throw Error(fmt::format("{}: {}", what, e.what()));
+  }
+  return s;
+}
+
+void save_scatter_rounds(const std::string& path, const ScatterRounds& s) {
+  write_text_atomically(path, to_json(s).dump() + "\n", "scatter schedule file " + path);
+}
+
+ScatterRounds load_scatter_rounds(const std::string& path) {
+  // 64 nodes' 4032 packets of a few bytes each: a file past this is no scatter schedule.
+  constexpr std::size_t kMaxBytes = std::size_t{1} << 20;
+  InputFile file(path, "scatter schedule file " + path);
+  std::string text;
+  char buf[4096];
+  for (std::size_t got; (got = file.read_some(buf, sizeof buf)) != 0;) {
+    text.append(buf, got);
+    if (text.size() > kMaxBytes)
+      throw Error(fmt::format("scatter schedule file {}: more than {} bytes: allowed at most that", path, kMaxBytes));
+  }
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded()) throw Error(fmt::format("scatter schedule file {}: not JSON", path));
+  return scatter_rounds_from_json(j, path);
+}
+
+GridSchedule grid_scatter_from_rounds(const ScatterRounds& r) {
+  if (r.topology.cube)
+    throw Error(fmt::format("scatter schedule on {}: the wormhole rounds run on grids: allowed ring, torus, mesh",
+                            to_string(r.topology)));
+  check_scatter_rounds(r);
+  GridSchedule s;
+  s.algorithm = "sat";
+  s.topology = r.topology.grid;
+  s.output_block = r.topology.grid.nodes();
+  s.rules = GridRules{PortModel::all_port, Duplex::full};
+  s.switching = Switching::wormhole;
+  s.one_port_rounds = r.ports == PortModel::one_port;
+  const std::uint64_t N = s.topology.nodes(), out = N;
+  s.node_blocks = 2 * N + 4;  // input, output, one transit slot per incoming direction (as dex)
+  for (std::size_t k = 0; k < r.rounds.size(); ++k) {
+    std::vector<Worm> worms;
+    for (const ScatterPacket& p : r.rounds[k]) worms.push_back(Worm{p.src, p.dst, {{p.dst, out + p.src}}, p.dir});
+    std::function<BlockPairs(std::uint64_t)> own;  // the node's own packet, in the very first cycle
+    if (k == 0) own = [out](std::uint64_t node) { return BlockPairs{{node, out + node}}; };
+    wormhole_round(s, worms, own, 2 * N, 1);
+    if (!s.one_port_rounds) s.congestion.push_back(1);  // wormhole_round refuses a shared link
+  }
+  for (std::size_t c = 0; c < s.cycles.size(); ++c) check_grid_cycle(s.topology, s.node_blocks, s.cycles[c], s.rules, c);
+  return s;
 }
 
 }  // namespace hcube

@@ -461,19 +461,20 @@ def tune(quick: bool = False, *, log2_bytes: Optional[int] = None, budget_second
 @_python_names
 def synthesize(pattern: str, d: Optional[Union[int, Sequence[int]]] = None, *, axes: Optional[int] = None,
                m: Optional[int] = None, max_cycles: Optional[int] = None, time_limit: float = 0.0,
-               port_model: str = "all", output: Union[str, "_os.PathLike[str]"],
-               perm: Optional[Union[str, Sequence[int]]] = None, n: Optional[int] = None) -> Dict[str, Any]:
-    """The fewest routing cycles of an AAPC, a sequence of AAPCs or a permutation of the address bits, found by
-    a SAT solver (``hcube synthesize``).
+               port_model: Optional[str] = None, output: Union[str, "_os.PathLike[str]"],
+               perm: Optional[Union[str, Sequence[int]]] = None, n: Optional[int] = None,
+               topology: Optional[str] = None) -> Dict[str, Any]:
+    """The fewest routing cycles of an AAPC, a sequence of AAPCs or a permutation of the address bits, or the
+    fewest rounds of the all-to-all scatter, found by a SAT solver (``hcube synthesize``).
 
-    Writes the schedule file (hcube-schedule/1), which ``hcube run --schedule`` verifies
-    (docs/synthesize.md). Needs hcube built with CaDiCaL (libcadical-dev); without it a ValueError
+    Writes the schedule file (hcube-schedule/1), which ``hcube run --schedule`` verifies; for the scatter
+    hcube-scatter/1, which ``hcube scatter --schedule`` verifies (docs/synthesize.md). Needs hcube built with CaDiCaL (libcadical-dev); without it a ValueError
     names the library.
 
     Parameters
     ----------
     pattern : str
-        "aapc", "multi-aapc" or "permute".
+        "aapc", "multi-aapc", "permute" or "scatter".
     d : int or sequence of int
         The AAPC's dimensions; for multi-aapc each axis' order (with ``axes``) or the orders, non-increasing.
     axes : int, optional
@@ -484,20 +485,22 @@ def synthesize(pattern: str, d: Optional[Union[int, Sequence[int]]] = None, *, a
         The most routing cycles tried (1..256).
     time_limit : float
         Seconds for the whole search; 0: none.
-    port_model : str
-        "all" or "one".
+    port_model : str, optional
+        "all" or "one" (default all; scatter: one).
     output : str or path
         The schedule file written.
     perm : str or sequence of int, optional
         permute: as ``hcube.permute``'s (source address bit i goes to bit perm[i]; "transpose", ...).
     n : int, optional
         permute: the processor dimensions (``d`` says the same).
+    topology : str, optional
+        scatter: "ring:z", "torus:z1xz2", "mesh:z1xz2" or "cube:d" (as ``hcube scatter``'s).
 
     Returns
     -------
     dict
         "cycles", "optimal", "lower_bound", "lower_bound_proof", "distance_bound", "channel_bound",
-        "unsat_at", "seconds", "output", "runs", ... (permute: "perm")
+        "unsat_at", "seconds", "output", "runs", ... (permute: "perm"; scatter: "topology", "rounds")
     """
     if n is not None and d is not None:
         raise ValueError(f"n={int(n)} and d={d} both give the processor dimensions: pass one")
@@ -505,7 +508,9 @@ def synthesize(pattern: str, d: Optional[Union[int, Sequence[int]]] = None, *, a
     dims = "" if size is None else str(size) if isinstance(size, int) else ",".join(str(int(w)) for w in size)
     text = "" if perm is None else _plans.perm_text(perm)
     result: Dict[str, Any] = _json.loads(_hcube.synthesize(str(pattern), dims, axes, m, max_cycles, float(time_limit),
-                                                           str(port_model), _os.fspath(output), text))
+                                                           "" if port_model is None else str(port_model),
+                                                           _os.fspath(output), text,
+                                                           "" if topology is None else str(topology)))
     result["command"] = "synthesize"
     return result
 

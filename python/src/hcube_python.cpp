@@ -558,8 +558,9 @@ PYBIND11_MODULE(_hcube, mod) {
       "synthesize",
       [](const std::string& pattern, const std::string& dims, std::optional<long long> axes, std::optional<long long> m,
          std::optional<long long> max_cycles, double time_limit, const std::string& port_model,
-         const std::string& output, const std::string& perm) {
+         const std::string& output, const std::string& perm, const std::string& topology) {
         hcube::SynthesisRequest r;
+        r.topology = topology;
         r.pattern = pattern;
         r.dims = dims;
         r.perm = perm;
@@ -573,12 +574,12 @@ PYBIND11_MODULE(_hcube, mod) {
         {
           py::gil_scoped_release release;
           const hcube::SynthesisResult res = hcube::synthesize(r);
-          hcube::save_schedule(output, res.schedule);
+          hcube::save_synthesis(output, res);
           j = hcube::to_json(res);
         }
         j["output"] = output;
         return j.dump();
       },
       arg("pattern"), arg("dims"), arg("axes"), arg("m"), arg("max_cycles"), arg("time_limit"), arg("port_model"),
-      arg("output"), arg("perm") = "");
+      arg("output"), arg("perm") = "", arg("topology") = "");
 }

@@ -85,3 +85,23 @@ def test_bad_input_in_python_terms(tmp_path: pathlib.Path) -> None:
     with pytest.raises(ValueError, match=r"perm entry 2 \(source bit 2\) = 5 out of range: allowed 0\.\.2"):
         hcube.synthesize("permute", n=2, m=1, perm=[0, 1, 5], output=tmp_path / "x.json")
     assert not (tmp_path / "x.json").exists()
+
+
+def test_scatter_on_ring_of_eight_takes_dex_rounds(tmp_path: pathlib.Path) -> None:
+    out = tmp_path / "s.json"
+    r = hcube.synthesize("scatter", topology="ring:8", output=out)
+    # One-port by default (the notes' DEX model): 8 rounds = 2t^2 for z = 8, the bisection bound.
+    assert (r["cycles"], r["rounds"], r["optimal"], r["lower_bound"], r["lower_bound_proof"], r["port_model"]) == (
+        8, 8, True, 8, "bisection", "one")
+    f = json.loads(out.read_text())
+    assert (f["format"], f["topology"], len(f["rounds"])) == ("hcube-scatter/1", "ring:8", 8)
+    # Every ordered pair once; each node sends one and receives one packet a round.
+    pairs = [(p[0], p[1]) for rnd in f["rounds"] for p in rnd]
+    assert sorted(pairs) == [(a, b) for a in range(8) for b in range(8) if a != b]
+    for rnd in f["rounds"]:
+        assert len({p[0] for p in rnd}) == len(rnd) == len({p[1] for p in rnd})
+    r = hcube.synthesize("scatter", topology="cube:3", port_model="all", output=out)
+    assert (r["cycles"], r["optimal"], r["lower_bound_proof"]) == (4, True, "bisection")
+    with pytest.raises(ValueError, match="topology missing"):
+        hcube.synthesize("scatter", output=tmp_path / "x.json")
+    assert not (tmp_path / "x.json").exists()

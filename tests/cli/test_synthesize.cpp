@@ -411,3 +411,113 @@ TEST_F(CliSynthesize, TimeLimitStopsTheSearch) {
 }
 
 }  // namespace
+
+// The all-to-all scatter (hcube scatter's machine model, direct packets): node a's packet for b a
+// round. Each file is checked here apart from the library: every ordered pair once and, one-port,
+// one send and one receive a node a round; then `hcube scatter --schedule` runs and verifies it.
+class CliSynthesizeScatter : public CliSynthesize {
+ protected:
+  json scatter(const std::string& topology, const std::string& ports, std::uint64_t nodes) {
+    const fs::path out = path("scatter.json");
+    Args args{"synthesize", "scatter", "--topology", topology, "--output", out.string()};
+    if (!ports.empty()) args.insert(args.end(), {"--port-model", ports});
+    const json j = ok_json(args);
+    const json file = json::parse(read_text(out));
+    EXPECT_EQ(file["format"], "hcube-scatter/1");
+    EXPECT_EQ(file["topology"], topology);
+    EXPECT_EQ(file["rounds"].size(), j["cycles"].get<std::size_t>());
+    std::vector<int> sent(nodes * nodes, 0);
+    for (const json& round : file["rounds"]) {
+      std::vector<int> sends(nodes, 0), receives(nodes, 0);
+      for (const json& p : round) {
+        const std::uint64_t a = p[0], b = p[1];
+        ++sent.at(a * nodes + b);
+        if (file["port_model"] == "one") {
+          EXPECT_TRUE(++sends[a] == 1 && ++receives[b] == 1) << round.dump();
+        }
+      }
+    }
+    for (std::uint64_t a = 0; a < nodes; ++a)
+      for (std::uint64_t b = 0; b < nodes; ++b) EXPECT_EQ(sent[a * nodes + b], a == b ? 0 : 1) << a << " -> " << b;
+    const json run = ok_json({"scatter", "--schedule", out.string(), "--json"});
+    EXPECT_EQ(run["verified"], true) << run.dump();
+    EXPECT_EQ(run["rounds"], j["cycles"]) << run.dump();
+    EXPECT_LE(j["seconds"].get<double>(), 10.0);
+    return j;
+  }
+};
+
+// ring:8, one-port (the default for the scatter): 8 rounds, the bisection bound (16 packets each
+// way over the cut's 2 links), which the notes' DEX also takes (2t^2 = 8 for z = 8).
+TEST_F(CliSynthesizeScatter, RingOfEightTakesTheBisectionBoundAsDex) {
+  const json j = scatter("ring:8", "", 8);
+  EXPECT_EQ(j["pattern"], "scatter");
+  EXPECT_EQ(j["port_model"], "one");
+  EXPECT_EQ(j["cycles"], 8);
+  EXPECT_EQ(j["optimal"], true);
+  EXPECT_EQ(j["lower_bound"], 8);
+  EXPECT_EQ(j["lower_bound_proof"], "bisection");
+  EXPECT_EQ(ok_json({"scatter", "--topology", "ring:8", "--algorithm", "dex", "--json"})["rounds"], j["cycles"]);
+}
+
+// Small meshes and cubes in both port models: each the bound, one-port N - 1 or the bisection.
+TEST_F(CliSynthesizeScatter, SmallMeshesAndCubesTakeTheirBounds) {
+  struct Case {
+    const char* topology;
+    const char* ports;
+    std::uint64_t nodes, rounds;
+    const char* proof;
+  };
+  for (const Case& c : {Case{"mesh:2x2", "one", 4, 3, "one-port"}, Case{"mesh:2x2", "all", 4, 2, "bisection"},
+                        Case{"mesh:2x4", "one", 8, 8, "bisection"}, Case{"mesh:2x4", "all", 8, 8, "bisection"},
+                        Case{"mesh:4x4", "one", 16, 16, "bisection"}, Case{"mesh:4x4", "all", 16, 16, "bisection"},
+                        Case{"cube:2", "one", 4, 3, "one-port"}, Case{"cube:2", "all", 4, 2, "bisection"},
+                        Case{"cube:3", "one", 8, 7, "one-port"}, Case{"cube:3", "all", 8, 4, "bisection"}}) {
+    SCOPED_TRACE(std::string(c.topology) + " " + c.ports);
+    const json j = scatter(c.topology, c.ports, c.nodes);
+    EXPECT_EQ(j["cycles"], c.rounds);
+    EXPECT_EQ(j["optimal"], true);
+    EXPECT_EQ(j["lower_bound_proof"], c.proof);
+  }
+}
+
+// torus:3x3 all-port: the bounds say 3, the solver proves 3 impossible on the model's routes.
+TEST_F(CliSynthesizeScatter, TorusOfThreeByThreeProvesItsBoundUnsat) {
+  const json j = scatter("torus:3x3", "all", 9);
+  EXPECT_EQ(j["cycles"], 4);
+  EXPECT_EQ(j["unsat_at"], 3);
+  EXPECT_EQ(j["lower_bound_proof"], "unsat");
+}
+
+TEST_F(CliSynthesizeScatter, BadInputGetsOneLine) {
+  const std::string out = path("x.json").string();
+  expect_error({"synthesize", "scatter", "-o", out}, {"topology missing", "ring:z"});
+  expect_error({"synthesize", "aapc", "--dims", "3", "--topology", "ring:8", "-o", out}, {"ring:8", "scatter only"});
+  expect_error({"synthesize", "scatter", "--topology", "ring:65", "-o", out}, {"ring:65", "allowed 2 .. 64"});
+  expect_error({"synthesize", "scatter", "--topology", "ring:8", "--max-cycles", "7", "-o", out},
+               {"--max-cycles 7", "bisection", "allowed 8 .. 256"});
+  EXPECT_FALSE(fs::exists(out));
+  // A file that breaks the model: one line naming the round, the packet and what is allowed.
+  const auto refused = [&](const std::string& rounds, const std::vector<std::string>& mentions) {
+    std::ofstream(out) << (R"({"format":"hcube-scatter/1","topology":"mesh:2x2","port_model":"one","rounds":)" + rounds + "}");
+    expect_error({"scatter", "--schedule", out}, mentions);
+  };
+  refused(R"([[[0,1,0],[1,0,0],[2,3,0],[3,2,0]],[[0,2,0],[2,0,0],[1,3,0],[3,1,0]],[[0,3,0],[3,0,0],[1,2,0]]])",
+          {"packet 2 -> 1", "never sent"});
+  refused(R"([[[0,1,0],[0,2,0]]])", {"round 0 packet 0 -> 2", "one-port"});
+  refused(R"([[[0,1,1]]])", {"dir 1", "allowed 0"});
+  refused(R"([[[0,7,0]]])", {"0 -> 7", "allowed two distinct nodes 0 .. 3"});
+}
+
+// On the cube the file is checked (the verification) but not run; a --topology beside it must agree.
+TEST_F(CliSynthesizeScatter, CubeFileIsCheckedAndTopologyMustAgree) {
+  const fs::path out = path("c2.json");
+  ok_json({"synthesize", "scatter", "--topology", "cube:2", "-o", out.string(), "--json"});
+  const json run = ok_json({"scatter", "--schedule", out.string(), "--json"});
+  EXPECT_EQ(run["verified"], true);
+  EXPECT_EQ(run["run"], false);
+  EXPECT_EQ(run["rounds"], 3);
+  expect_error({"scatter", "--schedule", out.string(), "--topology", "mesh:2x2"},
+               {"--topology mesh:2x2 differs", "allowed cube:2 or none"});
+  expect_error({"scatter", "--schedule", out.string(), "--algorithm", "sex"}, {"allowed without --algorithm"});
+}

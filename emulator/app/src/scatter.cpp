@@ -136,4 +136,25 @@ GridScatterRun run_grid_scatter(const GridSchedule& s, const IoFlags& io, const 
   return out;
 }
 
+std::optional<GridSchedule> scatter_schedule_file(const std::string& path, const std::string& topology,
+                                                  const IoFlags& io) {
+  const ScatterRounds r = load_scatter_rounds(path);  // checked: every pair once, no link or port twice
+  if (!topology.empty() && to_string(parse_scatter_topology(topology)) != to_string(r.topology))
+    throw Error(fmt::format("--topology {} differs from the schedule's {}: allowed {} or none", printable_text(topology),
+                            to_string(r.topology), to_string(r.topology)));
+  if (!r.topology.cube) return grid_scatter_from_rounds(r);
+  const nlohmann::json j = {{"command", "scatter"},   {"topology", to_string(r.topology)},
+                            {"schedule", path},       {"algorithm", "sat"},
+                            {"ports", to_string(r.ports)}, {"rounds", r.rounds.size()},
+                            {"verified", true},       {"run", false},
+                            {"permutation", "all-to-all scatter"}};
+  emit(io, j, [&] {
+    fmt::print("all-to-all scatter, schedule {} on {} (e-cube, {}-port): {} rounds\n", printable_text(path),
+               to_string(r.topology), to_string(r.ports), r.rounds.size());
+    fmt::print("checked: every packet once on its e-cube route, no link (nor one-port sender or receiver) twice a "
+               "round; not run (the cube's wormhole rounds are not emulated)\n");
+  });
+  return std::nullopt;
+}
+
 }  // namespace hcube::app

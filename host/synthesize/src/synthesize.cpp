@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <memory>
 #include <numeric>
 
@@ -45,19 +46,15 @@ struct Shape {
   PortModel port = PortModel::all_port;
 };
 
-Shape check_request(const SynthesisRequest& r) {
-  Shape sh;
-  if (r.pattern != "aapc" && r.pattern != "multi-aapc" && r.pattern != "permute")
-    throw Error(fmt::format("unknown pattern '{}': allowed aapc, multi-aapc, permute", printable_input(r.pattern)));
-  sh.aapc = r.pattern == "aapc";
-  sh.permute = r.pattern == "permute";
-  if (sh.permute != !r.perm.empty())
-    throw Error(sh.permute ? std::string("SynthesisRequest::perm missing: permute needs the permutation p0,...,p(n+m-1) "
-                                         "or a name (transpose, bit-reversal, shuffle:k, ...)")
-                           : fmt::format("SynthesisRequest::perm {} applies to permute only", printable_input(r.perm)));
-  if (r.port_model != "all" && r.port_model != "one")
+// The flags every pattern shares: the port model (returned), the most cycles and the time limit.
+// One-port is the scatter's default: the notes' model of its DEX.
+std::string port_model_of(const SynthesisRequest& r) {
+  return !r.port_model.empty() ? r.port_model : r.pattern == "scatter" ? "one" : "all";
+}
+
+PortModel check_search(const SynthesisRequest& r) {
+  if (port_model_of(r) != "all" && port_model_of(r) != "one")
     throw Error(fmt::format("SynthesisRequest::port_model {}: allowed all, one", printable_input(r.port_model)));
-  sh.port = r.port_model == "one" ? PortModel::one_port : PortModel::all_port;
   if (r.max_cycles != kUnsetSize && (r.max_cycles < 1 || r.max_cycles > kMaxSynthesisCycles))
     throw Error(fmt::format("SynthesisRequest::max_cycles {} out of range: allowed 1 .. {}", r.max_cycles,
                             kMaxSynthesisCycles));
@@ -65,6 +62,23 @@ Shape check_request(const SynthesisRequest& r) {
   if (!(r.time_limit >= 0 && r.time_limit <= kMaxTimeLimit))
     throw Error(fmt::format("SynthesisRequest::time_limit {} out of range: allowed 0 (none) .. {} seconds",
                             r.time_limit, kMaxTimeLimit));
+  return port_model_of(r) == "one" ? PortModel::one_port : PortModel::all_port;
+}
+
+Shape check_request(const SynthesisRequest& r) {
+  Shape sh;
+  if (r.pattern != "aapc" && r.pattern != "multi-aapc" && r.pattern != "permute")
+    throw Error(fmt::format("unknown pattern '{}': allowed aapc, multi-aapc, permute, scatter", printable_input(r.pattern)));
+  if (!r.topology.empty())
+    throw Error(fmt::format("SynthesisRequest::topology {} applies to scatter only, not {}", printable_input(r.topology),
+                            r.pattern));
+  sh.aapc = r.pattern == "aapc";
+  sh.permute = r.pattern == "permute";
+  if (sh.permute != !r.perm.empty())
+    throw Error(sh.permute ? std::string("SynthesisRequest::perm missing: permute needs the permutation p0,...,p(n+m-1) "
+                                         "or a name (transpose, bit-reversal, shuffle:k, ...)")
+                           : fmt::format("SynthesisRequest::perm {} applies to permute only", printable_input(r.perm)));
+  sh.port = check_search(r);
   if (r.dims.empty())
     throw Error(fmt::format("SynthesisRequest::dims missing: {} needs {}", r.pattern,
                             sh.permute ? "n, the processor dimensions"
@@ -162,6 +176,166 @@ Shape check_request(const SynthesisRequest& r) {
     if (mem[p] != p) return false;
   return true;
 }
+
+// --- scatter: packets to rounds ---------------------------------------------------
+
+// The all-to-all scatter's lower bounds on rounds, valid for any direct routing (so that they prove
+// optimality beyond the model's routes): the largest, and which it is.
+[[maybe_unused]] std::pair<std::uint64_t, std::string> scatter_bound(const ScatterTopology& t, PortModel port) {
+  const std::uint64_t N = t.cube ? std::uint64_t{1} << t.d : t.grid.nodes();
+  std::pair<std::uint64_t, std::string> best{1, "ports"};
+  const auto offer = [&](std::uint64_t v, const char* proof) {
+    if (v > best.first) best = {v, proof};
+  };
+  const auto ceil_div = [](std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; };
+  // Bisection (notes sec. 4): a cut with a and b nodes on its sides and `links` directed links
+  // across one way carries a b packets that way.
+  std::uint64_t hops = 0, in_degree = N;  // every shortest path's links, the fewest links into a node
+  if (t.cube) {
+    offer(ceil_div((N / 2) * (N / 2), N / 2), "bisection");
+    hops = N * t.d * (N / 2);
+    in_degree = t.d;
+  } else {
+    const GridTopology& g = t.grid;
+    for (unsigned k = 0; k < g.dims(); ++k) {
+      const std::uint64_t z = g.side(k), other = g.nodes() / z, h = z / 2;
+      offer(ceil_div(h * other * (z - h) * other, other * (g.wraps() ? 2 : 1)), "bisection");
+    }
+    for (std::uint64_t a = 0; a < N; ++a) {
+      std::uint64_t links = 0;
+      for (unsigned k = 0; k < g.dims(); ++k)
+        for (const int dir : {1, -1}) links += g.neighbour(a, k, dir).has_value() ? 1 : 0;
+      if (g.kind == GridKind::ring && g.z1 == 2) links = 2;  // T(2): two edges between its nodes
+      in_degree = std::min(in_degree, links);
+      for (std::uint64_t b = 0; b < N; ++b)
+        for (unsigned k = 0; k < g.dims(); ++k) {
+          const std::uint64_t d = g.coord(a, k) > g.coord(b, k) ? g.coord(a, k) - g.coord(b, k) : g.coord(b, k) - g.coord(a, k);
+          hops += g.wraps() ? std::min(d, g.side(k) - d) : d;
+        }
+    }
+  }
+  // One-port: a node receives its N - 1 packets one a round; all-port: over its links in.
+  offer(port == PortModel::one_port ? N - 1 : ceil_div(N - 1, in_degree), port == PortModel::one_port ? "one-port" : "ports");
+  const std::uint64_t directed = t.cube ? N * t.d : t.grid.directed_links();
+  offer(ceil_div(hops, directed), "links");
+  return best;
+}
+
+#if HCUBE_HAVE_CADICAL
+
+// Packet p in round t: x[p][t]; its route c of several: y[p][c]. A directed link carries at most one
+// packet a round, one-port nodes send and receive one; the rounds' order is free, so the first packet
+// goes in round 0. Incremental: each round a layer, the goal of T (every packet in one of the first T
+// rounds) an assumption.
+class ScatterEncoding {
+ public:
+  ScatterEncoding(CaDiCaL::Solver& solver, const ScatterTopology& t, PortModel port) : s_(solver), port_(port) {
+    const std::uint64_t N = t.cube ? std::uint64_t{1} << t.d : t.grid.nodes();
+    for (std::uint64_t a = 0; a < N; ++a)
+      for (std::uint64_t b = 0; b < N; ++b)
+        if (a != b) {
+          packets_.push_back({a, b, 0});
+          routes_.push_back(scatter_routes(t, a, b));
+          std::vector<int>& y = choice_.emplace_back();
+          if (routes_.back().size() > 1) {
+            for (std::size_t c = 0; c < routes_.back().size(); ++c) y.push_back(++vars_);
+            add(y);
+            at_most_one(y);
+          }
+        }
+    std::uint64_t links = 0;
+    for (const std::vector<ScatterRoute>& rs : routes_)
+      for (const ScatterRoute& r : rs)
+        for (std::uint64_t l : r.links) links = std::max(links, l + 1);
+    users_.resize(links);
+    for (std::size_t p = 0; p < routes_.size(); ++p)
+      for (std::size_t c = 0; c < routes_[p].size(); ++c)
+        for (std::uint64_t l : routes_[p][c].links) users_[l].push_back({p, c});
+  }
+
+  std::size_t layers() const { return x_.size(); }
+  std::uint64_t variables() const { return static_cast<std::uint64_t>(vars_); }
+  std::uint64_t clauses() const { return clauses_; }
+
+  void add_layer() {
+    const std::size_t t = x_.size();
+    std::vector<int>& x = x_.emplace_back(packets_.size());
+    for (int& v : x) v = ++vars_;
+    for (std::size_t p = 0; p < packets_.size(); ++p)
+      for (std::size_t u = 0; u < t; ++u) add({-x_[u][p], -x[p]});  // one round a packet
+    if (t == 0) add({x[0]});
+    for (const auto& on : users_)
+      for (std::size_t i = 0; i < on.size(); ++i)
+        for (std::size_t k = i + 1; k < on.size(); ++k) {
+          const auto [p, c] = on[i];
+          const auto [q, e] = on[k];
+          if (p == q) continue;
+          std::vector<int> cl{-x[p], -x[q]};
+          if (!choice_[p].empty()) cl.push_back(-choice_[p][c]);
+          if (!choice_[q].empty()) cl.push_back(-choice_[q][e]);
+          add(cl);
+        }
+    if (port_ == PortModel::one_port) {
+      std::map<std::uint64_t, std::vector<int>> sends, receives;
+      for (std::size_t p = 0; p < packets_.size(); ++p) {
+        sends[packets_[p].src].push_back(x[p]);
+        receives[packets_[p].dst].push_back(x[p]);
+      }
+      for (const auto* side : {&sends, &receives})
+        for (const auto& [node, lits] : *side) at_most_one(lits);
+    }
+  }
+
+  int goal(std::size_t T) {
+    if (goals_.size() <= T) goals_.resize(T + 1, 0);
+    if (goals_[T] != 0) return goals_[T];
+    const int g = goals_[T] = ++vars_;
+    for (std::size_t p = 0; p < packets_.size(); ++p) {
+      std::vector<int> cl{-g};
+      for (std::size_t t = 0; t < T; ++t) cl.push_back(x_[t][p]);
+      add(cl);
+    }
+    return g;
+  }
+
+  std::vector<std::vector<ScatterPacket>> decode(std::size_t T) const {
+    std::vector<std::vector<ScatterPacket>> rounds(T);
+    for (std::size_t t = 0; t < T; ++t)
+      for (std::size_t p = 0; p < packets_.size(); ++p) {
+        if (s_.val(x_[t][p]) <= 0) continue;
+        ScatterPacket k = packets_[p];
+        for (std::size_t c = 0; c < choice_[p].size(); ++c)
+          if (s_.val(choice_[p][c]) > 0) k.dir = routes_[p][c].dir;
+        if (choice_[p].empty()) k.dir = routes_[p][0].dir;
+        rounds[t].push_back(k);
+      }
+    return rounds;
+  }
+
+ private:
+  void add(const std::vector<int>& clause) {
+    for (int l : clause) s_.add(l);
+    s_.add(0);
+    ++clauses_;
+  }
+  void at_most_one(const std::vector<int>& lits) {
+    for (std::size_t i = 0; i < lits.size(); ++i)
+      for (std::size_t k = i + 1; k < lits.size(); ++k) add({-lits[i], -lits[k]});
+  }
+
+  CaDiCaL::Solver& s_;
+  PortModel port_;
+  int vars_ = 0;
+  std::uint64_t clauses_ = 0;
+  std::vector<ScatterPacket> packets_;
+  std::vector<std::vector<ScatterRoute>> routes_;
+  std::vector<std::vector<int>> choice_;                           // per packet: its routes' literals (none: one route)
+  std::vector<std::vector<std::pair<std::size_t, std::size_t>>> users_;  // per link: (packet, route)
+  std::vector<std::vector<int>> x_;                                // per round: per packet
+  std::vector<int> goals_;
+};
+
+#endif  // HCUBE_HAVE_CADICAL
 
 #if HCUBE_HAVE_CADICAL
 
@@ -436,6 +610,66 @@ class Encoding {
   std::vector<int> goals_;  // per T: its goal literal (0: not made yet)
 };
 
+// hcube synthesize scatter: T = the bound, the bound + 1, ... on one incremental solver.
+SynthesisResult synthesize_scatter(const SynthesisRequest& r) {
+  const Clock::time_point t0 = Clock::now();
+  if (r.topology.empty())
+    throw Error("SynthesisRequest::topology missing: scatter needs ring:z, torus:z1xz2, mesh:z1xz2 or cube:d");
+  if (!r.dims.empty() || !r.perm.empty() || r.axes != kUnsetSize || r.m != kUnsetSize)
+    throw Error("SynthesisRequest::dims, perm, axes and m apply to aapc, multi-aapc and permute: scatter takes "
+                "SynthesisRequest::topology");
+  SynthesisResult res;
+  res.pattern = r.pattern;
+  res.port_model = port_model_of(r);
+  res.scatter.ports = check_search(r);
+  res.scatter.topology = parse_scatter_topology(r.topology);
+  const std::uint64_t N = res.scatter.topology.cube ? std::uint64_t{1} << std::min(res.scatter.topology.d, 32u)
+                                                    : res.scatter.topology.grid.nodes();
+  if (N > kMaxScatterRoundNodes)
+    throw Error(fmt::format("SynthesisRequest::topology {}: {} nodes out of range: allowed 2 .. {}",
+                            printable_input(r.topology), N, kMaxScatterRoundNodes));
+  const auto [bound, proof] = scatter_bound(res.scatter.topology, res.scatter.ports);
+  res.lower_bound = bound;
+  res.lower_bound_proof = proof;
+  const std::uint64_t max_cycles = r.max_cycles == kUnsetSize ? kMaxSynthesisCycles : static_cast<std::uint64_t>(r.max_cycles);
+  if (max_cycles < bound)
+    throw Error(fmt::format("SynthesisRequest::max_cycles {}: no scatter takes fewer than {} rounds ({} bound): allowed "
+                            "{} .. {}",
+                            max_cycles, bound, proof, bound, kMaxSynthesisCycles));
+  Deadline deadline(r.time_limit, t0);
+  CaDiCaL::Solver solver;
+  solver.connect_terminator(&deadline);
+  ScatterEncoding enc(solver, res.scatter.topology, res.scatter.ports);
+  for (std::uint64_t T = bound;; ++T) {
+    const Clock::time_point s0 = Clock::now();
+    while (enc.layers() < T) enc.add_layer();
+    solver.assume(enc.goal(T));
+    const int status = deadline.terminate() ? 0 : solver.solve();
+    res.runs.push_back({T, "routes", status == 10 ? "SAT" : status == 20 ? "UNSAT" : "UNKNOWN", since(s0)});
+    if (status == 0)
+      throw Error(fmt::format("SynthesisRequest::time_limit {} s reached at T = {} rounds (undecided): allow more time",
+                              r.time_limit, T));
+    if (status == 10) {
+      res.cycles = T;
+      res.scatter.rounds = enc.decode(T);
+      break;
+    }
+    // UNSAT is a proof for the model's routes only (XY, the ways round): the bound says which it is.
+    res.unsat_at = T;
+    res.lower_bound = T + 1;
+    res.lower_bound_proof = "unsat";
+    if (T >= max_cycles)
+      throw Error(fmt::format("no scatter of at most SynthesisRequest::max_cycles {} rounds (T = {} UNSAT): allowed {} .. {}",
+                              max_cycles, T, T + 1, kMaxSynthesisCycles));
+  }
+  res.optimal = res.cycles == res.lower_bound;
+  res.variables = enc.variables();
+  res.clauses = enc.clauses();
+  check_scatter_rounds(res.scatter);  // apart from the CNF: every pair once, no link or port used twice
+  res.seconds = since(t0);
+  return res;
+}
+
 #endif  // HCUBE_HAVE_CADICAL
 
 }  // namespace
@@ -463,7 +697,27 @@ nlohmann::json to_json(const SynthesisResult& r) {
           {"clauses", r.clauses},
           {"runs", runs}};
   if (!r.perm.empty()) j["perm"] = r.perm;
+  if (r.pattern == "scatter") {
+    j["topology"] = to_string(r.scatter.topology);
+    j["rounds"] = r.cycles;
+  }
   return j;
+}
+
+void save_synthesis(const std::string& path, const SynthesisResult& r) {
+  if (r.pattern == "scatter")
+    save_scatter_rounds(path, r.scatter);
+  else
+    save_schedule(path, r.schedule);
+}
+
+std::string synthesis_summary(const SynthesisResult& r) {
+  if (r.pattern == "scatter")
+    return fmt::format("{} rounds{} on {} ({}-port); lower bound {} ({})", r.cycles, r.optimal ? ", optimal" : "",
+                       to_string(r.scatter.topology), r.port_model, r.lower_bound, r.lower_bound_proof);
+  return fmt::format("{} cycles{}; lower bound {} ({}; distance {}, channels {}{})", r.cycles, r.optimal ? ", optimal" : "",
+                     r.lower_bound, r.lower_bound_proof, r.distance_bound, r.channel_bound,
+                     r.unsat_at ? fmt::format(", T = {} UNSAT", r.unsat_at) : "");
 }
 
 bool synthesis_available() { return HCUBE_HAVE_CADICAL != 0; }
@@ -478,20 +732,21 @@ std::string synthesis_solver() {
 
 SynthesisResult synthesize(const SynthesisRequest& r) {
   const Clock::time_point t0 = Clock::now();
-  const Shape sh = check_request(r);
 #if !HCUBE_HAVE_CADICAL
+  if (r.pattern != "scatter") (void)check_request(r);
   (void)t0;
-  (void)sh;
   throw Error("hcube synthesize needs the CaDiCaL library, which this build lacks: install libcadical-dev "
               "(scripts/install-deps.sh) and rebuild");
 #else
+  if (r.pattern == "scatter") return synthesize_scatter(r);
+  const Shape sh = check_request(r);
   SynthesisResult res;
   res.pattern = r.pattern;
   res.widths = sh.widths;
   res.perm = sh.perm;
   res.n = sh.n;
   res.m = sh.m;
-  res.port_model = r.port_model;
+  res.port_model = port_model_of(r);
   const Geometry geo{sh.n, sh.m};
   const std::uint64_t K = geo.words_per_node(), N = geo.nodes();
   const std::vector<std::uint64_t> target = routing_targets(sh);

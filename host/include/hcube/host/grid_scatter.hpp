@@ -41,6 +41,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "hcube/host/affine_map.hpp"
 #include "hcube/host/exchange_baselines.hpp"
 #include "hcube/host/grid.hpp"
@@ -167,5 +169,45 @@ struct CubeScatterPlan {
   BaselineCost cost;
 };
 CubeScatterPlan make_cube_scatter(ScatterAlgorithm a, unsigned d, std::uint64_t packet_words);
+
+// --- scatter schedules as data (hcube synthesize scatter, hcube scatter --schedule) ---
+
+// A direct, non-combining packet: node src's packet for dst, routed as hcube's
+// wormhole rounds route (xy_path: X then Y; on a ring or torus `dir` +1 or -1
+// winds that way round, 0 takes the coordinates' order; on the cube dimension
+// order, lowest first, dir 0).
+struct ScatterPacket {
+  std::uint64_t src = 0, dst = 0;
+  int dir = 0;
+};
+// The file "hcube-scatter/1": the topology, the port model and the rounds.
+// A directed link carries at most one packet a round; one-port: each node
+// also sends at most one and receives at most one.
+struct ScatterRounds {
+  ScatterTopology topology;
+  PortModel ports = PortModel::one_port;
+  std::vector<std::vector<ScatterPacket>> rounds;
+};
+// The packets the model lets src's packet for dst take: per dir allowed, its
+// directed links (grid: 4 node + 2 dim + [dir > 0]; cube: d node + dim), the
+// distinct routes only.
+struct ScatterRoute {
+  int dir = 0;
+  std::vector<std::uint64_t> links;
+};
+std::vector<ScatterRoute> scatter_routes(const ScatterTopology& t, std::uint64_t src, std::uint64_t dst);
+// The most nodes a scatter schedule file (and hcube synthesize scatter) takes.
+inline constexpr std::uint64_t kMaxScatterRoundNodes = 64;
+// Throws hcube::Error, one line naming the value and its range, unless every
+// ordered pair of distinct nodes goes exactly once, on a route of the model,
+// with no link (and one-port: no sender or receiver) used twice in a round.
+void check_scatter_rounds(const ScatterRounds& s);
+nlohmann::json to_json(const ScatterRounds& s);
+ScatterRounds scatter_rounds_from_json(const nlohmann::json& j, const std::string& what);
+void save_scatter_rounds(const std::string& path, const ScatterRounds& s);
+ScatterRounds load_scatter_rounds(const std::string& path);  // checked
+// The rounds on a grid as wormhole rounds (the planners' machinery), every
+// cycle checked: hcube scatter --schedule runs and verifies it.
+GridSchedule grid_scatter_from_rounds(const ScatterRounds& s);
 
 }  // namespace hcube

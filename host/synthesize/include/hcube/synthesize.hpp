@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "hcube/host/grid_scatter.hpp"
 #include "hcube/host/multi_aapc_plan.hpp"
 #include "hcube/host/schedule.hpp"
 
@@ -19,14 +20,15 @@ namespace hcube {
 
 // What a user asks (the flags of hcube synthesize), checked by synthesize().
 struct SynthesisRequest {
-  std::string pattern = "aapc";        // "aapc", "multi-aapc" or "permute"
+  std::string pattern = "aapc";        // "aapc", "multi-aapc", "permute" or "scatter"
   std::string dims;                    // aapc: d; multi-aapc: d (with axes) or d_1,d_2,... (non-increasing); permute: n
   long long axes = kUnsetSize;         // multi-aapc: s
   long long m = kUnsetSize;            // memory bits (default: d, the first axis' order; permute: n)
   std::string perm;                    // permute: the address bits' permutation, as hcube permute's --perm
   long long max_cycles = kUnsetSize;   // the most cycles tried (unset: until found or out of time)
   double time_limit = 0;               // seconds for the whole search; 0: none
-  std::string port_model = "all";      // "all" or "one"
+  std::string port_model;              // "all" or "one"; empty: the pattern's (scatter one, else all)
+  std::string topology;                // scatter: ring:z, torus:AxB, mesh:AxB or cube:d (hcube scatter's)
 };
 
 // One solver call: T cycles, on the full machine model or the restricted one
@@ -44,12 +46,14 @@ struct SynthesisResult {
   std::vector<unsigned> widths;  // the axes' orders (one for an AAPC; none for a permutation)
   std::vector<unsigned> perm;    // permute: source address bit i goes to bit perm[i]
   unsigned n = 0, m = 0;
-  std::string port_model;
-  Schedule schedule;             // checked (check_schedule) and simulated against its target
+  std::string port_model;        // as asked, or the pattern's default
+  Schedule schedule;             // checked (check_schedule) and simulated against its target (not scatter)
+  ScatterRounds scatter;         // scatter: the rounds, checked (check_scatter_rounds)
   std::uint64_t cycles = 0;
   bool optimal = false;          // cycles - 1 is proven impossible
   std::uint64_t lower_bound = 0; // no schedule of the machine takes fewer cycles
-  std::string lower_bound_proof; // "distance", "channels" or "unsat" (the solver, full model)
+  std::string lower_bound_proof; // "distance", "channels" or "unsat" (the solver, full model); scatter:
+                                 // "bisection", "one-port", "links", "ports" or "unsat"
   std::uint64_t distance_bound = 0;  // the farthest word's distance in dimensions (2 for one that only changes address)
   std::uint64_t channel_bound = 0;   // the busiest dimension's words (or all words' crossings) over what it carries a cycle
   std::uint64_t unsat_at = 0;        // the largest T the full model proved impossible (0: none tried)
@@ -66,6 +70,10 @@ std::string synthesis_solver();
 // hcube::Error, one line naming the value and its allowed range, on a bad
 // request, and when no schedule is found within max_cycles or time_limit.
 SynthesisResult synthesize(const SynthesisRequest& r);
+// Writes the result's file: hcube-scatter/1 for a scatter, hcube-schedule/1 otherwise.
+void save_synthesis(const std::string& path, const SynthesisResult& r);
+// The result in a line: cycles (rounds), optimal, the lower bound and its proof.
+std::string synthesis_summary(const SynthesisResult& r);
 // The result as `hcube synthesize --json` prints it (docs/synthesize.md), less command and output.
 nlohmann::json to_json(const SynthesisResult& r);
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "hcube/app/run.hpp"
@@ -26,5 +27,11 @@ struct GridScatterRun {
   nlohmann::json trace = nlohmann::json::array();
 };
 GridScatterRun run_grid_scatter(const GridSchedule& s, const IoFlags& io, const MachineFlags& mf, bool embed);
+
+// hcube scatter --schedule: the hcube-scatter/1 file loaded and checked, its topology against
+// `topology` where given; on a grid its wormhole rounds, to run. On the cube, which runs no wormhole
+// rounds, the check is the result: reported (emit) here, and none returned.
+std::optional<GridSchedule> scatter_schedule_file(const std::string& path, const std::string& topology,
+                                                  const IoFlags& io);
 
 }  // namespace hcube::app
