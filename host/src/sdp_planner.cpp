@@ -23,7 +23,7 @@ struct Named {
 constexpr Named kNames[] = {{SdpAlgorithm::automatic, "auto"}, {SdpAlgorithm::a1, "A1"}, {SdpAlgorithm::a1_prime, "A1'"},
                             {SdpAlgorithm::a2, "A2"},          {SdpAlgorithm::a3, "A3"}, {SdpAlgorithm::a4, "A4"},
                             {SdpAlgorithm::a5, "A5"},          {SdpAlgorithm::a6, "A6"}, {SdpAlgorithm::edelman, "Edelman"},
-                            {SdpAlgorithm::a3_a1, "A3-A1"}};
+                            {SdpAlgorithm::a3_a1, "A3-A1"}, {SdpAlgorithm::a6_prime, "A6'"}};
 
 std::string join(const std::vector<unsigned>& v, const char* sep) {
   std::string text;
@@ -184,11 +184,15 @@ std::optional<SdpPaperCount> paper_count(const SdpProblem& p, const SdpCandidate
       c.startups = static_cast<double>(a6_startups(s));
       break;
     }
+    case SdpAlgorithm::a6_prime:  // sec. 4.6: K t_c + (2 sigma_p - 1) tau, the worst case (sigma_p at best)
+      c.element_transfers = K;
+      c.startups = 2 * sp - 1;
+      break;
     default:
       return std::nullopt;
   }
   const bool a1_exchanges = k.algorithm != SdpAlgorithm::a3 && k.algorithm != SdpAlgorithm::a3_a1 &&
-                            k.algorithm != SdpAlgorithm::a1_prime;
+                            k.algorithm != SdpAlgorithm::a1_prime && k.algorithm != SdpAlgorithm::a6_prime;
   if (a1_exchanges && plan.unit_words >= 2)
     c.bound = sdp_transfer_bound(bit(p.perm.m) / plan.unit_words, plan.unit_words, steps, sizes, plan.schedule.cycles());
   const double paper = std::ceil(c.element_transfers - 1e-9);
@@ -248,6 +252,7 @@ std::vector<SdpCandidate> sdp_candidates(const SdpProblem& p) {
       return plan_a5(q, gamma, cost.t_c, cost.tau, packet_words(cost, q.m));
     });
     attempt(SdpAlgorithm::a6, P::all, plan_a6);
+    attempt(SdpAlgorithm::a6_prime, P::all, plan_a6_prime);
     attempt(SdpAlgorithm::edelman, P::all, plan_edelman_bit_reversal);
   }
   return out;

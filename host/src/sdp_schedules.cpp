@@ -159,32 +159,46 @@ struct EmptyDimension {
     }
     fold(offset, bits.front());
   }
+  // The order of the permutation cycle through bit b (A6' cuts its rows where a cycle completes).
+  std::size_t order_of(unsigned b) const {
+    std::size_t k = 1;
+    for (unsigned x = p.to[b]; x != b; x = p.to[x]) ++k;
+    return k;
+  }
   // n-port: row k runs, on words[k] of the data (a range of the higher bits),
   // one real cycle a phase of `phase` routing cycles by dimension-order
-  // routing (the phase's steps in order), with offsets of its own. Ranges go
-  // to the rows in the order of their final offsets, so rows that end alike
-  // realign in one alignment.
+  // routing (the phase's steps in order), with offsets of its own; phase 0:
+  // a phase ends where the row completes a cycle (A6', whose rounds differ in
+  // length). Ranges go to the rows in the order of their final offsets, so
+  // rows that end alike realign in one alignment.
   void parts(const std::vector<sdp::Row>& rows, std::size_t phase, const std::vector<std::uint64_t>& words) {
     Schedule& s = plan.schedule;
     std::vector<std::vector<unsigned>> seqs;
-    std::vector<std::vector<std::uint32_t>> maps;  // per row, per phase
+    std::vector<std::vector<std::uint32_t>> maps;  // per row, per step
     std::vector<NodeOffsetMap> final_offset;
     for (const sdp::Row& row : rows) {
       std::vector<unsigned> seq;
       std::vector<std::uint32_t> row_maps;
       NodeOffsetMap o(p.n, 0);
-      for (std::size_t c0 = 0; c0 < row.steps.size(); c0 += phase) {
+      for (std::size_t c0 = 0, c1 = 0; c0 < row.steps.size(); c0 = c1) {
         std::vector<unsigned> bits;
-        for (std::size_t c = c0; c < c0 + phase && c < row.steps.size(); ++c)
-          if (row.steps[c].bit != sdp::kIdle) bits.push_back(row.steps[c].bit);
+        for (c1 = c0; c1 < row.steps.size() && (phase == 0 || c1 < c0 + phase); ++c1) {
+          if (row.steps[c1].bit != sdp::kIdle) bits.push_back(row.steps[c1].bit);
+          if (phase == 0 && !bits.empty() && bits.size() == order_of(bits.front())) {
+            ++c1;
+            break;
+          }
+        }
         if (!bits.empty()) fold(o, bits.back());
         const auto known = std::find(s.offset_maps.begin(), s.offset_maps.end(), o);
         if (known == s.offset_maps.end()) s.offset_maps.push_back(o);
-        row_maps.push_back(static_cast<std::uint32_t>(std::find(s.offset_maps.begin(), s.offset_maps.end(), o) -
-                                                      s.offset_maps.begin() + 1));
+        const auto map = static_cast<std::uint32_t>(std::find(s.offset_maps.begin(), s.offset_maps.end(), o) -
+                                                    s.offset_maps.begin() + 1);
         // Entries are machine address bits: the data's processor bit b is the machine's b + 1.
-        for (std::size_t c = c0; c < c0 + phase && c < row.steps.size(); ++c)
+        for (std::size_t c = c0; c < c1; ++c) {
           seq.push_back(row.steps[c].bit == sdp::kIdle ? sdp::kIdle : row.steps[c].bit + 1);
+          row_maps.push_back(map);
+        }
         if (!bits.empty()) fold(o, bits.front());
       }
       seqs.push_back(std::move(seq));
@@ -201,7 +215,7 @@ struct EmptyDimension {
       range[k] = {first, first + words[k]};
       first += words[k];
     }
-    s = sequences_schedule(std::move(s), seqs, range, [&](std::size_t k, std::size_t c) { return maps[k][c / phase]; });
+    s = sequences_schedule(std::move(s), seqs, range, [&](std::size_t k, std::size_t c) { return maps[k][c]; });
     for (std::size_t i = 0; i < order.size();) {
       std::size_t j = i;
       while (j < order.size() && final_offset[order[j]] == final_offset[order[i]]) ++j;
@@ -261,6 +275,28 @@ SdpPlan plan_a1_prime(const DimensionPermutation& p, bool all_port) {
   const std::vector<sdp::Row> rows = bits.empty() ? std::vector<sdp::Row>{}
                                                   : sdp::round_robin(sdp::rotation_leaves(bits, 0, false));
   e.parts(rows, a.sigma_max, sdp::deal_words(rows, p.n, p.m, bit(p.m)));
+  e.finish(virtual_moves(p, a));
+  return plan;
+}
+
+SdpPlan plan_a6_prime(const DimensionPermutation& p) {
+  const DimensionPermutationAnalysis a = analyze(p);
+  if (!a.separable)
+    throw Error("A6' runs A1' n-port's rotations, which need a separable permutation (no cycle mixing processor and "
+                "storage bits): use A6 or A2");
+  // Sec. 4.6: A6's grouping over A1' chains, S = {sigma_i} (no restoring
+  // exchange), each real cycle its rotations on the empty dimension.
+  SdpPlan plan;
+  EmptyDimension e(p, plan, "A6'", PortModel::all_port);
+  std::vector<std::vector<unsigned>> bits;
+  std::vector<std::uint64_t> orders;
+  for (const ShuffleCycle& c : a.cycles)
+    if (c.kind == ShuffleCycle::Kind::real) {
+      bits.push_back(c.bits);
+      orders.push_back(c.bits.size());
+    }
+  const std::vector<sdp::Row> rows = sdp::grouped_rows(sdp::rotation_leaves(bits, 0, false), orders, "A6'");
+  e.parts(rows, 0, sdp::deal_words(rows, p.n, p.m, bit(p.m)));
   e.finish(virtual_moves(p, a));
   return plan;
 }

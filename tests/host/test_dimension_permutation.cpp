@@ -982,9 +982,10 @@ TEST_P(SdpRun, A1PrimeForRandomPermutations) {
         EXPECT_LE(last_.counters.alignments, 2u);
 
         // n-port: A1 n-port's parts without the restoring exchange, beta sigma_max
-        // cycles; each part realigns its own range.
+        // cycles; each part realigns its own range. Then A6' on the same permutations.
         if (!a.separable) {
           EXPECT_THROW(plan_a1_prime(p, true), Error);
+          EXPECT_THROW(plan_a6_prime(p), Error);
           continue;
         }
         const SdpPlan all = plan_a1_prime(p, true);
@@ -992,7 +993,48 @@ TEST_P(SdpRun, A1PrimeForRandomPermutations) {
         EXPECT_LE(all.align_after.size(), a.real_cycles * a.sigma_max);
         check_schedule(all.schedule);
         expect_runs(p, all);
+
+        // A6' (A6 built on A1', sec. 4.6): A6's grouping with S = {sigma_i}, each
+        // cycle A1' n-port's rotations; f({sigma_i}) cycles, between sigma_p and
+        // the paper's worst case 2 sigma_p - 1.
+        const SdpPlan a6p = plan_a6_prime(p);
+        std::vector<std::uint64_t> orders;
+        for (const ShuffleCycle& c : a.cycles)
+          if (c.kind == ShuffleCycle::Kind::real) orders.push_back(c.bits.size());
+        const std::uint64_t f = orders.empty() ? 0 : a6_startups(orders);
+        EXPECT_EQ(a6p.schedule.cycles(), f);
+        EXPECT_GE(f, a.sigma_p);
+        EXPECT_LE(f, orders.empty() ? 0 : 2 * a.sigma_p - 1);
+        EXPECT_EQ(a6p.schedule.m, m + 1);
+        check_schedule(a6p.schedule);
+        expect_runs(p, a6p);
       }
+}
+
+// A6' at Table 4's orders against sec. 4.6's K t_c + (2 sigma_p - 1) tau: the
+// start-ups f({sigma_i}), between sigma_p and the paper's worst case; the words
+// near K (whole words dealt to fractional shares), at most A1' n-port's (the
+// same grouping on {3, 6}; 10 start-ups against 15 on {2, 2, 5}).
+TEST(SdpA6Prime, CountsAtTable4sOrders) {
+  struct Case {
+    std::vector<std::vector<unsigned>> cycles;
+    unsigned m;
+    std::uint64_t startups, transfers, a1_prime;
+  };
+  const Case cases[] = {
+      {{{0, 1, 2}, {3, 4, 5, 6, 7, 8}}, 10, 12, 1032, 1032},
+      {{{0, 1}, {2, 3}, {4, 5, 6, 7, 8}}, 9, 10, 518, 519},
+  };
+  for (const Case& c : cases) {
+    const DimensionPermutation p = real_cycles(9, c.m, c.cycles);
+    const SdpModel m6 = model_plan(plan_a6_prime(p), 1, 0, bit(c.m + 1));
+    const SdpModel m1 = model_plan(plan_a1_prime(p, true), 1, 0, bit(c.m + 1));
+    SCOPED_TRACE(testing::Message() << "K = " << bit(c.m));
+    EXPECT_EQ(m6.startups, c.startups);
+    EXPECT_LT(m6.startups, 2 * 9 - 1);
+    EXPECT_EQ(m6.element_transfers, c.transfers);
+    EXPECT_EQ(m1.element_transfers, c.a1_prime);
+  }
 }
 
 // The extended cube: data on 2^p.n of 2^n nodes, spread over e = min(n - p.n, m)

@@ -66,6 +66,13 @@ SdpPlan plan_a1_one_port(const DimensionPermutation& p);
 //    K t_c); rows ending with equal offsets realign together.
 SdpPlan plan_a1_prime(const DimensionPermutation& p, bool all_port = false);
 
+// A6 built on A1' (sec. 4.6, "A6 based on A1' has a complexity of K t_c +
+// (2 sigma_p - 1) tau"): A6's recursive grouping of the real cycles with
+// S = {sigma_i}, each cycle run as A1' n-port's rotations through the empty
+// dimension (2K words a node), one alignment at the end; f({sigma_i})
+// cycles. Separable permutations only; name "A6'".
+SdpPlan plan_a6_prime(const DimensionPermutation& p);
+
 // The extended cube (sec. 4, "extended-cube permutations"): the data of p
 // occupies the subcube of its p.n processor dimensions on a machine of n > p.n;
 // the plan spreads it over the e = min(n - p.n, m) unused dimensions, runs a
