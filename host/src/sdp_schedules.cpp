@@ -122,17 +122,29 @@ struct EmptyDimension {
   SdpPlan& plan;
   Geometry geo;
   NodeOffsetMap offset;
+  unsigned empties;  // 1; 2 for A4' (a second empty dimension, machine bit 1)
 
-  EmptyDimension(const DimensionPermutation& perm, SdpPlan& pl, const char* algorithm, PortModel model)
-      : p(perm), plan(pl), geo{perm.n, perm.m + 1}, offset(perm.n, 0) {
+  EmptyDimension(const DimensionPermutation& perm, SdpPlan& pl, const char* algorithm, PortModel model,
+                 unsigned empty_dims = 1)
+      : p(perm), plan(pl), geo{perm.n, perm.m + empty_dims}, offset(perm.n, 0), empties(empty_dims) {
     plan.algorithm = algorithm;
     plan.schedule = plan_header(p, algorithm, model);
     plan.schedule.m = geo.m;
     plan.schedule.d = std::max(1u, std::min(p.n, geo.m));
-    for (unsigned i = 0; i < p.q(); ++i) plan.embed.push_back(i + 1);
+    for (unsigned i = 0; i < p.q(); ++i) plan.embed.push_back(i + empties);
     plan.schedule.rules.channel_width = static_cast<unsigned>(std::min<std::uint64_t>(bit(p.m), 0xffffffffu));
   }
-  void fold(NodeOffsetMap& o, unsigned processor_bit) const { o[processor_bit - p.m] ^= bit(u); }
+  void fold(NodeOffsetMap& o, unsigned processor_bit, unsigned empty = u) const {
+    o[processor_bit - p.m] ^= bit(empty);
+  }
+  // The id of offset map o in the schedule (added when new; 1-based).
+  std::uint32_t map_id(const NodeOffsetMap& o) {
+    Schedule& s = plan.schedule;
+    const auto known = std::find(s.offset_maps.begin(), s.offset_maps.end(), o);
+    if (known == s.offset_maps.end()) s.offset_maps.push_back(o);
+    return static_cast<std::uint32_t>(std::find(s.offset_maps.begin(), s.offset_maps.end(), o) -
+                                      s.offset_maps.begin() + 1);
+  }
   // The offset map of the current offsets (0: none).
   std::uint32_t current_map() {
     if (std::none_of(offset.begin(), offset.end(), [](std::uint64_t c) { return c != 0; })) return 0;
@@ -190,10 +202,7 @@ struct EmptyDimension {
           }
         }
         if (!bits.empty()) fold(o, bits.back());
-        const auto known = std::find(s.offset_maps.begin(), s.offset_maps.end(), o);
-        if (known == s.offset_maps.end()) s.offset_maps.push_back(o);
-        const auto map = static_cast<std::uint32_t>(std::find(s.offset_maps.begin(), s.offset_maps.end(), o) -
-                                                    s.offset_maps.begin() + 1);
+        const std::uint32_t map = map_id(o);
         // Entries are machine address bits: the data's processor bit b is the machine's b + 1.
         for (std::size_t c = c0; c < c1; ++c) {
           seq.push_back(row.steps[c].bit == sdp::kIdle ? sdp::kIdle : row.steps[c].bit + 1);
@@ -231,10 +240,10 @@ struct EmptyDimension {
     for (unsigned b = 0; b < geo.m; ++b) identity[b] = bit(b);
     plan.align_after.emplace_back(AffineMap::from_columns(geo, identity, o), lo, hi);
   }
-  // The data's local reordering on the machine: data memory bit b is machine bit b + 1; u stays.
+  // The data's local reordering on the machine: data memory bit b is machine bit b + empties; the empty ones stay.
   void finish(std::vector<unsigned> data_local_after) {
-    for (unsigned& x : data_local_after) ++x;
-    data_local_after.insert(data_local_after.begin(), u);
+    for (unsigned& x : data_local_after) x += empties;
+    for (unsigned e = empties; e-- > 0;) data_local_after.insert(data_local_after.begin(), e);
     plan.local_after = std::move(data_local_after);
     plan.startups = plan.schedule.cycles();
   }
@@ -279,11 +288,110 @@ SdpPlan plan_a1_prime(const DimensionPermutation& p, bool all_port) {
   return plan;
 }
 
-SdpPlan plan_a6_prime(const DimensionPermutation& p) {
-  const DimensionPermutationAnalysis a = analyze(p);
+namespace {
+
+// A4' and A6' route real cycles through empty dimensions as A1' n-port does
+// (sec. 4.6), which needs every cycle real or virtual.
+DimensionPermutationAnalysis separable_analysis(const DimensionPermutation& p, const char* algorithm,
+                                                const char* instead) {
+  DimensionPermutationAnalysis a = analyze(p);
   if (!a.separable)
-    throw Error("A6' runs A1' n-port's rotations, which need a separable permutation (no cycle mixing processor and "
-                "storage bits): use A6 or A2");
+    throw Error(fmt::format("{} routes through the empty dimension of A1', which needs a separable permutation (no "
+                            "cycle mixing processor and storage bits): use {}",
+                            algorithm, instead));
+  return a;
+}
+
+}  // namespace
+
+SdpPlan plan_a4_prime(const DimensionPermutation& p) {
+  const DimensionPermutationAnalysis a = separable_analysis(p, "A4'", "A4 or A2");
+  SdpPlan plan;
+  EmptyDimension e(p, plan, "A4'", PortModel::all_port, 2);
+  constexpr unsigned u2 = 1;
+  // The concatenation J_0 J_1 ... of the real cycles (sec. 4.6); row k is its
+  // rotation by k, so in every cycle the rows sit on distinct dimensions.
+  std::vector<std::vector<unsigned>> cycles;
+  std::vector<std::pair<std::size_t, std::size_t>> at;  // position -> (cycle, index)
+  for (const ShuffleCycle& c : a.cycles)
+    if (c.kind == ShuffleCycle::Kind::real) {
+      for (std::size_t j = 0; j < c.bits.size(); ++j) at.emplace_back(cycles.size(), j);
+      cycles.push_back(c.bits);
+    }
+  const std::size_t sp = at.size();
+  struct Move {
+    unsigned bit, empty;
+    std::uint32_t map;
+  };
+  std::vector<std::vector<Move>> rows(sp);
+  std::vector<NodeOffsetMap> final_offset(sp, NodeOffsetMap(p.n, 0));
+  std::vector<std::uint64_t> weight(sp, 1);
+  for (std::size_t k = 0; k < sp; ++k) {
+    const auto [i, j] = at[k];
+    NodeOffsetMap& o = final_offset[k];
+    // A whole cycle through `empty` by dimension-order routing (as A1').
+    const auto route = [&](const std::vector<unsigned>& bits, unsigned empty) {
+      e.fold(o, bits.back(), empty);
+      for (unsigned r : bits) rows[k].push_back({r, empty, e.map_id(o)});
+      e.fold(o, bits.front(), empty);
+    };
+    if (j == 0) {  // starts at a cycle's head: every cycle whole through u
+      for (std::size_t t = 0; t < cycles.size(); ++t) route(cycles[(i + t) % cycles.size()], EmptyDimension::u);
+      weight[k] = 2;  // never carries the doubled data: twice the share
+      continue;
+    }
+    // Cycle i from alpha_j on through u; the others, while u holds a content
+    // of cycle i (its data doubled on the active nodes), through u2; then
+    // cycle i's head through u.
+    const std::vector<unsigned>& c = cycles[i];
+    e.fold(o, c[j - 1]);
+    for (std::size_t x = j; x < c.size(); ++x) rows[k].push_back({c[x], EmptyDimension::u, e.map_id(o)});
+    for (std::size_t t = 1; t < cycles.size(); ++t) route(cycles[(i + t) % cycles.size()], u2);
+    for (std::size_t x = 0; x < j; ++x) rows[k].push_back({c[x], EmptyDimension::u, e.map_id(o)});
+    e.fold(o, c[j]);
+  }
+  // Words in proportion to the weights, the rest one by one.
+  const std::uint64_t K = bit(p.m), total = std::accumulate(weight.begin(), weight.end(), std::uint64_t{0});
+  std::vector<std::uint64_t> words(sp);
+  std::uint64_t dealt = 0;
+  for (std::size_t k = 0; k < sp; ++k) dealt += words[k] = K * weight[k] / total;  // sp > 0: total > 0
+  for (std::size_t k = 0; sp > 0 && dealt < K; k = (k + 1) % sp, ++dealt) ++words[k];
+  // In cycle c row k does E(empty, bit) on its range of data words: over both
+  // values of the other empty bit when that one holds data (u while routing
+  // through u2), else over its occupied half (offset 0).
+  Schedule& s = plan.schedule;
+  std::uint64_t first = 0, width = 1;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> range(sp);
+  for (std::size_t k = 0; k < sp; ++k) {
+    range[k] = {first, first + words[k]};
+    first += words[k];
+  }
+  for (std::size_t cyc = 0; cyc < sp; ++cyc) {
+    std::vector<std::uint64_t> load(p.n, 0);
+    for (std::size_t k = 0; k < sp; ++k) {
+      const Move& mv = rows[k][cyc];
+      const unsigned other = mv.empty == u2 ? EmptyDimension::u : u2;
+      const unsigned halves = mv.empty == u2 ? 2 : 1;
+      for (std::uint64_t x = range[k].first; x < range[k].second; ++x)
+        for (unsigned h = 0; h < halves; ++h) {
+          const std::uint64_t base = x << 2 | (h == 0 ? 0 : bit(other));
+          s.add(Exchange{mv.bit - p.m, base | bit(mv.empty), base, mv.map});
+          ++load[mv.bit - p.m];
+        }
+    }
+    for (std::uint64_t l : load) width = std::max(width, l);
+    s.end_cycle();
+  }
+  if (width > 0xffffffffu) throw Error("internal: an A4' cycle exceeds a channel's width");
+  s.rules.channel_width = static_cast<unsigned>(width);
+  for (std::size_t k = 0; k < sp; ++k)
+    if (words[k] > 0) e.realign(final_offset[k], range[k].first << 2, range[k].second << 2);
+  e.finish(virtual_moves(p, a));
+  return plan;
+}
+
+SdpPlan plan_a6_prime(const DimensionPermutation& p) {
+  const DimensionPermutationAnalysis a = separable_analysis(p, "A6'", "A6 or A2");
   // Sec. 4.6: A6's grouping over A1' chains, S = {sigma_i} (no restoring
   // exchange), each real cycle its rotations on the empty dimension.
   SdpPlan plan;

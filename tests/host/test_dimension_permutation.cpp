@@ -982,10 +982,11 @@ TEST_P(SdpRun, A1PrimeForRandomPermutations) {
         EXPECT_LE(last_.counters.alignments, 2u);
 
         // n-port: A1 n-port's parts without the restoring exchange, beta sigma_max
-        // cycles; each part realigns its own range. Then A6' on the same permutations.
+        // cycles; each part realigns its own range. Then A6' and A4' on the same permutations.
         if (!a.separable) {
           EXPECT_THROW(plan_a1_prime(p, true), Error);
           EXPECT_THROW(plan_a6_prime(p), Error);
+          EXPECT_THROW(plan_a4_prime(p), Error);
           continue;
         }
         const SdpPlan all = plan_a1_prime(p, true);
@@ -1008,22 +1009,32 @@ TEST_P(SdpRun, A1PrimeForRandomPermutations) {
         EXPECT_EQ(a6p.schedule.m, m + 1);
         check_schedule(a6p.schedule);
         expect_runs(p, a6p);
+
+        // A4' (A4 built on A1', sec. 4.6): the rotations of J_0 J_1 ..., sigma_p
+        // cycles on a machine of 4K words (two empty dimensions).
+        const SdpPlan a4p = plan_a4_prime(p);
+        EXPECT_EQ(a4p.schedule.cycles(), a.sigma_p);
+        EXPECT_EQ(a4p.schedule.m, m + 2);
+        check_schedule(a4p.schedule);
+        expect_runs(p, a4p);
       }
 }
 
-// A6' at Table 4's orders against sec. 4.6's K t_c + (2 sigma_p - 1) tau: the
+// A6' and A4' at Table 4's orders against sec. 4.6: A6' K t_c + (2 sigma_p - 1) tau, the
 // start-ups f({sigma_i}), between sigma_p and the paper's worst case; the words
 // near K (whole words dealt to fractional shares), at most A1' n-port's (the
-// same grouping on {3, 6}; 10 start-ups against 15 on {2, 2, 5}).
-TEST(SdpA6Prime, CountsAtTable4sOrders) {
+// same grouping on {3, 6}; 10 start-ups against 15 on {2, 2, 5}); A4' 2K t_c +
+// sigma_p tau, its sigma_p start-ups and below 2K words (rows at a cycle's head
+// never double their data and take twice the share).
+TEST(SdpOnA1Prime, CountsAtTable4sOrders) {
   struct Case {
     std::vector<std::vector<unsigned>> cycles;
     unsigned m;
-    std::uint64_t startups, transfers, a1_prime;
+    std::uint64_t startups, transfers, a1_prime, a4_prime;
   };
   const Case cases[] = {
-      {{{0, 1, 2}, {3, 4, 5, 6, 7, 8}}, 10, 12, 1032, 1032},
-      {{{0, 1}, {2, 3}, {4, 5, 6, 7, 8}}, 9, 10, 518, 519},
+      {{{0, 1, 2}, {3, 4, 5, 6, 7, 8}}, 10, 12, 1032, 1032, 1683},
+      {{{0, 1}, {2, 3}, {4, 5, 6, 7, 8}}, 9, 10, 518, 519, 774},
   };
   for (const Case& c : cases) {
     const DimensionPermutation p = real_cycles(9, c.m, c.cycles);
@@ -1034,6 +1045,11 @@ TEST(SdpA6Prime, CountsAtTable4sOrders) {
     EXPECT_LT(m6.startups, 2 * 9 - 1);
     EXPECT_EQ(m6.element_transfers, c.transfers);
     EXPECT_EQ(m1.element_transfers, c.a1_prime);
+    // A4': sigma_p = 9 start-ups (the paper's), at most the paper's 2K words.
+    const SdpModel m4 = model_plan(plan_a4_prime(p), 1, 0, bit(c.m + 2));
+    EXPECT_EQ(m4.startups, 9u);
+    EXPECT_EQ(m4.element_transfers, c.a4_prime);
+    EXPECT_LE(m4.element_transfers, 2 * bit(c.m));
   }
 }
 
