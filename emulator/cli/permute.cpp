@@ -116,7 +116,7 @@ void add_permute(CLI::App& app, const ResultSink& sink) {
       ->required();
   choices(cmd->add_option("-a,--algorithm", f->algorithm,
                           "auto (lowest modelled time), A1, A1' (2K words a node), A2, A3 (2K words a node), A4, A5, "
-                          "A6 or Edelman (bit reversal, n = m)"),
+                          "A6, A6' and A4' (on A1') or Edelman (bit reversal, n = m)"),
           split_names(sdp_algorithm_names()))
       ->capture_default_str();
   cmd->add_flag("--fused", f->fused,

@@ -345,6 +345,16 @@ std::vector<Row> group_rows(Grouping& g, unsigned mask, const std::vector<std::v
 
 }  // namespace
 
+std::vector<Row> sdp::grouped_rows(const std::vector<std::vector<Row>>& leaves, const std::vector<std::uint64_t>& s,
+                                   const char* algorithm) {
+  if (leaves.size() > kA6MaxCycles)
+    throw Error(fmt::format("{} searches the groupings of at most {} cycles and blocks: this permutation has {}",
+                            algorithm, kA6MaxCycles, leaves.size()));
+  if (leaves.empty()) return {};
+  Grouping g(s);
+  return group_rows(g, static_cast<unsigned>((1u << leaves.size()) - 1), leaves);
+}
+
 std::uint64_t a6_startups(const std::vector<std::uint64_t>& s) {
   if (s.empty() || s.size() > kA6MaxCycles)
     throw Error(fmt::format("A6 groups 1..{} cycles: got {}", kA6MaxCycles, s.size()));
@@ -364,15 +374,7 @@ SdpPlan plan_a6(const DimensionPermutation& p) {
     leaves.push_back({Row{sdp::with_pivot(b.pivot, b.bits), 1.0}});
     s.push_back(b.bits.size());
   }
-  if (leaves.size() > kA6MaxCycles)
-    throw Error(fmt::format("A6 searches the groupings of at most {} cycles and blocks: this permutation has {}",
-                            kA6MaxCycles, leaves.size()));
-  std::vector<Row> rows;
-  if (!leaves.empty()) {
-    Grouping g(s);
-    rows = group_rows(g, static_cast<unsigned>((1u << leaves.size()) - 1), leaves);
-  }
-  return sdp::rows_plan(p, "A6", rows, closure_of(u));
+  return sdp::rows_plan(p, "A6", sdp::grouped_rows(leaves, s, "A6"), closure_of(u));
 }
 
 }  // namespace hcube

@@ -23,7 +23,8 @@ struct Named {
 constexpr Named kNames[] = {{SdpAlgorithm::automatic, "auto"}, {SdpAlgorithm::a1, "A1"}, {SdpAlgorithm::a1_prime, "A1'"},
                             {SdpAlgorithm::a2, "A2"},          {SdpAlgorithm::a3, "A3"}, {SdpAlgorithm::a4, "A4"},
                             {SdpAlgorithm::a5, "A5"},          {SdpAlgorithm::a6, "A6"}, {SdpAlgorithm::edelman, "Edelman"},
-                            {SdpAlgorithm::a3_a1, "A3-A1"}};
+                            {SdpAlgorithm::a3_a1, "A3-A1"}, {SdpAlgorithm::a6_prime, "A6'"},
+                            {SdpAlgorithm::a4_prime, "A4'"}};
 
 std::string join(const std::vector<unsigned>& v, const char* sep) {
   std::string text;
@@ -93,8 +94,8 @@ SdpProblem analyse_sdp(const std::string& text, long long n_in, long long m_in, 
   r.bound = n < machine_n ? extended_cube_lower_bound(r.analysis, bit(m), machine_n, n, all, cost.t_c, cost.tau)
                           : lower_bound(r.analysis, bit(m), all, cost.t_c, cost.tau);
   // Counted in cycles of K/2 words a node: A1' and A3 move up to K words in
-  // at most 2 sigma cycles, A5 and A6 K/2 in fewer than 2 (sigma_p + beta) <= 3
-  // sigma, A1 n-port in beta (sigma_max + 1), the others in fewer.
+  // at most 2 sigma cycles, A4' up to 2K in sigma_p, A5 and A6 K/2 in fewer
+  // than 2 (sigma_p + beta) <= 3 sigma, A1 n-port in beta (sigma_max + 1), the others in fewer.
   const DimensionPermutationAnalysis& a = r.analysis;
   const std::uint64_t cycles = 4 * a.sigma + a.beta * (a.sigma_max + 1);
   if ((bit(m) / 2 + 1) * cycles > kMaxScheduleExchanges)
@@ -184,11 +185,20 @@ std::optional<SdpPaperCount> paper_count(const SdpProblem& p, const SdpCandidate
       c.startups = static_cast<double>(a6_startups(s));
       break;
     }
+    case SdpAlgorithm::a4_prime:  // sec. 4.6: 2K t_c + sigma_p tau (the unfinished GSH doubles the data)
+      c.element_transfers = 2 * K;
+      c.startups = sp;
+      break;
+    case SdpAlgorithm::a6_prime:  // sec. 4.6: K t_c + (2 sigma_p - 1) tau, the worst case (sigma_p at best)
+      c.element_transfers = K;
+      c.startups = 2 * sp - 1;
+      break;
     default:
       return std::nullopt;
   }
   const bool a1_exchanges = k.algorithm != SdpAlgorithm::a3 && k.algorithm != SdpAlgorithm::a3_a1 &&
-                            k.algorithm != SdpAlgorithm::a1_prime;
+                            k.algorithm != SdpAlgorithm::a1_prime && k.algorithm != SdpAlgorithm::a6_prime &&
+                            k.algorithm != SdpAlgorithm::a4_prime;
   if (a1_exchanges && plan.unit_words >= 2)
     c.bound = sdp_transfer_bound(bit(p.perm.m) / plan.unit_words, plan.unit_words, steps, sizes, plan.schedule.cycles());
   const double paper = std::ceil(c.element_transfers - 1e-9);
@@ -248,6 +258,8 @@ std::vector<SdpCandidate> sdp_candidates(const SdpProblem& p) {
       return plan_a5(q, gamma, cost.t_c, cost.tau, packet_words(cost, q.m));
     });
     attempt(SdpAlgorithm::a6, P::all, plan_a6);
+    attempt(SdpAlgorithm::a4_prime, P::all, plan_a4_prime);
+    attempt(SdpAlgorithm::a6_prime, P::all, plan_a6_prime);
     attempt(SdpAlgorithm::edelman, P::all, plan_edelman_bit_reversal);
   }
   return out;

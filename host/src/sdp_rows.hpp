@@ -94,6 +94,13 @@ std::vector<std::vector<Row>> rotation_leaves(const std::vector<std::vector<unsi
 // each group's rows sum to 1, and so do the result's; identical rows merged.
 std::vector<Row> round_robin(const std::vector<std::vector<Row>>& groups);
 
+// A6's recursive grouping (sec. 4.3, Lemma 11): leaf i (rows of s[i] steps)
+// grouped to minimise f(S), each group's subgroups run round-robin; all rows of
+// f(S) steps, weights summing to 1. A6 and A6' (on A1', sec. 4.6) share it.
+// Throws naming `algorithm` beyond 10 leaves (the search is over set partitions).
+std::vector<Row> grouped_rows(const std::vector<std::vector<Row>>& leaves, const std::vector<std::uint64_t>& s,
+                              const char* algorithm);
+
 // Words dealt to rows that move one word per word a step (A1', A3 n-port on
 // the empty dimension): counts per row, in proportion to the weights, then as
 // the dealing of rows_plan lowers the modelled transfers. Steps name the

@@ -122,17 +122,29 @@ struct EmptyDimension {
   SdpPlan& plan;
   Geometry geo;
   NodeOffsetMap offset;
+  unsigned empties;  // 1; 2 for A4' (a second empty dimension, machine bit 1)
 
-  EmptyDimension(const DimensionPermutation& perm, SdpPlan& pl, const char* algorithm, PortModel model)
-      : p(perm), plan(pl), geo{perm.n, perm.m + 1}, offset(perm.n, 0) {
+  EmptyDimension(const DimensionPermutation& perm, SdpPlan& pl, const char* algorithm, PortModel model,
+                 unsigned empty_dims = 1)
+      : p(perm), plan(pl), geo{perm.n, perm.m + empty_dims}, offset(perm.n, 0), empties(empty_dims) {
     plan.algorithm = algorithm;
     plan.schedule = plan_header(p, algorithm, model);
     plan.schedule.m = geo.m;
     plan.schedule.d = std::max(1u, std::min(p.n, geo.m));
-    for (unsigned i = 0; i < p.q(); ++i) plan.embed.push_back(i + 1);
+    for (unsigned i = 0; i < p.q(); ++i) plan.embed.push_back(i + empties);
     plan.schedule.rules.channel_width = static_cast<unsigned>(std::min<std::uint64_t>(bit(p.m), 0xffffffffu));
   }
-  void fold(NodeOffsetMap& o, unsigned processor_bit) const { o[processor_bit - p.m] ^= bit(u); }
+  void fold(NodeOffsetMap& o, unsigned processor_bit, unsigned empty = u) const {
+    o[processor_bit - p.m] ^= bit(empty);
+  }
+  // The id of offset map o in the schedule (added when new; 1-based).
+  std::uint32_t map_id(const NodeOffsetMap& o) {
+    Schedule& s = plan.schedule;
+    const auto known = std::find(s.offset_maps.begin(), s.offset_maps.end(), o);
+    if (known == s.offset_maps.end()) s.offset_maps.push_back(o);
+    return static_cast<std::uint32_t>(std::find(s.offset_maps.begin(), s.offset_maps.end(), o) -
+                                      s.offset_maps.begin() + 1);
+  }
   // The offset map of the current offsets (0: none).
   std::uint32_t current_map() {
     if (std::none_of(offset.begin(), offset.end(), [](std::uint64_t c) { return c != 0; })) return 0;
@@ -159,32 +171,43 @@ struct EmptyDimension {
     }
     fold(offset, bits.front());
   }
+  // The order of the permutation cycle through bit b (A6' cuts its rows where a cycle completes).
+  std::size_t order_of(unsigned b) const {
+    std::size_t k = 1;
+    for (unsigned x = p.to[b]; x != b; x = p.to[x]) ++k;
+    return k;
+  }
   // n-port: row k runs, on words[k] of the data (a range of the higher bits),
   // one real cycle a phase of `phase` routing cycles by dimension-order
-  // routing (the phase's steps in order), with offsets of its own. Ranges go
-  // to the rows in the order of their final offsets, so rows that end alike
-  // realign in one alignment.
+  // routing (the phase's steps in order), with offsets of its own; phase 0:
+  // a phase ends where the row completes a cycle (A6', whose rounds differ in
+  // length). Ranges go to the rows in the order of their final offsets, so
+  // rows that end alike realign in one alignment.
   void parts(const std::vector<sdp::Row>& rows, std::size_t phase, const std::vector<std::uint64_t>& words) {
     Schedule& s = plan.schedule;
     std::vector<std::vector<unsigned>> seqs;
-    std::vector<std::vector<std::uint32_t>> maps;  // per row, per phase
+    std::vector<std::vector<std::uint32_t>> maps;  // per row, per step
     std::vector<NodeOffsetMap> final_offset;
     for (const sdp::Row& row : rows) {
       std::vector<unsigned> seq;
       std::vector<std::uint32_t> row_maps;
       NodeOffsetMap o(p.n, 0);
-      for (std::size_t c0 = 0; c0 < row.steps.size(); c0 += phase) {
+      for (std::size_t c0 = 0, c1 = 0; c0 < row.steps.size(); c0 = c1) {
         std::vector<unsigned> bits;
-        for (std::size_t c = c0; c < c0 + phase && c < row.steps.size(); ++c)
-          if (row.steps[c].bit != sdp::kIdle) bits.push_back(row.steps[c].bit);
+        for (c1 = c0; c1 < row.steps.size() && (phase == 0 || c1 < c0 + phase); ++c1) {
+          if (row.steps[c1].bit != sdp::kIdle) bits.push_back(row.steps[c1].bit);
+          if (phase == 0 && !bits.empty() && bits.size() == order_of(bits.front())) {
+            ++c1;
+            break;
+          }
+        }
         if (!bits.empty()) fold(o, bits.back());
-        const auto known = std::find(s.offset_maps.begin(), s.offset_maps.end(), o);
-        if (known == s.offset_maps.end()) s.offset_maps.push_back(o);
-        row_maps.push_back(static_cast<std::uint32_t>(std::find(s.offset_maps.begin(), s.offset_maps.end(), o) -
-                                                      s.offset_maps.begin() + 1));
+        const std::uint32_t map = map_id(o);
         // Entries are machine address bits: the data's processor bit b is the machine's b + 1.
-        for (std::size_t c = c0; c < c0 + phase && c < row.steps.size(); ++c)
+        for (std::size_t c = c0; c < c1; ++c) {
           seq.push_back(row.steps[c].bit == sdp::kIdle ? sdp::kIdle : row.steps[c].bit + 1);
+          row_maps.push_back(map);
+        }
         if (!bits.empty()) fold(o, bits.front());
       }
       seqs.push_back(std::move(seq));
@@ -201,7 +224,7 @@ struct EmptyDimension {
       range[k] = {first, first + words[k]};
       first += words[k];
     }
-    s = sequences_schedule(std::move(s), seqs, range, [&](std::size_t k, std::size_t c) { return maps[k][c / phase]; });
+    s = sequences_schedule(std::move(s), seqs, range, [&](std::size_t k, std::size_t c) { return maps[k][c]; });
     for (std::size_t i = 0; i < order.size();) {
       std::size_t j = i;
       while (j < order.size() && final_offset[order[j]] == final_offset[order[i]]) ++j;
@@ -217,10 +240,10 @@ struct EmptyDimension {
     for (unsigned b = 0; b < geo.m; ++b) identity[b] = bit(b);
     plan.align_after.emplace_back(AffineMap::from_columns(geo, identity, o), lo, hi);
   }
-  // The data's local reordering on the machine: data memory bit b is machine bit b + 1; u stays.
+  // The data's local reordering on the machine: data memory bit b is machine bit b + empties; the empty ones stay.
   void finish(std::vector<unsigned> data_local_after) {
-    for (unsigned& x : data_local_after) ++x;
-    data_local_after.insert(data_local_after.begin(), u);
+    for (unsigned& x : data_local_after) x += empties;
+    for (unsigned e = empties; e-- > 0;) data_local_after.insert(data_local_after.begin(), e);
     plan.local_after = std::move(data_local_after);
     plan.startups = plan.schedule.cycles();
   }
@@ -261,6 +284,127 @@ SdpPlan plan_a1_prime(const DimensionPermutation& p, bool all_port) {
   const std::vector<sdp::Row> rows = bits.empty() ? std::vector<sdp::Row>{}
                                                   : sdp::round_robin(sdp::rotation_leaves(bits, 0, false));
   e.parts(rows, a.sigma_max, sdp::deal_words(rows, p.n, p.m, bit(p.m)));
+  e.finish(virtual_moves(p, a));
+  return plan;
+}
+
+namespace {
+
+// A4' and A6' route real cycles through empty dimensions as A1' n-port does
+// (sec. 4.6), which needs every cycle real or virtual.
+DimensionPermutationAnalysis separable_analysis(const DimensionPermutation& p, const char* algorithm,
+                                                const char* instead) {
+  DimensionPermutationAnalysis a = analyze(p);
+  if (!a.separable)
+    throw Error(fmt::format("{} routes through the empty dimension of A1', which needs a separable permutation (no "
+                            "cycle mixing processor and storage bits): use {}",
+                            algorithm, instead));
+  return a;
+}
+
+}  // namespace
+
+SdpPlan plan_a4_prime(const DimensionPermutation& p) {
+  const DimensionPermutationAnalysis a = separable_analysis(p, "A4'", "A4 or A2");
+  SdpPlan plan;
+  EmptyDimension e(p, plan, "A4'", PortModel::all_port, 2);
+  constexpr unsigned u2 = 1;
+  // The concatenation J_0 J_1 ... of the real cycles (sec. 4.6); row k is its
+  // rotation by k, so in every cycle the rows sit on distinct dimensions.
+  std::vector<std::vector<unsigned>> cycles;
+  std::vector<std::pair<std::size_t, std::size_t>> at;  // position -> (cycle, index)
+  for (const ShuffleCycle& c : a.cycles)
+    if (c.kind == ShuffleCycle::Kind::real) {
+      for (std::size_t j = 0; j < c.bits.size(); ++j) at.emplace_back(cycles.size(), j);
+      cycles.push_back(c.bits);
+    }
+  const std::size_t sp = at.size();
+  struct Move {
+    unsigned bit, empty;
+    std::uint32_t map;
+  };
+  std::vector<std::vector<Move>> rows(sp);
+  std::vector<NodeOffsetMap> final_offset(sp, NodeOffsetMap(p.n, 0));
+  std::vector<std::uint64_t> weight(sp, 1);
+  for (std::size_t k = 0; k < sp; ++k) {
+    const auto [i, j] = at[k];
+    NodeOffsetMap& o = final_offset[k];
+    // A whole cycle through `empty` by dimension-order routing (as A1').
+    const auto route = [&](const std::vector<unsigned>& bits, unsigned empty) {
+      e.fold(o, bits.back(), empty);
+      for (unsigned r : bits) rows[k].push_back({r, empty, e.map_id(o)});
+      e.fold(o, bits.front(), empty);
+    };
+    if (j == 0) {  // starts at a cycle's head: every cycle whole through u
+      for (std::size_t t = 0; t < cycles.size(); ++t) route(cycles[(i + t) % cycles.size()], EmptyDimension::u);
+      weight[k] = 2;  // never carries the doubled data: twice the share
+      continue;
+    }
+    // Cycle i from alpha_j on through u; the others, while u holds a content
+    // of cycle i (its data doubled on the active nodes), through u2; then
+    // cycle i's head through u.
+    const std::vector<unsigned>& c = cycles[i];
+    e.fold(o, c[j - 1]);
+    for (std::size_t x = j; x < c.size(); ++x) rows[k].push_back({c[x], EmptyDimension::u, e.map_id(o)});
+    for (std::size_t t = 1; t < cycles.size(); ++t) route(cycles[(i + t) % cycles.size()], u2);
+    for (std::size_t x = 0; x < j; ++x) rows[k].push_back({c[x], EmptyDimension::u, e.map_id(o)});
+    e.fold(o, c[j]);
+  }
+  // Words in proportion to the weights, the rest one by one.
+  const std::uint64_t K = bit(p.m), total = std::accumulate(weight.begin(), weight.end(), std::uint64_t{0});
+  std::vector<std::uint64_t> words(sp);
+  std::uint64_t dealt = 0;
+  for (std::size_t k = 0; k < sp; ++k) dealt += words[k] = K * weight[k] / total;  // sp > 0: total > 0
+  for (std::size_t k = 0; sp > 0 && dealt < K; k = (k + 1) % sp, ++dealt) ++words[k];
+  // In cycle c row k does E(empty, bit) on its range of data words: over both
+  // values of the other empty bit when that one holds data (u while routing
+  // through u2), else over its occupied half (offset 0).
+  Schedule& s = plan.schedule;
+  std::uint64_t first = 0, width = 1;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> range(sp);
+  for (std::size_t k = 0; k < sp; ++k) {
+    range[k] = {first, first + words[k]};
+    first += words[k];
+  }
+  for (std::size_t cyc = 0; cyc < sp; ++cyc) {
+    std::vector<std::uint64_t> load(p.n, 0);
+    for (std::size_t k = 0; k < sp; ++k) {
+      const Move& mv = rows[k][cyc];
+      const unsigned other = mv.empty == u2 ? EmptyDimension::u : u2;
+      const unsigned halves = mv.empty == u2 ? 2 : 1;
+      for (std::uint64_t x = range[k].first; x < range[k].second; ++x)
+        for (unsigned h = 0; h < halves; ++h) {
+          const std::uint64_t base = x << 2 | (h == 0 ? 0 : bit(other));
+          s.add(Exchange{mv.bit - p.m, base | bit(mv.empty), base, mv.map});
+          ++load[mv.bit - p.m];
+        }
+    }
+    for (std::uint64_t l : load) width = std::max(width, l);
+    s.end_cycle();
+  }
+  if (width > 0xffffffffu) throw Error("internal: an A4' cycle exceeds a channel's width");
+  s.rules.channel_width = static_cast<unsigned>(width);
+  for (std::size_t k = 0; k < sp; ++k)
+    if (words[k] > 0) e.realign(final_offset[k], range[k].first << 2, range[k].second << 2);
+  e.finish(virtual_moves(p, a));
+  return plan;
+}
+
+SdpPlan plan_a6_prime(const DimensionPermutation& p) {
+  const DimensionPermutationAnalysis a = separable_analysis(p, "A6'", "A6 or A2");
+  // Sec. 4.6: A6's grouping over A1' chains, S = {sigma_i} (no restoring
+  // exchange), each real cycle its rotations on the empty dimension.
+  SdpPlan plan;
+  EmptyDimension e(p, plan, "A6'", PortModel::all_port);
+  std::vector<std::vector<unsigned>> bits;
+  std::vector<std::uint64_t> orders;
+  for (const ShuffleCycle& c : a.cycles)
+    if (c.kind == ShuffleCycle::Kind::real) {
+      bits.push_back(c.bits);
+      orders.push_back(c.bits.size());
+    }
+  const std::vector<sdp::Row> rows = sdp::grouped_rows(sdp::rotation_leaves(bits, 0, false), orders, "A6'");
+  e.parts(rows, 0, sdp::deal_words(rows, p.n, p.m, bit(p.m)));
   e.finish(virtual_moves(p, a));
   return plan;
 }

@@ -110,7 +110,8 @@ TEST(Plans, PermuteBitReversalFusedAndRoutedByEveryAlgorithm) {
   const std::vector<std::uint32_t> in = distinct_words(bit(q), 3);
   for (const char* ports : {"one", "all"})
     for (const SdpAlgorithm a : {SdpAlgorithm::automatic, SdpAlgorithm::a1, SdpAlgorithm::a1_prime, SdpAlgorithm::a2,
-                                 SdpAlgorithm::a3, SdpAlgorithm::a4, SdpAlgorithm::a5, SdpAlgorithm::a6}) {
+                                 SdpAlgorithm::a3, SdpAlgorithm::a4, SdpAlgorithm::a5, SdpAlgorithm::a6,
+                                 SdpAlgorithm::a6_prime}) {
       PermutePlan::Options o;
       o.perm = "bit-reversal";
       o.n = n;

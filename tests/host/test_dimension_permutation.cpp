@@ -13,6 +13,7 @@
 #include <numeric>
 #include <random>
 #include <string>
+#include <unordered_set>
 
 #include "backend_test.hpp"
 #include "hcube/emulator/sdp_run.hpp"
@@ -855,6 +856,101 @@ TEST(SdpTable4, ElementTransfersAgainstThePapers) {
             720u);
 }
 
+// The fewest exchanges E(v, r) -- v one of k pivots, r one of the sigma
+// processor bits alpha_0..alpha_(sigma-1) of a real cycle, each pivot used at
+// most cap times -- that leave alpha_j's content in alpha_(j+1) and the
+// pivots' contents in the pivots (in any order); -1 when none does. Breadth
+// first over the bits' contents, independent of the planner.
+int fewest_exchanges(unsigned sigma, unsigned k, unsigned cap) {
+  const unsigned bits = sigma + k;  // <= 8: contents and uses packed 4 bits each
+  const auto content = [](std::uint64_t s, unsigned i) { return static_cast<unsigned>((s >> (4 * i)) & 15u); };
+  std::uint64_t start = 0;
+  for (unsigned i = 0; i < bits; ++i) start |= std::uint64_t{i} << (4 * i);
+  const auto done = [&](std::uint64_t s) {
+    for (unsigned j = 0; j < sigma; ++j)
+      if (content(s, (j + 1) % sigma) != j) return false;
+    for (unsigned p = 0; p < k; ++p)
+      if (content(s, sigma + p) < sigma) return false;
+    return true;
+  };
+  std::unordered_set<std::uint64_t> seen{start};
+  std::vector<std::uint64_t> level{start};
+  for (int depth = 0; !level.empty(); ++depth) {
+    std::vector<std::uint64_t> next;
+    for (std::uint64_t s : level) {
+      if (done(s)) return depth;
+      for (unsigned p = 0; p < k; ++p) {
+        const unsigned use_shift = 4 * (bits + p);
+        if (content(s, bits + p) == cap) continue;
+        for (unsigned r = 0; r < sigma; ++r) {
+          const unsigned a = content(s, sigma + p), b = content(s, r);
+          std::uint64_t t = s + (std::uint64_t{1} << use_shift);
+          t &= ~((std::uint64_t{15} << (4 * (sigma + p))) | (std::uint64_t{15} << (4 * r)));
+          t |= (std::uint64_t{b} << (4 * (sigma + p))) | (std::uint64_t{a} << (4 * r));
+          if (seen.insert(t).second) next.push_back(t);
+        }
+      }
+    }
+    level = std::move(next);
+  }
+  return -1;
+}
+
+// docs/sdp.md, "Lemma (A5 with dummies)": a row of A5 (sec. 4.3, Lemma 8)
+// gives each pivot one piece of one cycle and gamma + 1 slots, so a unit needs
+// at least sigma + ceil(sigma / gamma) exchanges on a cycle of order sigma,
+// and with a dummy the busiest dimension carries more than the paper's
+// (gamma + 1) K / (2 gamma). Checked here over every row of exchanges, then
+// for the cases {3, 6} (gamma 6) and {2, 2, 5} (gamma 2, 3).
+TEST(SdpA5, LemmaEveryRowWithDummiesExceedsThePapersCount) {
+  for (unsigned sigma = 2; sigma <= 6; ++sigma)
+    for (unsigned gamma = 1; gamma <= 6; ++gamma)
+      for (unsigned k = 1, mu = (sigma + gamma - 1) / gamma; sigma + k <= 8 && k <= mu + 1; ++k) {
+        // Every row with k pivots of gamma + 1 uses: none with fewer than mu
+        // pivots, else exactly Lemma 8's sigma + mu (extra pivots never help).
+        EXPECT_EQ(fewest_exchanges(sigma, k, gamma + 1), k >= mu ? static_cast<int>(sigma + mu) : -1)
+            << "sigma " << sigma << " gamma " << gamma << " pivots " << k;
+      }
+  // With no limit on a pivot's uses, A1's chain (sigma + 1) is the fewest.
+  for (unsigned sigma = 2; sigma <= 5; ++sigma) EXPECT_EQ(fewest_exchanges(sigma, 2, 15), static_cast<int>(sigma + 1));
+
+  struct Case {
+    std::vector<std::vector<unsigned>> cycles;
+    unsigned n, m, gamma;
+    std::uint64_t bound, hcube;  // the lemma's words at hcube's units; hcube's run
+  };
+  const Case cases[] = {
+      {{{0, 1, 2}, {3, 4, 5, 6, 7, 8}}, 9, 10, 6, 684, 686},
+      {{{0, 1, 2}, {3, 4, 5, 6, 7, 8}}, 9, 14, 6, 10924, 10926},
+      {{{0, 1}, {2, 3}, {4, 5, 6, 7, 8}}, 9, 9, 2, 416, 496},
+      {{{0, 1}, {2, 3}, {4, 5, 6, 7, 8}}, 9, 9, 3, 384, 416},
+      {{{0, 1}, {2, 3}, {4, 5, 6, 7, 8}}, 9, 14, 2, 13120, 13184},
+      {{{0, 1}, {2, 3}, {4, 5, 6, 7, 8}}, 9, 14, 3, 12288, 12288},
+  };
+  for (const Case& c : cases) {
+    const std::uint64_t K = bit(c.m);
+    SCOPED_TRACE(testing::Message() << "K = " << K << ", gamma = " << c.gamma);
+    unsigned mu = 0;
+    for (const auto& cyc : c.cycles) mu += static_cast<unsigned>((cyc.size() + c.gamma - 1) / c.gamma);
+    const std::uint64_t W = bit(mu), U = K / W;  // hcube's units: cosets of the mu pivots
+    double fraction = 0;                        // of K/2, over the busiest dimension
+    std::uint64_t words = 0;
+    for (const auto& cyc : c.cycles) {
+      const unsigned sigma = static_cast<unsigned>(cyc.size()), mu_i = (sigma + c.gamma - 1) / c.gamma;
+      const auto e = static_cast<std::uint64_t>(fewest_exchanges(sigma, mu_i, c.gamma + 1));
+      fraction = std::max(fraction, static_cast<double>(e) / sigma);
+      words = std::max(words, (U * e + sigma - 1) / sigma * (W / 2));
+    }
+    const double paper = (c.gamma + 1.0) / (2.0 * c.gamma) * static_cast<double>(K);
+    EXPECT_GT(fraction * static_cast<double>(K) / 2, paper);  // for any split of the data
+    EXPECT_EQ(words, c.bound);
+    const SdpPlan plan = plan_a5(real_cycles(c.n, c.m, c.cycles), c.gamma);
+    EXPECT_EQ(plan.unit_words, W);
+    EXPECT_EQ(model_plan(plan, 1, 0, K).element_transfers, c.hcube);
+    EXPECT_GE(c.hcube, c.bound);
+  }
+}
+
 // A1' one-port: sigma_p cycles of K words (real cycles by dimension-order routing
 // through the empty storage dimension, mixed ones as in A1), one alignment at
 // the end, on a machine of 2K words a node; K = 1 works. Then A1' n-port.
@@ -886,9 +982,11 @@ TEST_P(SdpRun, A1PrimeForRandomPermutations) {
         EXPECT_LE(last_.counters.alignments, 2u);
 
         // n-port: A1 n-port's parts without the restoring exchange, beta sigma_max
-        // cycles; each part realigns its own range.
+        // cycles; each part realigns its own range. Then A6' and A4' on the same permutations.
         if (!a.separable) {
           EXPECT_THROW(plan_a1_prime(p, true), Error);
+          EXPECT_THROW(plan_a6_prime(p), Error);
+          EXPECT_THROW(plan_a4_prime(p), Error);
           continue;
         }
         const SdpPlan all = plan_a1_prime(p, true);
@@ -896,7 +994,63 @@ TEST_P(SdpRun, A1PrimeForRandomPermutations) {
         EXPECT_LE(all.align_after.size(), a.real_cycles * a.sigma_max);
         check_schedule(all.schedule);
         expect_runs(p, all);
+
+        // A6' (A6 built on A1', sec. 4.6): A6's grouping with S = {sigma_i}, each
+        // cycle A1' n-port's rotations; f({sigma_i}) cycles, between sigma_p and
+        // the paper's worst case 2 sigma_p - 1.
+        const SdpPlan a6p = plan_a6_prime(p);
+        std::vector<std::uint64_t> orders;
+        for (const ShuffleCycle& c : a.cycles)
+          if (c.kind == ShuffleCycle::Kind::real) orders.push_back(c.bits.size());
+        const std::uint64_t f = orders.empty() ? 0 : a6_startups(orders);
+        EXPECT_EQ(a6p.schedule.cycles(), f);
+        EXPECT_GE(f, a.sigma_p);
+        EXPECT_LE(f, orders.empty() ? 0 : 2 * a.sigma_p - 1);
+        EXPECT_EQ(a6p.schedule.m, m + 1);
+        check_schedule(a6p.schedule);
+        expect_runs(p, a6p);
+
+        // A4' (A4 built on A1', sec. 4.6): the rotations of J_0 J_1 ..., sigma_p
+        // cycles on a machine of 4K words (two empty dimensions).
+        const SdpPlan a4p = plan_a4_prime(p);
+        EXPECT_EQ(a4p.schedule.cycles(), a.sigma_p);
+        EXPECT_EQ(a4p.schedule.m, m + 2);
+        check_schedule(a4p.schedule);
+        expect_runs(p, a4p);
       }
+}
+
+// A6' and A4' at Table 4's orders against sec. 4.6: A6' K t_c + (2 sigma_p - 1) tau, the
+// start-ups f({sigma_i}), between sigma_p and the paper's worst case; the words
+// near K (whole words dealt to fractional shares), at most A1' n-port's (the
+// same grouping on {3, 6}; 10 start-ups against 15 on {2, 2, 5}); A4' 2K t_c +
+// sigma_p tau, its sigma_p start-ups and below 2K words (rows at a cycle's head
+// never double their data and take twice the share).
+TEST(SdpOnA1Prime, CountsAtTable4sOrders) {
+  struct Case {
+    std::vector<std::vector<unsigned>> cycles;
+    unsigned m;
+    std::uint64_t startups, transfers, a1_prime, a4_prime;
+  };
+  const Case cases[] = {
+      {{{0, 1, 2}, {3, 4, 5, 6, 7, 8}}, 10, 12, 1032, 1032, 1683},
+      {{{0, 1}, {2, 3}, {4, 5, 6, 7, 8}}, 9, 10, 518, 519, 774},
+  };
+  for (const Case& c : cases) {
+    const DimensionPermutation p = real_cycles(9, c.m, c.cycles);
+    const SdpModel m6 = model_plan(plan_a6_prime(p), 1, 0, bit(c.m + 1));
+    const SdpModel m1 = model_plan(plan_a1_prime(p, true), 1, 0, bit(c.m + 1));
+    SCOPED_TRACE(testing::Message() << "K = " << bit(c.m));
+    EXPECT_EQ(m6.startups, c.startups);
+    EXPECT_LT(m6.startups, 2 * 9 - 1);
+    EXPECT_EQ(m6.element_transfers, c.transfers);
+    EXPECT_EQ(m1.element_transfers, c.a1_prime);
+    // A4': sigma_p = 9 start-ups (the paper's), at most the paper's 2K words.
+    const SdpModel m4 = model_plan(plan_a4_prime(p), 1, 0, bit(c.m + 2));
+    EXPECT_EQ(m4.startups, 9u);
+    EXPECT_EQ(m4.element_transfers, c.a4_prime);
+    EXPECT_LE(m4.element_transfers, 2 * bit(c.m));
+  }
 }
 
 // The extended cube: data on 2^p.n of 2^n nodes, spread over e = min(n - p.n, m)

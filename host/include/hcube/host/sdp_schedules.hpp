@@ -66,6 +66,24 @@ SdpPlan plan_a1_one_port(const DimensionPermutation& p);
 //    K t_c); rows ending with equal offsets realign together.
 SdpPlan plan_a1_prime(const DimensionPermutation& p, bool all_port = false);
 
+// A4 built on A1' (sec. 4.6, "A4 based on A1' increases the data volume by a
+// factor of two, since there is an unfinished GSH": 2K t_c + sigma_p tau): row
+// k of sigma_p is the rotation by k of J_0 J_1 ... J_(beta-1) without
+// restoring exchanges, so the rows use distinct dimensions in every cycle. A
+// row starting inside cycle i routes i's tail through the empty dimension u,
+// the other cycles (u now holding a content of cycle i: twice the words)
+// through a second empty dimension, then i's head through u. 4K words a
+// node; rows starting at a cycle's head get twice the words. sigma_p cycles.
+// Separable permutations only; name "A4'".
+SdpPlan plan_a4_prime(const DimensionPermutation& p);
+
+// A6 built on A1' (sec. 4.6, "A6 based on A1' has a complexity of K t_c +
+// (2 sigma_p - 1) tau"): A6's recursive grouping of the real cycles with
+// S = {sigma_i}, each cycle run as A1' n-port's rotations through the empty
+// dimension (2K words a node), one alignment at the end; f({sigma_i})
+// cycles. Separable permutations only; name "A6'".
+SdpPlan plan_a6_prime(const DimensionPermutation& p);
+
 // The extended cube (sec. 4, "extended-cube permutations"): the data of p
 // occupies the subcube of its p.n processor dimensions on a machine of n > p.n;
 // the plan spreads it over the e = min(n - p.n, m) unused dimensions, runs a
