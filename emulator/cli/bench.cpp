@@ -105,11 +105,6 @@ void print_bench(const BenchFlags& f) {
   const BenchResult r = run_bench(bench_request(f));
   const int neighbour_pid = neighbour ? neighbour->pid() : 0;
   neighbour.reset();
-  const auto q = static_cast<unsigned>(f.log2_words);
-  const ElementType type = r.request.type;
-  const double spec = r.spec_bytes_per_second, throughput = r.throughput();
-  const std::vector<double> run_ratios = r.run_ratios();
-  const auto [low, high] = std::minmax_element(run_ratios.begin(), run_ratios.end());
   if (f.json) {
     nlohmann::json j = bench_json(r);
     if (idle) {
@@ -123,37 +118,7 @@ void print_bench(const BenchFlags& f) {
     std::cout << j.dump(2) << "\n";
     return;
   }
-  fmt::print(
-      "bench {}: {}\n2^{} {} words ({}), n = {}, m = {}, {} backend ({})\n"
-      "median of {}: {:.6f} s, {} bytes read + written: {:.2f} GB/s\n"
-      "{} of the same {} in this process, alternated with those runs: {:.6f} s, {:.2f} GB/s read + written\n"
-      "ratio to {}: {:.1f}%{}, run by run {:.1f}% .. {:.1f}%\n",
-      f.op, r.what, q, info(type).name, format_bytes(r.data_bytes), r.n, r.m, r.backend, r.device, f.repeat,
-      r.time.seconds, r.bytes_moved, throughput / 1e9, r.gpu ? "a device copy kernel" : "memcpy",
-      format_bytes(r.data_bytes), r.time.roofline_seconds, r.roofline() / 1e9, r.gpu ? "the copy kernel" : "memcpy",
-      100 * r.ratio(),
-      spec > 0 ? fmt::format(" ({:.1f}% of the stated {:.0f} GB/s)", 100 * throughput / spec, spec / 1e9) : "",
-      100 * *low, 100 * *high);
-  if (r.cycles > 0)
-    fmt::print("{} routing cycle(s) a run, launched {}: {:.2f} us a cycle\n", r.cycles, to_string(r.request.launch),
-               1e6 * r.time.seconds / static_cast<double>(r.cycles));
-  if (r.check_seconds > 0) fmt::print("host checks, made once before the timed runs: {:.6f} s\n", r.check_seconds);
-  if (r.direct_time)
-    fmt::print("the same table with direct addresses and its 2 alignments: {:.6f} s, {:.1f}% of memcpy; unaligned "
-               "throughput / direct = {:.2f}\n",
-               r.direct_time->seconds,
-               100 * ratio_to_memcpy(r.direct_bytes_moved, r.direct_time->seconds, r.data_bytes,
-                                     r.direct_time->roofline_seconds),
-               *r.ratio_to_direct());
-  if (r.fftw_time)
-    fmt::print("FFTW's transform of the same points ({} thread(s), {}), alternated with hcube's: {:.6f} s against "
-               "hcube's {:.6f} s; ratio to FFTW (FFTW's time / hcube's) {:.3f}; max relative error {:.2g}\n",
-               r.fftw_threads, r.request.fftw_plan, r.fftw_time->roofline_seconds, r.fftw_time->seconds,
-               *r.ratio_to_fftw(), r.fft_error);
-  if (idle)
-    fmt::print("beside a busy process (the figures above); idle, the same run just before: {:.6f} s, {:.1f}% of "
-               "memcpy; busy / idle = {:.2f}\n",
-               idle->time.seconds, 100 * idle->ratio(), r.time.seconds / idle->time.seconds);
+  fmt::print("{}", bench_text(r, idle ? &*idle : nullptr));
 }
 
 struct SweepFlags {

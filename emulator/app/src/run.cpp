@@ -615,6 +615,47 @@ nlohmann::json wisdom_json() {
   return j;
 }
 
+std::string bench_text(const BenchResult& r, const BenchResult* idle) {
+  const auto q = static_cast<unsigned>(r.request.log2_words);
+  const ElementType type = r.request.type;
+  const double spec = r.spec_bytes_per_second, throughput = r.throughput();
+  const std::vector<double> run_ratios = r.run_ratios();
+  const auto [low, high] = std::minmax_element(run_ratios.begin(), run_ratios.end());
+  std::string out;
+  out += fmt::format(
+      "bench {}: {}\n2^{} {} words ({}), n = {}, m = {}, {} backend ({})\n"
+      "median of {}: {:.6f} s, {} bytes read + written: {:.2f} GB/s\n"
+      "{} of the same {} in this process, alternated with those runs: {:.6f} s, {:.2f} GB/s read + written\n"
+      "ratio to {}: {:.1f}%{}, run by run {:.1f}% .. {:.1f}%\n",
+      to_string(r.request.op), r.what, q, info(type).name, format_bytes(r.data_bytes), r.n, r.m, r.backend, r.device, r.request.repeat,
+      r.time.seconds, r.bytes_moved, throughput / 1e9, r.gpu ? "a device copy kernel" : "memcpy",
+      format_bytes(r.data_bytes), r.time.roofline_seconds, r.roofline() / 1e9, r.gpu ? "the copy kernel" : "memcpy",
+      100 * r.ratio(),
+      spec > 0 ? fmt::format(" ({:.1f}% of the stated {:.0f} GB/s)", 100 * throughput / spec, spec / 1e9) : "",
+      100 * *low, 100 * *high);
+  if (r.cycles > 0)
+    out += fmt::format("{} routing cycle(s) a run, launched {}: {:.2f} us a cycle\n", r.cycles, to_string(r.request.launch),
+               1e6 * r.time.seconds / static_cast<double>(r.cycles));
+  if (r.check_seconds > 0) out += fmt::format("host checks, made once before the timed runs: {:.6f} s\n", r.check_seconds);
+  if (r.direct_time)
+    out += fmt::format("the same table with direct addresses and its 2 alignments: {:.6f} s, {:.1f}% of memcpy; unaligned "
+               "throughput / direct = {:.2f}\n",
+               r.direct_time->seconds,
+               100 * ratio_to_memcpy(r.direct_bytes_moved, r.direct_time->seconds, r.data_bytes,
+                                     r.direct_time->roofline_seconds),
+               *r.ratio_to_direct());
+  if (r.fftw_time)
+    out += fmt::format("FFTW's transform of the same points ({} thread(s), {}), alternated with hcube's: {:.6f} s against "
+               "hcube's {:.6f} s; ratio to FFTW (FFTW's time / hcube's) {:.3f}; max relative error {:.2g}\n",
+               r.fftw_threads, r.request.fftw_plan, r.fftw_time->roofline_seconds, r.fftw_time->seconds,
+               *r.ratio_to_fftw(), r.fft_error);
+  if (idle)
+    out += fmt::format("beside a busy process (the figures above); idle, the same run just before: {:.6f} s, {:.1f}% of "
+               "memcpy; busy / idle = {:.2f}\n",
+               idle->time.seconds, 100 * idle->ratio(), r.time.seconds / idle->time.seconds);
+  return out;
+}
+
 nlohmann::json bench_json(const BenchResult& r) {
   const auto q = static_cast<unsigned>(r.request.log2_words);
   const ElementType type = r.request.type;

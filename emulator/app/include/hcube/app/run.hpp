@@ -317,5 +317,7 @@ std::string redistribution_steps_text(const RedistSchedule& sch);
 nlohmann::json wisdom_json();
 // hcube bench's JSON fields of a result.
 nlohmann::json bench_json(const BenchResult& r);
+// What `hcube bench` prints in prose; `idle`: the same run before a busy neighbour started (or none).
+std::string bench_text(const BenchResult& r, const BenchResult* idle);
 
 }  // namespace hcube::app
