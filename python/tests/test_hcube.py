@@ -226,12 +226,12 @@ def test_schedule_document() -> None:
         hcube.schedule(4, 2, n=-1)
 
 
-def _longest_address_span(s: dict) -> int:
-    first: dict = {}
-    last: dict = {}
+def _longest_address_span(s: Dict[str, Any]) -> int:
+    first: Dict[int, int] = {}
+    last: Dict[int, int] = {}
     for t, cycle in enumerate(s["cycles"]):
         for e in cycle:
-            for a in {e["addr"], e.get("peer_addr", e["addr"])}:
+            for a in {int(e["addr"]), int(e.get("peer_addr", e["addr"]))}:
                 first.setdefault(a, t)
                 last[a] = t
     return max(last[a] - first[a] + 1 for a in first)
