@@ -206,10 +206,7 @@ TuneResult run_tune(const TuneRequest& req, const TuneProgress& progress) {
     }
     if (done == 0) return std::vector<TuneTrial>{};
     for (std::size_t i = 0; i < trials.size(); ++i)
-      for (auto& [op, v] : samples[i]) {
-        std::sort(v.begin(), v.end());
-        trials[i].ratios[op] = v.size() % 2 == 1 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-      }
+      for (const auto& [op, v] : samples[i]) trials[i].ratios[op] = median(v);
     out.trials.insert(out.trials.end(), trials.begin(), trials.end());
     return trials;
   };
