@@ -9,6 +9,7 @@
 #include <numeric>
 
 #include "found_sequences.hpp"
+#include "skewed_pairs.hpp"
 #include "hcube/core/error.hpp"
 
 namespace hcube {
@@ -127,21 +128,23 @@ const found::Sequence* found_for(const AapcSequenceOptions& o) {
 // start_i = max_k (finish_(k) - first_(k)) + 1 over the two sorted lists.
 // Sequential: each AAPC after the previous one's last cycle, pairs unchanged.
 // AAPC i runs the pair schedule of algs[i] (1 or 3).
-Schedule compose_unequal(const AapcSequenceOptions& o, unsigned m, const std::vector<AapcAlgorithm>& algs) {
-  const std::vector<unsigned>& w = o.dims;
-  const unsigned d1 = w[0], s_axes = static_cast<unsigned>(w.size());
-  Schedule seq = unequal_header(o, m);
-  std::vector<unsigned> offset(s_axes, 0);
-  for (unsigned u = 1; u < s_axes; ++u) offset[u] = offset[u - 1] + w[u - 1];
-  for (unsigned i = 0; i < s_axes; ++i)
-    for (unsigned b = 0; b < w[i]; ++b) seq.offset_maps.push_back(pair_flip(w, i, b, d1));
-  const std::uint64_t pairs = bit(m - 1);
+struct Composed {
   std::vector<PairMoves> aapc;
-  std::vector<std::uint64_t> start(s_axes, 0);
-  std::vector<std::vector<std::uint64_t>> slot_pair(s_axes);  // AAPC i's slot P carries pair slot_pair[i][P]
-  std::vector<std::uint64_t> finish(pairs);                   // the cycle each pair left the previous AAPC
+  std::vector<std::uint64_t> start;
+  std::vector<std::vector<std::uint64_t>> slot_pair;  // AAPC i's slot P carries pair slot_pair[i][P]
+  std::uint64_t cycles = 0;
+};
+
+Composed compose_pairs(const AapcSequenceOptions& o, unsigned m, const std::vector<AapcAlgorithm>& algs) {
+  const std::vector<unsigned>& w = o.dims;
+  const unsigned s_axes = static_cast<unsigned>(w.size());
+  const std::uint64_t pairs = bit(m - 1);
+  Composed cp;
+  cp.start.assign(s_axes, 0);
+  cp.slot_pair.resize(s_axes);
+  std::vector<std::uint64_t> finish(pairs);  // the cycle each pair left the previous AAPC
   for (unsigned i = 0; i < s_axes; ++i) {
-    const PairMoves& pm = aapc.emplace_back(pair_moves(algs[i], w[i], m));
+    const PairMoves& pm = cp.aapc.emplace_back(pair_moves(algs[i], w[i], m));
     std::vector<std::uint64_t> slots(pairs), ready(pairs);
     std::iota(slots.begin(), slots.end(), 0);
     std::iota(ready.begin(), ready.end(), 0);
@@ -149,23 +152,34 @@ Schedule compose_unequal(const AapcSequenceOptions& o, unsigned m, const std::ve
       std::stable_sort(slots.begin(), slots.end(), [&](auto a, auto b) { return pm.first[a] < pm.first[b]; });
       std::stable_sort(ready.begin(), ready.end(), [&](auto a, auto b) { return finish[a] < finish[b]; });
       for (std::uint64_t k = 0; k < pairs; ++k)
-        start[i] = std::max(start[i], finish[ready[k]] + 1 - std::min(finish[ready[k]] + 1, pm.first[slots[k]]));
+        cp.start[i] = std::max(cp.start[i], finish[ready[k]] + 1 - std::min(finish[ready[k]] + 1, pm.first[slots[k]]));
     } else if (i > 0) {
-      start[i] = start[i - 1] + aapc[i - 1].cycles.size();
+      cp.start[i] = cp.start[i - 1] + cp.aapc[i - 1].cycles.size();
     }
-    slot_pair[i].resize(pairs);
+    cp.slot_pair[i].resize(pairs);
     for (std::uint64_t k = 0; k < pairs; ++k) {
-      slot_pair[i][slots[k]] = ready[k];
-      finish[ready[k]] = start[i] + pm.last[slots[k]];
+      cp.slot_pair[i][slots[k]] = ready[k];
+      finish[ready[k]] = cp.start[i] + pm.last[slots[k]];
     }
   }
-  std::uint64_t total = 0;
-  for (unsigned i = 0; i < s_axes; ++i) total = std::max<std::uint64_t>(total, start[i] + aapc[i].cycles.size());
-  for (std::uint64_t g = 0; g < total; ++g) {
+  for (unsigned i = 0; i < s_axes; ++i)
+    cp.cycles = std::max<std::uint64_t>(cp.cycles, cp.start[i] + cp.aapc[i].cycles.size());
+  return cp;
+}
+
+Schedule compose_unequal(const AapcSequenceOptions& o, unsigned m, const Composed& cp) {
+  const std::vector<unsigned>& w = o.dims;
+  const unsigned d1 = w[0], s_axes = static_cast<unsigned>(w.size());
+  Schedule seq = unequal_header(o, m);
+  std::vector<unsigned> offset(s_axes, 0);
+  for (unsigned u = 1; u < s_axes; ++u) offset[u] = offset[u - 1] + w[u - 1];
+  for (unsigned i = 0; i < s_axes; ++i)
+    for (unsigned b = 0; b < w[i]; ++b) seq.offset_maps.push_back(pair_flip(w, i, b, d1));
+  for (std::uint64_t g = 0; g < cp.cycles; ++g) {
     for (unsigned i = 0; i < s_axes; ++i) {
-      if (g < start[i] || g - start[i] >= aapc[i].cycles.size()) continue;
-      for (const auto& [P, b] : aapc[i].cycles[g - start[i]]) {
-        const std::uint64_t low = insert_zero_bit(slot_pair[i][P], d1 - 1);
+      if (g < cp.start[i] || g - cp.start[i] >= cp.aapc[i].cycles.size()) continue;
+      for (const auto& [P, b] : cp.aapc[i].cycles[g - cp.start[i]]) {
+        const std::uint64_t low = insert_zero_bit(cp.slot_pair[i][P], d1 - 1);
         const std::uint64_t addr = test_bit(low, b) ? low : low ^ low_mask(d1);
         seq.add(Exchange{offset[i] + b, addr, addr, 1 + offset[i] + b});
       }
@@ -175,30 +189,110 @@ Schedule compose_unequal(const AapcSequenceOptions& o, unsigned m, const std::ve
   return seq;
 }
 
-// Algorithm 4's necklace blocks are not pairs: on unequal orders it runs
-// Algorithm 1's pair schedule where the order divides K/2 (K/2 cycles, span
-// d_i) and Algorithm 3's elsewhere, or Algorithm 1's throughout when that is
-// fewer cycles (a short last group can cost less than Algorithm 3's longer span).
+// Algorithm 4's pair schedules on unequal orders (its necklace blocks are not pairs): Algorithm
+// 1's where the order divides K/2 (K/2 cycles, span d_i) and Algorithm 3's elsewhere, or
+// Algorithm 1's throughout when that is fewer cycles (a short last group can cost less than
+// Algorithm 3's longer span).
+Composed alg4_pairs_unequal(const AapcSequenceOptions& o, unsigned m) {
+  std::vector<AapcAlgorithm> mixed;
+  for (unsigned w : o.dims) mixed.push_back(bit(m - 1) % w == 0 ? AapcAlgorithm::alg1 : AapcAlgorithm::alg3);
+  Composed best = compose_pairs(o, m, mixed);
+  Composed ones = compose_pairs(o, m, std::vector<AapcAlgorithm>(o.dims.size(), AapcAlgorithm::alg1));
+  return ones.cycles < best.cycles ? ones : best;
+}
+
+// Pipelined pairs skewed bit by bit (skewed_pairs.hpp): step t exchanges cube axis axes[t] of
+// the cube's axes `widths`, each pair's bit b crossing the steps' axes in order.
+Schedule skewed_sequence(Schedule seq, const skewed::Layout& layout, const std::vector<unsigned>& axes,
+                         const std::vector<unsigned>& widths, unsigned m) {
+  const unsigned d1 = *std::max_element(widths.begin(), widths.end());
+  std::vector<unsigned> offset(widths.size(), 0);
+  for (std::size_t u = 1; u < widths.size(); ++u) offset[u] = offset[u - 1] + widths[u - 1];
+  std::vector<std::vector<std::uint32_t>> map(axes.size());
+  for (std::size_t t = 0; t < axes.size(); ++t)
+    for (unsigned b = 0; b < widths[axes[t]]; ++b) {
+      seq.offset_maps.push_back(pair_flip(widths, axes[t], b, d1));
+      map[t].push_back(static_cast<std::uint32_t>(seq.offset_maps.size()));
+    }
+  std::vector<std::vector<Exchange>> cycles(layout.cycles());
+  std::uint64_t exchanges = 0;
+  for (std::uint64_t j = 0; j < bit(m - 1); ++j) {
+    const std::uint64_t low = insert_zero_bit(j, d1 - 1);
+    for (unsigned t = 0; t < axes.size(); ++t)
+      for (unsigned b = 0; b < widths[axes[t]]; ++b) {
+        const std::uint64_t addr = test_bit(low, b) ? low : low ^ low_mask(d1);
+        cycles[layout.cycle(j, t, b)].push_back(Exchange{offset[axes[t]] + b, addr, addr, map[t][b]});
+        ++exchanges;
+      }
+  }
+  seq.reserve(cycles.size(), exchanges);
+  for (auto& cycle : cycles) {
+    std::sort(cycle.begin(), cycle.end(), [](const Exchange& a, const Exchange& b) { return a.dim < b.dim; });
+    for (const Exchange& x : cycle) seq.add(x);
+    seq.end_cycle();
+  }
+  return seq;
+}
+
+// Pipelined Algorithm 4 runs the fewest cycles of three constructions: the paper's pipeline of
+// pairs (Alg. 1's or 3's), the solver's schedules, and the pairs skewed bit by bit; a tie goes
+// to the paper's, then to the solver's (proven fewest).
+using Construction = SequenceConstruction;
+
+struct Choice {
+  Construction how = Construction::pairs;
+  std::uint64_t cycles = 0;
+};
+
+// The pair schedule Algorithm 4 pipelines with: Alg. 1's when d divides K/2, Alg. 3's otherwise.
+AapcAlgorithm pipelined_base(unsigned d, unsigned m) {
+  return bit(m - 1) % d == 0 ? AapcAlgorithm::alg1 : AapcAlgorithm::alg3;
+}
+
+std::vector<unsigned> step_widths(const AapcSequenceOptions& o) {
+  return o.dims.empty() ? std::vector<unsigned>(o.axes, o.d) : o.dims;
+}
+
+// `o` after make_aapc_sequence's checks: equal orders in d and axes, unequal ones in dims.
+Choice choose(const AapcSequenceOptions& o, unsigned m, std::uint64_t pairs_cycles) {
+  Choice c{Construction::pairs, pairs_cycles};
+  if (!o.pipelined || o.algorithm != AapcAlgorithm::alg4 || step_widths(o).size() < 2) return c;
+  if (const found::Sequence* f = found_for(o)) {
+    const std::uint64_t steps = step_widths(o).size();
+    // Equal orders: the found pair of AAPCs again and again, Algorithm 4 alone on an odd last axis.
+    const std::uint64_t cycles =
+        o.dims.empty() ? steps / 2 * found::cycles(*f) + (steps % 2) * bit(m - 1) : found::cycles(*f);
+    if (cycles < c.cycles) c = Choice{Construction::found, cycles};
+  }
+  const skewed::Layout layout(step_widths(o), m);
+  if (layout.cycles() < c.cycles) c = Choice{Construction::skewed, layout.cycles()};
+  return c;
+}
+
 Schedule make_unequal_sequence(const AapcSequenceOptions& o, unsigned m) {
   if (o.algorithm == AapcAlgorithm::alg2)
     throw Error("axes of unequal order run with AapcSequenceOptions::algorithm 1, 3 or 4: Algorithm 2's pairs span K/2 cycles");
   if (!o.order.empty()) throw Error("axes of unequal order run in the order 0, 1, ..., s-1 only");
-  if (o.algorithm != AapcAlgorithm::alg4) return compose_unequal(o, m, std::vector<AapcAlgorithm>(o.dims.size(), o.algorithm));
-  // Orders 3,2, 3,1, 3,2,2 and 3,3,2 on K = 8, 2,1 on K = 4: the solver's schedules, the fewest cycles.
-  if (const found::Sequence* f = found_for(o)) {
-    Schedule seq = unequal_header(o, m);
-    std::vector<unsigned> axes(o.dims.size());
-    std::iota(axes.begin(), axes.end(), 0u);
-    found::append(seq, *f, axes, o.dims);
-    return seq;
+  if (o.algorithm != AapcAlgorithm::alg4)
+    return compose_unequal(o, m, compose_pairs(o, m, std::vector<AapcAlgorithm>(o.dims.size(), o.algorithm)));
+  const Composed pairs = alg4_pairs_unequal(o, m);
+  std::vector<unsigned> axes(o.dims.size());
+  std::iota(axes.begin(), axes.end(), 0u);
+  Schedule seq;
+  switch (choose(o, m, pairs.cycles).how) {
+    case Construction::found:  // orders 3,2, 3,1, 3,2,2 and 3,3,2 on K = 8, 2,1 on K = 4
+      seq = unequal_header(o, m);
+      found::append(seq, *found_for(o), axes, o.dims);
+      break;
+    case Construction::skewed:
+      seq = skewed_sequence(unequal_header(o, m), skewed::Layout(o.dims, m), axes, o.dims, m);
+      break;
+    case Construction::pairs:
+      seq = compose_unequal(o, m, pairs);
+      break;
   }
-  std::vector<AapcAlgorithm> mixed;
-  for (unsigned w : o.dims) mixed.push_back(bit(m - 1) % w == 0 ? AapcAlgorithm::alg1 : AapcAlgorithm::alg3);
-  Schedule best = compose_unequal(o, m, mixed);
-  Schedule ones = compose_unequal(o, m, std::vector<AapcAlgorithm>(o.dims.size(), AapcAlgorithm::alg1));
-  if (ones.cycles() < best.cycles()) best = std::move(ones);
-  best.algorithm = "4";
-  return best;
+  seq.algorithm = "4";
+  return seq;
 }
 
 }  // namespace
@@ -236,9 +330,8 @@ Schedule make_aapc_sequence(const AapcSequenceOptions& o) {
   // offset makes move; Alg. 4's necklace blocks are not pairs, so it pipelines
   // with Alg. 1's pair schedule when d divides K/2 (the same K/2 cycles and
   // span d) and with Alg. 3's otherwise (docs/multi-aapc.md says why).
-  AapcAlgorithm base = o.algorithm;
-  const std::uint64_t half = bit(m - 1);
-  if (o.pipelined && base == AapcAlgorithm::alg4) base = half % d == 0 ? AapcAlgorithm::alg1 : AapcAlgorithm::alg3;
+  const AapcAlgorithm base =
+      o.pipelined && o.algorithm == AapcAlgorithm::alg4 ? pipelined_base(d, m) : o.algorithm;
   const Schedule one = make_aapc_schedule(AapcOptions{base, d, d, m, o.lines});
 
   Schedule seq = one.header();
@@ -249,12 +342,16 @@ Schedule make_aapc_sequence(const AapcSequenceOptions& o) {
   for (unsigned t = 0; t < s_axes; ++t)
     if (order[t] != t) seq.axis_order = order;
   if (s_axes == 1) return make_aapc_schedule(AapcOptions{o.algorithm, d, d, m, o.lines});
-  std::uint64_t lag = one.cycles();
+  const std::uint64_t lag = o.pipelined ? max_pair_span(one) : one.cycles();
+  const std::uint64_t total = one.cycles() + (s_axes - 1) * lag;
   const std::vector<unsigned> widths(s_axes, d);
+  const Construction how = choose(o, m, total).how;
+  if (how == Construction::skewed) return skewed_sequence(seq, skewed::Layout(widths, m), order, widths, m);
   // d = 3 on K = 8: two AAPCs at a time by the solver's 6-cycle schedule (Corollary 2 counts 7),
   // pair after pair, and Algorithm 4 alone for an odd last axis: 3s cycles, 3s + 1 for odd s,
   // against Corollary 2's 3s + 1 and the pair pipeline's 4s.
-  if (const found::Sequence* two = found_for(o)) {
+  if (how == Construction::found) {
+    const found::Sequence* two = found_for(o);
     for (unsigned t = 0; t + 1 < s_axes; t += 2) found::append(seq, *two, {order[t], order[t + 1]}, widths);
     if (s_axes % 2 == 1) {
       const Schedule last = make_aapc_schedule(AapcOptions{AapcAlgorithm::alg4, d, d, m, o.lines});
@@ -271,13 +368,11 @@ Schedule make_aapc_sequence(const AapcSequenceOptions& o) {
     return seq;
   }
   if (o.pipelined) {
-    lag = max_pair_span(one);
     for (unsigned t = 0; t < s_axes; ++t)
       for (unsigned r = 0; r < d; ++r) seq.offset_maps.push_back(pair_flip(widths, order[t], r, d));
   } else {
     for (unsigned t = 0; t < s_axes; ++t) seq.offset_maps.push_back(other_axes(widths, order[t]));
   }
-  const std::uint64_t total = one.cycles() + (s_axes - 1) * lag;
   seq.reserve(total, one.exchanges() * s_axes);
   for (std::uint64_t g = 0; g < total; ++g) {
     for (unsigned t = 0; t < s_axes; ++t) {
@@ -346,7 +441,35 @@ std::uint64_t unequal_orders_target(const std::vector<unsigned>& dims, unsigned 
   return pairs + std::accumulate(dims.begin(), dims.end() - 1, std::uint64_t{0});
 }
 
-bool uses_found_schedule(const AapcSequenceOptions& options) { return found_for(options) != nullptr; }
+SequenceConstruction sequence_construction(const AapcSequenceOptions& options) {
+  AapcSequenceOptions o = options;
+  if (!o.dims.empty() && std::adjacent_find(o.dims.begin(), o.dims.end(), std::not_equal_to<>()) == o.dims.end()) {
+    o.d = o.dims[0];
+    o.axes = static_cast<unsigned>(o.dims.size());
+    o.dims.clear();
+  }
+  const std::vector<unsigned> widths = step_widths(o);
+  if (!o.pipelined || o.algorithm != AapcAlgorithm::alg4 || widths.size() < 2) return SequenceConstruction::pairs;
+  const unsigned m = o.m == 0 ? widths[0] : o.m;
+  if (!o.dims.empty()) {
+    check_orders(o.dims, m);
+    return choose(o, m, alg4_pairs_unequal(o, m).cycles).how;
+  }
+  const Schedule one = make_aapc_schedule(AapcOptions{pipelined_base(o.d, m), o.d, o.d, m, o.lines});
+  return choose(o, m, one.cycles() + (o.axes - 1) * max_pair_span(one)).how;
+}
+
+bool uses_found_schedule(const AapcSequenceOptions& options) {
+  return sequence_construction(options) == SequenceConstruction::found;
+}
+
+std::uint64_t skewed_pipeline_cycles(const std::vector<unsigned>& widths, unsigned m) {
+  return skewed::Layout(widths, m).cycles();
+}
+
+std::uint64_t pair_pipeline_lower_bound(const std::vector<unsigned>& widths, unsigned m) {
+  return skewed::pair_lower_bound(widths, m);
+}
 
 std::uint64_t corollary2_cycles(AapcAlgorithm alg, unsigned d, unsigned m, unsigned axes) {
   const std::uint64_t half = bit(m - 1), rem = half % d;

@@ -53,6 +53,8 @@ const Sequence* sequence(const std::vector<unsigned>& widths, unsigned m) {
   return nullptr;
 }
 
+std::size_t cycles(const Sequence& s) { return s.schedule.cycles(); }
+
 void append(Schedule& seq, const Sequence& s, const std::vector<unsigned>& axes, const std::vector<unsigned>& widths) {
   const Schedule& found = s.schedule;
   if (axes.size() != s.widths.size() || seq.m != found.m)

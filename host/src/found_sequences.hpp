@@ -16,6 +16,7 @@ namespace hcube::found {
 // in 3. Null where none was searched for.
 struct Sequence;
 const Sequence* sequence(const std::vector<unsigned>& widths, unsigned m);
+std::size_t cycles(const Sequence& s);
 
 // Appends `s` to `seq` as the AAPCs of the cube axes `axes` (found axis i plays cube axis
 // axes[i], which must have its order), in that order, on a cube of axes `widths`: the found

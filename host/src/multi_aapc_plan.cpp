@@ -51,10 +51,12 @@ std::vector<unsigned> parse_order(const std::string& text, unsigned s) {
   return order;
 }
 
-// Algorithm 4 pipelined: Corollary 2's K/2 + (s-1)d when d divides K/2, Alg. 3's pairs otherwise.
+// Algorithm 4 pipelined (m >= 2d here, so no solver's schedule): the paper's pairs, Corollary 2's
+// K/2 + (s-1)d when d divides K/2 and Alg. 3's otherwise, or the pairs skewed bit by bit.
 std::uint64_t pipelined_alg4_cycles(unsigned d, unsigned m, unsigned s) {
   const bool divides = bit(m - 1) % d == 0;
-  return corollary2_cycles(divides ? AapcAlgorithm::alg4 : AapcAlgorithm::alg3, d, m, s);
+  return std::min(corollary2_cycles(divides ? AapcAlgorithm::alg4 : AapcAlgorithm::alg3, d, m, s),
+                  skewed_pipeline_cycles(std::vector<unsigned>(s, d), m));
 }
 
 }  // namespace
@@ -175,7 +177,9 @@ MultiAapcDesign plan_multi_aapc(const MultiAapcRequest& f) {
     return p;
   }
   p.design = design_concurrent(c);
-  if (!f.rotated_rows && p.design.cycles > pipelined) {
+  // A layout asked for by name (Figure 4's) is run as asked; the default, compact, gives way to
+  // pipelining when that is fewer cycles.
+  if (!f.rotated_rows && f.layout == RotationLayout::compact && p.design.cycles > pipelined) {
     p.note = fmt::format("the best concurrent plan takes {} cycles, pipelining {}: Algorithm 5 pipelines with "
                          "Algorithm 4 (docs/multi-aapc.md)",
                          p.design.cycles, pipelined);
@@ -210,13 +214,19 @@ std::string multi_aapc_note(const MultiAapcDesign& p, std::uint64_t cycles) {
         p.kind == MultiAapcKind::unequal ? fmt::format("the derived {} ({})", p.bound, p.bound_source)
                                          : fmt::format("{}'s {}", p.bound_source, p.bound),
         p.kind == MultiAapcKind::unequal ? "the AAPCs together" : "two AAPCs at a time");
-  // Alg. 4 pipelines with Alg. 3's pair schedule when d does not divide K/2.
-  if (p.kind == MultiAapcKind::sequence && p.options.pipelined && p.options.algorithm == AapcAlgorithm::alg4 &&
-      cycles > p.bound)
+  if (p.kind != MultiAapcKind::concurrent && sequence_construction(p.options) == SequenceConstruction::skewed) {
+    const std::vector<unsigned> widths =
+        p.kind == MultiAapcKind::unequal ? p.dims : std::vector<unsigned>(p.options.axes, d);
+    const std::string versus =
+        cycles == p.bound ? fmt::format("as many as {}", p.bound_source)
+                          : fmt::format("{} {} than {}'s {}", cycles < p.bound ? p.bound - cycles : cycles - p.bound,
+                                        cycles < p.bound ? "fewer" : "more", p.bound_source, p.bound);
     return fmt::format(
-        "pipelined Algorithm 4 takes {} cycles, {} more than {}'s {}: d = {} does not divide K/2 = {}, so it "
-        "pipelines with Algorithm 3's pair schedule (docs/multi-aapc.md)",
-        cycles, cycles - p.bound, p.bound_source, p.bound, d, half);
+        "{} cycles, {}: every complement pair crosses bit b of the axes one after another, one axis a cycle, and "
+        "the pairs are skewed so that each dimension is busy from its first use; no pipeline of pairs takes fewer "
+        "than max(K/2 + s - 1, n) = {} (docs/multi-aapc.md, \"Pairs skewed bit by bit\")",
+        cycles, versus, pair_pipeline_lower_bound(widths, p.m));
+  }
   if (p.kind == MultiAapcKind::unequal && p.options.pipelined && cycles != p.bound) {
     if (cycles < p.bound)
       return fmt::format("{} cycles, {} fewer than the derived {}: K/2 = {} is below lcm(d_(i-1), d_i) for some "

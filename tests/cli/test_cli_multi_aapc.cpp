@@ -132,12 +132,22 @@ TEST_F(CliMultiAapc, CyclesMeetThePaperCounts) {
           EXPECT_EQ(cycles + 1, bound);
           ASSERT_TRUE(j["note"].is_string());
           EXPECT_TRUE(contains(j["note"], "SAT solver")) << j["note"];
-        } else if (alg == 4 && !sequential && half % k.d != 0) {
-          // Alg. 4 then pipelines with Alg. 3's pair schedule: more than Corollary 2.
-          EXPECT_GT(cycles, bound);
-          EXPECT_EQ(cycles, corollary2(3, k.d, k.m, k.s));
-          ASSERT_TRUE(j["note"].is_string());
-          EXPECT_TRUE(contains(j["note"], "docs/multi-aapc.md")) << j["note"];
+        } else if (alg == 4 && !sequential && k.s > 1) {
+          // The fewest of the paper's pair pipeline (Alg. 1's pairs where d divides K/2, Alg. 3's
+          // elsewhere) and the pairs skewed bit by bit: K/2 + s - 1 where K/2 >= n, and never fewer
+          // than max(K/2 + s - 1, n); the note says when the skewed pairs run.
+          const std::uint64_t pairs = corollary2(half % k.d == 0 ? 4 : 3, k.d, k.m, k.s), n = k.s * k.d;
+          EXPECT_LE(cycles, std::min(pairs, bound));
+          EXPECT_GE(cycles, std::max<std::uint64_t>(half + k.s - 1, n));
+          if (half >= n) {
+            EXPECT_EQ(cycles, half + k.s - 1);
+          }
+          if (cycles < pairs) {
+            ASSERT_TRUE(j["note"].is_string());
+            EXPECT_TRUE(contains(j["note"], "skewed")) << j["note"];
+          } else {
+            EXPECT_EQ(j["note"], nullptr);
+          }
         } else {
           EXPECT_EQ(cycles, bound);
           EXPECT_EQ(j["note"], nullptr);
@@ -146,9 +156,10 @@ TEST_F(CliMultiAapc, CyclesMeetThePaperCounts) {
 }
 
 TEST_F(CliMultiAapc, ProseShowsTheBoundAndTheAlg4Note) {
-  // d = 3 does not divide K/2 = 8: 8 + (3 + 2) = 13 cycles against Corollary 2's 8 + 3 = 11.
+  // d = 3 does not divide K/2 = 8 (the paper's pairs: 8 + (3 + 2) = 13), but K/2 >= n = 6: the
+  // pairs skewed bit by bit take 8 + 2 - 1 = 9 against Corollary 2's 8 + 3 = 11.
   const std::string over = ok({"multi-aapc", "--axes", "2", "--dims", "3", "--mem-dims", "4"});
-  EXPECT_TRUE(contains(over, "13 routing cycles (paper: 11, Corollary 2)")) << over;
+  EXPECT_TRUE(contains(over, "9 routing cycles (paper: 11, Corollary 2)")) << over;
   EXPECT_TRUE(contains(over, "(a_2,a_1|a_0) -> (a_1,a_0|a_2)")) << over;
   EXPECT_TRUE(contains(over, "verified against the reference: yes")) << over;
   std::size_t notes = 0;
@@ -156,7 +167,8 @@ TEST_F(CliMultiAapc, ProseShowsTheBoundAndTheAlg4Note) {
   for (std::string line; std::getline(lines, line);)
     if (line.rfind("note: ", 0) == 0) {
       ++notes;
-      EXPECT_TRUE(contains(line, "Algorithm 3")) << line;
+      EXPECT_TRUE(contains(line, "9 cycles, 2 fewer than Corollary 2's 11")) << line;
+      EXPECT_TRUE(contains(line, "max(K/2 + s - 1, n) = 9")) << line;
       EXPECT_TRUE(contains(line, "docs/multi-aapc.md")) << line;
     }
   EXPECT_EQ(notes, 1u) << over;
@@ -438,6 +450,11 @@ TEST_F(CliMultiAapc, UnequalOrdersWithAlgorithms3And4) {
         // The SAT solver's schedule: 7 cycles, the farthest word's distance (tests/data/corollary2/).
         EXPECT_EQ(j["cycles"], 7);
         EXPECT_TRUE(contains(j["note"], "SAT solver")) << j["note"];
+      } else if (alg == "4") {
+        // The pairs skewed bit by bit: n = 7 cycles at least, a pair crossing one dimension a cycle.
+        EXPECT_GE(j["cycles"].get<std::uint64_t>(), std::max<std::uint64_t>(half + 3 - 1, 7));
+        EXPECT_LT(j["cycles"].get<std::uint64_t>(), half + 3 + 2);
+        EXPECT_TRUE(contains(j["note"], "skewed")) << j["note"];
       } else {
         EXPECT_GE(j["cycles"].get<std::uint64_t>(), half + 3 + 2);
       }
@@ -453,9 +470,11 @@ TEST_F(CliMultiAapc, UnequalOrdersWithAlgorithms3And4) {
   EXPECT_EQ(ok_json({"multi-aapc", "-d", "3,3,2", "-a", "3"})["cycles"], 12);
   EXPECT_EQ(ok_json({"multi-aapc", "-d", "3,3,2", "-a", "1"})["cycles"], 11);
   EXPECT_EQ(ok_json({"multi-aapc", "-d", "3,3,2", "-a", "4"})["cycles"], 8);
-  EXPECT_EQ(ok_json({"multi-aapc", "-d", "3,3,2", "-m", "4", "-a", "4"})["cycles"],
-            std::min(ok_json({"multi-aapc", "-d", "3,3,2", "-m", "4", "-a", "1"})["cycles"].get<std::uint64_t>(),
-                     ok_json({"multi-aapc", "-d", "3,3,2", "-m", "4", "-a", "3"})["cycles"].get<std::uint64_t>()));
+  // On K = 16 (8 pairs, n = 8) one skewed row: 8 + 3 - 1 = 10, below either pair pipeline.
+  EXPECT_EQ(ok_json({"multi-aapc", "-d", "3,3,2", "-m", "4", "-a", "4"})["cycles"], 10);
+  EXPECT_GT(std::min(ok_json({"multi-aapc", "-d", "3,3,2", "-m", "4", "-a", "1"})["cycles"].get<std::uint64_t>(),
+                     ok_json({"multi-aapc", "-d", "3,3,2", "-m", "4", "-a", "3"})["cycles"].get<std::uint64_t>()),
+            10u);
 }
 
 // --- trace -----------------------------------------------------------------

@@ -41,10 +41,22 @@ struct AapcSequenceOptions {
 // schedule each algorithm pipelines with.
 Schedule make_aapc_sequence(const AapcSequenceOptions& options);
 
-// Whether make_aapc_sequence(options) runs a schedule a SAT solver found
-// (pipelined Algorithm 4 at K = 8 with d = 3, and a few unequal orders;
-// docs/multi-aapc.md, "Corollary 2 decided") instead of a pipeline of pairs.
+// What pipelined Algorithm 4 runs (the fewest cycles; a tie to the paper's, then the solver's):
+// the paper's pipeline of pairs (Alg. 1's pair schedule where d divides K/2, Alg. 3's
+// elsewhere), a schedule a SAT solver found (K = 8 with d = 3, a few unequal orders;
+// docs/multi-aapc.md, "Corollary 2 decided"), or the pairs skewed bit by bit (each pair's
+// crossings of bit b one axis a cycle: max(K/2, n) + s - 1 cycles where one row of pairs is
+// best; docs/multi-aapc.md, "Pairs skewed bit by bit"). Every other options: pairs.
+enum class SequenceConstruction { pairs, found, skewed };
+SequenceConstruction sequence_construction(const AapcSequenceOptions& options);
 bool uses_found_schedule(const AapcSequenceOptions& options);
+
+// The skewed pipeline's cycles for AAPCs on axes of orders `widths` (in the order they run), and
+// the fewest any pipeline of pairs can take, max(K/2 + s - 1, n): a pair crosses one dimension
+// a cycle, and the dimension of the t-th AAPC waits t cycles before its first use and s - 1 - t
+// after its last (its pairs' bit chains run axis after axis).
+std::uint64_t skewed_pipeline_cycles(const std::vector<unsigned>& widths, unsigned m);
+std::uint64_t pair_pipeline_lower_bound(const std::vector<unsigned>& widths, unsigned m);
 
 // The sequence written directly: where word g ends up when the memory axis is
 // exchanged with axis order[0], then order[1], ... (empty: 0, 1, ..., s-1).
