@@ -88,8 +88,9 @@ void add_multi_aapc(CLI::App& app, const ResultSink& sink) {
           {"diagonal", "type1", "greedy"})
       ->capture_default_str();
   choices(cmd->add_option("--layout", f->layout,
-                          "Algorithm 5: where data sets start on later axes: compact (one per axis, R+1 columns) or "
-                          "paper (Figure 4: pairs of sets on axes s-2, s-4, ...)"),
+                          "Algorithm 5: where data sets start on later axes: compact (one per axis, R+1 columns; "
+                          "pipelines instead when that is fewer cycles) or paper (Figure 4: pairs of sets on axes "
+                          "s-2, s-4, ..., run as asked)"),
           {"compact", "paper"})
       ->capture_default_str();
   cmd->add_option("--rotated-rows", f->rotated_rows,
