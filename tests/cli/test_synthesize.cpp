@@ -197,6 +197,20 @@ TEST_F(CliSynthesize, Slow_TwoAapcsOfThreeDimensionsTakeSixCycles) {
   EXPECT_EQ(ok_json({"multi-aapc", "--dims", "3", "--axes", "2"})["cycles"], j["cycles"]);
 }
 
+// Two AAPCs of d = 2 on K = 8: 5 cycles, T = 4 UNSAT in the full model (about 45 s of CPU): the
+// pairs skewed bit by bit, which the planner runs, are the machine's fewest, one below Corollary 2.
+TEST_F(CliSynthesize, Slow_SkewedPairsAreOptimalForTwoAapcsOfTwoDimensionsOnEightWords) {
+  const json j = synthesized({"multi-aapc", "--dims", "2", "--axes", "2", "--mem-dims", "3"}, {2, 2});
+  EXPECT_EQ(j["cycles"], 5);
+  EXPECT_EQ(j["optimal"], true);
+  EXPECT_EQ(j["unsat_at"], 4);
+  EXPECT_EQ(j["lower_bound_proof"], "unsat");
+  const json planned = ok_json({"multi-aapc", "--dims", "2", "--axes", "2", "--mem-dims", "3"});
+  EXPECT_EQ(planned["cycles"], j["cycles"]);
+  EXPECT_EQ(planned["bound"], 6);  // Corollary 2: K/2 + (s-1)d
+  EXPECT_NE(planned["note"].get<std::string>().find("skewed"), std::string::npos) << planned["note"];
+}
+
 // Orders 3,2 (K = 8): 5 cycles, the farthest word's distance, as the planner's cached schedule
 // (host/data/found/) takes, where the pair pipeline took 8. About 3 s of CPU.
 TEST_F(CliSynthesize, Slow_OrdersThreeTwoAsThePlannersFoundTable) {
