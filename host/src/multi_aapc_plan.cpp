@@ -224,7 +224,7 @@ std::string multi_aapc_note(const MultiAapcDesign& p, std::uint64_t cycles) {
     return fmt::format(
         "{} cycles, {}: every complement pair crosses bit b of the axes one after another, one axis a cycle, and "
         "the pairs are skewed so that each dimension is busy from its first use; no pipeline of pairs takes fewer "
-        "than max(K/2 + s - 1, n) = {} (docs/multi-aapc.md, \"Pairs skewed bit by bit\")",
+        "than {} (docs/multi-aapc.md, \"Pairs skewed bit by bit\")",
         cycles, versus, pair_pipeline_lower_bound(widths, p.m));
   }
   if (p.kind == MultiAapcKind::unequal && p.options.pipelined && cycles != p.bound) {

@@ -102,9 +102,32 @@ std::uint64_t Layout::cycle(std::uint64_t pair, unsigned step, unsigned b) const
   return c.start + (pair + c.offset[b]) % c.row + rank_[step][b];
 }
 
+// In T cycles, cycle c can hold at most one crossing per pair (K/2) and per dimension usable
+// then: bit b of step t only in cycles t .. T - s_b + t (s_b the steps holding bit b), its chain
+// needing t cycles before and s_b - 1 - t after. The fewest T whose cycles hold the K/2 n
+// crossings; at least K/2 + s - 1 (a dimension's window) and n (a pair's crossings).
 std::uint64_t pair_lower_bound(const std::vector<unsigned>& widths, unsigned m) {
+  const std::uint64_t pairs = bit(m - 1), steps = widths.size();
   const std::uint64_t n = std::accumulate(widths.begin(), widths.end(), std::uint64_t{0});
-  return std::max<std::uint64_t>(bit(m - 1) + widths.size() - 1, n);
+  const unsigned d1 = *std::max_element(widths.begin(), widths.end());
+  std::vector<std::uint64_t> chain(d1, 0);  // s_b
+  for (unsigned w : widths)
+    for (unsigned b = 0; b < w; ++b) ++chain[b];
+  const auto fits = [&](std::uint64_t T) {
+    std::uint64_t held = 0;
+    for (std::uint64_t c = 0; c < T && held < pairs * n; ++c) {
+      std::uint64_t usable = 0;
+      for (unsigned t = 0; t < steps; ++t)
+        for (unsigned b = 0; b < widths[t]; ++b) usable += c >= t && c + chain[b] <= T + t;
+      held += std::min(pairs, usable);
+    }
+    return held >= pairs * n;
+  };
+  std::uint64_t T = std::max<std::uint64_t>(pairs + steps - 1, n);
+  // Where K/2 >= n every cycle of the window holds n crossings but the first and last s - 1, and T = K/2 + s - 1 fits.
+  if (pairs >= n) return T;
+  while (!fits(T)) ++T;
+  return T;
 }
 
 }  // namespace hcube::skewed

@@ -7,7 +7,7 @@
 // pair must keep, not "all of axis t before axis t+1". So pair j runs bit b's chain one axis
 // a cycle from sigma(j, b) = (j + offset_b) mod Q, the bits' chains side by side in a row of
 // Q >= K/2 cycles: Q = max(K/2, n) and max(K/2, n) + s - 1 cycles, where a schedule of pairs
-// needs at least max(K/2 + s - 1, n).
+// needs at least max(K/2 + s - 1, n) (pair_lower_bound).
 #pragma once
 
 #include <cstdint>
@@ -48,9 +48,10 @@ class Layout {
   std::uint64_t cycles_ = 0;
 };
 
-// The fewest cycles of any pipeline of pairs whose bit chains run axis after axis:
-// max(K/2 + s - 1, n) (a dimension of step t idles t cycles before its first use and s - 1 - t
-// after its last; a pair crosses one dimension a cycle).
+// A lower bound on the cycles of any pipeline of pairs whose bit chains run axis after axis: at
+// least max(K/2 + s - 1, n) (a dimension of step t idles t cycles before its first use and s - 1 - t
+// after its last; a pair crosses one dimension a cycle), and, below n pairs, the fewest cycles
+// that hold the K/2 n crossings when cycle c holds at most min(K/2, the dimensions usable then).
 std::uint64_t pair_lower_bound(const std::vector<unsigned>& widths, unsigned m);
 
 }  // namespace hcube::skewed

@@ -135,7 +135,7 @@ TEST_F(CliMultiAapc, CyclesMeetThePaperCounts) {
         } else if (alg == 4 && !sequential && k.s > 1) {
           // The fewest of the paper's pair pipeline (Alg. 1's pairs where d divides K/2, Alg. 3's
           // elsewhere) and the pairs skewed bit by bit: K/2 + s - 1 where K/2 >= n, and never fewer
-          // than max(K/2 + s - 1, n); the note says when the skewed pairs run.
+          // than max(K/2 + s - 1, n) (a pair bound); the note says when the skewed pairs run.
           const std::uint64_t pairs = corollary2(half % k.d == 0 ? 4 : 3, k.d, k.m, k.s), n = k.s * k.d;
           EXPECT_LE(cycles, std::min(pairs, bound));
           EXPECT_GE(cycles, std::max<std::uint64_t>(half + k.s - 1, n));
@@ -168,7 +168,7 @@ TEST_F(CliMultiAapc, ProseShowsTheBoundAndTheAlg4Note) {
     if (line.rfind("note: ", 0) == 0) {
       ++notes;
       EXPECT_TRUE(contains(line, "9 cycles, 2 fewer than Corollary 2's 11")) << line;
-      EXPECT_TRUE(contains(line, "max(K/2 + s - 1, n) = 9")) << line;
+      EXPECT_TRUE(contains(line, "no pipeline of pairs takes fewer than 9")) << line;
       EXPECT_TRUE(contains(line, "docs/multi-aapc.md")) << line;
     }
   EXPECT_EQ(notes, 1u) << over;

@@ -52,9 +52,10 @@ SequenceConstruction sequence_construction(const AapcSequenceOptions& options);
 bool uses_found_schedule(const AapcSequenceOptions& options);
 
 // The skewed pipeline's cycles for AAPCs on axes of orders `widths` (in the order they run), and
-// the fewest any pipeline of pairs can take, max(K/2 + s - 1, n): a pair crosses one dimension
-// a cycle, and the dimension of the t-th AAPC waits t cycles before its first use and s - 1 - t
-// after its last (its pairs' bit chains run axis after axis).
+// a lower bound for any pipeline of pairs: max(K/2 + s - 1, n), a pair crossing one dimension a
+// cycle and the dimension of the t-th AAPC waiting t cycles before its first use and s - 1 - t
+// after its last (its pairs' bit chains run axis after axis); below n pairs, the fewest cycles
+// that can hold every crossing, cycle c at most min(K/2, the dimensions usable in it).
 std::uint64_t skewed_pipeline_cycles(const std::vector<unsigned>& widths, unsigned m);
 std::uint64_t pair_pipeline_lower_bound(const std::vector<unsigned>& widths, unsigned m);
 
