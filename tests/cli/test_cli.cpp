@@ -49,7 +49,7 @@ TEST_F(Cli, HelpListsTheValuesOfChoiceFlags) {
       {{"permute"}, {"--ports TEXT:{one,all}"}},
       {{"compare"}, {"--ports TEXT:{one,all}"}},
       {{"redistribute"}, {"--schedule TEXT:{circulant,caterpillar,bipartite-stepwise,bipartite-greedy}"}},
-      {{"scatter"}, {"--algorithm TEXT:{pipeline,bidirectional,product,dex,bex,sex,qex}", "--embed TEXT:{cube}"}},
+      {{"scatter"}, {"--algorithm TEXT:{pipeline,bidirectional,product,dex,bex,sex,qex,idex}", "--embed TEXT:{cube}"}},
   };
   for (const auto& [cmd, wanted] : cases) {
     Args args = cmd;
