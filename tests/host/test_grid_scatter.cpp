@@ -327,7 +327,17 @@ TEST(GridScatter, InterleavedDexOnTorusAndMesh) {
       EXPECT_EQ(c.element_hops, z * z * z * z * z / 2);
       EXPECT_EQ(bisection_bound(t), static_cast<double>(z * z * z / 8));
       if (z % 8 == 0) {
+        // t even: every Latin diagonal of two full layers of pairs, (4t-2)^2 t/2 rounds, busies all 4N links.
         EXPECT_LE(c.rounds, z * z * z / 8 + 3);
+        const std::uint64_t q = z / 4;
+        std::uint64_t busy = 0;
+        for (std::size_t r = 0, cycle = 0; r < s.rounds(); ++r) {
+          std::uint64_t links = 0;
+          for (; cycle < s.round_ends[r]; ++cycle)
+            for (const GridMessage& m : s.cycles[cycle].messages) links += m.dir != 0;
+          busy += links == 4 * N;
+        }
+        EXPECT_GE(busy, (4 * q - 2) * (4 * q - 2) * q / 2);
       }
     }
   }
