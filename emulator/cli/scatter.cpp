@@ -157,11 +157,13 @@ void scatter_on_grid(const ScatterFlags& f, const ScatterTopology& t, std::optio
       {"backend_note", run.backend_note},
       {"counters", to_json(k)},
   };
-  if (a == ScatterAlgorithm::dex || a == ScatterAlgorithm::qex || !a) {
+  if (a == ScatterAlgorithm::dex || a == ScatterAlgorithm::qex || a == ScatterAlgorithm::idex || !a) {
     j["max_congestion"] = max_congestion(s);
     j["congestion"] = s.congestion;
   }
   if (s.one_port_rounds || !a) j["contention_free"] = max_congestion(s) <= 1;
+  const bool interleaved = a && interleaved_dex(s.topology, *a);
+  if (interleaved) j["one_port_bound"] = N - 1;
   if (!a) j["schedule"] = f.schedule;
   if (embed)
     j["cube"] = {{"n", run.cube_dims}, {"m", run.cube_mem_dims}, {"router_steps", k.router_steps},
@@ -187,6 +189,7 @@ void scatter_on_grid(const ScatterFlags& f, const ScatterTopology& t, std::optio
       fmt::print("worst link congestion of a permutation under XY routing: {} (notes: max(z1, z2)/2 = {})\n",
                  max_congestion(s), std::max(s.topology.z1, s.topology.z2) / 2);
     fmt::print("bisection lower bound: {} mu t_m\n", bisection_bound(s.topology));
+    if (interleaved) fmt::print("one-port lower bound: {} rounds (each node receives N - 1 packets, one a round)\n", N - 1);
     if (embed)
       fmt::print("run on the {}-cube, grid node (x, y) at Gray-code node G(x) + 2^{} G(y): {} router steps between "
                  "neighbours (dilation 1), every word where the grid machine leaves it\n",
@@ -210,7 +213,8 @@ void add_scatter(CLI::App& app, const ResultSink& sink) {
   cmd->add_option("--schedule", f->schedule, "a hcube-scatter/1 file (hcube synthesize scatter), checked, run, verified");
   choices(cmd->add_option("-a,--algorithm", f->algorithm,
                           "pipeline, bidirectional or dex (ring; dex: z a multiple of 4), product (torus, mesh), dex or bex "
-                          "(mesh, sides powers of two), qex (square mesh, sides powers of two), sex or dex (cube); "
+                          "(mesh, sides powers of two), qex (square mesh, sides powers of two), idex (square torus or "
+                          "mesh, z a multiple of 4; dex on a torus), sex or dex (cube); "
                           "default: the first its topology runs"),
           split_names(scatter_algorithm_names()));
   cmd->add_option("--packet-words", f->packet_words, "mu: words a packet (default 1)")->capture_default_str();

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <numeric>
 #include <tuple>
 
 #include "hcube/core/bits.hpp"
@@ -23,7 +24,7 @@ const std::vector<std::pair<ScatterAlgorithm, const char*>>& algorithm_names() {
       {ScatterAlgorithm::pipeline, "pipeline"}, {ScatterAlgorithm::bidirectional, "bidirectional"},
       {ScatterAlgorithm::product, "product"},   {ScatterAlgorithm::dex, "dex"},
       {ScatterAlgorithm::bex, "bex"},           {ScatterAlgorithm::sex, "sex"},
-      {ScatterAlgorithm::qex, "qex"}};
+      {ScatterAlgorithm::qex, "qex"},           {ScatterAlgorithm::idex, "idex"}};
   return names;
 }
 
@@ -93,10 +94,10 @@ std::string scatter_algorithms_for(const ScatterTopology& t) {
   if (t.cube) return "sex, dex";
   switch (t.grid.kind) {
     case GridKind::ring: return "pipeline, bidirectional, dex (z a multiple of 4)";
-    case GridKind::torus: return "product";
+    case GridKind::torus: return "product, dex or idex (square, z a multiple of 4)";
     case GridKind::mesh: break;
   }
-  return "dex, bex (sides powers of two), qex (square, sides powers of two), product";
+  return "dex, bex (sides powers of two), qex (square, sides powers of two), idex (square, z a multiple of 4), product";
 }
 
 void check_scatter_algorithm(const ScatterTopology& t, ScatterAlgorithm a) {
@@ -110,6 +111,13 @@ void check_scatter_algorithm(const ScatterTopology& t, ScatterAlgorithm a) {
     throw refuse("it is a grid algorithm");
   }
   const GridTopology& g = t.grid;
+  // The interleaved DEX runs the cycle DEX of z = 4t along every row and column.
+  const auto square_4t = [&] {
+    if (g.z1 != g.z2 || g.z1 % 4 != 0)
+      throw refuse(fmt::format("it interleaves the cycle DEX of z = 4t along rows and columns, so the grid must be "
+                               "square with z a multiple of 4, and {}x{} is not",
+                               g.z1, g.z2));
+  };
   switch (a) {
     case ScatterAlgorithm::pipeline:
     case ScatterAlgorithm::bidirectional:
@@ -126,6 +134,8 @@ void check_scatter_algorithm(const ScatterTopology& t, ScatterAlgorithm a) {
           throw refuse(fmt::format("the notes' cycle DEX needs z = 4t, and z = {} is not a multiple of 4", g.z1));
         return;
       }
+      // On a torus DEX is the interleaved one; a mesh's dex is the binary one (idex there).
+      if (g.kind == GridKind::torus) return square_4t();
       [[fallthrough]];
     case ScatterAlgorithm::bex:
       if (g.kind != GridKind::mesh)
@@ -136,6 +146,9 @@ void check_scatter_algorithm(const ScatterTopology& t, ScatterAlgorithm a) {
                                  power_of_two(g.z1) ? g.z2 : g.z1));
       return;
     case ScatterAlgorithm::sex: throw refuse("SEX is the cube's standard exchange (cube:d)");
+    case ScatterAlgorithm::idex:
+      if (g.kind == GridKind::ring) throw refuse("on a ring the cycle's DEX is dex");
+      return square_4t();
     case ScatterAlgorithm::qex:
       if (g.kind != GridKind::mesh) throw refuse("the notes run QEX on wormhole meshes (mesh:2^kx2^k)");
       if (g.z1 != g.z2 || !power_of_two(g.z1))
@@ -159,9 +172,12 @@ double scatter_plan_entries(const GridTopology& t, ScatterAlgorithm a) {
       return N * (cp * (cp + 1) / 2 + cm * (cm + 1) / 2) + N;
     }
     case ScatterAlgorithm::product: return N * z2 * z1 * (z1 - 1) / 2 + N * z1 * z2 * (z2 - 1) / 2 + 2 * N;
+    case ScatterAlgorithm::idex:
     case ScatterAlgorithm::dex:
       // A ring's 2t^2 rounds each cross all 2z directed links once.
       if (t.kind == GridKind::ring) return z1 * z1 * z1 / 4 + N;
+      // On a torus every packet takes the short way round each side: z^2/4 links from a node over a side.
+      if (t.kind == GridKind::torus) return N * (z2 * z1 * z1 / 4 + z1 * z2 * z2 / 4) + N;
       // Over all ordered pairs of coordinates |x - x'| sums to z (z^2 - 1) / 3.
       return z2 * z2 * z1 * (z1 * z1 - 1) / 3 + z1 * z1 * z2 * (z2 * z2 - 1) / 3 + N;
     case ScatterAlgorithm::bex: {
@@ -260,6 +276,7 @@ struct Worm {
   std::uint64_t src = 0, dst = 0;
   BlockPairs blocks;  // (block at src, block at dst)
   int ring_dir = 0;
+  int ring_dir_y = 0;  // Y's way round on a torus where it differs from X's (0: ring_dir's)
 };
 
 struct Hop {
@@ -271,12 +288,14 @@ struct Hop {
 // X-, X+, Y-, Y+.
 unsigned direction_index(const Hop& h) { return 2 * h.dim + (h.dir > 0 ? 1 : 0); }
 
-std::vector<Hop> xy_path(const GridTopology& t, std::uint64_t src, std::uint64_t dst, int ring_dir = 0) {
+std::vector<Hop> xy_path(const GridTopology& t, std::uint64_t src, std::uint64_t dst, int ring_dir = 0,
+                         int ring_dir_y = 0) {
   std::vector<Hop> path;
   std::uint64_t at = src;
   for (unsigned dim = 0; dim < t.dims(); ++dim)
     while (t.coord(at, dim) != t.coord(dst, dim)) {
-      const int dir = ring_dir != 0 ? ring_dir : t.coord(dst, dim) > t.coord(at, dim) ? 1 : -1;
+      const int way = dim == 1 && ring_dir_y != 0 ? ring_dir_y : ring_dir;
+      const int dir = way != 0 ? way : t.coord(dst, dim) > t.coord(at, dim) ? 1 : -1;
       path.push_back(Hop{at, dim, dir});
       at = *t.neighbour(at, dim, dir);
     }
@@ -314,7 +333,7 @@ void wormhole_round(GridSchedule& s, const std::vector<Worm>& worms, const std::
                                 s.algorithm, s.rounds(), w.src, w.dst));
   }
   for (std::size_t w = 0; w < worms.size(); ++w) {
-    paths.push_back(xy_path(t, worms[w].src, worms[w].dst, worms[w].ring_dir));
+    paths.push_back(xy_path(t, worms[w].src, worms[w].dst, worms[w].ring_dir, worms[w].ring_dir_y));
     for (const Hop& h : paths.back()) {
       std::size_t& on = used[4 * h.node + direction_index(h)];
       if (on != worms.size())
@@ -498,6 +517,68 @@ void build_bex(GridSchedule& s) {
   }
 }
 
+using RingCycle = std::vector<std::uint64_t>;  // c0 -> c1 -> ... -> c0
+
+// The cycle DEX's micro-permutations on T(z), z = 4t, in the notes' order,
+// each as its closed cycles of transfers (pi_3 split in two at t = 1).
+std::vector<std::vector<RingCycle>> ring_micro_permutations(std::uint64_t z) {
+  const std::uint64_t t = z / 4;
+  const auto u = [](std::uint64_t a) { return a; };
+  const auto uy = [t](std::uint64_t a) { return 2 * t - 1 - a; };
+  const auto uxy = [t](std::uint64_t a) { return 2 * t + a; };
+  const auto ux = [t](std::uint64_t a) { return 4 * t - 1 - a; };
+  std::vector<std::vector<RingCycle>> perms;
+  for (std::uint64_t i = 0; i < t; ++i)
+    for (std::uint64_t j = 0; j < t; ++j) {
+      if (i == j) continue;
+      perms.push_back({{u(i), u(j), uxy(i), uxy(j)}, {ux(i), ux(j), uy(i), uy(j)}});  // pi_1(u_i, u_j)
+      perms.push_back({{u(i), ux(j), uxy(i), uy(j)}, {u(j), uy(i), uxy(j), ux(i)}});  // pi_2(u_i, u_j)
+    }
+  for (std::uint64_t i = 0; i < t; ++i) {
+    const std::uint64_t j = (i + 1) % t;
+    const RingCycle forth{u(i), ux(i), uxy(i), uy(i)}, back{u(j), uy(j), uxy(j), ux(j)};  // pi_3(u_i)
+    if (t == 1) {
+      perms.push_back({forth});
+      perms.push_back({back});
+    } else {
+      perms.push_back({forth, back});
+    }
+    perms.push_back({{u(i), uxy(i)}, {ux(i), uy(i)}});  // pi_4(u_i)
+  }
+  return perms;
+}
+
+// One transfer of a micro-permutation along one side: `dir` +1 or -1 winds
+// that way round, 0 goes straight (a mesh's path).
+struct Transfer {
+  std::uint64_t from = 0, to = 0;
+  int dir = 0;
+};
+
+// A micro-permutation's transfers, its first cycle winding the way that goes
+// once round and the others alternately the other way; throws unless each
+// cycle winds exactly once (what makes it contention-free).
+std::vector<Transfer> ring_transfers(const std::vector<RingCycle>& cycles, std::uint64_t z, const std::string& where) {
+  const auto winding = [z](const RingCycle& c, int dir) {
+    std::uint64_t links = 0;
+    for (std::size_t k = 0; k < c.size(); ++k) {
+      const std::uint64_t from = c[k], to = c[(k + 1) % c.size()];
+      links += dir > 0 ? (to + z - from) % z : (from + z - to) % z;
+    }
+    return links;
+  };
+  std::vector<Transfer> moves;
+  int dir = winding(cycles[0], 1) == z ? 1 : -1;
+  for (const RingCycle& c : cycles) {
+    if (winding(c, dir) != z)
+      throw Error(fmt::format("dex plan on {}: a micro-permutation's cycle from node {} does not wind once round", where,
+                              c[0]));
+    for (std::size_t k = 0; k < c.size(); ++k) moves.push_back(Transfer{c[k], c[(k + 1) % c.size()], dir});
+    dir = -dir;
+  }
+  return moves;
+}
+
 // DEX on the cycle T(z), z = 4t (notes sec. 12). Node k sits at angle
 // (2k+1) pi/z, so quadrant I holds u_a = a (a = 0..t-1) and its mirror images
 // are u^y = 2t-1-a, u^xy = 2t+a, u^x = 4t-1-a (quadrants II, III, IV).
@@ -508,57 +589,200 @@ void build_bex(GridSchedule& s) {
 // t >= 2: at t = 1 pi_3's u_j is u_i, its two cycles share four nodes, and
 // they run as two rounds (3 in all, each node's z - 1 packets one a round).
 void build_ring_dex(GridSchedule& s) {
-  const std::uint64_t z = s.topology.z1, t = z / 4, N = z, out = N;
+  const std::uint64_t z = s.topology.z1, N = z, out = N;
   s.node_blocks = 2 * N + 4;
-  const auto u = [](std::uint64_t a) { return a; };
-  const auto uy = [t](std::uint64_t a) { return 2 * t - 1 - a; };
-  const auto uxy = [t](std::uint64_t a) { return 2 * t + a; };
-  const auto ux = [t](std::uint64_t a) { return 4 * t - 1 - a; };
-  using Cycle = std::vector<std::uint64_t>;  // c0 -> c1 -> ... -> c0
-  // The links a cycle crosses going `dir` round the ring.
-  const auto winding = [z](const Cycle& c, int dir) {
-    std::uint64_t links = 0;
-    for (std::size_t k = 0; k < c.size(); ++k) {
-      const std::uint64_t from = c[k], to = c[(k + 1) % c.size()];
-      links += dir > 0 ? (to + z - from) % z : (from + z - to) % z;
-    }
-    return links;
-  };
   bool first_round = true;
-  const auto round = [&](const std::vector<Cycle>& cycles) {
+  for (const std::vector<RingCycle>& perm : ring_micro_permutations(z)) {
     std::vector<Worm> worms;
-    int dir = winding(cycles[0], 1) == z ? 1 : -1;
-    for (const Cycle& c : cycles) {
-      if (winding(c, dir) != z)
-        throw Error(fmt::format("dex plan on {}: a micro-permutation's cycle from node {} does not wind once round",
-                                to_string(s.topology), c[0]));
-      for (std::size_t k = 0; k < c.size(); ++k) {
-        const std::uint64_t from = c[k], to = c[(k + 1) % c.size()];
-        worms.push_back(Worm{from, to, {{to, out + from}}, dir});
-      }
-      dir = -dir;
-    }
+    for (const Transfer& m : ring_transfers(perm, z, to_string(s.topology)))
+      worms.push_back(Worm{m.from, m.to, {{m.to, out + m.from}}, m.dir});
     std::function<BlockPairs(std::uint64_t)> own;  // the node's own packet, in the very first cycle
     if (first_round) own = [out](std::uint64_t node) { return BlockPairs{{node, out + node}}; };
     first_round = false;
     wormhole_round(s, worms, own, 2 * N, 1);
+  }
+}
+
+// The directed links of a side of z nodes a transfer crosses, as 2 edge +
+// [dir > 0] (edge e joins e and e + 1 mod z).
+std::vector<std::uint64_t> side_links(std::uint64_t z, const Transfer& m) {
+  std::vector<std::uint64_t> links;
+  const int dir = m.dir != 0 ? m.dir : m.to > m.from ? 1 : -1;
+  for (std::uint64_t c = m.from; c != m.to;) {
+    const std::uint64_t next = dir > 0 ? (c + 1) % z : (c + z - 1) % z;
+    links.push_back(2 * (dir > 0 ? c : next) + (dir > 0 ? 1 : 0));
+    c = next;
+  }
+  return links;
+}
+
+// A piece of one side's schedule: a one-port, contention-free set of
+// transfers along a row or a column (a micro-permutation, a part of one, or a
+// node keeping its own coordinate).
+struct SidePiece {
+  std::vector<Transfer> moves;
+  std::vector<std::uint64_t> links;
+  std::size_t layer = 0, slot = 0, layer_size = 1;  // its micro-permutation's layer (below); none for x -> x
+};
+
+// Layers of the cycle DEX's micro-permutations (in ring_micro_permutations'
+// order) whose quadruples of mirror images (orbits) are disjoint: pi_1 and
+// pi_2 of the pairs of one round-robin matching of the t orbits, one layer
+// per (pi_1 or pi_2, which of the pair is u_i); pi_3's pairs {i, i+1} by i's
+// parity (i = t-1 apart for odd t); all pi_4. Returns (layer, slot in it).
+std::vector<std::pair<std::size_t, std::size_t>> micro_layers(std::uint64_t t) {
+  std::vector<std::size_t> layer;
+  if (t == 1) {
+    layer = {0, 1, 2};
+  } else {
+    const std::uint64_t even = t + t % 2, m_count = even - 1;  // round-robin on an even count (a dummy orbit for odd t)
+    std::vector<std::uint64_t> matching(t * t, 0);
+    for (std::uint64_t m = 0; m < m_count; ++m)
+      for (std::uint64_t k = 0; k < even / 2; ++k) {
+        const std::uint64_t a = k == 0 ? even - 1 : (m + k) % m_count, b = k == 0 ? m : (m + m_count - k) % m_count;
+        if (a < t && b < t) matching[a * t + b] = matching[b * t + a] = m;
+      }
+    for (std::uint64_t i = 0; i < t; ++i)
+      for (std::uint64_t j = 0; j < t; ++j)
+        if (i != j)
+          for (std::size_t type = 0; type < 2; ++type) layer.push_back(4 * matching[i * t + j] + 2 * (i > j) + type);
+    const std::size_t base = 4 * m_count;
+    for (std::uint64_t i = 0; i < t; ++i) {
+      layer.push_back(base + (i % 2 == 1 ? 1 : t % 2 == 1 && i == t - 1 ? 2 : 0));  // pi_3(u_i)
+      layer.push_back(base + 3);                                                   // pi_4(u_i)
+    }
+  }
+  std::vector<std::size_t> filled(*std::max_element(layer.begin(), layer.end()) + 1, 0);
+  std::vector<std::pair<std::size_t, std::size_t>> at;
+  for (const std::size_t l : layer) at.emplace_back(l, filled[l]++);
+  return at;
+}
+
+// The pieces of a side of z = 4t nodes: on a ring the cycle DEX's
+// micro-permutations as they are; on a path (no wrap-around) each transfer
+// goes straight, and a micro-permutation splits, first fit, into parts no two
+// of whose transfers share a directed link; then z pieces x -> x. Every
+// ordered pair of coordinates, equal ones included, is in exactly one piece.
+std::vector<SidePiece> side_pieces(std::uint64_t z, bool wraps, const std::string& where) {
+  std::vector<SidePiece> pieces;
+  const std::vector<std::vector<RingCycle>> perms = ring_micro_permutations(z);
+  const std::vector<std::pair<std::size_t, std::size_t>> layers = micro_layers(z / 4);
+  std::vector<std::size_t> layer_size(perms.size(), 0);
+  for (const auto& [l, slot] : layers) layer_size[l] = std::max(layer_size[l], slot + 1);
+  for (std::size_t k = 0; k < perms.size(); ++k) {
+    const std::vector<RingCycle>& perm = perms[k];
+    std::vector<SidePiece> parts;
+    for (Transfer m : ring_transfers(perm, z, where)) {
+      if (!wraps) m.dir = 0;
+      const std::vector<std::uint64_t> links = side_links(z, m);
+      auto part = std::find_if(parts.begin(), parts.end(), [&](const SidePiece& p) {
+        return std::none_of(links.begin(), links.end(), [&](std::uint64_t l) {
+          return std::find(p.links.begin(), p.links.end(), l) != p.links.end();
+        });
+      });
+      if (part == parts.end())
+        part = parts.insert(parts.end(), SidePiece{{}, {}, layers[k].first, layers[k].second, layer_size[layers[k].first]});
+      part->moves.push_back(m);
+      part->links.insert(part->links.end(), links.begin(), links.end());
+    }
+    pieces.insert(pieces.end(), parts.begin(), parts.end());
+  }
+  for (std::uint64_t x = 0; x < z; ++x) pieces.push_back(SidePiece{{Transfer{x, x, 0}}, {}});
+  return pieces;
+}
+
+// The interleaved DEX on T(z, z) and M(z, z), z = 4t (notes sec. 12, the
+// figure lost; hcube's design). A block pairs a row piece h with a column
+// piece v: node (x, y) sends to (h(x), v(y)), X first along row y by h's
+// transfer, then along column h(x) by v's. A block is one-port and
+// contention-free by itself (row y carries h once, column x' carries v
+// once). Every ordered pair of nodes is in exactly one block (pairs of
+// coordinates are in exactly one piece a side), the node itself in none
+// (its own packet is a copy). A round is blocks that share no sender, no
+// receiver and no directed link, packed first fit (two orders, below), so
+// that horizontal and vertical micro-permutations run in the same round on
+// disjoint rows and columns.
+void build_interleaved_dex(GridSchedule& s) {
+  const GridTopology& t = s.topology;
+  const std::uint64_t z = t.z1, N = t.nodes(), out = N;
+  s.node_blocks = 2 * N + 4;
+  const std::vector<SidePiece> pieces = side_pieces(z, t.wraps(), to_string(t));
+  struct Block {
+    std::size_t h = 0, v = 0;
+    std::vector<std::uint64_t> sends, receives, links;  // links: row y's 2z y + l, column x's 2z^2 + 2z x + l
   };
-  for (std::uint64_t i = 0; i < t; ++i)
-    for (std::uint64_t j = 0; j < t; ++j) {
-      if (i == j) continue;
-      round({{u(i), u(j), uxy(i), uxy(j)}, {ux(i), ux(j), uy(i), uy(j)}});      // pi_1(u_i, u_j)
-      round({{u(i), ux(j), uxy(i), uy(j)}, {u(j), uy(i), uxy(j), ux(i)}});      // pi_2(u_i, u_j)
+  std::vector<Block> blocks;
+  for (std::size_t h = 0; h < pieces.size(); ++h)
+    for (std::size_t v = 0; v < pieces.size(); ++v) {
+      const SidePiece &row = pieces[h], &column = pieces[v];
+      if (row.links.empty() && column.links.empty()) continue;  // the node itself
+      Block b{h, v, {}, {}, {}};
+      for (const Transfer& mx : row.moves)
+        for (const Transfer& my : column.moves) {
+          b.sends.push_back(t.node(mx.from, my.from));
+          b.receives.push_back(t.node(mx.to, my.to));
+        }
+      for (const Transfer& my : column.moves)
+        for (const std::uint64_t l : row.links) b.links.push_back(2 * z * my.from + l);
+      for (const Transfer& mx : row.moves)
+        for (const std::uint64_t l : column.links) b.links.push_back(2 * z * z + 2 * z * mx.to + l);
+      blocks.push_back(std::move(b));
     }
-  for (std::uint64_t i = 0; i < t; ++i) {
-    const std::uint64_t j = (i + 1) % t;
-    const Cycle forth{u(i), ux(i), uxy(i), uy(i)}, back{u(j), uy(j), uxy(j), ux(j)};  // pi_3(u_i)
-    if (t == 1) {
-      round({forth});
-      round({back});
-    } else {
-      round({forth, back});
+  // First fit in a given order: each round takes every block, in order, that
+  // shares nothing with those it already holds.
+  const auto pack = [&](const std::vector<std::size_t>& order) {
+    std::vector<std::vector<std::size_t>> rounds;
+    std::vector<bool> placed(blocks.size(), false);
+    for (std::size_t left = blocks.size(); left > 0;) {
+      std::vector<bool> sending(N, false), receiving(N, false), busy(4 * z * z, false);
+      const auto free = [](const std::vector<bool>& used, const std::vector<std::uint64_t>& ids) {
+        return std::none_of(ids.begin(), ids.end(), [&](std::uint64_t i) { return used[i]; });
+      };
+      rounds.emplace_back();
+      for (const std::size_t k : order) {
+        const Block& b = blocks[k];
+        if (placed[k] || !free(sending, b.sends) || !free(receiving, b.receives) || !free(busy, b.links)) continue;
+        for (const std::uint64_t i : b.sends) sending[i] = true;
+        for (const std::uint64_t i : b.receives) receiving[i] = true;
+        for (const std::uint64_t i : b.links) busy[i] = true;
+        placed[k] = true;
+        --left;
+        rounds.back().push_back(k);
+      }
     }
-    round({{u(i), uxy(i)}, {ux(i), uy(i)}});  // pi_4(u_i)
+    return rounds;
+  };
+  // Two orders, the fewer rounds kept. Latin: the blocks of two micro-permutations
+  // layer by layer, layer pair (A, B) in diagonals (A's slot s with B's s + d),
+  // so that a diagonal of two full layers is a round with every link busy;
+  // then the blocks that keep a coordinate. By links: the most links first.
+  std::vector<std::size_t> latin(blocks.size()), by_links(blocks.size());
+  std::iota(latin.begin(), latin.end(), std::size_t{0});
+  std::iota(by_links.begin(), by_links.end(), std::size_t{0});
+  const auto latin_key = [&](std::size_t k) {
+    const SidePiece &h = pieces[blocks[k].h], &v = pieces[blocks[k].v];
+    const std::size_t m = std::max(h.layer_size, v.layer_size), still = h.links.empty() || v.links.empty();
+    return still ? std::tuple(still, ~blocks[k].links.size(), std::size_t{0}, std::size_t{0}, std::size_t{0})
+                 : std::tuple(still, h.layer, v.layer, (v.slot + m - h.slot % m) % m, h.slot);
+  };
+  std::stable_sort(latin.begin(), latin.end(), [&](std::size_t a, std::size_t b) { return latin_key(a) < latin_key(b); });
+  std::stable_sort(by_links.begin(), by_links.end(),
+                   [&](std::size_t a, std::size_t b) { return blocks[a].links.size() > blocks[b].links.size(); });
+  std::vector<std::vector<std::size_t>> rounds = pack(latin), other = pack(by_links);
+  if (other.size() < rounds.size()) rounds = std::move(other);
+  bool first_round = true;
+  for (const std::vector<std::size_t>& round : rounds) {
+    std::vector<Worm> worms;
+    for (const std::size_t k : round)
+      for (const Transfer& mx : pieces[blocks[k].h].moves)
+        for (const Transfer& my : pieces[blocks[k].v].moves) {
+          const std::uint64_t from = t.node(mx.from, my.from), to = t.node(mx.to, my.to);
+          worms.push_back(Worm{from, to, {{to, out + from}}, mx.dir, my.dir});
+        }
+    std::function<BlockPairs(std::uint64_t)> own;  // the node's own packet, in the very first cycle
+    if (first_round) own = [out](std::uint64_t node) { return BlockPairs{{node, out + node}}; };
+    first_round = false;
+    wormhole_round(s, worms, own, 2 * N, 1);
   }
 }
 
@@ -602,7 +826,8 @@ void build_qex(GridSchedule& s) {
 
 // The largest grid of t's shape whose plan fits, for the message that refuses t.
 std::string largest_fitting(const GridTopology& t, ScatterAlgorithm a) {
-  const bool ring_dex = a == ScatterAlgorithm::dex && t.kind == GridKind::ring;
+  const bool ring_dex =
+      (a == ScatterAlgorithm::dex && t.kind != GridKind::mesh) || a == ScatterAlgorithm::idex;  // z = 4t
   const bool pow2 = !ring_dex && (a == ScatterAlgorithm::dex || a == ScatterAlgorithm::bex || a == ScatterAlgorithm::qex);
   GridTopology g = t, best = t;
   bool found = false;
@@ -651,11 +876,19 @@ GridSchedule make_grid_scatter(const GridTopology& t, ScatterAlgorithm a, std::u
     case ScatterAlgorithm::dex:
       s.rules = GridRules{PortModel::all_port, Duplex::full};
       s.switching = Switching::wormhole;
-      s.one_port_rounds = t.kind == GridKind::ring;
+      s.one_port_rounds = t.kind != GridKind::mesh;
       if (t.kind == GridKind::ring)
         build_ring_dex(s);
+      else if (t.kind == GridKind::torus)
+        build_interleaved_dex(s);
       else
         build_dex(s);
+      break;
+    case ScatterAlgorithm::idex:
+      s.rules = GridRules{PortModel::all_port, Duplex::full};
+      s.switching = Switching::wormhole;
+      s.one_port_rounds = true;
+      build_interleaved_dex(s);
       break;
     case ScatterAlgorithm::qex:
       s.rules = GridRules{PortModel::all_port, Duplex::full};
@@ -743,6 +976,7 @@ std::optional<ScatterFormula> scatter_formula(const GridTopology& t, ScatterAlgo
                "N sqrt(N) mu t_m for z1 = z2, t_s's coefficient is 2 sqrt(N)";
       f.from_notes = false;
       break;
+    case ScatterAlgorithm::idex: return std::nullopt;
     case ScatterAlgorithm::dex: {
       if (t.kind != GridKind::ring) return std::nullopt;
       // Notes sec. 12: 2t^2 rounds of one packet a message (the printed
@@ -787,6 +1021,10 @@ double bisection_bound(const GridTopology& t) {
   const std::uint64_t big = std::max(t.z1, t.z2), rest = std::min(t.z1, t.z2);
   const double cut = static_cast<double>(big / 2) * static_cast<double>((big + 1) / 2) * static_cast<double>(rest);
   return t.kind == GridKind::mesh ? cut : cut / 2;
+}
+
+bool interleaved_dex(const GridTopology& t, ScatterAlgorithm a) {
+  return a == ScatterAlgorithm::idex || (a == ScatterAlgorithm::dex && t.kind == GridKind::torus);
 }
 
 double wormhole_cube_bound(unsigned d) { return (std::ldexp(1.0, static_cast<int>(d)) - 1) / 2; }

@@ -49,7 +49,7 @@ TEST_F(Cli, HelpListsTheValuesOfChoiceFlags) {
       {{"permute"}, {"--ports TEXT:{one,all}"}},
       {{"compare"}, {"--ports TEXT:{one,all}"}},
       {{"redistribute"}, {"--schedule TEXT:{circulant,caterpillar,bipartite-stepwise,bipartite-greedy}"}},
-      {{"scatter"}, {"--algorithm TEXT:{pipeline,bidirectional,product,dex,bex,sex,qex}", "--embed TEXT:{cube}"}},
+      {{"scatter"}, {"--algorithm TEXT:{pipeline,bidirectional,product,dex,bex,sex,qex,idex}", "--embed TEXT:{cube}"}},
   };
   for (const auto& [cmd, wanted] : cases) {
     Args args = cmd;
@@ -467,7 +467,7 @@ TEST_F(Cli, LibraryErrorsNameTheFlags) {
        "--sequential does not apply to Algorithm 5: its AAPCs run concurrently"},
       {{"scatter", "--topology", "torus:4x4", "--algorithm", "pipeline"},
        "--algorithm pipeline does not run on torus:4x4: the notes' ring pipelines run on rings (ring:z); allowed "
-       "there: product"},
+       "there: product, dex or idex (square, z a multiple of 4)"},
       {{"sweep", "--algorithms", "9"},
        "--algorithms entry '9' unknown: allowed 1, 2, 3, 4, edelman, edelman-unaligned"},
   };

@@ -116,6 +116,37 @@ TEST_F(CliScatter, RingDexAndQex) {
   EXPECT_EQ(qex["ports"], "one");
 }
 
+// The interleaved DEX (hcube's design, notes sec. 12): dex on T(8, 8), idex
+// on M(8, 8) (dex there is the binary DEX), one-port, contention-free, with
+// the one-port bound N - 1 beside the bisection bound.
+TEST_F(CliScatter, InterleavedDexOnTorusAndMesh) {
+  const json torus = ok_json({"scatter", "--topology", "torus:8x8", "--algorithm", "dex"});
+  EXPECT_EQ(torus["verified"], true);
+  EXPECT_EQ(torus["algorithm"], "dex");
+  EXPECT_EQ(torus["rounds"], 66);
+  EXPECT_EQ(torus["model"], json({{"startups", 66}, {"element_units", 66}, {"hop_units", 383}}));
+  EXPECT_EQ(torus["notes"], json(nullptr));
+  EXPECT_EQ(torus["ports"], "one");
+  EXPECT_EQ(torus["switching"], "wormhole");
+  EXPECT_EQ(torus["contention_free"], true);
+  EXPECT_EQ(torus["max_congestion"], 1);
+  EXPECT_EQ(torus["bisection_bound"], 64.0);  // z^3/8
+  EXPECT_EQ(torus["one_port_bound"], 63);
+  EXPECT_EQ(torus["element_hops"], 8 * 8 * 8 * 8 * 8 / 2);
+  EXPECT_EQ(ok_json({"scatter", "--topology", "torus:8x8", "-a", "idex"})["rounds"], 66);
+  const json mesh = ok_json({"scatter", "--topology", "mesh:8x8", "--algorithm", "idex", "--packet-words", "3"});
+  EXPECT_EQ(mesh["verified"], true);
+  EXPECT_EQ(mesh["rounds"], 129);
+  EXPECT_EQ(mesh["bisection_bound"], 128.0);  // one cut: z^3/4
+  EXPECT_EQ(mesh["one_port_bound"], 63);
+  EXPECT_EQ(mesh["contention_free"], true);
+  EXPECT_FALSE(ok_json({"scatter", "--topology", "mesh:8x8", "-a", "dex"}).contains("one_port_bound"));
+  EXPECT_TRUE(contains(ok({"scatter", "--topology", "torus:12x12", "-a", "dex"}),
+                       "one-port lower bound: 143 rounds"));
+  expect_error({"scatter", "--topology", "torus:6x6", "-a", "dex"}, {"square with z a multiple of 4", "6x6 is not"});
+  expect_error({"scatter", "--topology", "mesh:12x12", "-a", "dex"}, {"powers of two", "idex (square"});
+}
+
 TEST_F(CliScatter, InputAndOutputOnEveryTopology) {
   struct Case {
     std::string topology, algorithm;
@@ -126,6 +157,8 @@ TEST_F(CliScatter, InputAndOutputOnEveryTopology) {
                                          {"torus:3x4", "product", 12, 3},
                                          {"mesh:2x4", "dex", 8, 2},
                                          {"mesh:4x2", "bex", 8, 1},
+                                         {"torus:4x4", "dex", 16, 2},
+                                         {"mesh:4x4", "idex", 16, 3},
                                          {"cube:3", "sex", 8, 2},
                                          {"cube:3", "dex", 8, 4}}) {
     SCOPED_TRACE(c.algorithm + " on " + c.topology);

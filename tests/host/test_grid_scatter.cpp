@@ -289,6 +289,70 @@ TEST(GridScatter, QexRoundsAndRoutes) {
   }
 }
 
+// The interleaved DEX on T(z, z) and M(z, z), z = 4t (hcube's design from
+// notes sec. 12): one-port, contention-free rounds of one packet, XY routed
+// (each side the short way round on a torus, straight on a mesh), every pair
+// once; the rounds against the one-port bound N - 1 and the bisection bound
+// (one packet a message, so it bounds the rounds too). The counts are the
+// first-fit packing's, pinned; on a torus of even t the Latin order keeps all
+// 4N directed links busy in all but 2 or 3 rounds (z^3/8 + 2 at z = 8, 16).
+TEST(GridScatter, InterleavedDexOnTorusAndMesh) {
+  const std::map<std::string, std::uint64_t> rounds = {{"torus:4x4", 15},    {"torus:8x8", 66},   {"torus:12x12", 270},
+                                                       {"torus:16x16", 514}, {"mesh:4x4", 17},    {"mesh:8x8", 129},
+                                                       {"mesh:12x12", 461},  {"mesh:16x16", 1025}};
+  for (const auto& [name, expected] : rounds) {
+    SCOPED_TRACE(name);
+    const GridSchedule s = plan(name, ScatterAlgorithm::idex);
+    const GridTopology& t = s.topology;
+    const std::uint64_t z = t.z1, N = t.nodes();
+    EXPECT_TRUE(s.one_port_rounds);
+    EXPECT_TRUE(interleaved_dex(t, ScatterAlgorithm::idex));
+    const ScatterCost c = scatter_cost(s);
+    EXPECT_EQ(c.rounds, expected);
+    EXPECT_EQ(c.element_units, c.rounds);  // one packet a message
+    EXPECT_GE(c.rounds, N - 1);            // one-port: N - 1 packets to receive
+    EXPECT_GE(static_cast<double>(c.rounds), bisection_bound(t));
+    expect_contention_free_one_port(s, 2 * N);
+    EXPECT_FALSE(scatter_formula(t, ScatterAlgorithm::idex).has_value());
+    const auto side = [&](std::uint64_t u, std::uint64_t v) {
+      const std::uint64_t d = u > v ? u - v : v - u;
+      return t.wraps() ? std::min(d, z - d) : d;
+    };
+    EXPECT_EQ(c.element_hops, route_hops(t, [&](auto i, auto j) {
+                return side(t.x_of(i), t.x_of(j)) + side(t.y_of(i), t.y_of(j));
+              }));
+    if (t.wraps()) {
+      // dex on a torus is this plan; the sum of the routes is z^5/2, z^3/8 rounds' worth of all 4N links.
+      EXPECT_EQ(scatter_cost(plan(name, ScatterAlgorithm::dex)).rounds, expected);
+      EXPECT_EQ(c.element_hops, z * z * z * z * z / 2);
+      EXPECT_EQ(bisection_bound(t), static_cast<double>(z * z * z / 8));
+      if (z % 8 == 0) {
+        // t even: every Latin diagonal of two full layers of pairs, (4t-2)^2 t/2 rounds, busies all 4N links.
+        EXPECT_LE(c.rounds, z * z * z / 8 + 3);
+        const std::uint64_t q = z / 4;
+        std::uint64_t busy = 0;
+        for (std::size_t r = 0, cycle = 0; r < s.rounds(); ++r) {
+          std::uint64_t links = 0;
+          for (; cycle < s.round_ends[r]; ++cycle)
+            for (const GridMessage& m : s.cycles[cycle].messages) links += m.dir != 0;
+          busy += links == 4 * N;
+        }
+        EXPECT_GE(busy, (4 * q - 2) * (4 * q - 2) * q / 2);
+      }
+    }
+  }
+  EXPECT_EQ(scatter_cost(plan("torus:4x4", ScatterAlgorithm::idex)).rounds, 15u);  // the one-port bound itself
+  EXPECT_FALSE(interleaved_dex(parse_grid_topology("mesh:8x8"), ScatterAlgorithm::dex));
+  EXPECT_TRUE(has(error_of([] { plan("torus:6x6", ScatterAlgorithm::dex); }),
+                  "square with z a multiple of 4, and 6x6 is not"));
+  EXPECT_TRUE(has(error_of([] { plan("mesh:4x8", ScatterAlgorithm::idex); }), "and 4x8 is not"));
+  EXPECT_TRUE(has(error_of([] { plan("ring:8", ScatterAlgorithm::idex); }), "on a ring the cycle's DEX is dex"));
+  EXPECT_TRUE(has(error_of([] { plan("torus:28x28", ScatterAlgorithm::dex); }),
+                  "(the largest square torus it runs: torus:24x24)"));
+  EXPECT_TRUE(has(error_of([] { plan("mesh:24x24", ScatterAlgorithm::idex); }),
+                  "(the largest square mesh it runs: mesh:20x20)"));
+}
+
 TEST(GridScatter, BisectionBound) {
   EXPECT_EQ(bisection_bound(parse_grid_topology("ring:8")), 8.0);  // (1/2) 4 4
   EXPECT_EQ(bisection_bound(parse_grid_topology("ring:5")), 3.0);  // (1/2) 2 3
@@ -334,7 +398,7 @@ TEST(GridScatter, RefusesWhatItCannotRun) {
   EXPECT_TRUE(has(error_of([] { parse_scatter_topology("star:3"); }), "allowed ring:z, torus:z1xz2, mesh:z1xz2 or cube:d"));
   EXPECT_TRUE(has(error_of([] { parse_scatter_topology("ring:0"); }), "out of range: allowed 2..65536"));
   EXPECT_TRUE(has(error_of([] { parse_scatter_algorithm("rex"); }),
-                  "allowed pipeline, bidirectional, product, dex, bex, sex, qex"));
+                  "allowed pipeline, bidirectional, product, dex, bex, sex, qex, idex"));
   // The cycle's DEX folds the ring in quadrants of t nodes; QEX splits a square mesh in quarters.
   EXPECT_TRUE(has(error_of([] { plan("ring:6", ScatterAlgorithm::dex); }),
                   "check_scatter_algorithm::a dex does not run on ring:6: the notes' cycle DEX needs z = 4t, and z = 6 is not a "
@@ -382,7 +446,10 @@ const std::vector<std::pair<std::string, ScatterAlgorithm>>& cases() {
       {"ring:12", ScatterAlgorithm::dex},           {"ring:16", ScatterAlgorithm::dex},
       {"mesh:2x2", ScatterAlgorithm::qex},          {"mesh:4x4", ScatterAlgorithm::qex},
       {"mesh:8x8", ScatterAlgorithm::qex},          {"mesh:2x2", ScatterAlgorithm::product},
-      {"mesh:4x4", ScatterAlgorithm::product},      {"mesh:3x5", ScatterAlgorithm::product}};
+      {"mesh:4x4", ScatterAlgorithm::product},      {"mesh:3x5", ScatterAlgorithm::product},
+      {"torus:4x4", ScatterAlgorithm::idex},        {"torus:8x8", ScatterAlgorithm::dex},
+      {"torus:12x12", ScatterAlgorithm::idex},      {"mesh:4x4", ScatterAlgorithm::idex},
+      {"mesh:8x8", ScatterAlgorithm::idex},         {"mesh:12x12", ScatterAlgorithm::idex}};
   return c;
 }
 

@@ -25,6 +25,10 @@
 //                  sec. 12): one micro-permutation a round on mirror-image
 //                  quadruples, pi_1, pi_2 per ordered pair of quadrant-I
 //                  nodes, pi_3, pi_4 per node; 2t^2 contention-free rounds.
+//   idex           T(z, z), M(z, z), z = 4t, wormhole, one-port, non-combining
+//                  (dex on a torus): blocks pairing a row piece of the cycle
+//                  DEX with a column piece, XY routed, packed into rounds with
+//                  no shared sender, receiver or directed link.
 //   qex            M(2^k, 2^k), wormhole, combining (notes sec. 8): phases on
 //                  quarters of side 2^l = 2^(k-1)..1, each 2^l steps of
 //                  3-round micro-AAS among the four corners; 3(2^k - 1) rounds.
@@ -50,10 +54,10 @@
 
 namespace hcube {
 
-enum class ScatterAlgorithm { pipeline, bidirectional, product, dex, bex, sex, qex };
+enum class ScatterAlgorithm { pipeline, bidirectional, product, dex, bex, sex, qex, idex };
 ScatterAlgorithm parse_scatter_algorithm(const std::string& s);
 std::string to_string(ScatterAlgorithm a);
-std::string scatter_algorithm_names();  // "pipeline, bidirectional, product, dex, bex, sex, qex"
+std::string scatter_algorithm_names();  // "pipeline, bidirectional, product, dex, bex, sex, qex, idex"
 
 // --topology: a grid, or the cube of d dimensions ("cube:d").
 struct ScatterTopology {
@@ -68,8 +72,8 @@ std::string to_string(const ScatterTopology& t);
 std::string scatter_algorithms_for(const ScatterTopology& t);
 // Throws hcube::Error, naming what is allowed, unless `a` runs on `t` (pipeline
 // and bidirectional on rings, dex on rings of z = 4t, product on tori and meshes, dex
-// and bex on meshes with sides powers of two, qex on square ones, sex and dex
-// on cubes).
+// and bex on meshes with sides powers of two, qex on square ones, idex on
+// square tori and meshes of z = 4t, dex on such tori, sex and dex on cubes).
 void check_scatter_algorithm(const ScatterTopology& t, ScatterAlgorithm a);
 
 enum class Switching { store_and_forward, wormhole };
@@ -149,6 +153,10 @@ double bisection_bound(const GridTopology& t);
 // The wormhole hypercube's lower bound on the mu t_m term (notes, digest sec.
 // 6): N(N-1) packets over n/2 links on average, on n N arcs: (2^d - 1)/2.
 double wormhole_cube_bound(unsigned d);
+
+// The interleaved DEX: idex on T(z, z) or M(z, z), and dex on a torus (the
+// only DEX there). Its runs also report the one-port bound, N - 1 rounds.
+bool interleaved_dex(const GridTopology& t, ScatterAlgorithm a);
 
 // dex: the worst congestion of any of its permutations, max(z1, z2)/2 in the
 // notes; ring dex and qex: of any round (1).
