@@ -297,7 +297,9 @@ std::uint64_t memory_words(const SdpPlan& plan) {
   return AffineMap::permute_bits(geo, plan.local_after).is_involution() ? bit(geo.m) : 2 * bit(geo.m);
 }
 
-bool runs_as_schedule(const SdpPlan& plan) { return plan.embed.empty() && plan.align_after.empty(); }
+bool runs_as_schedule(const SdpPlan& plan) {
+  return plan.embed.empty() && plan.align_after.empty() && plan.align_within.empty();
+}
 
 std::string perm_text(const DimensionPermutation& p) { return join(p.to, ","); }
 

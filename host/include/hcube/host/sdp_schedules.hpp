@@ -9,6 +9,7 @@
 #pragma once
 
 #include <functional>
+#include <utility>
 #include <vector>
 
 #include "hcube/host/affine_map.hpp"
@@ -26,6 +27,10 @@ struct SdpPlan {
   std::uint64_t startups = 0;         // packets sent in sequence per node (one per cycle here)
   // Node-dependent local moves after the cycles, before local_after (A1').
   std::vector<AlignmentStep> align_after;
+  // Local moves between cycles: each runs before cycle `first` (after the last
+  // cycle when first == cycles()), before align_after. A3-pipelined puts each
+  // phase's words back where the next phase's chains expect them.
+  std::vector<std::pair<std::size_t, AlignmentStep>> align_within;
   // A plan that needs more machine than the data fills (A1': a storage
   // dimension the data leaves empty; the extended cube: the processor
   // dimensions the data does not use) runs on the schedule's geometry with
