@@ -24,7 +24,7 @@ constexpr Named kNames[] = {{SdpAlgorithm::automatic, "auto"}, {SdpAlgorithm::a1
                             {SdpAlgorithm::a2, "A2"},          {SdpAlgorithm::a3, "A3"}, {SdpAlgorithm::a4, "A4"},
                             {SdpAlgorithm::a5, "A5"},          {SdpAlgorithm::a6, "A6"}, {SdpAlgorithm::edelman, "Edelman"},
                             {SdpAlgorithm::a3_a1, "A3-A1"}, {SdpAlgorithm::a6_prime, "A6'"},
-                            {SdpAlgorithm::a4_prime, "A4'"}};
+                            {SdpAlgorithm::a4_prime, "A4'"}, {SdpAlgorithm::a3_pipelined, "A3-pipelined"}};
 
 std::string join(const std::vector<unsigned>& v, const char* sep) {
   std::string text;
@@ -168,6 +168,11 @@ std::optional<SdpPaperCount> paper_count(const SdpProblem& p, const SdpCandidate
       c.startups = steps3 * sp * (k.algorithm == SdpAlgorithm::a3_a1 ? 1.5 : 1.0);
       break;
     }
+    case SdpAlgorithm::a3_pipelined:  // Table 3, n-port: ceil(log2 sigma_max) (K/2B + 1)(tau + B t_c), B = 1
+      if (!all) return std::nullopt;
+      c.element_transfers = std::ceil(std::log2(smax)) * (K / 2 + 1);
+      c.startups = c.element_transfers;
+      break;
     case SdpAlgorithm::a4:
       c.element_transfers = (sp + beta) / (sp + beta + smin - 1) * K;
       c.startups = sp + beta;
@@ -197,13 +202,19 @@ std::optional<SdpPaperCount> paper_count(const SdpProblem& p, const SdpCandidate
       return std::nullopt;
   }
   const bool a1_exchanges = k.algorithm != SdpAlgorithm::a3 && k.algorithm != SdpAlgorithm::a3_a1 &&
+                            k.algorithm != SdpAlgorithm::a3_pipelined &&
                             k.algorithm != SdpAlgorithm::a1_prime && k.algorithm != SdpAlgorithm::a6_prime &&
                             k.algorithm != SdpAlgorithm::a4_prime;
   if (a1_exchanges && plan.unit_words >= 2)
     c.bound = sdp_transfer_bound(bit(p.perm.m) / plan.unit_words, plan.unit_words, steps, sizes, plan.schedule.cycles());
   const double paper = std::ceil(c.element_transfers - 1e-9);
   const auto have = static_cast<double>(k.model.element_transfers);
-  if (have > paper) {
+  if (have > paper && k.algorithm == SdpAlgorithm::a3_pipelined) {
+    c.note = fmt::format("{} element transfers against the paper's {:.6g}: a step of P transpositions takes P phases "
+                         "on P parts, each part's chains an aligned block of 2^b words a half with a cycle of fill "
+                         "(K/2 + P a step for P a power of two; docs/sdp.md, \"A3-pipelined\")",
+                         k.model.element_transfers, c.element_transfers);
+  } else if (have > paper) {
     if (static_cast<double>(c.bound) > paper) {
       c.note = fmt::format("the paper's {:.6g} element transfers cannot be met at K = {}: any schedule of {}'s "
                            "exchanges needs at least {} (docs/sdp.md, \"The paper's counts\")",
@@ -251,6 +262,7 @@ std::vector<SdpCandidate> sdp_candidates(const SdpProblem& p) {
     attempt(SdpAlgorithm::a1_prime, P::all, [](const DimensionPermutation& q) { return plan_a1_prime(q, true); });
     attempt(SdpAlgorithm::a3, P::all, [](const DimensionPermutation& q) { return plan_a3(q, true); });
     attempt(SdpAlgorithm::a3_a1, P::all, [](const DimensionPermutation& q) { return plan_a3_via_a1(q, true); });
+    attempt(SdpAlgorithm::a3_pipelined, P::all, plan_a3_pipelined);
     attempt(SdpAlgorithm::a4, P::all, plan_a4);
     const auto gamma = static_cast<unsigned>(p.cost.gamma);
     const SdpCost cost = p.cost;
