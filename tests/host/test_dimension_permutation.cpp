@@ -1415,7 +1415,7 @@ TEST_P(SdpRun, A3PipelinedAgainstTable3) {
   // words in the paper, A3-A1's 2316 and single-path parts' 3076 before.
   const DimensionPermutation p36 = real_cycles(9, 10, {{0, 1, 2}, {3, 4, 5, 6, 7, 8}});
   const SdpPlan a36 = plan_a3_pipelined(p36);
-  // Steps of 3 pairs: parts with halves 172, 172 and 168 words (3 + 3 + 2 chains),
+  // Steps of 3 pairs: parts with halves 172, 172 and 168 words (4 + 4 + 3 chains),
   // 176 cycles a phase; the step of 1 pair takes K/2 + 1 = 513 as in the paper.
   EXPECT_EQ(model_plan(a36, 1, 0, 1).element_transfers, 3u * 176u * 2u + 513u);
   EXPECT_EQ(model_plan(a36, 1, 0, 1).element_transfers, 1569u);
