@@ -168,11 +168,13 @@ std::optional<SdpPaperCount> paper_count(const SdpProblem& p, const SdpCandidate
       c.startups = steps3 * sp * (k.algorithm == SdpAlgorithm::a3_a1 ? 1.5 : 1.0);
       break;
     }
-    case SdpAlgorithm::a3_pipelined:  // Table 3, n-port: ceil(log2 sigma_max) (K/2B + 1)(tau + B t_c), B = 1
+    case SdpAlgorithm::a3_pipelined: {  // Table 3, n-port: ceil(log2 sigma_max) (K/2B + 1)(tau + B t_c)
       if (!all) return std::nullopt;
-      c.element_transfers = std::ceil(std::log2(smax)) * (K / 2 + 1);
-      c.startups = c.element_transfers;
+      const double B = plan.schedule.rules.channel_width;  // the packet the plan was built for
+      c.element_transfers = std::ceil(std::log2(smax)) * (K / 2 + B);
+      c.startups = std::ceil(std::log2(smax)) * (std::ceil(K / (2 * B)) + 1);
       break;
+    }
     case SdpAlgorithm::a4:
       c.element_transfers = (sp + beta) / (sp + beta + smin - 1) * K;
       c.startups = sp + beta;
@@ -212,8 +214,9 @@ std::optional<SdpPaperCount> paper_count(const SdpProblem& p, const SdpCandidate
   if (have > paper && k.algorithm == SdpAlgorithm::a3_pipelined) {
     c.note = fmt::format("{} element transfers against the paper's {:.6g}: a step of P transpositions takes P phases "
                          "on P parts, each part's chains an aligned block of 2^b words a half with a cycle of fill "
-                         "(K/2 + P a step for P a power of two; docs/sdp.md, \"A3-pipelined\")",
-                         k.model.element_transfers, c.element_transfers);
+                         "(K/2 + P B words in K/2B + P cycles a step for P a power of two, B = {}; docs/sdp.md, "
+                         "\"A3-pipelined\")",
+                         k.model.element_transfers, c.element_transfers, plan.schedule.rules.channel_width);
   } else if (have > paper) {
     if (static_cast<double>(c.bound) > paper) {
       c.note = fmt::format("the paper's {:.6g} element transfers cannot be met at K = {}: any schedule of {}'s "
@@ -230,6 +233,25 @@ std::optional<SdpPaperCount> paper_count(const SdpProblem& p, const SdpCandidate
     }
   }
   return c;
+}
+
+}  // namespace
+
+namespace {
+
+// A3-pipelined's packet: --packet's power of two, else Table 3's B_opt = sqrt(K tau / 2 t_c) as the power
+// of two with the lowest (K/2B + 1)(tau + B t_c); at most K/2 (a half's chain).
+std::uint64_t a3_packet(const SdpCost& c, unsigned m) {
+  const std::uint64_t most = std::max<std::uint64_t>(1, bit(m) / 2);
+  std::uint64_t best = 1;
+  if (c.packet) {
+    while (best * 2 <= std::min<std::uint64_t>(most, static_cast<std::uint64_t>(*c.packet))) best *= 2;
+    return best;
+  }
+  const auto time = [&](double B) { return (static_cast<double>(bit(m)) / (2 * B) + 1) * (c.tau + B * c.t_c); };
+  for (std::uint64_t B = 2; B <= most; B *= 2)
+    if (time(static_cast<double>(B)) < time(static_cast<double>(best))) best = B;
+  return best;
 }
 
 }  // namespace
@@ -262,7 +284,8 @@ std::vector<SdpCandidate> sdp_candidates(const SdpProblem& p) {
     attempt(SdpAlgorithm::a1_prime, P::all, [](const DimensionPermutation& q) { return plan_a1_prime(q, true); });
     attempt(SdpAlgorithm::a3, P::all, [](const DimensionPermutation& q) { return plan_a3(q, true); });
     attempt(SdpAlgorithm::a3_a1, P::all, [](const DimensionPermutation& q) { return plan_a3_via_a1(q, true); });
-    attempt(SdpAlgorithm::a3_pipelined, P::all, plan_a3_pipelined);
+    attempt(SdpAlgorithm::a3_pipelined, P::all,
+            [cost = p.cost](const DimensionPermutation& q) { return plan_a3_pipelined(q, a3_packet(cost, q.m)); });
     attempt(SdpAlgorithm::a4, P::all, plan_a4);
     const auto gamma = static_cast<unsigned>(p.cost.gamma);
     const SdpCost cost = p.cost;

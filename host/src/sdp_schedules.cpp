@@ -554,11 +554,13 @@ namespace {
 std::uint64_t chain_cycles(std::uint64_t h) { return h + popcount(h); }
 
 // The K words as `parts` parts of aligned blocks (each part's list, data
-// addresses [lo, hi)), the halves h_k summing to K/2 with the largest
-// h_k + popcount(h_k) as small as the search finds; the blocks laid out largest
-// first, so each is aligned to its size.
-std::vector<std::vector<std::pair<std::uint64_t, std::uint64_t>>> pipeline_parts(unsigned m, std::uint64_t parts) {
-  const std::uint64_t total = bit(m) / 2;
+// addresses [lo, hi)), the halves B h_k summing to K/2 with the largest
+// h_k + popcount(h_k) (a lane's cycles when each block is cut into B chains)
+// as small as the search finds; the blocks laid out largest first, so each is
+// aligned to its size. Needs K/2 >= B parts.
+std::vector<std::vector<std::pair<std::uint64_t, std::uint64_t>>> pipeline_parts(unsigned m, std::uint64_t parts,
+                                                                                 std::uint64_t lanes) {
+  const std::uint64_t total = bit(m) / 2 / lanes;
   std::vector<std::uint64_t> half;
   for (std::uint64_t T = (total + parts - 1) / parts;; ++T) {
     const auto fits = [&](std::uint64_t h) { return h >= 1 && chain_cycles(h) <= T; };
@@ -583,7 +585,7 @@ std::vector<std::vector<std::pair<std::uint64_t, std::uint64_t>>> pipeline_parts
   std::vector<Block> blocks;
   for (std::size_t k = 0; k < half.size(); ++k)
     for (unsigned b = 0; b < 64; ++b)
-      if (test_bit(half[k], b)) blocks.push_back({bit(b) * 2, k});
+      if (test_bit(half[k], b)) blocks.push_back({bit(b) * 2 * lanes, k});
   std::stable_sort(blocks.begin(), blocks.end(), [](const Block& x, const Block& y) { return x.words > y.words; });
   std::vector<std::vector<std::pair<std::uint64_t, std::uint64_t>>> out(parts);
   std::uint64_t first = 0;
@@ -596,7 +598,7 @@ std::vector<std::vector<std::pair<std::uint64_t, std::uint64_t>>> pipeline_parts
 
 }  // namespace
 
-SdpPlan plan_a3_pipelined(const DimensionPermutation& p) {
+SdpPlan plan_a3_pipelined(const DimensionPermutation& p, std::uint64_t packet) {
   const DimensionPermutationAnalysis a = analyze(p);
   if (!a.separable)
     throw Error("A3-pipelined transposes processor bits only, so it needs a separable permutation (no cycle mixing "
@@ -615,10 +617,11 @@ SdpPlan plan_a3_pipelined(const DimensionPermutation& p) {
     throw Error(fmt::format("A3-pipelined names an offset map an exchange (the relays' and ends' slots differ by the "
                             "chain position): K = 2^{} > 2^{} would stage too many",
                             p.m, kMostBits));
+  if (packet == 0 || (packet & (packet - 1)) != 0)
+    throw Error(fmt::format("A3-pipelined runs B chains side by side a link: B = {} is no power of two", packet));
   SdpPlan plan;
   EmptyDimension e(p, plan, "A3-pipelined", PortModel::all_port);
   Schedule& s = plan.schedule;
-  s.rules.channel_width = 1;
   std::map<NodeOffsetMap, std::uint32_t> ids;
   const auto map_of = [&](unsigned node_dim, std::uint64_t column) -> std::uint32_t {
     if (column == 0) return 0;
@@ -628,6 +631,7 @@ SdpPlan plan_a3_pipelined(const DimensionPermutation& p) {
     if (added) s.offset_maps.push_back(std::move(o));
     return it->second;
   };
+  s.rules.channel_width = 1;
   std::vector<std::uint64_t> identity(e.geo.m);
   for (unsigned b = 0; b < e.geo.m; ++b) identity[b] = bit(b);
   // Machine address of data word w: w << 1 (bit 0 is the empty dimension u); bit 1 (data bit 0) the half.
@@ -635,7 +639,10 @@ SdpPlan plan_a3_pipelined(const DimensionPermutation& p) {
   for (const auto& pairs : steps) {
     const std::size_t P = pairs.size();
     if (P == 0) continue;
-    const auto parts = pipeline_parts(p.m, P);
+    // B lanes at most K/2P, so that every part has a position a lane.
+    std::uint64_t lanes = packet;
+    while (lanes > 1 && bit(p.m) / 2 < lanes * P) lanes /= 2;
+    const auto parts = pipeline_parts(p.m, P, lanes);
     for (std::size_t phase = 0; phase < P; ++phase) {
       // Part k transposes pair (k + phase) mod P, its blocks' chains one after another.
       std::vector<std::vector<Exchange>> cycles;
@@ -643,8 +650,12 @@ SdpPlan plan_a3_pipelined(const DimensionPermutation& p) {
       for (std::size_t k = 0; k < P; ++k) {
         const auto [bx, by] = pairs[(k + phase) % P];
         const unsigned X = bx - p.m, Y = by - p.m;
-        std::size_t t0 = 0;
-        for (const auto& [lo, hi] : parts[k]) {
+        // Packets of B words: each block cut into B chains, one a lane, the lanes side by side.
+        std::vector<std::size_t> lane(lanes, 0);
+        for (std::uint64_t at = 0; at < parts[k].size() * lanes; ++at) {
+          const auto [first, last] = parts[k][at / lanes];
+          const std::uint64_t size = (last - first) / lanes, lo = first + at % lanes * size, hi = lo + size;
+          std::size_t& t0 = lane[at % lanes];
           const std::uint64_t L = (hi - lo) / 2;
           const unsigned bits = ceil_log2(L);  // L is a power of two
           const std::uint64_t base = lo << 1, beta0 = base | kU, beta1 = beta0 ^ kHalf;
@@ -662,16 +673,20 @@ SdpPlan plan_a3_pipelined(const DimensionPermutation& p) {
           // The ends now hold chain position i's word at i + 1 (the last at beta0, beta1):
           // u back, then position r to r - 1 in bit-reversed order, one range per borrow.
           std::vector<std::uint64_t> ends(p.n, 0);
-          const auto on_ends = [&](std::uint64_t mask, std::uint64_t size) {
+          const auto on_ends = [&](std::uint64_t mask, std::uint64_t range) {
             ends[X] = ends[Y] = mask;
-            realign.emplace_back(AffineMap::from_columns(e.geo, identity, ends), base, base + size);
+            realign.emplace_back(AffineMap::from_columns(e.geo, identity, ends), base, base + range);
           };
           on_ends(kU, 4);
           for (unsigned i = bits; i-- > 0;) on_ends(bit(bits + 1 - i), bit(bits + 2 - i));
         }
       }
       for (const auto& c : cycles) {
-        for (const Exchange& x : c) s.add(x);
+        std::vector<unsigned> per_dim(p.n, 0);
+        for (const Exchange& x : c) {
+          s.add(x);
+          s.rules.channel_width = std::max(s.rules.channel_width, ++per_dim[x.dim]);
+        }
         s.end_cycle();
       }
       for (AlignmentStep& step : realign) plan.align_within.emplace_back(s.cycles(), std::move(step));

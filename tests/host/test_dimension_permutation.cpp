@@ -1396,6 +1396,28 @@ TEST_P(SdpRun, A3PipelinedForRandomPermutations) {
           EXPECT_EQ(transfers, floor);  // P parts of K/P words: one chain a half, K/2 + P a step
         }
         expect_runs(p, plan);
+        // Packets of B words: B chains side by side, K/2 + P B words in K/2B + P cycles a step
+        // when a part's half (K/2P words) holds B positions or more.
+        const std::uint64_t B = std::uint64_t{2} << (rng() % 2);
+        if (B > bit(m)) continue;
+        const SdpPlan packets = plan_a3_pipelined(p, B);
+        EXPECT_LE(packets.schedule.rules.channel_width, B);
+        check_schedule(packets.schedule);
+        const SdpModel model = model_plan(packets, 1, 0, B);
+        EXPECT_EQ(model.startups, packets.schedule.cycles());
+        if (powers && bit(m) / (2 * std::max<std::uint64_t>(most, 1)) >= B) {
+          std::uint64_t words = 0, cycles = 0;
+          for (const auto& step : a3_steps(a)) {
+            std::uint64_t pairs = 0;
+            for (const auto& [x, y] : step) pairs += p.is_processor_bit(x) ? 1 : 0;
+            if (pairs == 0) continue;
+            words += bit(m) / 2 + pairs * B;
+            cycles += bit(m) / (2 * B) + pairs;
+          }
+          EXPECT_EQ(model.element_transfers, words);
+          EXPECT_EQ(packets.schedule.cycles(), cycles);
+        }
+        expect_runs(p, packets);
       }
   EXPECT_GE(separable, 100);
 }
@@ -1419,6 +1441,14 @@ TEST_P(SdpRun, A3PipelinedAgainstTable3) {
   // 176 cycles a phase; the step of 1 pair takes K/2 + 1 = 513 as in the paper.
   EXPECT_EQ(model_plan(a36, 1, 0, 1).element_transfers, 3u * 176u * 2u + 513u);
   EXPECT_EQ(model_plan(a36, 1, 0, 1).element_transfers, 1569u);
+  // Packets of B = 8 (Table 3: 3 (K/2B + 1) = 195 start-ups, 3 (K/2 + B) = 1560 words):
+  // a step of 3 pairs deals a lane's 64 positions as 22, 22, 20 (16 + 4 + 2: 25 cycles
+  // a phase, 8 words each), 600 words; the step of one pair 65 cycles, 520 words.
+  const SdpPlan b36 = plan_a3_pipelined(p36, 8);
+  EXPECT_EQ(b36.schedule.cycles(), 2u * 75u + 65u);
+  EXPECT_EQ(model_plan(b36, 1, 0, 8).element_transfers, 2u * 600u + 520u);
+  expect_runs(p36, b36);
+  EXPECT_THROW(plan_a3_pipelined(p36, 3), Error);
   EXPECT_LT(model_plan(a36, 1, 0, 1).element_transfers, model_plan(plan_a3_via_a1(p36, true), 1, 0, 1024).element_transfers);
   expect_runs(p36, a36);
 }

@@ -135,17 +135,19 @@ SdpPlan plan_a3(const DimensionPermutation& p, bool all_port = false);
 SdpPlan plan_a3_via_a1(const DimensionPermutation& p, bool all_port = false);
 
 // A3 n-port with the pipelined transpose of its refs [2], [8], [14] (Table 3's
-// ceil(log2 sigma_max) (K/2B + 1)(tau + B t_c), here B = 1): in each step the
-// data is cut into one part a transposition, part k transposing pair
-// (k + phase) mod P in each of P phases. A transposition (x y) moves a part's
-// words in chains, one a path: node (0 1) sends half 0 over x, through relay
-// (0 0) and over y, half 1 over y through (1 1), one word a cycle each, and
-// (1 0) the other way; the relays swap two empty slots of the 2K-word machine
-// (A1''s u), so every link carries a word both ways in every cycle. A chain of
-// L words takes L + 1 cycles and leaves each word one chain position on
-// (bit-reversed order), which node-dependent range alignments (align_within)
-// undo before the next phase. Separable permutations; name "A3-pipelined".
-SdpPlan plan_a3_pipelined(const DimensionPermutation& p);
+// ceil(log2 sigma_max) (K/2B + 1)(tau + B t_c)): in each step the data is cut
+// into one part a transposition, part k transposing pair (k + phase) mod P in
+// phase 0..P-1. A transposition (x y) moves a part's words in chains, one a
+// path: node (x y) = (0 1) sends half 0 over x through relay (1 1), then over
+// y, and half 1 over y through (0 0), one word a cycle each, (1 0) the other
+// way; the relays swap two empty slots of the 2K-word machine (A1''s u), so
+// every link carries a word both ways in every cycle. A chain of L words takes
+// L + 1 cycles and leaves each word one chain position on (bit-reversed
+// order), which node-dependent range alignments (align_within) undo before the
+// next phase. Packets of B words (a power of two): B chains side by side a
+// link, B halved while K/2 < B P. Separable permutations, 2P <= K <= 2^14;
+// name "A3-pipelined".
+SdpPlan plan_a3_pipelined(const DimensionPermutation& p, std::uint64_t packet = 1);
 
 // n-port algorithms split the data into parts and run one row of exchanges
 // E(pivot, processor bit) per part concurrently (host/src/sdp_rows.hpp): the
