@@ -116,7 +116,8 @@ void add_permute(CLI::App& app, const ResultSink& sink) {
       ->required();
   choices(cmd->add_option("-a,--algorithm", f->algorithm,
                           "auto (lowest modelled time), A1, A1' (2K words a node), A2, A3 (2K words a node), A4, A5, "
-                          "A6, A6' and A4' (on A1') or Edelman (bit reversal, n = m)"),
+                          "A6, A6' and A4' (on A1'), A3-A1, A3-pipelined (n-port, 2K words a node) or Edelman (bit "
+                          "reversal, n = m)"),
           split_names(sdp_algorithm_names()))
       ->capture_default_str();
   cmd->add_flag("--fused", f->fused,
@@ -239,14 +240,14 @@ void add_compare(CLI::App& app) {
     check_machine_size(data_flags(r, f->machine));
     std::vector<SdpCandidate> all = sdp_candidates(r);
     nlohmann::json rows = nlohmann::json::array();
-    std::string table = fmt::format("{:<7} {:<5} {:>7} {:>10} {:>9} {:>5} {:>7} {:>12} {:>12} {:>10}  {}\n", "alg",
+    std::string table = fmt::format("{:<12} {:<5} {:>7} {:>10} {:>9} {:>5} {:>7} {:>12} {:>12} {:>10}  {}\n", "alg",
                                     "ports", "cycles", "transfers", "start-ups", "span", "memory", "modelled",
                                     "lower bound", "measured", "verified");
     for (SdpCandidate& k : all) {
       const std::string name = to_string(k.algorithm), ports = to_string(k.ports);
       if (!k.plan) {
         rows.push_back({{"algorithm", name}, {"ports", ports}, {"applies", false}, {"reason", k.why_not}});
-        table += fmt::format("{:<7} {:<5} does not apply: {}\n", name, ports, k.why_not);
+        table += fmt::format("{:<12} {:<5} does not apply: {}\n", name, ports, k.why_not);
         continue;
       }
       // This candidate's plan: its algorithm in the port model it was planned for.
@@ -276,7 +277,7 @@ void add_compare(CLI::App& app) {
       if (k.algorithm == SdpAlgorithm::a5) row["gamma"] = k.plan->gamma;
       add_paper_json(row, k);
       rows.push_back(std::move(row));
-      table += fmt::format("{:<7} {:<5} {:>7} {:>10} {:>9} {:>5} {:>7} {:>12.6g} {:>12.6g} {:>10.6f}  yes\n", name,
+      table += fmt::format("{:<12} {:<5} {:>7} {:>10} {:>9} {:>5} {:>7} {:>12.6g} {:>12.6g} {:>10.6f}  yes\n", name,
                            ports, job.stats.cycles, k.model.element_transfers, k.model.startups,
                            job.stats.max_span, memory_text(r, *k.plan), k.model.time,
                            r.bound.time(), seconds);

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "hcube/emulator/schedule_run.hpp"
 #include "hcube/host/sdp_planner.hpp"
@@ -18,7 +20,45 @@ SdpRunResult run_on(Machine& mach, const SdpPlan& plan, const Machine::Progress&
   mach.reset_counters();
   const AffineMap id(geo);
   SdpRunResult r;
-  r.seconds = run_schedule(mach, plan.schedule, id, id, progress).seconds;
+  if (plan.align_within.empty()) {
+    r.seconds = run_schedule(mach, plan.schedule, id, id, progress).seconds;
+  } else {
+    // The cycles in segments, the local moves between them where the plan puts them.
+    const Schedule& s = plan.schedule;
+    std::size_t next = 0, first = 0;
+    while (first <= s.cycles()) {
+      std::size_t last = s.cycles();
+      if (next < plan.align_within.size()) last = std::min(last, plan.align_within[next].first);
+      if (last > first) {
+        // The segment carries only the offset maps its exchanges name (the launches stage every map of a schedule).
+        Schedule seg = s.header();
+        seg.offset_maps.clear();
+        std::vector<std::uint32_t> renumber(s.offset_maps.size() + 1, 0);
+        for (std::size_t c = first; c < last; ++c) {
+          for (std::size_t e = 0; e < s.cycle_size(c); ++e) {
+            Exchange x = s.cycle_begin(c)[e];
+            if (x.offset_map != 0 && renumber[x.offset_map] == 0) {
+              seg.offset_maps.push_back(s.offset_maps.at(x.offset_map - 1));
+              renumber[x.offset_map] = static_cast<std::uint32_t>(seg.offset_maps.size());
+            }
+            x.offset_map = renumber[x.offset_map];
+            seg.add(x);
+          }
+          seg.end_cycle();
+        }
+        r.seconds += run_schedule(mach, seg, id, id, progress).seconds;
+      }
+      first = last;
+      const auto start = std::chrono::steady_clock::now();
+      for (; next < plan.align_within.size() && plan.align_within[next].first == first; ++next)
+        mach.align(plan.align_within[next].second);
+      r.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (first == s.cycles()) break;
+    }
+    if (next != plan.align_within.size())
+      throw Error(fmt::format("{} plan: an alignment before cycle {} of {}", plan.algorithm,
+                              plan.align_within[next].first, s.cycles()));
+  }
   const auto start = std::chrono::steady_clock::now();
   for (const AlignmentStep& step : plan.align_after) mach.align(step);
   const AffineMap after = AffineMap::permute_bits(geo, plan.local_after);

@@ -24,7 +24,7 @@ constexpr Named kNames[] = {{SdpAlgorithm::automatic, "auto"}, {SdpAlgorithm::a1
                             {SdpAlgorithm::a2, "A2"},          {SdpAlgorithm::a3, "A3"}, {SdpAlgorithm::a4, "A4"},
                             {SdpAlgorithm::a5, "A5"},          {SdpAlgorithm::a6, "A6"}, {SdpAlgorithm::edelman, "Edelman"},
                             {SdpAlgorithm::a3_a1, "A3-A1"}, {SdpAlgorithm::a6_prime, "A6'"},
-                            {SdpAlgorithm::a4_prime, "A4'"}};
+                            {SdpAlgorithm::a4_prime, "A4'"}, {SdpAlgorithm::a3_pipelined, "A3-pipelined"}};
 
 std::string join(const std::vector<unsigned>& v, const char* sep) {
   std::string text;
@@ -168,6 +168,13 @@ std::optional<SdpPaperCount> paper_count(const SdpProblem& p, const SdpCandidate
       c.startups = steps3 * sp * (k.algorithm == SdpAlgorithm::a3_a1 ? 1.5 : 1.0);
       break;
     }
+    case SdpAlgorithm::a3_pipelined: {  // Table 3, n-port: ceil(log2 sigma_max) (K/2B + 1)(tau + B t_c)
+      if (!all) return std::nullopt;
+      const double B = plan.schedule.rules.channel_width;  // the packet the plan was built for
+      c.element_transfers = std::ceil(std::log2(smax)) * (K / 2 + B);
+      c.startups = std::ceil(std::log2(smax)) * (std::ceil(K / (2 * B)) + 1);
+      break;
+    }
     case SdpAlgorithm::a4:
       c.element_transfers = (sp + beta) / (sp + beta + smin - 1) * K;
       c.startups = sp + beta;
@@ -197,13 +204,20 @@ std::optional<SdpPaperCount> paper_count(const SdpProblem& p, const SdpCandidate
       return std::nullopt;
   }
   const bool a1_exchanges = k.algorithm != SdpAlgorithm::a3 && k.algorithm != SdpAlgorithm::a3_a1 &&
+                            k.algorithm != SdpAlgorithm::a3_pipelined &&
                             k.algorithm != SdpAlgorithm::a1_prime && k.algorithm != SdpAlgorithm::a6_prime &&
                             k.algorithm != SdpAlgorithm::a4_prime;
   if (a1_exchanges && plan.unit_words >= 2)
     c.bound = sdp_transfer_bound(bit(p.perm.m) / plan.unit_words, plan.unit_words, steps, sizes, plan.schedule.cycles());
   const double paper = std::ceil(c.element_transfers - 1e-9);
   const auto have = static_cast<double>(k.model.element_transfers);
-  if (have > paper) {
+  if (have > paper && k.algorithm == SdpAlgorithm::a3_pipelined) {
+    c.note = fmt::format("{} element transfers against the paper's {:.6g}: a step of P transpositions takes P phases "
+                         "on P parts, each part's chains an aligned block of 2^b words a half with a cycle of fill "
+                         "(K/2 + P B words in K/2B + P cycles a step for P a power of two, B = {}; docs/sdp.md, "
+                         "\"A3-pipelined\")",
+                         k.model.element_transfers, c.element_transfers, plan.schedule.rules.channel_width);
+  } else if (have > paper) {
     if (static_cast<double>(c.bound) > paper) {
       c.note = fmt::format("the paper's {:.6g} element transfers cannot be met at K = {}: any schedule of {}'s "
                            "exchanges needs at least {} (docs/sdp.md, \"The paper's counts\")",
@@ -219,6 +233,25 @@ std::optional<SdpPaperCount> paper_count(const SdpProblem& p, const SdpCandidate
     }
   }
   return c;
+}
+
+}  // namespace
+
+namespace {
+
+// A3-pipelined's packet: --packet's power of two, else Table 3's B_opt = sqrt(K tau / 2 t_c) as the power
+// of two with the lowest (K/2B + 1)(tau + B t_c); at most K/2 (a half's chain).
+std::uint64_t a3_packet(const SdpCost& c, unsigned m) {
+  const std::uint64_t most = std::max<std::uint64_t>(1, bit(m) / 2);
+  std::uint64_t best = 1;
+  if (c.packet) {
+    while (best * 2 <= std::min<std::uint64_t>(most, static_cast<std::uint64_t>(*c.packet))) best *= 2;
+    return best;
+  }
+  const auto time = [&](double B) { return (static_cast<double>(bit(m)) / (2 * B) + 1) * (c.tau + B * c.t_c); };
+  for (std::uint64_t B = 2; B <= most; B *= 2)
+    if (time(static_cast<double>(B)) < time(static_cast<double>(best))) best = B;
+  return best;
 }
 
 }  // namespace
@@ -251,6 +284,8 @@ std::vector<SdpCandidate> sdp_candidates(const SdpProblem& p) {
     attempt(SdpAlgorithm::a1_prime, P::all, [](const DimensionPermutation& q) { return plan_a1_prime(q, true); });
     attempt(SdpAlgorithm::a3, P::all, [](const DimensionPermutation& q) { return plan_a3(q, true); });
     attempt(SdpAlgorithm::a3_a1, P::all, [](const DimensionPermutation& q) { return plan_a3_via_a1(q, true); });
+    attempt(SdpAlgorithm::a3_pipelined, P::all,
+            [cost = p.cost](const DimensionPermutation& q) { return plan_a3_pipelined(q, a3_packet(cost, q.m)); });
     attempt(SdpAlgorithm::a4, P::all, plan_a4);
     const auto gamma = static_cast<unsigned>(p.cost.gamma);
     const SdpCost cost = p.cost;
@@ -297,7 +332,9 @@ std::uint64_t memory_words(const SdpPlan& plan) {
   return AffineMap::permute_bits(geo, plan.local_after).is_involution() ? bit(geo.m) : 2 * bit(geo.m);
 }
 
-bool runs_as_schedule(const SdpPlan& plan) { return plan.embed.empty() && plan.align_after.empty(); }
+bool runs_as_schedule(const SdpPlan& plan) {
+  return plan.embed.empty() && plan.align_after.empty() && plan.align_within.empty();
+}
 
 std::string perm_text(const DimensionPermutation& p) { return join(p.to, ","); }
 

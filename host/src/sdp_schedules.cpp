@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <numeric>
 
 #include "hcube/core/bits.hpp"
@@ -544,6 +545,155 @@ SdpPlan plan_a3_via_a1(const DimensionPermutation& p, bool all_port) {
   }
   std::vector<sdp::Row> rows = per_step.empty() ? std::vector<sdp::Row>{} : sdp::chain_rows(per_step);
   return sdp::rows_plan(p, "A3-A1", rows, pivot_needed ? std::vector<unsigned>{v} : std::vector<unsigned>{});
+}
+
+namespace {
+
+// Routing cycles of a part whose halves hold h words: one chain per set bit of
+// h (an aligned block of 2^b words a half), each 2^b words plus a cycle of fill.
+std::uint64_t chain_cycles(std::uint64_t h) { return h + popcount(h); }
+
+// The K words as `parts` parts of aligned blocks (each part's list, data
+// addresses [lo, hi)), the halves B h_k summing to K/2 with the largest
+// h_k + popcount(h_k) (a lane's cycles when each block is cut into B chains)
+// as small as the search finds; the blocks laid out largest first, so each is
+// aligned to its size. Needs K/2 >= B parts.
+std::vector<std::vector<std::pair<std::uint64_t, std::uint64_t>>> pipeline_parts(unsigned m, std::uint64_t parts,
+                                                                                 std::uint64_t lanes) {
+  const std::uint64_t total = bit(m) / 2 / lanes;
+  std::vector<std::uint64_t> half;
+  for (std::uint64_t T = (total + parts - 1) / parts;; ++T) {
+    const auto fits = [&](std::uint64_t h) { return h >= 1 && chain_cycles(h) <= T; };
+    std::uint64_t most = std::min(T, total);
+    while (most > 0 && !fits(most)) --most;
+    half.clear();
+    std::uint64_t left = total;
+    for (std::uint64_t k = 0; k < parts && most > 0; ++k) {
+      const std::uint64_t after = parts - k - 1;
+      std::uint64_t h = k + 1 == parts ? left : std::min(most, left - after);
+      while (h > 0 && !fits(h)) --h;
+      if (h == 0 || left - h > after * most) break;
+      half.push_back(h);
+      left -= h;
+    }
+    if (half.size() == parts && left == 0) break;
+  }
+  struct Block {
+    std::uint64_t words;
+    std::size_t part;
+  };
+  std::vector<Block> blocks;
+  for (std::size_t k = 0; k < half.size(); ++k)
+    for (unsigned b = 0; b < 64; ++b)
+      if (test_bit(half[k], b)) blocks.push_back({bit(b) * 2 * lanes, k});
+  std::stable_sort(blocks.begin(), blocks.end(), [](const Block& x, const Block& y) { return x.words > y.words; });
+  std::vector<std::vector<std::pair<std::uint64_t, std::uint64_t>>> out(parts);
+  std::uint64_t first = 0;
+  for (const Block& b : blocks) {
+    out[b.part].emplace_back(first, first + b.words);
+    first += b.words;
+  }
+  return out;
+}
+
+}  // namespace
+
+SdpPlan plan_a3_pipelined(const DimensionPermutation& p, std::uint64_t packet) {
+  const DimensionPermutationAnalysis a = analyze(p);
+  if (!a.separable)
+    throw Error("A3-pipelined transposes processor bits only, so it needs a separable permutation (no cycle mixing "
+                "processor and storage bits): use A3-A1 or A3 one-port");
+  std::vector<unsigned> after;
+  const auto steps = a3_machine_steps(p, after);
+  std::size_t most = 0;
+  for (const auto& step : steps) most = std::max(most, step.size());
+  if (most > 0 && bit(p.m) < 2 * most)
+    throw Error(fmt::format("A3-pipelined gives each of a step's {} transpositions a part of at least 2 words (one "
+                            "a path): K = {} < {}",
+                            most, bit(p.m), 2 * most));
+  // Relay and end slots differ by the chain position, so every exchange names an offset map of its own.
+  constexpr unsigned kMostBits = 14;
+  if (p.m > kMostBits)
+    throw Error(fmt::format("A3-pipelined names an offset map an exchange (the relays' and ends' slots differ by the "
+                            "chain position): K = 2^{} > 2^{} would stage too many",
+                            p.m, kMostBits));
+  if (packet == 0 || (packet & (packet - 1)) != 0)
+    throw Error(fmt::format("A3-pipelined runs B chains side by side a link: B = {} is no power of two", packet));
+  SdpPlan plan;
+  EmptyDimension e(p, plan, "A3-pipelined", PortModel::all_port);
+  Schedule& s = plan.schedule;
+  std::map<NodeOffsetMap, std::uint32_t> ids;
+  const auto map_of = [&](unsigned node_dim, std::uint64_t column) -> std::uint32_t {
+    if (column == 0) return 0;
+    NodeOffsetMap o(p.n, 0);
+    o[node_dim] = column;
+    const auto [it, added] = ids.emplace(o, static_cast<std::uint32_t>(s.offset_maps.size() + 1));
+    if (added) s.offset_maps.push_back(std::move(o));
+    return it->second;
+  };
+  s.rules.channel_width = 1;
+  std::vector<std::uint64_t> identity(e.geo.m);
+  for (unsigned b = 0; b < e.geo.m; ++b) identity[b] = bit(b);
+  // Machine address of data word w: w << 1 (bit 0 is the empty dimension u); bit 1 (data bit 0) the half.
+  constexpr std::uint64_t kU = 1, kHalf = 2;
+  for (const auto& pairs : steps) {
+    const std::size_t P = pairs.size();
+    if (P == 0) continue;
+    // B lanes at most K/2P, so that every part has a position a lane.
+    std::uint64_t lanes = packet;
+    while (lanes > 1 && bit(p.m) / 2 < lanes * P) lanes /= 2;
+    const auto parts = pipeline_parts(p.m, P, lanes);
+    for (std::size_t phase = 0; phase < P; ++phase) {
+      // Part k transposes pair (k + phase) mod P, its blocks' chains one after another.
+      std::vector<std::vector<Exchange>> cycles;
+      std::vector<AlignmentStep> realign;
+      for (std::size_t k = 0; k < P; ++k) {
+        const auto [bx, by] = pairs[(k + phase) % P];
+        const unsigned X = bx - p.m, Y = by - p.m;
+        // Packets of B words: each block cut into B chains, one a lane, the lanes side by side.
+        std::vector<std::size_t> lane(lanes, 0);
+        for (std::uint64_t at = 0; at < parts[k].size() * lanes; ++at) {
+          const auto [first, last] = parts[k][at / lanes];
+          const std::uint64_t size = (last - first) / lanes, lo = first + at % lanes * size, hi = lo + size;
+          std::size_t& t0 = lane[at % lanes];
+          const std::uint64_t L = (hi - lo) / 2;
+          const unsigned bits = ceil_log2(L);  // L is a power of two
+          const std::uint64_t base = lo << 1, beta0 = base | kU, beta1 = beta0 ^ kHalf;
+          if (cycles.size() < t0 + L + 1) cycles.resize(t0 + L + 1);
+          for (std::uint64_t t = 0; t <= L; ++t) {
+            // End node (x y) = (0 1) swaps chain slot s_t of half 0 on x and half 1 on y,
+            // (1 0) the other halves; the relays (0 0), (1 1) alternate two empty slots,
+            // each word forwarded the cycle after it arrived; t = L: the empty slot beta0.
+            const std::uint64_t st = t < L ? (lo + 2 * reverse_bits(t, bits)) << 1 : beta0;
+            const std::uint64_t rx = t % 2 ? beta1 : beta0, ry = rx ^ kHalf;
+            cycles[t0 + t].push_back(Exchange{X, rx, st ^ kHalf, map_of(Y, rx ^ st)});
+            cycles[t0 + t].push_back(Exchange{Y, ry, st ^ kHalf, map_of(X, ry ^ st)});
+          }
+          t0 += L + 1;
+          // The ends now hold chain position i's word at i + 1 (the last at beta0, beta1):
+          // u back, then position r to r - 1 in bit-reversed order, one range per borrow.
+          std::vector<std::uint64_t> ends(p.n, 0);
+          const auto on_ends = [&](std::uint64_t mask, std::uint64_t range) {
+            ends[X] = ends[Y] = mask;
+            realign.emplace_back(AffineMap::from_columns(e.geo, identity, ends), base, base + range);
+          };
+          on_ends(kU, 4);
+          for (unsigned i = bits; i-- > 0;) on_ends(bit(bits + 1 - i), bit(bits + 2 - i));
+        }
+      }
+      for (const auto& c : cycles) {
+        std::vector<unsigned> per_dim(p.n, 0);
+        for (const Exchange& x : c) {
+          s.add(x);
+          s.rules.channel_width = std::max(s.rules.channel_width, ++per_dim[x.dim]);
+        }
+        s.end_cycle();
+      }
+      for (AlignmentStep& step : realign) plan.align_within.emplace_back(s.cycles(), std::move(step));
+    }
+  }
+  e.finish(after);
+  return plan;
 }
 
 DimensionPermutation extended_cube_permutation(const DimensionPermutation& p, unsigned n) {

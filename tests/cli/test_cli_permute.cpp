@@ -30,7 +30,7 @@ TEST_F(CliPermute, HelpNamesTheFlags) {
     EXPECT_TRUE(contains(help, flag)) << flag;
   // The choice flags list their values.
   EXPECT_TRUE(contains(help, "--ports TEXT:{one,all}")) << help;
-  EXPECT_TRUE(contains(help, "--algorithm TEXT:{auto,A1,A1',A2,A3,A4,A5,A6,Edelman,A3-A1,A6',A4'}")) << help;
+  EXPECT_TRUE(contains(help, "--algorithm TEXT:{auto,A1,A1',A2,A3,A4,A5,A6,Edelman,A3-A1,A6',A4',A3-pipelined}")) << help;
   EXPECT_TRUE(contains(ok({"--help"}), "compare"));
 }
 
@@ -139,7 +139,7 @@ TEST_F(CliPermute, NamedPermutationsAndCompare) {
       path("out.npy").string()});
   EXPECT_EQ(read_u64(path("out.npy"), c), permuted(in, {5, 4, 3, 2, 1, 0}));
   const json cmp = ok_json({"compare", "--perm", "0,1,2,3,5,6,4", "-n", "3", "-m", "4", "--ports", "all", "--tau", "4"});
-  ASSERT_EQ(cmp["rows"].size(), 15u);  // A3-A1 one- and all-port, A4' and A6' (on A1') among them
+  ASSERT_EQ(cmp["rows"].size(), 16u);  // A3-A1 one- and all-port, A3-pipelined, A4' and A6' (on A1') among them
   for (const json& row : cmp["rows"]) {
     if (row["algorithm"] == "Edelman") {
       EXPECT_EQ(row["applies"], false);
@@ -160,12 +160,12 @@ TEST_F(CliPermute, NamedPermutationsAndCompare) {
     EXPECT_EQ(row_of[name]["applies"], true) << name;
     EXPECT_EQ(row_of[name]["verified"], true) << name;
   }
-  for (const char* name : {"A1' all", "A3 all", "A4' all", "A6' all"}) {
+  for (const char* name : {"A1' all", "A3 all", "A4' all", "A6' all", "A3-pipelined all"}) {
     EXPECT_EQ(row_of[name]["applies"], false) << name;
     EXPECT_TRUE(contains(row_of[name]["reason"], "separable")) << row_of[name];
   }
   const std::string table = ok({"compare", "--perm", "transpose", "-n", "3", "-m", "3"});
-  EXPECT_TRUE(contains(table, "A1      one")) << table;
+  EXPECT_TRUE(contains(table, "A1           one")) << table;
   // Edelman's table does the bit reversal of a 2^(2d) vector: 2^(d-1) cycles, one word a link.
   const json edelman = ok_json({"permute", "--perm", "bit-reversal", "-n", "3", "-m", "3", "--ports", "all",
                                 "--algorithm", "Edelman", "-i", path("in.npy").string(), "-o", path("out.npy").string()});

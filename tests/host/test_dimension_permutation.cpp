@@ -1344,6 +1344,115 @@ TEST_P(SdpRun, A3ViaA1ForRandomPermutations) {
   EXPECT_THROW(plan_a3_via_a1(no_memory), Error);
 }
 
+// A3-pipelined: each step's transpositions over P parts, part k transposing
+// pair (k + phase) mod P; a transposition's chains move one word a cycle on
+// both links of both its dimensions, both ways (the relays forwarding the
+// word that arrived the cycle before), so a cycle costs one word and a chain
+// of L words L + 1 cycles. Bit for bit on random separable permutations.
+TEST_P(SdpRun, A3PipelinedForRandomPermutations) {
+  std::mt19937 rng(53);
+  int separable = 0;
+  for (unsigned n = 1; n <= 6; ++n)
+    for (unsigned m = 1; m <= 6; ++m)
+      for (int trial = 0; trial < 6; ++trial) {
+        // Every third trial any permutation; the others separable: processor and
+        // storage bits each permuted among themselves.
+        DimensionPermutation p = random_permutation(n, m, rng);
+        if (trial % 3 != 0) {
+          std::iota(p.to.begin(), p.to.end(), 0u);
+          std::shuffle(p.to.begin(), p.to.begin() + m, rng);
+          std::shuffle(p.to.begin() + m, p.to.end(), rng);
+        }
+        const DimensionPermutationAnalysis a = analyze(p);
+        SCOPED_TRACE(testing::Message() << "n = " << n << ", m = " << m << ", perm " << fmt::format("{}", fmt::join(p.to, ",")));
+        if (!a.separable) {
+          EXPECT_THROW(plan_a3_pipelined(p), Error);
+          continue;
+        }
+        std::uint64_t most = 0, floor = 0;
+        bool powers = true;
+        for (const auto& step : a3_steps(a)) {
+          std::uint64_t pairs = 0;
+          for (const auto& [x, y] : step) pairs += p.is_processor_bit(x) ? 1 : 0;
+          most = std::max(most, pairs);
+          // Each pair's links carry its 2^m words' halves, plus a cycle of fill per part.
+          if (pairs > 0) floor += bit(m) / 2 + pairs;
+          powers = powers && (pairs & (pairs - 1)) == 0;
+        }
+        if (bit(m) < 2 * most) {
+          EXPECT_THROW(plan_a3_pipelined(p), Error);
+          continue;
+        }
+        ++separable;
+        const SdpPlan plan = plan_a3_pipelined(p);
+        EXPECT_EQ(plan.algorithm, "A3-pipelined");
+        EXPECT_EQ(plan.schedule.m, m + 1);
+        const ScheduleStats st = check_schedule(plan.schedule);
+        EXPECT_EQ(plan.schedule.rules.channel_width, 1u);
+        const std::uint64_t transfers = model_plan(plan, 1, 0, 1).element_transfers;
+        EXPECT_EQ(transfers, st.cycles);  // one word on the busiest link every cycle
+        EXPECT_GE(transfers, floor);
+        if (powers) {
+          EXPECT_EQ(transfers, floor);  // P parts of K/P words: one chain a half, K/2 + P a step
+        }
+        expect_runs(p, plan);
+        // Packets of B words: B chains side by side, K/2 + P B words in K/2B + P cycles a step
+        // when a part's half (K/2P words) holds B positions or more.
+        const std::uint64_t B = std::uint64_t{2} << (rng() % 2);
+        if (B > bit(m)) continue;
+        const SdpPlan packets = plan_a3_pipelined(p, B);
+        EXPECT_LE(packets.schedule.rules.channel_width, B);
+        check_schedule(packets.schedule);
+        const SdpModel model = model_plan(packets, 1, 0, B);
+        EXPECT_EQ(model.startups, packets.schedule.cycles());
+        if (powers && bit(m) / (2 * std::max<std::uint64_t>(most, 1)) >= B) {
+          std::uint64_t words = 0, cycles = 0;
+          for (const auto& step : a3_steps(a)) {
+            std::uint64_t pairs = 0;
+            for (const auto& [x, y] : step) pairs += p.is_processor_bit(x) ? 1 : 0;
+            if (pairs == 0) continue;
+            words += bit(m) / 2 + pairs * B;
+            cycles += bit(m) / (2 * B) + pairs;
+          }
+          EXPECT_EQ(model.element_transfers, words);
+          EXPECT_EQ(packets.schedule.cycles(), cycles);
+        }
+        expect_runs(p, packets);
+      }
+  EXPECT_GE(separable, 100);
+}
+
+// A3-pipelined against Table 3's n-port A3, ceil(log2 sigma_max) (K/2B + 1)
+// (tau + B t_c) at B = 1: a step of P transpositions takes K/2 + P cycles of
+// one word when P is a power of two (P parts of K/P words, one chain of
+// K/2P a half), a few more otherwise (K/P is no block of a power of two).
+TEST_P(SdpRun, A3PipelinedAgainstTable3) {
+  // The 4 x 4 processor transpose at K = 16: one step of 2 pairs, 8 + 2 = 10
+  // words (paper 9; A3-A1 12 n-port, single path 16).
+  const DimensionPermutation t = real_cycles(4, 4, {{0, 2}, {1, 3}});
+  const SdpPlan pt = plan_a3_pipelined(t);
+  EXPECT_EQ(model_plan(pt, 1, 0, 1).element_transfers, 10u);
+  expect_runs(t, pt);
+  // Table 4's {3, 6} at K = 1024: steps of 3, 3 and 1 pairs, 3 (512 + 1) = 1539
+  // words in the paper, A3-A1's 2316 and single-path parts' 3076 before.
+  const DimensionPermutation p36 = real_cycles(9, 10, {{0, 1, 2}, {3, 4, 5, 6, 7, 8}});
+  const SdpPlan a36 = plan_a3_pipelined(p36);
+  // Steps of 3 pairs: parts with halves 172, 172 and 168 words (4 + 4 + 3 chains),
+  // 176 cycles a phase; the step of 1 pair takes K/2 + 1 = 513 as in the paper.
+  EXPECT_EQ(model_plan(a36, 1, 0, 1).element_transfers, 3u * 176u * 2u + 513u);
+  EXPECT_EQ(model_plan(a36, 1, 0, 1).element_transfers, 1569u);
+  // Packets of B = 8 (Table 3: 3 (K/2B + 1) = 195 start-ups, 3 (K/2 + B) = 1560 words):
+  // a step of 3 pairs deals a lane's 64 positions as 22, 22, 20 (16 + 4 + 2: 25 cycles
+  // a phase, 8 words each), 600 words; the step of one pair 65 cycles, 520 words.
+  const SdpPlan b36 = plan_a3_pipelined(p36, 8);
+  EXPECT_EQ(b36.schedule.cycles(), 2u * 75u + 65u);
+  EXPECT_EQ(model_plan(b36, 1, 0, 8).element_transfers, 2u * 600u + 520u);
+  expect_runs(p36, b36);
+  EXPECT_THROW(plan_a3_pipelined(p36, 3), Error);
+  EXPECT_LT(model_plan(a36, 1, 0, 1).element_transfers, model_plan(plan_a3_via_a1(p36, true), 1, 0, 1024).element_transfers);
+  expect_runs(p36, a36);
+}
+
 HCUBE_ON_EVERY_BACKEND(SdpRun);
 
 }  // namespace

@@ -334,6 +334,10 @@ void run_cycles_across_ranks(const MachineFlags& mf, const IoFlags& io, const st
 
 void run_sdp_plan_across_ranks(const MachineFlags& mf, const IoFlags& io, const SdpPlan& plan,
                                const DimensionPermutation& perm, const JobFields& fields, const JobSummary& summary) {
+  // Alignments between cycles (A3-pipelined) would split the distributed job: run it on one rank.
+  if (!plan.align_within.empty())
+    throw Error(fmt::format("{} aligns between routing cycles, which the MPI driver does not run: drop mpirun",
+                            plan.algorithm));
   auto [file, type] = checked_input(mf, io);
   const Geometry data = make_geometry(mf.n, mf.m), big{plan.schedule.n, plan.schedule.m};
   // The machine bits the data fills (every other machine word holds zero), and

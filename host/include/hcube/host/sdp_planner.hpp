@@ -16,11 +16,11 @@ namespace hcube {
 
 // a3_a1: A3 with each processor transposition by A1 on its 2-cube (sec. 4.3.2);
 // a4_prime, a6_prime: A4 and A6 built on A1' (sec. 4.6).
-enum class SdpAlgorithm { automatic, a1, a1_prime, a2, a3, a4, a5, a6, edelman, a3_a1, a6_prime, a4_prime };
-// "auto", "A1", "A1'", "A2", "A3", "A4", "A5", "A6", "Edelman", "A3-A1", "A6'", "A4'"; throws naming the allowed ones.
+enum class SdpAlgorithm { automatic, a1, a1_prime, a2, a3, a4, a5, a6, edelman, a3_a1, a6_prime, a4_prime, a3_pipelined };
+// "auto", "A1", "A1'", "A2", "A3", "A4", "A5", "A6", "Edelman", "A3-A1", "A6'", "A4'", "A3-pipelined"; throws naming the allowed ones.
 SdpAlgorithm parse_sdp_algorithm(const std::string& s);
 std::string to_string(SdpAlgorithm a);
-std::string sdp_algorithm_names();  // "auto, A1, A1', A2, A3, A4, A5, A6, Edelman, A3-A1, A6', A4'"
+std::string sdp_algorithm_names();  // "auto, A1, A1', A2, A3, A4, A5, A6, Edelman, A3-A1, A6', A4', A3-pipelined"
 
 enum class PortModelChoice { one, all };
 PortModelChoice parse_ports(const std::string& s);  // "one" | "all"
@@ -78,7 +78,7 @@ struct SdpCandidate {
   std::optional<SdpPlan> plan;
   std::string why_not;  // when plan is empty: the condition that fails
   SdpModel model;
-  // For A1 and A1' (n-port), A3 and A3-A1 (one-port), A4, A5, A6, A4' and A6' on a
+  // For A1, A1' and A3-pipelined (n-port), A3 and A3-A1 (one-port), A4, A5, A6, A4' and A6' on a
   // separable permutation filling the cube.
   std::optional<SdpPaperCount> paper;
 };

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <functional>
+#include <utility>
 #include <vector>
 
 #include "hcube/host/affine_map.hpp"
@@ -26,6 +27,10 @@ struct SdpPlan {
   std::uint64_t startups = 0;         // packets sent in sequence per node (one per cycle here)
   // Node-dependent local moves after the cycles, before local_after (A1').
   std::vector<AlignmentStep> align_after;
+  // Local moves between cycles: each runs before cycle `first` (after the last
+  // cycle when first == cycles()), before align_after. A3-pipelined puts each
+  // phase's words back where the next phase's chains expect them.
+  std::vector<std::pair<std::size_t, AlignmentStep>> align_within;
   // A plan that needs more machine than the data fills (A1': a storage
   // dimension the data leaves empty; the extended cube: the processor
   // dimensions the data does not use) runs on the schedule's geometry with
@@ -128,6 +133,21 @@ SdpPlan plan_a3(const DimensionPermutation& p, bool all_port = false);
 // Storage-processor pairs are single exchanges, storage pairs relabellings.
 // Algorithm name "A3-A1". Throws when a processor pair needs the pivot and m = 0.
 SdpPlan plan_a3_via_a1(const DimensionPermutation& p, bool all_port = false);
+
+// A3 n-port with the pipelined transpose of its refs [2], [8], [14] (Table 3's
+// ceil(log2 sigma_max) (K/2B + 1)(tau + B t_c)): in each step the data is cut
+// into one part a transposition, part k transposing pair (k + phase) mod P in
+// phase 0..P-1. A transposition (x y) moves a part's words in chains, one a
+// path: node (x y) = (0 1) sends half 0 over x through relay (1 1), then over
+// y, and half 1 over y through (0 0), one word a cycle each, (1 0) the other
+// way; the relays swap two empty slots of the 2K-word machine (A1''s u), so
+// every link carries a word both ways in every cycle. A chain of L words takes
+// L + 1 cycles and leaves each word one chain position on (bit-reversed
+// order), which node-dependent range alignments (align_within) undo before the
+// next phase. Packets of B words (a power of two): B chains side by side a
+// link, B halved while K/2 < B P. Separable permutations, 2P <= K <= 2^14;
+// name "A3-pipelined".
+SdpPlan plan_a3_pipelined(const DimensionPermutation& p, std::uint64_t packet = 1);
 
 // n-port algorithms split the data into parts and run one row of exchanges
 // E(pivot, processor bit) per part concurrently (host/src/sdp_rows.hpp): the
