@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <numeric>
+#include <optional>
 
 #include "found_sequences.hpp"
 #include "skewed_pairs.hpp"
@@ -242,6 +243,7 @@ using Construction = SequenceConstruction;
 struct Choice {
   Construction how = Construction::pairs;
   std::uint64_t cycles = 0;
+  std::optional<skewed::Layout> layout;  // made to count the skewed pairs, and built from if they run
 };
 
 // The pair schedule Algorithm 4 pipelines with: Alg. 1's when d divides K/2, Alg. 3's otherwise.
@@ -249,24 +251,61 @@ AapcAlgorithm pipelined_base(unsigned d, unsigned m) {
   return bit(m - 1) % d == 0 ? AapcAlgorithm::alg1 : AapcAlgorithm::alg3;
 }
 
+// The paper's pipeline of pairs on equal orders: Corollary 2's count of the pair schedule it runs.
+std::uint64_t pairs_pipeline_cycles(unsigned d, unsigned m, unsigned axes) {
+  return corollary2_cycles(pipelined_base(d, m), d, m, axes);
+}
+
 std::vector<unsigned> step_widths(const AapcSequenceOptions& o) {
   return o.dims.empty() ? std::vector<unsigned>(o.axes, o.d) : o.dims;
 }
 
 // `o` after make_aapc_sequence's checks: equal orders in d and axes, unequal ones in dims.
+// `pairs_cycles`: the paper's pipeline of pairs (pairs_pipeline_cycles, or alg4_pairs_unequal's).
 Choice choose(const AapcSequenceOptions& o, unsigned m, std::uint64_t pairs_cycles) {
-  Choice c{Construction::pairs, pairs_cycles};
-  if (!o.pipelined || o.algorithm != AapcAlgorithm::alg4 || step_widths(o).size() < 2) return c;
+  Choice c{Construction::pairs, pairs_cycles, std::nullopt};
+  const std::vector<unsigned> widths = step_widths(o);
+  if (!o.pipelined || o.algorithm != AapcAlgorithm::alg4 || widths.size() < 2) return c;
   if (const found::Sequence* f = found_for(o)) {
-    const std::uint64_t steps = step_widths(o).size();
     // Equal orders: the found pair of AAPCs again and again, Algorithm 4 alone on an odd last axis.
-    const std::uint64_t cycles =
-        o.dims.empty() ? steps / 2 * found::cycles(*f) + (steps % 2) * bit(m - 1) : found::cycles(*f);
-    if (cycles < c.cycles) c = Choice{Construction::found, cycles};
+    const std::uint64_t cycles = o.dims.empty()
+                                     ? widths.size() / 2 * found::cycles(*f) + (widths.size() % 2) * bit(m - 1)
+                                     : found::cycles(*f);
+    if (cycles < c.cycles) {
+      c.how = Construction::found;
+      c.cycles = cycles;
+    }
   }
-  const skewed::Layout layout(step_widths(o), m);
-  if (layout.cycles() < c.cycles) c = Choice{Construction::skewed, layout.cycles()};
+  c.layout.emplace(widths, m);
+  if (c.layout->cycles() < c.cycles) {
+    c.how = Construction::skewed;
+    c.cycles = c.layout->cycles();
+  }
   return c;
+}
+
+// Options as make_aapc_sequence reads them: a list of equal orders as d and axes.
+AapcSequenceOptions normalized(const AapcSequenceOptions& options) {
+  AapcSequenceOptions o = options;
+  if (!o.dims.empty() && std::adjacent_find(o.dims.begin(), o.dims.end(), std::not_equal_to<>()) == o.dims.end()) {
+    o.d = o.dims[0];
+    o.axes = static_cast<unsigned>(o.dims.size());
+    o.dims.clear();
+  }
+  return o;
+}
+
+// What make_aapc_sequence chooses for `options`, without building the schedule.
+Choice choice_for(const AapcSequenceOptions& options) {
+  const AapcSequenceOptions o = normalized(options);
+  const std::vector<unsigned> widths = step_widths(o);
+  const unsigned m = o.m == 0 ? widths[0] : o.m;
+  if (!o.pipelined || o.algorithm != AapcAlgorithm::alg4 || widths.size() < 2) return Choice{};
+  if (!o.dims.empty()) {
+    check_orders(o.dims, m);
+    return choose(o, m, alg4_pairs_unequal(o, m).cycles);
+  }
+  return choose(o, m, pairs_pipeline_cycles(o.d, m, o.axes));
 }
 
 Schedule make_unequal_sequence(const AapcSequenceOptions& o, unsigned m) {
@@ -278,14 +317,15 @@ Schedule make_unequal_sequence(const AapcSequenceOptions& o, unsigned m) {
   const Composed pairs = alg4_pairs_unequal(o, m);
   std::vector<unsigned> axes(o.dims.size());
   std::iota(axes.begin(), axes.end(), 0u);
+  Choice c = choose(o, m, pairs.cycles);
   Schedule seq;
-  switch (choose(o, m, pairs.cycles).how) {
+  switch (c.how) {
     case Construction::found:  // orders 3,2, 3,1, 3,2,2 and 3,3,2 on K = 8, 2,1 on K = 4
       seq = unequal_header(o, m);
       found::append(seq, *found_for(o), axes, o.dims);
       break;
     case Construction::skewed:
-      seq = skewed_sequence(unequal_header(o, m), skewed::Layout(o.dims, m), axes, o.dims, m);
+      seq = skewed_sequence(unequal_header(o, m), *c.layout, axes, o.dims, m);
       break;
     case Construction::pairs:
       seq = compose_unequal(o, m, pairs);
@@ -345,12 +385,12 @@ Schedule make_aapc_sequence(const AapcSequenceOptions& o) {
   const std::uint64_t lag = o.pipelined ? max_pair_span(one) : one.cycles();
   const std::uint64_t total = one.cycles() + (s_axes - 1) * lag;
   const std::vector<unsigned> widths(s_axes, d);
-  const Construction how = choose(o, m, total).how;
-  if (how == Construction::skewed) return skewed_sequence(seq, skewed::Layout(widths, m), order, widths, m);
+  const Choice choice = choose(o, m, pairs_pipeline_cycles(d, m, s_axes));
+  if (choice.how == Construction::skewed) return skewed_sequence(seq, *choice.layout, order, widths, m);
   // d = 3 on K = 8: two AAPCs at a time by the solver's 6-cycle schedule (Corollary 2 counts 7),
   // pair after pair, and Algorithm 4 alone for an odd last axis: 3s cycles, 3s + 1 for odd s,
   // against Corollary 2's 3s + 1 and the pair pipeline's 4s.
-  if (how == Construction::found) {
+  if (choice.how == Construction::found) {
     const found::Sequence* two = found_for(o);
     for (unsigned t = 0; t + 1 < s_axes; t += 2) found::append(seq, *two, {order[t], order[t + 1]}, widths);
     if (s_axes % 2 == 1) {
@@ -441,22 +481,15 @@ std::uint64_t unequal_orders_target(const std::vector<unsigned>& dims, unsigned 
   return pairs + std::accumulate(dims.begin(), dims.end() - 1, std::uint64_t{0});
 }
 
-SequenceConstruction sequence_construction(const AapcSequenceOptions& options) {
-  AapcSequenceOptions o = options;
-  if (!o.dims.empty() && std::adjacent_find(o.dims.begin(), o.dims.end(), std::not_equal_to<>()) == o.dims.end()) {
-    o.d = o.dims[0];
-    o.axes = static_cast<unsigned>(o.dims.size());
-    o.dims.clear();
-  }
-  const std::vector<unsigned> widths = step_widths(o);
-  if (!o.pipelined || o.algorithm != AapcAlgorithm::alg4 || widths.size() < 2) return SequenceConstruction::pairs;
-  const unsigned m = o.m == 0 ? widths[0] : o.m;
-  if (!o.dims.empty()) {
-    check_orders(o.dims, m);
-    return choose(o, m, alg4_pairs_unequal(o, m).cycles).how;
-  }
-  const Schedule one = make_aapc_schedule(AapcOptions{pipelined_base(o.d, m), o.d, o.d, m, o.lines});
-  return choose(o, m, one.cycles() + (o.axes - 1) * max_pair_span(one)).how;
+SequenceConstruction sequence_construction(const AapcSequenceOptions& options) { return choice_for(options).how; }
+
+std::uint64_t pipelined_alg4_cycles(const std::vector<unsigned>& widths, unsigned m) {
+  AapcSequenceOptions o;
+  o.algorithm = AapcAlgorithm::alg4;
+  o.pipelined = true;
+  o.dims = widths;
+  o.m = m;
+  return choice_for(o).cycles;
 }
 
 bool uses_found_schedule(const AapcSequenceOptions& options) {

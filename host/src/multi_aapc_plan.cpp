@@ -51,14 +51,6 @@ std::vector<unsigned> parse_order(const std::string& text, unsigned s) {
   return order;
 }
 
-// Algorithm 4 pipelined (m >= 2d here, so no solver's schedule): the paper's pairs, Corollary 2's
-// K/2 + (s-1)d when d divides K/2 and Alg. 3's otherwise, or the pairs skewed bit by bit.
-std::uint64_t pipelined_alg4_cycles(unsigned d, unsigned m, unsigned s) {
-  const bool divides = bit(m - 1) % d == 0;
-  return std::min(corollary2_cycles(divides ? AapcAlgorithm::alg4 : AapcAlgorithm::alg3, d, m, s),
-                  skewed_pipeline_cycles(std::vector<unsigned>(s, d), m));
-}
-
 }  // namespace
 
 MultiAapcDesign multi_aapc_sizes(const MultiAapcRequest& f) {
@@ -164,7 +156,7 @@ MultiAapcDesign plan_multi_aapc(const MultiAapcRequest& f) {
         "MultiAapcRequest::rotated_rows {} out of range: allowed 0 or more, or left out for the fewest cycles",
         *f.rotated_rows));
   c.rotated_rows = f.rotated_rows.value_or(-1);
-  const std::uint64_t pipelined = pipelined_alg4_cycles(du, p.m, su);
+  const std::uint64_t pipelined = pipelined_alg4_cycles(p.dims, p.m);
   o.algorithm = AapcAlgorithm::alg4;
   o.order = p.order;
   if (p.m < 2 * du) {
@@ -204,8 +196,10 @@ std::string multi_aapc_note(const MultiAapcDesign& p, std::uint64_t cycles) {
   if (!p.note.empty()) return p.note;
   const unsigned d = p.options.d;
   const std::uint64_t half = bit(p.m - 1);
+  const SequenceConstruction how =
+      p.kind == MultiAapcKind::concurrent ? SequenceConstruction::pairs : sequence_construction(p.options);
   // The SAT solver's schedules (d = 3 on K = 8, a few unequal orders).
-  if (p.kind != MultiAapcKind::concurrent && uses_found_schedule(p.options) && cycles < p.bound)
+  if (how == SequenceConstruction::found && cycles < p.bound)
     return fmt::format(
         "{} cycles, {} fewer than {}: {} by the schedule a SAT solver found on this machine; no schedule takes "
         "fewer, a word being that many dimensions from its destination or the solver finding none "
@@ -214,9 +208,7 @@ std::string multi_aapc_note(const MultiAapcDesign& p, std::uint64_t cycles) {
         p.kind == MultiAapcKind::unequal ? fmt::format("the derived {} ({})", p.bound, p.bound_source)
                                          : fmt::format("{}'s {}", p.bound_source, p.bound),
         p.kind == MultiAapcKind::unequal ? "the AAPCs together" : "two AAPCs at a time");
-  if (p.kind != MultiAapcKind::concurrent && sequence_construction(p.options) == SequenceConstruction::skewed) {
-    const std::vector<unsigned> widths =
-        p.kind == MultiAapcKind::unequal ? p.dims : std::vector<unsigned>(p.options.axes, d);
+  if (how == SequenceConstruction::skewed) {
     const std::string versus =
         cycles == p.bound ? fmt::format("as many as {}", p.bound_source)
                           : fmt::format("{} {} than {}'s {}", cycles < p.bound ? p.bound - cycles : cycles - p.bound,
@@ -225,7 +217,7 @@ std::string multi_aapc_note(const MultiAapcDesign& p, std::uint64_t cycles) {
         "{} cycles, {}: every complement pair crosses bit b of the axes one after another, one axis a cycle, and "
         "the pairs are skewed so that each dimension is busy from its first use; no pipeline of pairs takes fewer "
         "than {} (docs/multi-aapc.md, \"Pairs skewed bit by bit\")",
-        cycles, versus, pair_pipeline_lower_bound(widths, p.m));
+        cycles, versus, pair_pipeline_lower_bound(p.dims, p.m));
   }
   if (p.kind == MultiAapcKind::unequal && p.options.pipelined && cycles != p.bound) {
     if (cycles < p.bound)

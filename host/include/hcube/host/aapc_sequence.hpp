@@ -50,6 +50,9 @@ Schedule make_aapc_sequence(const AapcSequenceOptions& options);
 enum class SequenceConstruction { pairs, found, skewed };
 SequenceConstruction sequence_construction(const AapcSequenceOptions& options);
 bool uses_found_schedule(const AapcSequenceOptions& options);
+// The cycles pipelined Algorithm 4 runs on axes of orders `widths` with m memory bits: the
+// fewest of those constructions, counted without building the schedule.
+std::uint64_t pipelined_alg4_cycles(const std::vector<unsigned>& widths, unsigned m);
 
 // The skewed pipeline's cycles for AAPCs on axes of orders `widths` (in the order they run), and
 // a lower bound for any pipeline of pairs: max(K/2 + s - 1, n), a pair crossing one dimension a
