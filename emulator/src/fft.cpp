@@ -309,13 +309,7 @@ class FftRunner {
       for (const AlignmentStep& a : schedule_pre_alignment(sequence_, *seq_f_)) defer(a.map);
       flush();
     }
-    Schedule sch = sequence_.header();
-    sch.pre = sch.post = AlignmentKind::none;
-    for (std::size_t c = ranges_[t].first; c < ranges_[t].second; ++c) {
-      for (std::size_t e = 0; e < sequence_.cycle_size(c); ++e) sch.add(sequence_.cycle_begin(c)[e]);
-      sch.end_cycle();
-    }
-    machine_.run_cycles(sch);
+    machine_.run_cycles(sequence_.cycles_between(ranges_[t].first, ranges_[t].second));
     where_ = where_.then(sequence_cycles_map(geo_, order_[t], axes));
     if (t + 1 == axes)
       for (const AlignmentStep& a : schedule_post_alignment(sequence_, inverse_permutation(geo_, *seq_f_))) defer(a.map);

@@ -29,25 +29,7 @@ SdpRunResult run_on(Machine& mach, const SdpPlan& plan, const Machine::Progress&
     while (first <= s.cycles()) {
       std::size_t last = s.cycles();
       if (next < plan.align_within.size()) last = std::min(last, plan.align_within[next].first);
-      if (last > first) {
-        // The segment carries only the offset maps its exchanges name (the launches stage every map of a schedule).
-        Schedule seg = s.header();
-        seg.offset_maps.clear();
-        std::vector<std::uint32_t> renumber(s.offset_maps.size() + 1, 0);
-        for (std::size_t c = first; c < last; ++c) {
-          for (std::size_t e = 0; e < s.cycle_size(c); ++e) {
-            Exchange x = s.cycle_begin(c)[e];
-            if (x.offset_map != 0 && renumber[x.offset_map] == 0) {
-              seg.offset_maps.push_back(s.offset_maps.at(x.offset_map - 1));
-              renumber[x.offset_map] = static_cast<std::uint32_t>(seg.offset_maps.size());
-            }
-            x.offset_map = renumber[x.offset_map];
-            seg.add(x);
-          }
-          seg.end_cycle();
-        }
-        r.seconds += run_schedule(mach, seg, id, id, progress).seconds;
-      }
+      if (last > first) r.seconds += run_schedule(mach, s.cycles_between(first, last), id, id, progress).seconds;
       first = last;
       const auto start = std::chrono::steady_clock::now();
       for (; next < plan.align_within.size() && plan.align_within[next].first == first; ++next)

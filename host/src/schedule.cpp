@@ -71,6 +71,26 @@ Schedule Schedule::header() const {
   return h;
 }
 
+Schedule Schedule::cycles_between(std::size_t first, std::size_t last) const {
+  Schedule part = header();
+  part.pre = part.post = AlignmentKind::none;
+  part.offset_maps.clear();
+  std::vector<std::uint32_t> renumber(offset_maps.size() + 1, 0);
+  for (std::size_t c = first; c < last; ++c) {
+    for (std::size_t e = 0; e < cycle_size(c); ++e) {
+      Exchange x = cycle_begin(c)[e];
+      if (x.offset_map != 0 && renumber[x.offset_map] == 0) {
+        part.offset_maps.push_back(offset_maps.at(x.offset_map - 1));
+        renumber[x.offset_map] = static_cast<std::uint32_t>(part.offset_maps.size());
+      }
+      x.offset_map = renumber[x.offset_map];
+      part.add(x);
+    }
+    part.end_cycle();
+  }
+  return part;
+}
+
 void Schedule::repeat_with_high_bits(unsigned shift, std::uint64_t copies) {
   const std::size_t cycles0 = cycles(), exchanges0 = exchanges_.size();
   reserve(cycles0 * copies, exchanges0 * copies);

@@ -63,6 +63,9 @@ class Schedule {
   void reserve(std::size_t cycles, std::size_t exchanges);
   // The same description (algorithm, sizes, rules, alignments) with no cycles.
   Schedule header() const;
+  // Cycles [first, last) as a schedule of their own, run between other work: no alignments, and
+  // only the offset maps its exchanges name (renumbered), since a launch stages every map.
+  Schedule cycles_between(std::size_t first, std::size_t last) const;
   // Appends copies of all cycles with h << shift or-ed into every address, h = 1 .. copies-1.
   void repeat_with_high_bits(unsigned shift, std::uint64_t copies);
   // Replaces the cycles with `other`'s (a reader collects them apart from the header).
