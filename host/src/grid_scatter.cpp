@@ -874,21 +874,16 @@ GridSchedule make_grid_scatter(const GridTopology& t, ScatterAlgorithm a, std::u
       build_product(s);
       break;
     case ScatterAlgorithm::dex:
-      s.rules = GridRules{PortModel::all_port, Duplex::full};
-      s.switching = Switching::wormhole;
-      s.one_port_rounds = t.kind != GridKind::mesh;
-      if (t.kind == GridKind::ring)
-        build_ring_dex(s);
-      else if (t.kind == GridKind::torus)
-        build_interleaved_dex(s);
-      else
-        build_dex(s);
-      break;
     case ScatterAlgorithm::idex:
       s.rules = GridRules{PortModel::all_port, Duplex::full};
       s.switching = Switching::wormhole;
-      s.one_port_rounds = true;
-      build_interleaved_dex(s);
+      s.one_port_rounds = a == ScatterAlgorithm::idex || t.kind != GridKind::mesh;
+      if (t.kind == GridKind::ring)
+        build_ring_dex(s);
+      else if (a == ScatterAlgorithm::idex || t.kind == GridKind::torus)
+        build_interleaved_dex(s);
+      else
+        build_dex(s);  // a mesh's binary DEX
       break;
     case ScatterAlgorithm::qex:
       s.rules = GridRules{PortModel::all_port, Duplex::full};
