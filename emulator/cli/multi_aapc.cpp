@@ -89,9 +89,10 @@ void add_multi_aapc(CLI::App& app, const ResultSink& sink) {
       ->capture_default_str();
   choices(cmd->add_option("--layout", f->layout,
                           "Algorithm 5: where data sets start on later axes: compact (one per axis, R+1 columns; "
-                          "pipelines instead when that is fewer cycles) or paper (Figure 4: pairs of sets on axes "
-                          "s-2, s-4, ..., run as asked)"),
-          {"compact", "paper"})
+                          "runs skewed or pipelines instead when that is fewer cycles), paper (Figure 4: pairs of "
+                          "sets on axes s-2, s-4, ..., run as asked) or skewed (pairs skewed bit by bit, rows "
+                          "rotated in one bit each)"),
+          {"compact", "paper", "skewed"})
       ->capture_default_str();
   cmd->add_option("--rotated-rows", f->rotated_rows,
                   "Algorithm 5: rows of 2^d complement pairs that start on later axes (default: the count with the "
@@ -132,9 +133,6 @@ void add_multi_aapc(CLI::App& app, const ResultSink& sink) {
     const std::string note = multi_aapc_note(p, cycles);
     const std::string schedule_kind = p.kind == MultiAapcKind::concurrent ? "concurrent" : o.pipelined ? "pipelined" : "sequential";
 
-    // Algorithm 5's data sets that start on later axes.
-    const auto rotated_sets = static_cast<std::uint64_t>(std::count_if(
-        p.design.plan.rows.begin(), p.design.plan.rows.end(), [](const PlanRow& r) { return r.rotated; }));
     // The run's fields and summary from its counters, on one process or across ranks.
     const PlanFields fields = [&](const Job&, const Counters& counters, double seconds) {
       nlohmann::json j = job_json("multi-aapc", job, counters, seconds);
@@ -150,12 +148,15 @@ void add_multi_aapc(CLI::App& app, const ResultSink& sink) {
       j["bound_from_paper"] = p.bound_from_paper;
       j["note"] = note.empty() ? nlohmann::json(nullptr) : nlohmann::json(note);
       if (p.kind == MultiAapcKind::concurrent) {
-        j["layout"] = to_string(p.concurrent.layout);
+        // The skewed layout has no data sets or columns (null), but rotated pairs.
+        const bool columns = p.design.layout != RotationLayout::skewed;
+        j["layout"] = to_string(p.design.layout);
         j["rotated_rows"] = p.design.rotated_rows;
-        j["rotated_data_sets"] = rotated_sets;
-        j["data_sets"] = p.design.plan.rows.size();
-        j["columns"] = p.design.plan.columns;
-        if (f->figure) j["figure"] = plan_chart(p.design.plan);
+        j["rotated_pairs"] = p.design.rotated_pairs;
+        j["rotated_data_sets"] = rotated_data_sets(p.design.plan);
+        j["data_sets"] = columns ? nlohmann::json(p.design.plan.rows.size()) : nlohmann::json(nullptr);
+        j["columns"] = columns ? nlohmann::json(p.design.plan.columns) : nlohmann::json(nullptr);
+        if (f->figure && columns) j["figure"] = plan_chart(p.design.plan);
       }
       return j;
     };
@@ -166,16 +167,7 @@ void add_multi_aapc(CLI::App& app, const ResultSink& sink) {
           s_axes, s_axes == 1 ? "" : "s", p.kind == MultiAapcKind::unequal ? join_uints(p.dims, ",") : std::to_string(d),
           p.algorithm, job.schedule.lines.empty() ? "" : " (" + job.schedule.lines + " lines)", schedule_kind,
           join_uints(order, ","), p.n, p.m, bit(p.m), job.permutation, job.formula);
-      if (p.kind == MultiAapcKind::concurrent) {
-        summary += fmt::format("{} data sets of up to d pairs ({} start on later axes, {} layout, {} rotated row{}), {} "
-                               "columns of d cycles\n",
-                               p.design.plan.rows.size(), rotated_sets,
-                               to_string(p.concurrent.layout), p.design.rotated_rows,
-                               p.design.rotated_rows == 1 ? "" : "s", p.design.plan.columns);
-        if (f->figure) summary += plan_chart(p.design.plan);
-      } else if (f->figure) {
-        summary += "(--figure shows Algorithm 5's concurrent plan: this run pipelines)\n";
-      }
+      summary += concurrent_plan_text(p, f->figure);
       if (!note.empty()) summary += "note: " + note + "\n";
       // Pipelined AAPCs overlap: a cycle can use more than one axis' d dimensions.
       const auto& per_cycle = job.stats.exchanges_per_cycle;

@@ -10,7 +10,7 @@ namespace hcube {
 std::vector<AlignmentStep> schedule_pre_alignment(const Schedule& s, const AffineMap& f) {
   const Geometry geo = s.geometry();
   if (s.pre == AlignmentKind::xor_align) return {AlignmentStep(f.then(AffineMap::xor_fold(geo, s.axis_widths())))};
-  if (s.pre == AlignmentKind::concurrent) return concurrent_pre_alignment(geo, s.d, s.axes, s.rotated_rows, f);
+  if (s.pre == AlignmentKind::concurrent) return concurrent_pre_alignment(geo, s.d, s.axes, s.rotated_rows, s.rotated_by_bit, f);
   if (!f.is_identity()) return {AlignmentStep(f)};
   return {};
 }
@@ -18,7 +18,7 @@ std::vector<AlignmentStep> schedule_pre_alignment(const Schedule& s, const Affin
 std::vector<AlignmentStep> schedule_post_alignment(const Schedule& s, const AffineMap& g) {
   const Geometry geo = s.geometry();
   if (s.post == AlignmentKind::xor_align) return {AlignmentStep(AffineMap::xor_fold(geo, s.axis_widths()).then(g))};
-  if (s.post == AlignmentKind::concurrent) return concurrent_post_alignment(geo, s.d, s.axes, s.rotated_rows, g);
+  if (s.post == AlignmentKind::concurrent) return concurrent_post_alignment(geo, s.d, s.axes, s.rotated_rows, s.rotated_by_bit, g);
   if (!g.is_identity()) return {AlignmentStep(g)};
   return {};
 }

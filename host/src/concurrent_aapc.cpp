@@ -75,12 +75,28 @@ std::uint64_t stored_q(std::uint64_t q, unsigned d) {
 std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
 
 // Both aligned axes read from a stored address: p = bits 0..d-1, q from the rest.
-// P ^= q xor (axes [from, to) of the node folded onto the d low bits), on the rotated rows.
-AffineMap rows_map(const Geometry& geo, unsigned d, unsigned from, unsigned to) {
+// P ^= q xor (axes [from, to) of the node folded onto the d low bits), on the rotated rows,
+// in the bits of p that `bits` names (the skewed layout rotates a block of rows in one bit).
+AffineMap rows_map(const Geometry& geo, unsigned d, unsigned from, unsigned to, std::uint64_t bits) {
   std::vector<std::uint64_t> mem(geo.m), node(geo.n, 0);
-  for (unsigned b = 0; b < geo.m; ++b) mem[b] = bit(b) | (b >= d && b < 2 * d ? logical_q(bit(b), d) : 0);
-  for (unsigned k = from * d; k < to * d; ++k) node[k] = bit(k % d);
+  for (unsigned b = 0; b < geo.m; ++b) mem[b] = bit(b) | (b >= d && b < 2 * d ? logical_q(bit(b), d) & bits : 0);
+  for (unsigned k = from * d; k < to * d; ++k) node[k] = bit(k % d) & bits;
   return AffineMap::from_columns(geo, std::move(mem), std::move(node));
+}
+
+// The rotated rows' steps: one on all of them, or (by bit) one a block, block b in bit b.
+std::vector<AlignmentStep> rotated_rows_steps(const Geometry& geo, unsigned d, unsigned from, unsigned to,
+                                              std::uint64_t rows, bool by_bit) {
+  std::vector<AlignmentStep> steps;
+  if (rows == 0) return steps;
+  if (!by_bit) {
+    steps.emplace_back(rows_map(geo, d, from, to, low_mask(d)), 0, rows << (d + 1));
+    return steps;
+  }
+  const std::uint64_t block = rows / d;
+  for (unsigned b = 0; b < d; ++b)
+    steps.emplace_back(rows_map(geo, d, from, to, bit(b)), (b * block) << (d + 1), ((b + 1) * block) << (d + 1));
+  return steps;
 }
 
 void check_options(const ConcurrentOptions& o) {
@@ -98,10 +114,13 @@ void check_options(const ConcurrentOptions& o) {
 RotationLayout parse_rotation_layout(const std::string& s) {
   if (s == "paper") return RotationLayout::paper;
   if (s == "compact") return RotationLayout::compact;
-  throw Error(fmt::format("rotation layout '{}' unknown: allowed paper, compact", printable_input(s)));
+  if (s == "skewed") return RotationLayout::skewed;
+  throw Error(fmt::format("rotation layout '{}' unknown: allowed paper, compact, skewed", printable_input(s)));
 }
 
-std::string to_string(RotationLayout l) { return l == RotationLayout::paper ? "paper" : "compact"; }
+std::string to_string(RotationLayout l) {
+  return l == RotationLayout::paper ? "paper" : l == RotationLayout::skewed ? "skewed" : "compact";
+}
 
 ConcurrentPlan place_data_sets(unsigned axes, std::uint64_t standard, std::uint64_t rotated, RotationLayout layout) {
   if (axes < 1) throw Error("number of axes s = 0 out of range: allowed at least 1");
@@ -156,6 +175,11 @@ ConcurrentPlan place_data_sets(unsigned axes, std::uint64_t standard, std::uint6
   return plan;
 }
 
+std::uint64_t rotated_data_sets(const ConcurrentPlan& plan) {
+  return static_cast<std::uint64_t>(
+      std::count_if(plan.rows.begin(), plan.rows.end(), [](const PlanRow& r) { return r.rotated; }));
+}
+
 std::string plan_chart(const ConcurrentPlan& plan) {
   std::size_t label_w = 9;
   for (const PlanRow& r : plan.rows) label_w = std::max(label_w, r.label.size());
@@ -183,8 +207,48 @@ std::string plan_chart(const ConcurrentPlan& plan) {
   return out;
 }
 
+std::optional<std::uint64_t> skewed_concurrent_cycles(unsigned d, unsigned axes, unsigned m, std::uint64_t rows_per_bit) {
+  if (d < 1 || axes < 1 || m < 2 * d || m - d - 1 >= 64 || rows_per_bit >= axes) return std::nullopt;
+  const std::uint64_t pairs = bit(m - 1), rotated = rows_per_bit << d;
+  if (pairs < static_cast<std::uint64_t>(axes) * d || rotated > axes - 1 || rows_per_bit * d > bit(m - d - 1))
+    return std::nullopt;
+  return rotated == 0 ? pairs + axes - 1 : pairs - rotated + std::max<std::uint64_t>(axes - 1, rotated + 1);
+}
+
+namespace {
+
+ConcurrentDesign skewed_design(const ConcurrentOptions& o, std::uint64_t rows_per_bit, std::uint64_t cycles) {
+  ConcurrentDesign design;
+  design.layout = RotationLayout::skewed;
+  design.rotated_rows = rows_per_bit * o.d;
+  design.rotated_pairs = design.rotated_rows << o.d;
+  design.standard_pairs = bit(o.m - 1) - design.rotated_pairs;
+  design.plan.axes = o.axes;
+  design.cycles = cycles;
+  return design;
+}
+
+// The skewed layout asked for by name: the rows asked for, or the most that fit (the fewest cycles).
+ConcurrentDesign design_skewed(const ConcurrentOptions& o) {
+  const unsigned d = o.d, s = o.axes;
+  if (bit(o.m - 1) < static_cast<std::uint64_t>(s) * d)
+    throw Error(fmt::format("the skewed layout needs K/2 >= s d complement pairs: K/2 = {} below s d = {}",
+                            bit(o.m - 1), s * d));
+  const std::uint64_t most = (s - 1) >> d;  // K/2 >= s d leaves room for d blocks of these rows
+  if (o.rotated_rows < 0) return skewed_design(o, most, *skewed_concurrent_cycles(d, s, o.m, most));
+  const auto rows = static_cast<std::uint64_t>(o.rotated_rows);
+  if (rows % d != 0 || rows / d > most)
+    throw Error(fmt::format("rotated rows {} out of range for the skewed layout: allowed multiples of d = {} up to "
+                            "{} (at most s - 1 = {} rotated pairs a bit, rows of 2^d = {})",
+                            rows, d, most * d, s - 1, bit(d)));
+  return skewed_design(o, rows / d, *skewed_concurrent_cycles(d, s, o.m, rows / d));
+}
+
+}  // namespace
+
 ConcurrentDesign design_concurrent(const ConcurrentOptions& o) {
   check_options(o);
+  if (o.layout == RotationLayout::skewed) return design_skewed(o);
   const unsigned d = o.d, s = o.axes;
   const std::uint64_t pairs = bit(o.m - 1), per_row = bit(d), rows = bit(o.m - d - 1);
   std::uint64_t lo = 0, hi = rows;
@@ -208,11 +272,21 @@ ConcurrentDesign design_concurrent(const ConcurrentOptions& o) {
     cand.cycles = cand.plan.columns * d;
     if (cand.cycles < best.cycles) best = std::move(cand);
   }
+  // Left to itself, compact gives way to the skewed layout where that is fewer cycles (with no row
+  // rotated it is the skewed pipeline, which plan_multi_aapc runs with plain alignments).
+  if (o.layout == RotationLayout::compact && o.rotated_rows < 0 && pairs >= static_cast<std::uint64_t>(s) * d &&
+      ((s - 1) >> d) > 0) {
+    const ConcurrentDesign skewed = design_skewed(o);
+    if (skewed.cycles < best.cycles) best = skewed;
+  }
+  best.layout = best.layout == RotationLayout::skewed ? RotationLayout::skewed : o.layout;
   return best;
 }
 
-Schedule make_concurrent_schedule(const ConcurrentOptions& o, const ConcurrentDesign& design) {
-  check_options(o);
+namespace {
+
+// The header and offset maps every Algorithm 5 schedule shares.
+Schedule concurrent_header(const ConcurrentOptions& o, const ConcurrentDesign& design) {
   const unsigned d = o.d, s = o.axes;
   const std::uint64_t flip = low_mask(d + 1);  // a complement pair: p and q complemented
   Schedule sch;
@@ -223,6 +297,7 @@ Schedule make_concurrent_schedule(const ConcurrentOptions& o, const ConcurrentDe
   sch.pre = sch.post = AlignmentKind::concurrent;
   sch.axes = s;
   sch.rotated_rows = design.rotated_rows;
+  sch.rotated_by_bit = design.layout == RotationLayout::skewed;
   // Axis t, dimension r: which member of a pair moves flips with bit r of the
   // node's other axes (docs/multi-aapc.md), for p and q alike.
   for (unsigned t = 0; t < s; ++t)
@@ -232,12 +307,77 @@ Schedule make_concurrent_schedule(const ConcurrentOptions& o, const ConcurrentDe
         if (u != t) map[u * d + r] = flip;
       sch.offset_maps.push_back(std::move(map));
     }
+  return sch;
+}
+
+// The low member of pair i: rows of 2^d pairs, rotated rows first.
+std::uint64_t low_of(std::uint64_t i, unsigned d) { return ((i >> d) << (d + 1)) | (i & low_mask(d)); }
+
+// Pair `low` crosses bit r of `axis`: the member named by the aligned axis it swaps with.
+Exchange crossing(std::uint64_t low, unsigned d, unsigned axis, unsigned r, bool through_v) {
+  const std::uint64_t rel = through_v ? logical_q(low, d) : low & low_mask(d);
+  const std::uint64_t addr = test_bit(rel, r) ? low : low ^ low_mask(d + 1);
+  const unsigned dim = axis * d + r;
+  return Exchange{dim, addr, addr, 1 + dim};
+}
+
+// The skewed layout (docs/multi-aapc.md, "Rows rotated bit by bit"). In bit b pair j sits at
+// x = (j + s b) mod K/2, as the skewed pipeline's pairs do; x < Q = K/2 - R runs the pipeline's
+// chain (axis t in cycle x + t), and the last R places are rotated in that bit: i = x - Q starts on
+// axis k = R - i in cycle 0 (axes k..s-1 through v, the pipeline's lower idle corner) and runs axes
+// 0..k from cycle Q + i (its upper corner). A pair's places in its bits are s apart around the
+// circle of K/2 >= s d, so it crosses at most one dimension a cycle.
+Schedule make_skewed_schedule(const ConcurrentOptions& o, const ConcurrentDesign& design) {
+  const unsigned d = o.d, s = o.axes;
+  const std::uint64_t pairs = bit(o.m - 1), rotated = (design.rotated_rows / d) << d, standard = pairs - rotated;
+  Schedule sch = concurrent_header(o, design);
+  std::vector<std::vector<Exchange>> cycles(design.cycles);
+  // Pair j's place: bit b's rotated block is rows [b, b + 1) x rotated / 2^d; the others follow.
+  std::vector<std::uint64_t> index(pairs, 0);
+  std::vector<bool> placed(pairs, false);
+  for (unsigned b = 0; b < d; ++b)
+    for (std::uint64_t i = 0; i < rotated; ++i) {
+      const std::uint64_t j = (standard + i + pairs - (static_cast<std::uint64_t>(s) * b) % pairs) % pairs;
+      index[j] = b * rotated + i;
+      placed[j] = true;
+    }
+  std::uint64_t next = d * rotated;
+  for (std::uint64_t j = 0; j < pairs; ++j)
+    if (!placed[j]) index[j] = next++;
+  for (std::uint64_t j = 0; j < pairs; ++j) {
+    const std::uint64_t low = low_of(index[j], d);
+    for (unsigned b = 0; b < d; ++b) {
+      const std::uint64_t x = (j + static_cast<std::uint64_t>(s) * b) % pairs;
+      if (x < standard) {
+        for (unsigned t = 0; t < s; ++t) cycles[x + t].push_back(crossing(low, d, t, b, false));
+        continue;
+      }
+      const std::uint64_t i = x - standard;
+      const auto k = static_cast<unsigned>(rotated - i);
+      for (unsigned t = k; t < s; ++t) cycles[t - k].push_back(crossing(low, d, t, b, true));
+      for (unsigned t = 0; t <= k; ++t) cycles[standard + i + t].push_back(crossing(low, d, t, b, false));
+    }
+  }
+  std::size_t total = 0;
+  for (const auto& c : cycles) total += c.size();
+  sch.reserve(cycles.size(), total);
+  for (const auto& c : cycles) {
+    for (const Exchange& e : c) sch.add(e);
+    sch.end_cycle();
+  }
+  return sch;
+}
+
+}  // namespace
+
+Schedule make_concurrent_schedule(const ConcurrentOptions& o, const ConcurrentDesign& design) {
+  check_options(o);
+  if (design.layout == RotationLayout::skewed) return make_skewed_schedule(o, design);
+  const unsigned d = o.d;
+  Schedule sch = concurrent_header(o, design);
   // The low member of every pair: rotated rows first, then the others; d pairs a data set.
-  const std::uint64_t rows = bit(o.m - d - 1);
-  std::vector<std::uint64_t> lows;
-  lows.reserve(bit(o.m - 1));
-  for (std::uint64_t row = 0; row < rows; ++row)
-    for (std::uint64_t p = 0; p < bit(d); ++p) lows.push_back((row << (d + 1)) | p);
+  std::vector<std::uint64_t> lows(bit(o.m - 1));
+  for (std::uint64_t i = 0; i < lows.size(); ++i) lows[i] = low_of(i, d);
   const ConcurrentPlan& plan = design.plan;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> range(plan.rows.size());  // [first, last) of lows
   std::uint64_t next_rot = 0, next_std = design.rotated_pairs;
@@ -259,11 +399,7 @@ Schedule make_concurrent_schedule(const ConcurrentOptions& o, const ConcurrentDe
         const PlanStep& step = plan.rows[k].steps[st];
         for (std::uint64_t j = range[k].first; j < range[k].second; ++j) {
           const unsigned r = static_cast<unsigned>((j - range[k].first + c) % d);
-          const std::uint64_t low = lows[j];
-          const std::uint64_t rel = step.through_v ? logical_q(low, d) : low & low_mask(d);
-          const std::uint64_t addr = test_bit(rel, r) ? low : low ^ flip;
-          const unsigned dim = step.axis * d + r;
-          sch.add(Exchange{dim, addr, addr, 1 + dim});
+          sch.add(crossing(lows[j], d, step.axis, r, step.through_v));
         }
       }
       sch.end_cycle();
@@ -272,7 +408,7 @@ Schedule make_concurrent_schedule(const ConcurrentOptions& o, const ConcurrentDe
 }
 
 std::vector<AlignmentStep> concurrent_pre_alignment(const Geometry& geo, unsigned d, unsigned axes,
-                                                    std::uint64_t rotated_rows, const AffineMap& f) {
+                                                    std::uint64_t rotated_rows, bool by_bit, const AffineMap& f) {
   // p = x xor (all axes), q = v xor (all axes), stored as stored_q.
   std::vector<std::uint64_t> mem(geo.m), node(geo.n, 0);
   for (unsigned b = 0; b < geo.m; ++b) mem[b] = b >= d && b < 2 * d ? stored_q(bit(b - d), d) : bit(b);
@@ -280,15 +416,14 @@ std::vector<AlignmentStep> concurrent_pre_alignment(const Geometry& geo, unsigne
   std::vector<AlignmentStep> steps;
   steps.emplace_back(f.then(AffineMap::from_columns(geo, std::move(mem), std::move(node))));
   // Rotated rows: p = x xor v xor axes 0..s-2, i.e. p ^= q xor axes 0..s-2.
-  if (rotated_rows > 0) steps.emplace_back(rows_map(geo, d, 0, axes - 1), 0, rotated_rows << (d + 1));
+  for (AlignmentStep& step : rotated_rows_steps(geo, d, 0, axes - 1, rotated_rows, by_bit)) steps.push_back(std::move(step));
   return steps;
 }
 
 std::vector<AlignmentStep> concurrent_post_alignment(const Geometry& geo, unsigned d, unsigned axes,
-                                                     std::uint64_t rotated_rows, const AffineMap& g) {
-  std::vector<AlignmentStep> steps;
+                                                     std::uint64_t rotated_rows, bool by_bit, const AffineMap& g) {
   // Rotated rows end with p xor q = x xor (the final axes 1..s-1): back to the others' form.
-  if (rotated_rows > 0) steps.emplace_back(rows_map(geo, d, 1, axes), 0, rotated_rows << (d + 1));
+  std::vector<AlignmentStep> steps = rotated_rows_steps(geo, d, 1, axes, rotated_rows, by_bit);
   // i = p xor (all axes), v = q xor p xor axis 0.
   std::vector<std::uint64_t> mem(geo.m), node(geo.n, 0);
   for (unsigned b = 0; b < geo.m; ++b) {

@@ -208,11 +208,16 @@ std::string multi_aapc_note(const MultiAapcDesign& p, std::uint64_t cycles) {
         p.kind == MultiAapcKind::unequal ? fmt::format("the derived {} ({})", p.bound, p.bound_source)
                                          : fmt::format("{}'s {}", p.bound_source, p.bound),
         p.kind == MultiAapcKind::unequal ? "the AAPCs together" : "two AAPCs at a time");
+  const std::string versus =
+      cycles == p.bound ? fmt::format("as many as {}", p.bound_source)
+                        : fmt::format("{} {} than {}'s {}", cycles < p.bound ? p.bound - cycles : cycles - p.bound,
+                                      cycles < p.bound ? "fewer" : "more", p.bound_source, p.bound);
+  if (p.kind == MultiAapcKind::concurrent && p.design.layout == RotationLayout::skewed)
+    return fmt::format(
+        "{} cycles, {}: complement pairs skewed bit by bit, and in each bit {} pairs start on later axes through the "
+        "spare memory axis, filling the pipeline's idle corners (docs/multi-aapc.md, \"Rows rotated bit by bit\")",
+        cycles, versus, (p.design.rotated_rows / d) << d);
   if (how == SequenceConstruction::skewed) {
-    const std::string versus =
-        cycles == p.bound ? fmt::format("as many as {}", p.bound_source)
-                          : fmt::format("{} {} than {}'s {}", cycles < p.bound ? p.bound - cycles : cycles - p.bound,
-                                        cycles < p.bound ? "fewer" : "more", p.bound_source, p.bound);
     return fmt::format(
         "{} cycles, {}: every complement pair crosses bit b of the axes one after another, one axis a cycle, and "
         "the pairs are skewed so that each dimension is busy from its first use; no pipeline of pairs takes fewer "
@@ -237,6 +242,22 @@ std::string multi_aapc_note(const MultiAapcDesign& p, std::uint64_t cycles) {
                                                    d, half)
                                      : fmt::format("rotated data sets come in rows of 2^d = {} pairs", bit(d)));
   return "";
+}
+
+std::string concurrent_plan_text(const MultiAapcDesign& p, bool figure) {
+  const ConcurrentDesign& c = p.design;
+  if (p.kind != MultiAapcKind::concurrent)
+    return figure ? "(--figure shows Algorithm 5's concurrent plan: this run pipelines)\n" : "";
+  if (c.layout == RotationLayout::skewed) {
+    const std::uint64_t per_bit = c.rotated_rows / p.options.d;
+    return fmt::format("skewed layout: {} rotated rows, {} in each bit ({} pairs a bit start on later axes)\n{}",
+                       c.rotated_rows, per_bit, per_bit << p.options.d,
+                       figure ? "(--figure shows a plan in columns of d cycles: the skewed layout has none)\n" : "");
+  }
+  return fmt::format("{} data sets of up to d pairs ({} start on later axes, {} layout, {} rotated row{}), {} columns "
+                     "of d cycles\n{}",
+                     c.plan.rows.size(), rotated_data_sets(c.plan), to_string(c.layout), c.rotated_rows,
+                     c.rotated_rows == 1 ? "" : "s", c.plan.columns, figure ? plan_chart(c.plan) : "");
 }
 
 std::string shuffle_state(const std::vector<unsigned>& order, std::size_t steps) {

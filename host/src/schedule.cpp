@@ -66,6 +66,7 @@ Schedule Schedule::header() const {
   h.axis_dims = axis_dims;
   h.axis_order = axis_order;
   h.rotated_rows = rotated_rows;
+  h.rotated_by_bit = rotated_by_bit;
   h.offset_maps = offset_maps;
   h.perm = perm;
   return h;
@@ -152,6 +153,14 @@ void check_shape(const Schedule& s) {
     const std::uint64_t rows = bit(s.m - s.d - 1);
     if (s.rotated_rows > rows)
       throw Error(fmt::format("schedule rotated_rows = {} out of range: allowed 0..{}", s.rotated_rows, rows));
+    if (s.rotated_by_bit && s.rotated_rows % s.d != 0)
+      throw Error(fmt::format("schedule rotated_rows = {} with rotated_by_bit: allowed multiples of d = {} (a block "
+                              "of rows a bit)",
+                              s.rotated_rows, s.d));
+  } else if (s.rotated_by_bit) {
+    throw Error(fmt::format("schedule rotated_by_bit applies to concurrent alignments only: with pre = {} and post = "
+                            "{}, allowed false (or left out)",
+                            to_string(s.pre), to_string(s.post)));
   }
   check_offset_maps(s.geometry(), s.offset_maps);
   if (!s.perm.empty()) {
@@ -364,6 +373,7 @@ nlohmann::ordered_json to_json(const Schedule& s) {
   if (!s.axis_dims.empty()) j["axis_dims"] = s.axis_dims;
   if (!s.axis_order.empty()) j["axis_order"] = s.axis_order;
   if (s.pre == AlignmentKind::concurrent || s.post == AlignmentKind::concurrent) j["rotated_rows"] = s.rotated_rows;
+  if (s.rotated_by_bit) j["rotated_by_bit"] = true;
   if (!s.offset_maps.empty()) j["offset_maps"] = s.offset_maps;
   if (!s.perm.empty()) j["perm"] = s.perm;
   j["cycles"] = std::move(cycles);
@@ -405,12 +415,12 @@ Schedule schedule_header_from_json(const nlohmann::json& j, const std::string& w
     throw Error(fmt::format("{}: format '{}' unknown: allowed hcube-schedule/1", what, printable_input(format)));
   static const char* const known[] = {"format", "algorithm", "d", "n", "m", "channel_width", "port_model", "pre",
                                       "post", "blocked", "lines", "axes", "axis_dims", "axis_order", "rotated_rows",
-                                      "offset_maps", "perm", "cycles"};
+                                      "rotated_by_bit", "offset_maps", "perm", "cycles"};
   for (const auto& [key, value] : j.items())
     if (std::find(std::begin(known), std::end(known), key) == std::end(known))
       throw Error(fmt::format("{}: unknown field '{}' (a typo?): allowed format, algorithm, d, n, m, channel_width, "
                               "port_model, pre, post, blocked, lines, axes, axis_dims, axis_order, rotated_rows, "
-                              "offset_maps, perm, cycles",
+                              "rotated_by_bit, offset_maps, perm, cycles",
                               what, printable_input(key)));
   Schedule s;
   s.algorithm = get_string(j, "algorithm", what, "custom");
@@ -457,6 +467,10 @@ Schedule schedule_header_from_json(const nlohmann::json& j, const std::string& w
     }
   }
   s.rotated_rows = get_uint(j, "rotated_rows", what, false, 0);
+  if (j.contains("rotated_by_bit")) {
+    if (!j["rotated_by_bit"].is_boolean()) throw Error(fmt::format("{}: 'rotated_by_bit' must be true or false", what));
+    s.rotated_by_bit = j["rotated_by_bit"].get<bool>();
+  }
   if (j.contains("offset_maps")) {
     const nlohmann::json& maps = j["offset_maps"];
     if (!maps.is_array()) throw Error(fmt::format("{}: 'offset_maps' must be an array of arrays of columns", what));

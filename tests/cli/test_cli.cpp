@@ -43,7 +43,7 @@ TEST_F(Cli, HelpListsTheValuesOfChoiceFlags) {
                       "--format TEXT:{table,json}"}},
       {{"aapc"}, {"--permutation TEXT:{transpose,consecutive-to-cyclic,cyclic-to-consecutive,bit-reversal,"
                   "vector-reversal,gray}"}},
-      {{"multi-aapc"}, {"--algorithm TEXT:{1,3,4,5}", "--layout TEXT:{compact,paper}"}},
+      {{"multi-aapc"}, {"--algorithm TEXT:{1,3,4,5}", "--layout TEXT:{compact,paper,skewed}"}},
       {{"fft"}, {"--order TEXT:{natural,bit-reversed}", "--local TEXT:{library,radix-2}", "--algorithm TEXT:{1,2,3,4}",
                  "--type TEXT:{complex128,complex64}", "--backend TEXT:{auto,cpu,cuda}"}},
       {{"permute"}, {"--ports TEXT:{one,all}"}},

@@ -284,8 +284,9 @@ Words shuffle_widths(const Words& in, const Cube& c, const std::vector<unsigned>
 TEST_F(CliMultiAapc, Algorithm5MeetsTheorem2AndIsTheShuffle) {
   const Case cases[] = {{2, 6, 5}, {2, 4, 4}, {1, 5, 3}, {2, 3, 5}, {3, 4, 6}, {1, 8, 2}};
   for (const Case& k : cases)
-    for (const char* layout : {"compact", "paper"}) {
+    for (const char* layout : {"compact", "paper", "skewed"}) {
       SCOPED_TRACE(testing::Message() << "d = " << k.d << ", s = " << k.s << ", m = " << k.m << ", " << layout);
+      if (std::string(layout) == "skewed" && (std::uint64_t{1} << (k.m - 1)) < k.s * k.d) continue;  // K/2 < s d
       const Cube c{k.s * k.d, k.m};
       const Words in = random_words(c.total());
       write_u64(path("in.npy"), c.shape(), in);
@@ -309,15 +310,33 @@ TEST_F(CliMultiAapc, Algorithm5MeetsTheorem2AndIsTheShuffle) {
       }
       EXPECT_EQ(read_u64(path("out.npy"), c), shuffle(in, c, k.d, identity_order(k.s)));
     }
-  // d = 2, s = 6, K = 32: the compact layout takes R + 1 = 9 columns of d cycles, the paper's R + 2 = 10 (Theorem 2).
-  const json compact = ok_json({"multi-aapc", "-s", "6", "-d", "2", "-m", "5", "-a", "5"});
+  // d = 2, s = 6, K = 32: with 2 rotated rows the compact layout takes R + 1 = 9 columns of d cycles, the
+  // paper's R + 2 = 10 (Theorem 2); left to itself it runs the skewed layout, a row of 4 pairs rotated
+  // in each bit: 16 - 4 + max(5, 5) = 17.
+  const json compact = ok_json({"multi-aapc", "-s", "6", "-d", "2", "-m", "5", "-a", "5", "--rotated-rows", "2"});
   EXPECT_EQ(compact["schedule"], "concurrent");
+  EXPECT_EQ(compact["layout"], "compact");
   EXPECT_EQ(compact["cycles"], 18);
+  EXPECT_EQ(compact["columns"], 9);
   EXPECT_EQ(compact["rotated_data_sets"], 4);
   EXPECT_EQ(compact["alignments"], 4);  // one each for the rotated rows, before and after
   const json paper = ok_json({"multi-aapc", "-s", "6", "-d", "2", "-m", "5", "-a", "5", "--layout", "paper"});
   EXPECT_EQ(paper["cycles"], 20);
   EXPECT_EQ(paper["bound"], 20);
+  const json skewed = ok_json({"multi-aapc", "-s", "6", "-d", "2", "-m", "5", "-a", "5"});
+  EXPECT_EQ(skewed["schedule"], "concurrent");
+  EXPECT_EQ(skewed["layout"], "skewed");
+  EXPECT_EQ(skewed["cycles"], 17);
+  EXPECT_EQ(skewed["rotated_rows"], 2);
+  EXPECT_EQ(skewed["rotated_pairs"], 8);
+  EXPECT_TRUE(skewed["columns"].is_null());
+  EXPECT_TRUE(skewed["data_sets"].is_null());
+  EXPECT_EQ(skewed["alignments"], 6);  // a block of rotated rows a bit, before and after
+  EXPECT_TRUE(contains(skewed["note"], "3 fewer than Theorem 2")) << skewed["note"];
+  fs::remove(path("out.npy"));  // the runs above wrote it
+  expect_rejected({"-s", "6", "-d", "2", "-m", "5", "-a", "5", "--layout", "skewed", "--rotated-rows", "3"},
+                  {"rotated rows 3 out of range for the skewed layout", "multiples of d = 2"});
+  expect_rejected({"-s", "6", "-d", "2", "-m", "4", "-a", "5", "--layout", "skewed"}, {"K/2 >= s d", "K/2 = 8"});
 }
 
 TEST_F(CliMultiAapc, Algorithm5FigureAndFallback) {
@@ -325,9 +344,13 @@ TEST_F(CliMultiAapc, Algorithm5FigureAndFallback) {
   EXPECT_TRUE(contains(out, "time step    0    1    2")) << out;
   EXPECT_TRUE(contains(out, "d_0^0      v,5  v,6    *       i,1  i,2  i,3  i,4  i,5")) << out;
   EXPECT_TRUE(contains(out, "20 routing cycles (paper: 20, Theorem 2, K >= 2(s+1)d)")) << out;
-  const json fig = ok_json({"multi-aapc", "-s", "6", "-d", "2", "-m", "5", "-a", "5", "--figure"});
+  const json fig = ok_json({"multi-aapc", "-s", "6", "-d", "2", "-m", "5", "-a", "5", "--rotated-rows", "2", "--figure"});
   ASSERT_TRUE(fig["figure"].is_string());
   EXPECT_TRUE(contains(fig["figure"], "v,6")) << fig["figure"];
+  // The skewed layout has no columns to draw, and says so.
+  const std::string none = ok({"multi-aapc", "-s", "6", "-d", "2", "-m", "5", "-a", "5", "--figure"});
+  EXPECT_TRUE(contains(none, "the skewed layout has none")) << none;
+  EXPECT_FALSE(ok_json({"multi-aapc", "-s", "6", "-d", "2", "-m", "5", "-a", "5", "--figure"}).contains("figure"));
   // No spare memory axis (m < 2d): Algorithm 5 pipelines, as Theorem 2's first case does.
   const json piped = ok_json({"multi-aapc", "-s", "3", "-d", "2", "-m", "3", "-a", "5"});
   EXPECT_EQ(piped["schedule"], "pipelined");

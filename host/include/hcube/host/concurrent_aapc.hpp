@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,8 +42,11 @@ struct ConcurrentPlan {
 enum class RotationLayout {
   paper,    // Figure 4: pairs of data sets on axes s-2, s-4, ..., the second one column later
   compact,  // one per axis s-2, s-3, ..., 1 (s-1, ..., 1 for s-1 sets): R + 1 columns for R data sets
+  // No columns: complement pairs skewed bit by bit, and rows rotated in one bit each, filling the
+  // pipeline's idle corners (hcube's; docs/multi-aapc.md, "Rows rotated bit by bit").
+  skewed,
 };
-RotationLayout parse_rotation_layout(const std::string& s);  // "paper" | "compact"
+RotationLayout parse_rotation_layout(const std::string& s);  // "paper" | "compact" | "skewed"
 std::string to_string(RotationLayout l);
 
 // Places `standard` data sets (axes 0, 1, ..., s-1) and `rotated` ones: each
@@ -54,14 +58,18 @@ ConcurrentPlan place_data_sets(unsigned axes, std::uint64_t standard, std::uint6
 // exchange the spare / the AAPC memory axis with axis a (numbered from 1 as in
 // the paper), "*" is the local swap of i and v.
 std::string plan_chart(const ConcurrentPlan& plan);
+// The data sets that start on later axes.
+std::uint64_t rotated_data_sets(const ConcurrentPlan& plan);
 
 struct ConcurrentOptions {
   unsigned d = 1;
   unsigned axes = 1;  // s
   unsigned m = 0;     // memory dimensions, at least 2d
+  // compact, left to itself (rotated_rows < 0), runs the skewed layout where that is fewer cycles.
   RotationLayout layout = RotationLayout::compact;
   // Rows of 2^d complement pairs that start on later axes; negative: the
-  // count with the fewest cycles (tried up to 2s data sets).
+  // count with the fewest cycles (tried up to 2s data sets). The skewed layout
+  // rotates rotated_rows / d rows in each bit, so it takes multiples of d.
   long long rotated_rows = -1;
 };
 
@@ -70,12 +78,19 @@ struct ConcurrentOptions {
 // so that q and its complement share a row (t = q's top bit, class = its low
 // bits xor t). A complement pair flips bits 0..d.
 struct ConcurrentDesign {
+  RotationLayout layout = RotationLayout::compact;  // the one built
   std::uint64_t rotated_rows = 0;
-  std::uint64_t rotated_pairs = 0;
-  std::uint64_t standard_pairs = 0;
-  ConcurrentPlan plan;
-  std::uint64_t cycles = 0;  // plan.columns * d
+  std::uint64_t rotated_pairs = 0;   // in some bit
+  std::uint64_t standard_pairs = 0;  // in every bit
+  ConcurrentPlan plan;               // empty for the skewed layout
+  std::uint64_t cycles = 0;          // plan.columns * d; for the skewed layout its own count
 };
+
+// The skewed layout with `rows_per_bit` rows rotated in each bit: K/2 - R + max(s - 1, R + 1)
+// cycles for R = rows_per_bit 2^d rotated pairs a bit; nullopt where it cannot be built
+// (K/2 < s d, R > s - 1, or d rows_per_bit more rows than memory holds).
+std::optional<std::uint64_t> skewed_concurrent_cycles(unsigned d, unsigned axes, unsigned m,
+                                                      std::uint64_t rows_per_bit);
 
 // Throws hcube::Error unless s >= 1, d >= 1, m >= 2d and the sizes fit.
 ConcurrentDesign design_concurrent(const ConcurrentOptions& options);
@@ -86,10 +101,11 @@ Schedule make_concurrent_schedule(const ConcurrentOptions& options, const Concur
 // Its alignments: a global affine map and a second one on the rotated rows
 // only (pre: the global one first; post: the rows' one first). f / g are a
 // permutation's code conversions folded in (identity for the plain shuffle).
+// by_bit: the rotated rows are d equal blocks, block b rotated in bit b only (one step each).
 std::vector<AlignmentStep> concurrent_pre_alignment(const Geometry& geo, unsigned d, unsigned axes,
-                                                    std::uint64_t rotated_rows, const AffineMap& f);
+                                                    std::uint64_t rotated_rows, bool by_bit, const AffineMap& f);
 std::vector<AlignmentStep> concurrent_post_alignment(const Geometry& geo, unsigned d, unsigned axes,
-                                                     std::uint64_t rotated_rows, const AffineMap& g);
+                                                     std::uint64_t rotated_rows, bool by_bit, const AffineMap& g);
 
 // Theorem 2's count (the smallest of the cases that apply) and which case it is.
 struct Theorem2Bound {

@@ -42,6 +42,8 @@ class Schedule {
   // Algorithm 5: the local rows (address >> (d + 1)) 0..rotated_rows-1 hold the
   // data sets that start on a later axis through the spare memory axis.
   std::uint64_t rotated_rows = 0;
+  // ... as d equal blocks, block b rotated in bit b only (the skewed layout).
+  bool rotated_by_bit = false;
   OffsetMaps offset_maps; // node-dependent addresses of exchanges with offset_map > 0
   // The whole run (alignments and cycles) realises this permutation of the n + m address
   // bits (source bit i to bit perm[i], as hcube permute's --perm): verified against it, and
