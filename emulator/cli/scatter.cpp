@@ -228,7 +228,7 @@ void add_scatter(CLI::App& app, const ResultSink& sink) {
     if (!f->schedule.empty()) {  // its rounds are the algorithm, of one-word packets
       if (!f->algorithm.empty() || f->packet_words != 1)
         throw Error(fmt::format("--schedule {}: allowed without --algorithm and --packet-words", f->schedule));
-      if (const std::optional<GridSchedule> s = scatter_schedule_file(f->schedule, f->topology, f->io))
+      if (const std::optional<GridSchedule> s = scatter_schedule_file(f->schedule, f->topology, f->io, f->machine))
         scatter_on_grid(*f, ScatterTopology{false, 0, s->topology}, std::nullopt, &*s);
       return;
     }

@@ -1227,4 +1227,58 @@ GridSchedule grid_scatter_from_rounds(const ScatterRounds& r) {
   return s;
 }
 
+CubeScatterSchedule cube_scatter_from_rounds(const ScatterRounds& r, std::uint64_t packet_words) {
+  if (!r.topology.cube)
+    throw Error(fmt::format("scatter schedule on {}: the cube's wormhole rounds run on cube:d only",
+                            to_string(r.topology)));
+  check_scatter_rounds(r);
+  const unsigned d = r.topology.d;
+  const std::uint64_t N = bit(d), out = N, transit = 2 * N;
+  CubeScatterSchedule s;
+  s.d = d;
+  s.packet_words = packet_words;
+  s.node_blocks = 2 * N + d;
+  // One block a message: its (sender block, receiver block).
+  const auto add = [&](BlockRouteStep& step, std::uint64_t from_node, std::uint64_t to_node, std::uint64_t from,
+                       std::uint64_t to) {
+    step.messages.push_back(BlockMessage{from_node, to_node, step.from.size(), 1, 1});
+    step.from.push_back(from);
+    step.to.push_back(to);
+  };
+  for (std::size_t k = 0; k < r.rounds.size(); ++k) {
+    std::vector<std::vector<unsigned>> routes;  // e-cube: the differing dimensions, lowest first
+    std::size_t length = 0;
+    for (const ScatterPacket& p : r.rounds[k]) {
+      routes.emplace_back();
+      for (unsigned b = 0; b < d; ++b)
+        if (((p.src ^ p.dst) >> b) & 1) routes.back().push_back(b);
+      length = std::max(length, routes.back().size());
+    }
+    for (std::size_t hop = 0; hop < length; ++hop) {
+      std::vector<BlockRouteStep> by_dim(d);
+      for (std::size_t i = 0; i < routes.size(); ++i) {
+        const std::vector<unsigned>& route = routes[i];
+        if (hop >= route.size()) continue;
+        const ScatterPacket& p = r.rounds[k][i];
+        std::uint64_t at = p.src;
+        for (std::size_t h = 0; h < hop; ++h) at ^= bit(route[h]);
+        const unsigned dim = route[hop];
+        add(by_dim[dim], at, at ^ bit(dim), hop == 0 ? p.dst : transit + route[hop - 1],
+            hop + 1 == route.size() ? out + p.src : transit + dim);
+      }
+      std::vector<BlockRouteStep> cycle;
+      if (k == 0 && hop == 0) {
+        cycle.emplace_back();
+        for (std::uint64_t v = 0; v < N; ++v) add(cycle.back(), v, v, v, out + v);
+      }
+      for (BlockRouteStep& step : by_dim)
+        if (!step.messages.empty()) cycle.push_back(std::move(step));
+      for (BlockRouteStep& step : cycle) step.block_words = packet_words;
+      s.cycles.push_back(std::move(cycle));
+    }
+    s.round_ends.push_back(s.cycles.size());
+  }
+  return s;
+}
+
 }  // namespace hcube

@@ -523,14 +523,32 @@ TEST_F(CliSynthesizeScatter, BadInputGetsOneLine) {
   refused(R"([[[0,7,0]]])", {"0 -> 7", "allowed two distinct nodes 0 .. 3"});
 }
 
-// On the cube the file is checked (the verification) but not run; a --topology beside it must agree.
-TEST_F(CliSynthesizeScatter, CubeFileIsCheckedAndTopologyMustAgree) {
+// On the cube the file's wormhole rounds run on the cube machine, verified; a --topology beside it must agree.
+TEST_F(CliSynthesizeScatter, CubeFileRunsAndTopologyMustAgree) {
   const fs::path out = path("c2.json");
   ok_json({"synthesize", "scatter", "--topology", "cube:2", "-o", out.string(), "--json"});
-  const json run = ok_json({"scatter", "--schedule", out.string(), "--json"});
+  const json run =
+      ok_json({"scatter", "--schedule", out.string(), "--json", "--type", "uint64", "-o", path("s.npy").string()});
   EXPECT_EQ(run["verified"], true);
-  EXPECT_EQ(run["run"], false);
+  EXPECT_EQ(run["run"], true);
   EXPECT_EQ(run["rounds"], 3);
+  // A round lasts its longest e-cube route: the most dimensions its packets' ends differ in.
+  std::uint64_t hops = 0;
+  const json file = json::parse(std::ifstream(out));
+  for (const json& round : file["rounds"]) {
+    std::uint64_t longest = 0;
+    for (const json& p : round)
+      longest = std::max<std::uint64_t>(longest, __builtin_popcountll(p[0].get<std::uint64_t>() ^ p[1].get<std::uint64_t>()));
+    hops += longest;
+  }
+  EXPECT_EQ(run["cycles"], hops);
+  EXPECT_EQ(run["cube_mem_dims"], 4);  // 2N + d = 10 words a node: 16
+  // The labels: node i's word j is 4 i + j; node j must end with node i's packet j at word i.
+  const Words got = read_u64(path("s.npy"), Cube{2, 2});  // 4 nodes of 4 packets
+  ASSERT_EQ(got.size(), 16u);
+  for (std::uint64_t i = 0; i < 4; ++i)
+    for (std::uint64_t j = 0; j < 4; ++j) EXPECT_EQ(got[j * 4 + i], 4 * i + j) << "node " << j << " word " << i;
+  expect_error({"scatter", "--schedule", out.string(), "--trace"}, {"--trace", "run, not traced"});
   expect_error({"scatter", "--schedule", out.string(), "--topology", "mesh:2x2"},
                {"--topology mesh:2x2 differs", "allowed cube:2 or none"});
   expect_error({"scatter", "--schedule", out.string(), "--algorithm", "sex"}, {"allowed without --algorithm"});

@@ -62,4 +62,11 @@ ScatterRun run_scatter(const GridSchedule& s, const std::vector<unsigned char>& 
                        BackendChoice backend, ScatterMachine on = ScatterMachine::grid,
                        const GridObserver& observer = {});
 
+// Loads `input` (N rows of N mu words) on the cube machine of s.d dimensions, its rows in the
+// input blocks, runs every hop cycle of `s` (a launch a router step) and verifies the output
+// blocks against scatter_reference (throws hcube::Error if they differ). `memory` is then the
+// output area, N rows of N mu words; cube_dims and cube_mem_dims say the machine.
+ScatterRun run_cube_scatter(const CubeScatterSchedule& s, const std::vector<unsigned char>& input, ElementType type,
+                            BackendChoice backend);
+
 }  // namespace hcube

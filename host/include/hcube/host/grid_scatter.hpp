@@ -51,6 +51,7 @@
 #include "hcube/host/exchange_baselines.hpp"
 #include "hcube/host/grid.hpp"
 #include "hcube/host/reference.hpp"
+#include "hcube/host/router_step.hpp"
 
 namespace hcube {
 
@@ -217,5 +218,21 @@ ScatterRounds load_scatter_rounds(const std::string& path);  // checked
 // The rounds on a grid as wormhole rounds (the planners' machinery), every
 // cycle checked: hcube scatter --schedule runs and verifies it.
 GridSchedule grid_scatter_from_rounds(const ScatterRounds& s);
+
+// The rounds on cube:d as wormhole rounds of the cube machine. A node's memory is N input
+// blocks of mu words (its packet for node j at block j), N output blocks (from node i at
+// N + i) and one transit block a dimension it receives on (2N + k). Hop cycle h of a round
+// moves every packet with more than h dimensions to go one dimension along its e-cube route:
+// a block router step a dimension (one launch each, as a node reads one transit block while
+// it writes another), and in the first cycle the nodes' own packets copied in a step of
+// their own.
+struct CubeScatterSchedule {
+  unsigned d = 0;
+  std::uint64_t packet_words = 1;
+  std::uint64_t node_blocks = 0;  // 2N + d
+  std::vector<std::vector<BlockRouteStep>> cycles;
+  std::vector<std::size_t> round_ends;  // as GridSchedule's
+};
+CubeScatterSchedule cube_scatter_from_rounds(const ScatterRounds& s, std::uint64_t packet_words);
 
 }  // namespace hcube

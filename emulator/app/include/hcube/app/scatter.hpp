@@ -29,9 +29,9 @@ struct GridScatterRun {
 GridScatterRun run_grid_scatter(const GridSchedule& s, const IoFlags& io, const MachineFlags& mf, bool embed);
 
 // hcube scatter --schedule: the hcube-scatter/1 file loaded and checked, its topology against
-// `topology` where given; on a grid its wormhole rounds, to run. On the cube, which runs no wormhole
-// rounds, the check is the result: reported (emit) here, and none returned.
+// `topology` where given; on a grid its wormhole rounds, to run. On the cube its wormhole rounds
+// run here on the cube machine (run_cube_scatter), verified and reported (emit), and none returned.
 std::optional<GridSchedule> scatter_schedule_file(const std::string& path, const std::string& topology,
-                                                  const IoFlags& io);
+                                                  const IoFlags& io, const MachineFlags& mf);
 
 }  // namespace hcube::app
