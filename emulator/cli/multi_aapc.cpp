@@ -168,6 +168,8 @@ void add_multi_aapc(CLI::App& app, const ResultSink& sink) {
           p.algorithm, job.schedule.lines.empty() ? "" : " (" + job.schedule.lines + " lines)", schedule_kind,
           join_uints(order, ","), p.n, p.m, bit(p.m), job.permutation, job.formula);
       summary += concurrent_plan_text(p, f->figure);
+      if (f->figure && (p.kind != MultiAapcKind::concurrent || p.design.layout == RotationLayout::skewed))
+        summary += "(--figure shows Algorithm 5's plan in columns of d cycles: this run has none)\n";
       if (!note.empty()) summary += "note: " + note + "\n";
       // Pipelined AAPCs overlap: a cycle can use more than one axis' d dimensions.
       const auto& per_cycle = job.stats.exchanges_per_cycle;

@@ -246,13 +246,11 @@ std::string multi_aapc_note(const MultiAapcDesign& p, std::uint64_t cycles) {
 
 std::string concurrent_plan_text(const MultiAapcDesign& p, bool figure) {
   const ConcurrentDesign& c = p.design;
-  if (p.kind != MultiAapcKind::concurrent)
-    return figure ? "(--figure shows Algorithm 5's concurrent plan: this run pipelines)\n" : "";
+  if (p.kind != MultiAapcKind::concurrent) return "";
   if (c.layout == RotationLayout::skewed) {
     const std::uint64_t per_bit = c.rotated_rows / p.options.d;
-    return fmt::format("skewed layout: {} rotated rows, {} in each bit ({} pairs a bit start on later axes)\n{}",
-                       c.rotated_rows, per_bit, per_bit << p.options.d,
-                       figure ? "(--figure shows a plan in columns of d cycles: the skewed layout has none)\n" : "");
+    return fmt::format("skewed layout: {} rotated rows, {} in each bit ({} pairs a bit start on later axes)\n",
+                       c.rotated_rows, per_bit, per_bit << p.options.d);
   }
   return fmt::format("{} data sets of up to d pairs ({} start on later axes, {} layout, {} rotated row{}), {} columns "
                      "of d cycles\n{}",

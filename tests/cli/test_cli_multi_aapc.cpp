@@ -349,7 +349,7 @@ TEST_F(CliMultiAapc, Algorithm5FigureAndFallback) {
   EXPECT_TRUE(contains(fig["figure"], "v,6")) << fig["figure"];
   // The skewed layout has no columns to draw, and says so.
   const std::string none = ok({"multi-aapc", "-s", "6", "-d", "2", "-m", "5", "-a", "5", "--figure"});
-  EXPECT_TRUE(contains(none, "the skewed layout has none")) << none;
+  EXPECT_TRUE(contains(none, "in columns of d cycles: this run has none")) << none;
   EXPECT_FALSE(ok_json({"multi-aapc", "-s", "6", "-d", "2", "-m", "5", "-a", "5", "--figure"}).contains("figure"));
   // No spare memory axis (m < 2d): Algorithm 5 pipelines, as Theorem 2's first case does.
   const json piped = ok_json({"multi-aapc", "-s", "3", "-d", "2", "-m", "3", "-a", "5"});

@@ -68,8 +68,8 @@ Schedule make_multi_aapc_schedule(const MultiAapcDesign& p);
 AddressMap multi_aapc_destination(const MultiAapcDesign& p);
 // Why the run took more cycles than the bound, when it did (empty otherwise).
 std::string multi_aapc_note(const MultiAapcDesign& p, std::uint64_t cycles);
-// Algorithm 5's plan in words (and Figure 4's table with `figure`), a line each; what --figure
-// cannot draw when the run pipelines or has no columns.
+// Algorithm 5's plan in words, and with `figure` Figure 4's table where the plan has columns;
+// empty when the run pipelines.
 std::string concurrent_plan_text(const MultiAapcDesign& p, bool figure);
 
 // The machine's axes as the paper names them after the AAPCs of `order` up to
