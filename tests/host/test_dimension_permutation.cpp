@@ -1283,6 +1283,35 @@ TEST_P(SdpRun, A1AndA1PrimeNPortAtTable3sCounts) {
   }
 }
 
+// The counts pinned in SdpA5.LemmaEveryRowWithDummiesExceedsThePapersCount,
+// SdpTable4.ElementTransfersAgainstThePapers and SdpOnA1Prime.CountsAtTable4sOrders
+// at K = 512 and 1024, run bit for bit (the dealing decides which words take
+// which row, so every dealing the search finds is checked on the machine).
+TEST_P(SdpRun, PinnedCountsRunBitForBit) {
+  const DimensionPermutation p36 = real_cycles(9, 10, {{0, 1, 2}, {3, 4, 5, 6, 7, 8}});
+  const DimensionPermutation p225 = real_cycles(9, 9, {{0, 1}, {2, 3}, {4, 5, 6, 7, 8}});
+  const struct {
+    const char* name;
+    const DimensionPermutation& p;
+    SdpPlan plan;
+    std::uint64_t B, transfers;  // B: the packet, K words (2K on A1''s machine)
+  } runs[] = {
+      {"A5 gamma 6, {3, 6}", p36, plan_a5(p36, 6), 1024, 684},
+      {"A5 gamma 2, {2, 2, 5}", p225, plan_a5(p225, 2), 512, 480},
+      {"A5 gamma 3, {2, 2, 5}", p225, plan_a5(p225, 3), 512, 384},
+      {"A6, {3, 6}", p36, plan_a6(p36), 1024, 683},
+      {"A4, {3, 6}", p36, plan_a4(p36), 1024, 869},
+      {"A4, {2, 2, 5}", p225, plan_a4(p225), 512, 475},
+      {"A6', {3, 6}", p36, plan_a6_prime(p36), 2048, 1030},
+      {"A6', {2, 2, 5}", p225, plan_a6_prime(p225), 1024, 517},
+  };
+  for (const auto& r : runs) {
+    SCOPED_TRACE(r.name);
+    EXPECT_EQ(model_plan(r.plan, 1, 0, r.B).element_transfers, r.transfers);
+    expect_runs(r.p, r.plan);
+  }
+}
+
 // A3 via A1 on the 2-cube (sec. 4.3.2): a processor transposition (x y) as
 // E(v, x), E(v, y), E(v, x), "3K/2 t_c + 3 tau", on K words a node. One-port:
 // 3 cycles of K/2 words a processor pair, 1 a storage-processor pair; for the
