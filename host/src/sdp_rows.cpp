@@ -278,10 +278,10 @@ struct Load {
 // Deals units of each type to rows (counts[type][row]) so that the sum over
 // cycles of the busiest link's load is small: shares by weight, the rest
 // greedily, then single moves while they help (a bounded search), then an
-// annealing search that stops at the real cycles' per-dimension bound.
+// annealing search that stops at the cycles' per-dimension bound.
 class Dealer {
  public:
-  // `groups`: sets of dimensions (the real cycles') for the lower bound that ends the search.
+  // `groups`: sets of dimensions (each cycle's) for the lower bound that ends the search.
   Dealer(std::size_t cycles, unsigned dims, std::vector<std::vector<std::vector<Load>>> loads,
          std::vector<std::vector<unsigned>> groups)
       : loads_(std::move(loads)), groups_(std::move(groups)), L_(cycles, std::vector<std::uint64_t>(dims, 0)),
@@ -529,14 +529,15 @@ std::uint64_t deposit(std::uint64_t x, const std::vector<unsigned>& positions) {
   return r;
 }
 
-// The real cycles' processor dimensions: the groups of Dealer's bound.
+// Each cycle's processor dimensions: the groups of Dealer's bound.
 std::vector<std::vector<unsigned>> cycle_dims(const DimensionPermutation& p) {
   std::vector<std::vector<unsigned>> groups;
-  for (const ShuffleCycle& c : analyze(p).cycles)
-    if (c.kind == ShuffleCycle::Kind::real) {
-      groups.emplace_back();
-      for (unsigned b : c.bits) groups.back().push_back(b - p.m);
-    }
+  for (const ShuffleCycle& c : analyze(p).cycles) {
+    std::vector<unsigned> dims;
+    for (unsigned b : c.bits)
+      if (p.is_processor_bit(b)) dims.push_back(b - p.m);
+    if (!dims.empty()) groups.push_back(std::move(dims));
+  }
   return groups;
 }
 
