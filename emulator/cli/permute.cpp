@@ -256,7 +256,7 @@ void add_compare(CLI::App& app) {
       options.cost = r.cost;
       options.cost.ports = k.ports;
       options.target = {run_type(data_flags(r, f->machine), nullptr), parse_backend_choice(f->machine.backend)};
-      PermutePlan plan(options, r);
+      PermutePlan plan(options, r, all);
       const Job& job = *plan.job();
       IoFlags quiet;
       quiet.json = true;  // no progress bar, no prose

@@ -207,6 +207,12 @@ PermutePlan::PermutePlan(const Options& o)
     : PermutePlan(o, analyse_sdp(o.perm, o.n, o.m, o.cost, o.subcube_dims)) {}
 
 PermutePlan::PermutePlan(const Options& o, SdpProblem problem)
+    : PermutePlan(o, std::move(problem), std::optional<std::vector<SdpCandidate>>{}) {}
+
+PermutePlan::PermutePlan(const Options& o, SdpProblem problem, std::vector<SdpCandidate> candidates)
+    : PermutePlan(o, std::move(problem), std::optional<std::vector<SdpCandidate>>{std::move(candidates)}) {}
+
+PermutePlan::PermutePlan(const Options& o, SdpProblem problem, std::optional<std::vector<SdpCandidate>> candidates)
     : Plan(Geometry{problem.perm.n, problem.perm.m}, o.target), problem_(std::move(problem)), fused_(o.fused) {
   const DimensionPermutation perm = problem_.perm;
   const Geometry geo = geometry();
@@ -225,7 +231,7 @@ PermutePlan::PermutePlan(const Options& o, SdpProblem problem)
     set_job(std::move(job));
     return;
   }
-  candidates_ = sdp_candidates(problem_);
+  candidates_ = candidates ? std::move(*candidates) : sdp_candidates(problem_);
   chosen_ = &choose_sdp(candidates_, o.algorithm, o.cost.ports);
   const SdpPlan& plan = *chosen_->plan;
   set_scratch_bytes(sdp_scratch_bytes(plan, data_bytes(), info(type()).bytes));

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <map>
 #include <numeric>
+#include <random>
 #include <set>
 #include <tuple>
 
@@ -161,12 +162,35 @@ std::vector<std::vector<Row>> rotation_leaves(const std::vector<std::vector<unsi
 
 namespace {
 
-// Rows of length f stretched over a round of R >= f cycles: each row's steps in
-// the cycles of a window of f of the R (windows starting at every j, cyclically,
-// the steps' order kept). The paper's groups run unsynchronised, Theorem 2
-// charging a round the slowest group's time; on synchronous cycles this
-// spreading gives that count. Beyond kMaxRows rows the rows are only padded.
+// Rows of length f stretched over a round of R >= f cycles: each row's steps
+// in f of the R cycles, in order. Every f-subset when there are few (the
+// integer dealing needs more than windows to balance every cycle at once),
+// else the windows starting at every j, cyclically. The paper's groups run
+// unsynchronised, Theorem 2 charging a round the slowest group's time; on
+// synchronous cycles this spreading gives that count. Beyond kMaxRows rows
+// the rows are only padded.
 constexpr std::size_t kMaxRows = 4096;
+std::vector<std::vector<std::size_t>> slot_sets(std::size_t f, std::size_t R, std::size_t budget) {
+  std::vector<std::vector<std::size_t>> sets;
+  std::vector<std::size_t> pick(f);
+  std::iota(pick.begin(), pick.end(), std::size_t{0});
+  while (sets.size() <= budget) {
+    sets.push_back(pick);
+    std::size_t i = f;
+    while (i > 0 && pick[i - 1] == R - f + i - 1) --i;
+    if (i == 0) return sets;
+    ++pick[i - 1];
+    for (std::size_t k = i; k < f; ++k) pick[k] = pick[k - 1] + 1;
+  }
+  sets.clear();
+  for (std::size_t j = 0; j < R; ++j) {
+    std::vector<std::size_t> slots;
+    for (std::size_t e = 0; e < f; ++e) slots.push_back((j + e) % R);
+    std::sort(slots.begin(), slots.end());
+    sets.push_back(std::move(slots));
+  }
+  return sets;
+}
 std::vector<Row> spread(const std::vector<Row>& rows, std::size_t R) {
   std::vector<Row> out;
   if (rows.empty() || rows[0].steps.size() == R || rows.size() * R > kMaxRows) {
@@ -175,12 +199,10 @@ std::vector<Row> spread(const std::vector<Row>& rows, std::size_t R) {
     return out;
   }
   const std::size_t f = rows[0].steps.size();
+  const auto sets = slot_sets(f, R, kMaxRows / rows.size());
   for (const Row& r : rows)
-    for (std::size_t j = 0; j < R; ++j) {
-      std::vector<std::size_t> slots;
-      for (std::size_t e = 0; e < f; ++e) slots.push_back((j + e) % R);
-      std::sort(slots.begin(), slots.end());
-      Row s{std::vector<Step>(R), r.weight / static_cast<double>(R)};
+    for (const auto& slots : sets) {
+      Row s{std::vector<Step>(R), r.weight / static_cast<double>(sets.size())};
       for (std::size_t e = 0; e < f; ++e) s.steps[slots[e]] = r.steps[e];
       out.push_back(std::move(s));
     }
@@ -195,16 +217,21 @@ std::vector<Row> round_robin(const std::vector<std::vector<Row>>& groups) {
     for (const Row& r : g) round = std::max(round, r.steps.size());
   std::vector<std::vector<Row>> child;
   for (const auto& g : groups) child.push_back(spread(g, round));
-  const std::size_t mu = groups.size();
+  // Beyond two groups the parts also run them in the opposite order (i - t),
+  // 2 mu parts: an integer dealing can then load two groups' dimensions alike
+  // in every cycle without making the mu parts equal (sec. 4.2.1's beta parts
+  // are fractions of K).
+  const std::size_t mu = groups.size(), directions = mu > 2 ? 2 : 1;
   std::vector<Row> rows;
-  for (std::size_t i = 0; i < mu; ++i) {
-    std::vector<std::vector<Row>> lists;
-    for (std::size_t t = 0; t < mu; ++t) lists.push_back(child[(i + t) % mu]);
-    for (Row& r : chain_rows(lists)) {
-      r.weight /= static_cast<double>(mu);
-      rows.push_back(std::move(r));
+  for (std::size_t dir = 0; dir < directions; ++dir)
+    for (std::size_t i = 0; i < mu; ++i) {
+      std::vector<std::vector<Row>> lists;
+      for (std::size_t t = 0; t < mu; ++t) lists.push_back(child[dir == 0 ? (i + t) % mu : (i + mu - t) % mu]);
+      for (Row& r : chain_rows(lists)) {
+        r.weight /= static_cast<double>(mu * directions);
+        rows.push_back(std::move(r));
+      }
     }
-  }
   std::vector<Row> out;
   std::map<std::vector<std::pair<unsigned, unsigned>>, std::size_t> index;
   for (Row& r : rows) {
@@ -237,6 +264,12 @@ std::vector<unsigned> local_after(const DimensionPermutation& p, const std::vect
 
 namespace {
 
+// The annealing in Dealer: chains of at most kAnnealSteps single moves (8000
+// a unit), each from the greedy dealing; 4 chains, or with 32 units or more
+// as many as kAnnealBudget moves allow (at most 16).
+constexpr std::int64_t kAnnealSteps = 1'000'000;
+constexpr std::int64_t kAnnealBudget = 4'000'000;
+
 struct Load {
   std::uint32_t cycle = 0, dim = 0;
   std::uint64_t amount = 0;
@@ -244,11 +277,15 @@ struct Load {
 
 // Deals units of each type to rows (counts[type][row]) so that the sum over
 // cycles of the busiest link's load is small: shares by weight, the rest
-// greedily, then single moves while they help (a bounded search).
+// greedily, then single moves while they help (a bounded search), then an
+// annealing search that stops at the cycles' per-dimension bound.
 class Dealer {
  public:
-  Dealer(std::size_t cycles, unsigned dims, std::vector<std::vector<std::vector<Load>>> loads)
-      : loads_(std::move(loads)), L_(cycles, std::vector<std::uint64_t>(dims, 0)), max_(cycles, 0) {}
+  // `groups`: sets of dimensions (each cycle's) for the lower bound that ends the search.
+  Dealer(std::size_t cycles, unsigned dims, std::vector<std::vector<std::vector<Load>>> loads,
+         std::vector<std::vector<unsigned>> groups)
+      : loads_(std::move(loads)), groups_(std::move(groups)), L_(cycles, std::vector<std::uint64_t>(dims, 0)),
+        max_(cycles, 0) {}
 
   std::vector<std::vector<std::uint64_t>> deal(const std::vector<double>& weight, const std::vector<std::uint64_t>& units) {
     const std::size_t types = loads_.size(), rows = weight.size();
@@ -286,6 +323,7 @@ class Dealer {
       ++count[t][best];
     }
     improve(count);
+    anneal(count, bound(units));
     return count;
   }
 
@@ -390,8 +428,96 @@ class Dealer {
     }
   }
   std::uint64_t cost() const { return std::accumulate(max_.begin(), max_.end(), std::uint64_t{0}); }
+  // No dealing costs less than any group D's words over |D| (the busiest
+  // link's total is at least the group's average): each unit adds at least
+  // the least load any row of its type puts on D.
+  std::uint64_t bound(const std::vector<std::uint64_t>& units) const {
+    std::uint64_t best = 0;
+    for (const auto& D : groups_) {
+      std::vector<bool> in(L_.empty() ? 0 : L_[0].size(), false);
+      for (unsigned d : D) in[d] = true;
+      std::uint64_t words = 0;
+      for (std::size_t t = 0; t < loads_.size(); ++t) {
+        std::uint64_t least = ~std::uint64_t{0};
+        for (const auto& row : loads_[t]) {
+          std::uint64_t on = 0;
+          for (const Load& l : row) on += in[l.dim] ? l.amount : 0;
+          least = std::min(least, on);
+        }
+        words += units[t] * (loads_[t].empty() ? 0 : least);
+      }
+      if (!D.empty()) best = std::max(best, (words + D.size() - 1) / D.size());
+    }
+    return best;
+  }
+  // Simulated annealing over single moves of a unit to another row of its
+  // type, from the greedy dealing, keeping the best: the integer optimum can
+  // need moves that first raise the cost (whole units cannot follow the rows'
+  // fractional weights). Independent chains with fixed seeds, so plans are
+  // reproducible.
+  void anneal(std::vector<std::vector<std::uint64_t>>& count, std::uint64_t floor) {
+    const std::size_t types = count.size(), rows = types == 0 ? 0 : count[0].size();
+    std::uint64_t units = 0, heaviest = 0;
+    for (std::size_t t = 0; t < types; ++t)
+      for (std::size_t r = 0; r < rows; ++r) {
+        units += count[t][r];
+        for (const Load& l : loads_[t][r]) heaviest = std::max(heaviest, l.amount);
+      }
+    if (rows < 2 || units == 0 || heaviest == 0) return;
+    const std::vector<std::vector<std::uint64_t>> greedy = count;
+    std::vector<std::vector<std::uint64_t>> best_count = count;
+    std::uint64_t best = cost();
+    if (best <= floor) return;
+    const std::int64_t length = std::min<std::int64_t>(kAnnealSteps, 8000 * static_cast<std::int64_t>(units));
+    const auto T0 = static_cast<double>(heaviest);
+    const auto chains = static_cast<std::uint64_t>(units < 32 ? 4 : std::clamp<std::int64_t>(kAnnealBudget / length, 4, 16));
+    for (std::uint64_t chain = 0; chain < chains && best > floor; ++chain) {
+      set(count, greedy);
+      std::vector<std::pair<std::uint32_t, std::uint32_t>> unit;  // (type, row) of every unit
+      for (std::size_t t = 0; t < types; ++t)
+        for (std::size_t r = 0; r < rows; ++r)
+          unit.insert(unit.end(), count[t][r], {static_cast<std::uint32_t>(t), static_cast<std::uint32_t>(r)});
+      std::mt19937_64 rng(chain);
+      std::uint64_t now = cost();
+      for (std::int64_t i = 0; i < length; ++i) {
+        const double T = T0 * (1.0 - static_cast<double>(i) / static_cast<double>(length)) + 1e-3;
+        auto& [t, r] = unit[rng() % unit.size()];
+        const auto s = static_cast<std::uint32_t>(rng() % rows);
+        if (s == r) continue;
+        const std::uint64_t fell = remove(t, r);
+        const std::uint64_t rise = delta(t, s);
+        add(t, s, 1);
+        const bool take = rise <= fell || std::generate_canonical<double, 53>(rng) <
+                                              std::exp(-static_cast<double>(rise - fell) / T);
+        if (!take) {
+          remove(t, s);
+          add(t, r, 1);
+          continue;
+        }
+        --count[t][r];
+        ++count[t][s];
+        r = s;
+        now = now + rise - fell;
+        if (now < best) {
+          best = now;
+          best_count = count;
+          if (best <= floor) break;
+        }
+      }
+    }
+    set(count, best_count);
+  }
+  // Moves units until the counts are `target`.
+  void set(std::vector<std::vector<std::uint64_t>>& count, const std::vector<std::vector<std::uint64_t>>& target) {
+    for (std::size_t t = 0; t < count.size(); ++t)
+      for (std::size_t r = 0; r < count[t].size(); ++r) {
+        for (; count[t][r] > target[t][r]; --count[t][r]) remove(t, r);
+        for (; count[t][r] < target[t][r]; ++count[t][r]) add(t, r, 1);
+      }
+  }
 
   std::vector<std::vector<std::vector<Load>>> loads_;  // [type][row]
+  std::vector<std::vector<unsigned>> groups_;
   std::vector<std::vector<std::uint64_t>> L_;          // [cycle][dim]
   std::vector<std::uint64_t> max_;                     // [cycle]
 };
@@ -403,9 +529,22 @@ std::uint64_t deposit(std::uint64_t x, const std::vector<unsigned>& positions) {
   return r;
 }
 
+// Each cycle's processor dimensions: the groups of Dealer's bound.
+std::vector<std::vector<unsigned>> cycle_dims(const DimensionPermutation& p) {
+  std::vector<std::vector<unsigned>> groups;
+  for (const ShuffleCycle& c : analyze(p).cycles) {
+    std::vector<unsigned> dims;
+    for (unsigned b : c.bits)
+      if (p.is_processor_bit(b)) dims.push_back(b - p.m);
+    if (!dims.empty()) groups.push_back(std::move(dims));
+  }
+  return groups;
+}
+
 }  // namespace
 
-std::vector<std::uint64_t> deal_words(const std::vector<Row>& rows, unsigned n, unsigned m, std::uint64_t words) {
+std::vector<std::uint64_t> deal_words(const std::vector<Row>& rows, const DimensionPermutation& p, std::uint64_t words) {
+  const unsigned n = p.n, m = p.m;
   if (rows.empty()) return {};
   std::size_t cycles = 0;
   std::vector<std::vector<std::vector<Load>>> loads(1, std::vector<std::vector<Load>>(rows.size()));
@@ -416,7 +555,7 @@ std::vector<std::uint64_t> deal_words(const std::vector<Row>& rows, unsigned n, 
     for (std::size_t c = 0; c < rows[r].steps.size(); ++c)
       if (rows[r].steps[c].bit != kIdle) loads[0][r].push_back(Load{static_cast<std::uint32_t>(c), rows[r].steps[c].bit - m, 1});
   }
-  return Dealer(cycles, n, std::move(loads)).deal(weight, {words})[0];
+  return Dealer(cycles, n, std::move(loads), cycle_dims(p)).deal(weight, {words})[0];
 }
 
 SdpPlan rows_plan(const DimensionPermutation& p, const char* algorithm, const std::vector<Row>& rows,
@@ -510,7 +649,7 @@ SdpPlan rows_plan(const DimensionPermutation& p, const char* algorithm, const st
   for (const Row& row : rows) weight.push_back(row.weight);
   std::vector<std::uint64_t> units_of_type;
   for (const auto& list : of_type) units_of_type.push_back(list.size());
-  const auto count = Dealer(cycles, p.n, std::move(loads)).deal(weight, units_of_type);
+  const auto count = Dealer(cycles, p.n, std::move(loads), cycle_dims(p)).deal(weight, units_of_type);
   std::vector<std::uint32_t> row_of(units);
   for (std::size_t t = 0; t < types; ++t) {
     std::size_t next = 0;

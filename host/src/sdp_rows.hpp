@@ -87,11 +87,13 @@ std::vector<std::vector<Row>> rotation_leaves(const std::vector<std::vector<unsi
                                               bool restoring);
 
 // Groups run round-robin (sec. 4.3, A1 n-port over the cycles and A6 over its
-// subgroups): part i of mu runs group (i + t) mod mu in round t, a round as
-// long as the longest group's rows; a shorter group is spread over the round
-// (its rows in every window of their length, cyclically), so its load is the
-// same in every cycle of the round instead of idling at its end. Weights of
-// each group's rows sum to 1, and so do the result's; identical rows merged.
+// subgroups): part i of mu runs group (i + t) mod mu in round t (beyond two
+// groups also (i - t) mod mu, 2 mu parts), a round as long as the longest
+// group's rows; a shorter group is spread over the round (its rows in every
+// choice of its length's cycles, or every window when those are too many), so
+// its load is the same in every cycle of the round instead of idling at its
+// end. Weights of each group's rows sum to 1, and so do the result's;
+// identical rows merged.
 std::vector<Row> round_robin(const std::vector<std::vector<Row>>& groups);
 
 // A6's recursive grouping (sec. 4.3, Lemma 11): leaf i (rows of s[i] steps)
@@ -105,7 +107,7 @@ std::vector<Row> grouped_rows(const std::vector<std::vector<Row>>& leaves, const
 // the empty dimension): counts per row, in proportion to the weights, then as
 // the dealing of rows_plan lowers the modelled transfers. Steps name the
 // permutation's processor bits (m..m+n-1).
-std::vector<std::uint64_t> deal_words(const std::vector<Row>& rows, unsigned n, unsigned m, std::uint64_t words);
+std::vector<std::uint64_t> deal_words(const std::vector<Row>& rows, const DimensionPermutation& p, std::uint64_t words);
 
 // The plan of rows: the data is dealt to the rows in units, the cosets of the
 // storage bits `closure` (to which every pivot is added that is exchanged with
@@ -115,7 +117,8 @@ std::vector<std::uint64_t> deal_words(const std::vector<Row>& rows, unsigned n, 
 // exchange of the rows (E(u, r) keeps it, E(w, r) with w in `closure` flips
 // b_w), and E(u, r) moves exactly the words with b_u = 1, so units need not be
 // closed under such a u. Units go to rows in proportion to their weights, the
-// rest one by one to the row that raises the modelled transfers least. Every
+// rest one by one to the row that raises the modelled transfers least, then
+// improved by a seeded annealing search over single moves. Every
 // row is executed on the bits' contents first: each must realise p on the
 // processor bits and leave the storage bits as every other row does, which one
 // local permutation (local_after) then completes.

@@ -284,7 +284,7 @@ SdpPlan plan_a1_prime(const DimensionPermutation& p, bool all_port) {
   for (const ShuffleCycle* c : real) bits.push_back(c->bits);
   const std::vector<sdp::Row> rows = bits.empty() ? std::vector<sdp::Row>{}
                                                   : sdp::round_robin(sdp::rotation_leaves(bits, 0, false));
-  e.parts(rows, a.sigma_max, sdp::deal_words(rows, p.n, p.m, bit(p.m)));
+  e.parts(rows, a.sigma_max, sdp::deal_words(rows, p, bit(p.m)));
   e.finish(virtual_moves(p, a));
   return plan;
 }
@@ -405,7 +405,7 @@ SdpPlan plan_a6_prime(const DimensionPermutation& p) {
       orders.push_back(c.bits.size());
     }
   const std::vector<sdp::Row> rows = sdp::grouped_rows(sdp::rotation_leaves(bits, 0, false), orders, "A6'");
-  e.parts(rows, 0, sdp::deal_words(rows, p.n, p.m, bit(p.m)));
+  e.parts(rows, 0, sdp::deal_words(rows, p, bit(p.m)));
   e.finish(virtual_moves(p, a));
   return plan;
 }

@@ -180,6 +180,9 @@ class PermutePlan : public Plan {
   };
   explicit PermutePlan(const Options& options);
   PermutePlan(const Options& options, SdpProblem problem);  // the problem analysed already
+  // With the candidates built already (sdp_candidates(problem)): `hcube compare`
+  // runs each of them without planning them all again.
+  PermutePlan(const Options& options, SdpProblem problem, std::vector<SdpCandidate> candidates);
 
   const SdpProblem& problem() const { return problem_; }
   const DimensionPermutation& perm() const { return problem_.perm; }
@@ -197,6 +200,8 @@ class PermutePlan : public Plan {
   std::vector<SdpCandidate> candidates_;
   const SdpCandidate* chosen_ = nullptr;
   bool fused_ = false;
+
+  PermutePlan(const Options& options, SdpProblem problem, std::optional<std::vector<SdpCandidate>> candidates);
 };
 
 // A sequence of s AAPCs: the generalized shuffle, pipelined, sequential, on
