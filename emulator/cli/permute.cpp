@@ -35,6 +35,7 @@ struct CostFlags {
   long long packet = kUnsetDims;   // unset: K (whole blocks)
   long long subcube = kUnsetDims;  // unset: the data fills the machine's n processor dimensions
   long long gamma = 0;     // A5's piece order; 0: chosen
+  std::string effort = "estimate";
 };
 
 struct Flags {
@@ -58,6 +59,11 @@ void add_cost_flags(CLI::App& cmd, CostFlags& c) {
   cmd.add_option("--gamma", c.gamma,
                  "A5's piece order gamma (sec. 4.3), 1..sigma_max; a cycle whose order it does not divide gets a "
                  "short piece (the paper's dummies) (default: the gamma with the lowest modelled time)");
+  choices(cmd.add_option("--effort", c.effort,
+                          "the n-port algorithms' dealing of data to rows: estimate (greedy, milliseconds) or patient "
+                          "(annealing: Table 3's counts, up to seconds a plan at K >= 1024)"),
+          {"estimate", "patient"})
+      ->capture_default_str();
   cmd.add_option("--subcube-dims", c.subcube,
                  "the extended cube (sec. 4): the data occupies the subcube of the machine's first k < n processor "
                  "dimensions (input shape 2^k x 2^m) and --perm lists k + m bits; every algorithm then spreads it "
@@ -79,7 +85,7 @@ SdpCost cost_of(const CostFlags& c) {
       throw Error(fmt::format("--tau {} out of range: allowed a finite tau >= 0 (the start-up time t_s)", ts));
     throw Error(fmt::format("--ts {} out of range: allowed a finite t_s >= 0", ts));
   }
-  return SdpCost{parse_ports(c.ports), c.tc, ts, given(c.packet), c.gamma};
+  return SdpCost{parse_ports(c.ports), c.tc, ts, given(c.packet), c.gamma, parse_sdp_effort(c.effort)};
 }
 
 // The cost model's flags in JSON: "ts" and "tc" (canonical) and "tau", the old name of "ts".
@@ -87,6 +93,7 @@ void add_cost_json(nlohmann::json& j, const CostFlags& c) {
   j["tc"] = c.tc;
   j["ts"] = startup(c);
   j["tau"] = startup(c);
+  j["effort"] = c.effort;
 }
 
 // Every flag is checked before anything runs.

@@ -59,7 +59,7 @@ std::vector<Row> with_blocks(std::vector<Row> real, const Units& u) {
 
 }  // namespace
 
-SdpPlan plan_a1_all_port(const DimensionPermutation& p) {
+SdpPlan plan_a1_all_port(const DimensionPermutation& p, SdpEffort effort) {
   const DimensionPermutationAnalysis a = analyze(p);
   const Units u = sdp::units_of(p, a, "A1");
   std::vector<Row> rows;
@@ -74,7 +74,7 @@ SdpPlan plan_a1_all_port(const DimensionPermutation& p) {
     // with its own) commute; part k runs them from chain k on.
     rows = rotations(sdp::a1_chains(u));
   }
-  return sdp::rows_plan(p, "A1", rows, closure_of(u));
+  return sdp::rows_plan(p, "A1", rows, closure_of(u), effort);
 }
 
 std::vector<std::vector<unsigned>> a4_sequences(const DimensionPermutationAnalysis& a, const DimensionPermutation& p) {
@@ -96,7 +96,7 @@ std::vector<std::vector<unsigned>> a4_sequences(const DimensionPermutationAnalys
   return seqs;
 }
 
-SdpPlan plan_a4(const DimensionPermutation& p) {
+SdpPlan plan_a4(const DimensionPermutation& p, SdpEffort effort) {
   const DimensionPermutationAnalysis a = analyze(p);
   const Units u = sdp::units_of(p, a, "A4");
   // The real cycles' sigma_p + beta + sigma_min - 1 sequences, all with the one pivot.
@@ -108,7 +108,7 @@ SdpPlan plan_a4(const DimensionPermutation& p) {
                             seqs.size(), K, 2 * seqs.size()));
   std::vector<Row> rows;
   for (const auto& q : seqs) rows.push_back(Row{sdp::with_pivot(u.pivot, q), 1.0});
-  return sdp::rows_plan(p, "A4", with_blocks(rows, u), closure_of(u));
+  return sdp::rows_plan(p, "A4", with_blocks(rows, u), closure_of(u), effort);
 }
 
 // --- A5 --------------------------------------------------------------------
@@ -216,7 +216,7 @@ std::vector<Row> a5_padded_rows(const std::vector<std::vector<unsigned>>& real, 
 }
 
 SdpPlan plan_a5_gamma(const DimensionPermutation& p, const DimensionPermutationAnalysis& a, const Units& u,
-                      unsigned gamma) {
+                      unsigned gamma, SdpEffort effort) {
   if (gamma < 1 || gamma > std::max(1u, a.sigma_max))
     throw Error(fmt::format("A5's piece order gamma = {} out of range: allowed 1..sigma_max = {}", gamma,
                             std::max(1u, a.sigma_max)));
@@ -248,24 +248,25 @@ SdpPlan plan_a5_gamma(const DimensionPermutation& p, const DimensionPermutationA
   std::vector<unsigned> closure(pivots.begin(), pivots.end());
   for (const Block& b : u.blocks)
     if (b.bits.size() > 1) closure.push_back(b.pivot);
-  SdpPlan plan = sdp::rows_plan(p, "A5", with_blocks(rows, u), closure);
+  SdpPlan plan = sdp::rows_plan(p, "A5", with_blocks(rows, u), closure, effort);
   plan.gamma = gamma;
   return plan;
 }
 
 }  // namespace
 
-SdpPlan plan_a5(const DimensionPermutation& p, unsigned gamma, double t_c, double tau, std::uint64_t packet) {
+SdpPlan plan_a5(const DimensionPermutation& p, unsigned gamma, double t_c, double tau, std::uint64_t packet,
+                SdpEffort effort) {
   const DimensionPermutationAnalysis a = analyze(p);
   const Units u = sdp::units_of(p, a, "A5");
-  if (gamma != 0 || u.real.empty()) return plan_a5_gamma(p, a, u, gamma == 0 ? 1 : gamma);
+  if (gamma != 0 || u.real.empty()) return plan_a5_gamma(p, a, u, gamma == 0 ? 1 : gamma, effort);
   // The gamma with the lowest modelled time among those whose pieces find pivots.
   std::optional<SdpPlan> best;
   double best_time = 0;
   std::string why;
   for (unsigned g = 1; g <= a.sigma_max; ++g) {
     try {
-      SdpPlan plan = plan_a5_gamma(p, a, u, g);
+      SdpPlan plan = plan_a5_gamma(p, a, u, g, effort);
       const double time = model_plan(plan, t_c, tau, packet == 0 ? bit(p.m) : packet).time;
       if (!best || time <= best_time) {
         best = std::move(plan);
@@ -362,7 +363,7 @@ std::uint64_t a6_startups(const std::vector<std::uint64_t>& s) {
   return g.solve(static_cast<unsigned>((1u << s.size()) - 1));
 }
 
-SdpPlan plan_a6(const DimensionPermutation& p) {
+SdpPlan plan_a6(const DimensionPermutation& p, SdpEffort effort) {
   const DimensionPermutationAnalysis a = analyze(p);
   const Units u = sdp::units_of(p, a, "A6");
   // The units: each real cycle (A1 n-port's rotations, sigma + 1 cycles) and
@@ -374,7 +375,7 @@ SdpPlan plan_a6(const DimensionPermutation& p) {
     leaves.push_back({Row{sdp::with_pivot(b.pivot, b.bits), 1.0}});
     s.push_back(b.bits.size());
   }
-  return sdp::rows_plan(p, "A6", sdp::grouped_rows(leaves, s, "A6"), closure_of(u));
+  return sdp::rows_plan(p, "A6", sdp::grouped_rows(leaves, s, "A6"), closure_of(u), effort);
 }
 
 }  // namespace hcube

@@ -274,27 +274,28 @@ std::vector<SdpCandidate> sdp_candidates(const SdpProblem& p) {
   };
   using P = PortModelChoice;
   attempt(SdpAlgorithm::a1, P::one, plan_a1_one_port);
-  attempt(SdpAlgorithm::a1_prime, P::one, [](const DimensionPermutation& q) { return plan_a1_prime(q, false); });
+  const SdpEffort effort = p.cost.effort;
+  attempt(SdpAlgorithm::a1_prime, P::one, [effort](const DimensionPermutation& q) { return plan_a1_prime(q, false, effort); });
   if (!all) attempt(SdpAlgorithm::a2, P::one, [](const DimensionPermutation& q) { return plan_a2(q, false); });
   attempt(SdpAlgorithm::a3, P::one, [](const DimensionPermutation& q) { return plan_a3(q, false); });
-  attempt(SdpAlgorithm::a3_a1, P::one, [](const DimensionPermutation& q) { return plan_a3_via_a1(q, false); });
+  attempt(SdpAlgorithm::a3_a1, P::one, [effort](const DimensionPermutation& q) { return plan_a3_via_a1(q, false, effort); });
   if (all) {
     attempt(SdpAlgorithm::a2, P::all, [](const DimensionPermutation& q) { return plan_a2(q, true); });
-    attempt(SdpAlgorithm::a1, P::all, plan_a1_all_port);
-    attempt(SdpAlgorithm::a1_prime, P::all, [](const DimensionPermutation& q) { return plan_a1_prime(q, true); });
+    attempt(SdpAlgorithm::a1, P::all, [effort](const DimensionPermutation& q) { return plan_a1_all_port(q, effort); });
+    attempt(SdpAlgorithm::a1_prime, P::all, [effort](const DimensionPermutation& q) { return plan_a1_prime(q, true, effort); });
     attempt(SdpAlgorithm::a3, P::all, [](const DimensionPermutation& q) { return plan_a3(q, true); });
-    attempt(SdpAlgorithm::a3_a1, P::all, [](const DimensionPermutation& q) { return plan_a3_via_a1(q, true); });
+    attempt(SdpAlgorithm::a3_a1, P::all, [effort](const DimensionPermutation& q) { return plan_a3_via_a1(q, true, effort); });
     attempt(SdpAlgorithm::a3_pipelined, P::all,
             [cost = p.cost](const DimensionPermutation& q) { return plan_a3_pipelined(q, a3_packet(cost, q.m)); });
-    attempt(SdpAlgorithm::a4, P::all, plan_a4);
+    attempt(SdpAlgorithm::a4, P::all, [effort](const DimensionPermutation& q) { return plan_a4(q, effort); });
     const auto gamma = static_cast<unsigned>(p.cost.gamma);
     const SdpCost cost = p.cost;
     attempt(SdpAlgorithm::a5, P::all, [gamma, cost](const DimensionPermutation& q) {
-      return plan_a5(q, gamma, cost.t_c, cost.tau, packet_words(cost, q.m));
+      return plan_a5(q, gamma, cost.t_c, cost.tau, packet_words(cost, q.m), cost.effort);
     });
-    attempt(SdpAlgorithm::a6, P::all, plan_a6);
+    attempt(SdpAlgorithm::a6, P::all, [effort](const DimensionPermutation& q) { return plan_a6(q, effort); });
     attempt(SdpAlgorithm::a4_prime, P::all, plan_a4_prime);
-    attempt(SdpAlgorithm::a6_prime, P::all, plan_a6_prime);
+    attempt(SdpAlgorithm::a6_prime, P::all, [effort](const DimensionPermutation& q) { return plan_a6_prime(q, effort); });
     attempt(SdpAlgorithm::edelman, P::all, plan_edelman_bit_reversal);
   }
   return out;

@@ -287,7 +287,8 @@ class Dealer {
       : loads_(std::move(loads)), groups_(std::move(groups)), L_(cycles, std::vector<std::uint64_t>(dims, 0)),
         max_(cycles, 0) {}
 
-  std::vector<std::vector<std::uint64_t>> deal(const std::vector<double>& weight, const std::vector<std::uint64_t>& units) {
+  std::vector<std::vector<std::uint64_t>> deal(const std::vector<double>& weight, const std::vector<std::uint64_t>& units,
+                                               SdpEffort effort) {
     const std::size_t types = loads_.size(), rows = weight.size();
     const double total = std::accumulate(weight.begin(), weight.end(), 0.0);
     std::vector<std::vector<std::uint64_t>> count(types, std::vector<std::uint64_t>(rows, 0));
@@ -323,7 +324,7 @@ class Dealer {
       ++count[t][best];
     }
     improve(count);
-    anneal(count, bound(units));
+    if (effort == SdpEffort::patient) anneal(count, bound(units));
     return count;
   }
 
@@ -543,7 +544,8 @@ std::vector<std::vector<unsigned>> cycle_dims(const DimensionPermutation& p) {
 
 }  // namespace
 
-std::vector<std::uint64_t> deal_words(const std::vector<Row>& rows, const DimensionPermutation& p, std::uint64_t words) {
+std::vector<std::uint64_t> deal_words(const std::vector<Row>& rows, const DimensionPermutation& p, std::uint64_t words,
+                                      SdpEffort effort) {
   const unsigned n = p.n, m = p.m;
   if (rows.empty()) return {};
   std::size_t cycles = 0;
@@ -555,11 +557,11 @@ std::vector<std::uint64_t> deal_words(const std::vector<Row>& rows, const Dimens
     for (std::size_t c = 0; c < rows[r].steps.size(); ++c)
       if (rows[r].steps[c].bit != kIdle) loads[0][r].push_back(Load{static_cast<std::uint32_t>(c), rows[r].steps[c].bit - m, 1});
   }
-  return Dealer(cycles, n, std::move(loads), cycle_dims(p)).deal(weight, {words})[0];
+  return Dealer(cycles, n, std::move(loads), cycle_dims(p)).deal(weight, {words}, effort)[0];
 }
 
 SdpPlan rows_plan(const DimensionPermutation& p, const char* algorithm, const std::vector<Row>& rows,
-                  std::vector<unsigned> closure) {
+                  std::vector<unsigned> closure, SdpEffort effort) {
   SdpPlan plan;
   plan.algorithm = algorithm;
   plan.schedule = plan_header(p, algorithm, PortModel::all_port);
@@ -649,7 +651,7 @@ SdpPlan rows_plan(const DimensionPermutation& p, const char* algorithm, const st
   for (const Row& row : rows) weight.push_back(row.weight);
   std::vector<std::uint64_t> units_of_type;
   for (const auto& list : of_type) units_of_type.push_back(list.size());
-  const auto count = Dealer(cycles, p.n, std::move(loads), cycle_dims(p)).deal(weight, units_of_type);
+  const auto count = Dealer(cycles, p.n, std::move(loads), cycle_dims(p)).deal(weight, units_of_type, effort);
   std::vector<std::uint32_t> row_of(units);
   for (std::size_t t = 0; t < types; ++t) {
     std::size_t next = 0;

@@ -107,7 +107,8 @@ std::vector<Row> grouped_rows(const std::vector<std::vector<Row>>& leaves, const
 // the empty dimension): counts per row, in proportion to the weights, then as
 // the dealing of rows_plan lowers the modelled transfers. Steps name the
 // permutation's processor bits (m..m+n-1).
-std::vector<std::uint64_t> deal_words(const std::vector<Row>& rows, const DimensionPermutation& p, std::uint64_t words);
+std::vector<std::uint64_t> deal_words(const std::vector<Row>& rows, const DimensionPermutation& p, std::uint64_t words,
+                                      SdpEffort effort);
 
 // The plan of rows: the data is dealt to the rows in units, the cosets of the
 // storage bits `closure` (to which every pivot is added that is exchanged with
@@ -118,11 +119,12 @@ std::vector<std::uint64_t> deal_words(const std::vector<Row>& rows, const Dimens
 // b_w), and E(u, r) moves exactly the words with b_u = 1, so units need not be
 // closed under such a u. Units go to rows in proportion to their weights, the
 // rest one by one to the row that raises the modelled transfers least, then
-// improved by a seeded annealing search over single moves. Every
+// improved by single moves, and with SdpEffort::patient by a seeded annealing
+// search. Every
 // row is executed on the bits' contents first: each must realise p on the
 // processor bits and leave the storage bits as every other row does, which one
 // local permutation (local_after) then completes.
 SdpPlan rows_plan(const DimensionPermutation& p, const char* algorithm, const std::vector<Row>& rows,
-                  std::vector<unsigned> closure);
+                  std::vector<unsigned> closure, SdpEffort effort);
 
 }  // namespace hcube::sdp

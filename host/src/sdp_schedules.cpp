@@ -10,9 +10,19 @@
 
 #include "hcube/core/bits.hpp"
 #include "hcube/core/error.hpp"
+#include "hcube/host/parse.hpp"
 #include "sdp_rows.hpp"
 
 namespace hcube {
+
+SdpEffort parse_sdp_effort(const std::string& s) {
+  if (s == "estimate") return SdpEffort::estimate;
+  if (s == "patient") return SdpEffort::patient;
+  throw Error(fmt::format("planning effort '{}' unknown: allowed estimate, patient", printable_input(s)));
+}
+
+std::string to_string(SdpEffort e) { return e == SdpEffort::patient ? "patient" : "estimate"; }
+
 namespace {
 
 // E(v, r) as one routing cycle: v a memory bit, r a processor bit of the address (r >= m).
@@ -252,7 +262,7 @@ struct EmptyDimension {
 
 }  // namespace
 
-SdpPlan plan_a1_prime(const DimensionPermutation& p, bool all_port) {
+SdpPlan plan_a1_prime(const DimensionPermutation& p, bool all_port, SdpEffort effort) {
   const DimensionPermutationAnalysis a = analyze(p);
   if (all_port && !a.separable)
     throw Error("A1' n-port needs a separable permutation (no cycle mixing processor and storage bits): use A1' "
@@ -284,7 +294,7 @@ SdpPlan plan_a1_prime(const DimensionPermutation& p, bool all_port) {
   for (const ShuffleCycle* c : real) bits.push_back(c->bits);
   const std::vector<sdp::Row> rows = bits.empty() ? std::vector<sdp::Row>{}
                                                   : sdp::round_robin(sdp::rotation_leaves(bits, 0, false));
-  e.parts(rows, a.sigma_max, sdp::deal_words(rows, p, bit(p.m)));
+  e.parts(rows, a.sigma_max, sdp::deal_words(rows, p, bit(p.m), effort));
   e.finish(virtual_moves(p, a));
   return plan;
 }
@@ -391,7 +401,7 @@ SdpPlan plan_a4_prime(const DimensionPermutation& p) {
   return plan;
 }
 
-SdpPlan plan_a6_prime(const DimensionPermutation& p) {
+SdpPlan plan_a6_prime(const DimensionPermutation& p, SdpEffort effort) {
   const DimensionPermutationAnalysis a = separable_analysis(p, "A6'", "A6 or A2");
   // Sec. 4.6: A6's grouping over A1' chains, S = {sigma_i} (no restoring
   // exchange), each real cycle its rotations on the empty dimension.
@@ -405,7 +415,7 @@ SdpPlan plan_a6_prime(const DimensionPermutation& p) {
       orders.push_back(c.bits.size());
     }
   const std::vector<sdp::Row> rows = sdp::grouped_rows(sdp::rotation_leaves(bits, 0, false), orders, "A6'");
-  e.parts(rows, 0, sdp::deal_words(rows, p, bit(p.m)));
+  e.parts(rows, 0, sdp::deal_words(rows, p, bit(p.m), effort));
   e.finish(virtual_moves(p, a));
   return plan;
 }
@@ -504,7 +514,7 @@ SdpPlan plan_a3(const DimensionPermutation& p, bool all_port) {
   return plan;
 }
 
-SdpPlan plan_a3_via_a1(const DimensionPermutation& p, bool all_port) {
+SdpPlan plan_a3_via_a1(const DimensionPermutation& p, bool all_port, SdpEffort effort) {
   std::vector<unsigned> unused;
   const auto steps = a3_machine_steps(p, unused);
   const bool pivot_needed = std::any_of(steps.begin(), steps.end(), [&](const auto& step) {
@@ -544,7 +554,7 @@ SdpPlan plan_a3_via_a1(const DimensionPermutation& p, bool all_port) {
     if (!groups.empty()) per_step.push_back(sdp::round_robin(groups));
   }
   std::vector<sdp::Row> rows = per_step.empty() ? std::vector<sdp::Row>{} : sdp::chain_rows(per_step);
-  return sdp::rows_plan(p, "A3-A1", rows, pivot_needed ? std::vector<unsigned>{v} : std::vector<unsigned>{});
+  return sdp::rows_plan(p, "A3-A1", rows, pivot_needed ? std::vector<unsigned>{v} : std::vector<unsigned>{}, effort);
 }
 
 namespace {

@@ -34,6 +34,7 @@ struct SdpCost {
   double tau = 0.0;
   std::optional<long long> packet;  // B; unset: K
   long long gamma = 0;    // A5's piece order (sec. 4.3); 0: the largest divisor of every real cycle order
+  SdpEffort effort = SdpEffort::estimate;  // the n-port algorithms' dealing search
 };
 // Throws naming the value unless t_c, tau are finite and >= 0, B >= 1 (or -1)
 // and 0 <= gamma <= 64.

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <functional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -17,6 +18,14 @@
 #include "hcube/host/schedule.hpp"
 
 namespace hcube {
+
+// How hard the n-port algorithms' dealing of data to rows searches, as FFTW's planner flags:
+// estimate deals greedily and improves by single moves (milliseconds); patient adds a seeded
+// annealing search that reaches Table 3's counts (683 for A1 on {3, 6} at K = 1024) but can take
+// a second a plan at K >= 1024 (docs/sdp.md).
+enum class SdpEffort { estimate, patient };
+SdpEffort parse_sdp_effort(const std::string& s);  // "estimate" | "patient"
+std::string to_string(SdpEffort e);
 
 // A schedule and the local reordering that completes it: memory bit b moves
 // to bit local_after[b] (AffineMap::permute_bits) after the cycles.
@@ -69,7 +78,7 @@ SdpPlan plan_a1_one_port(const DimensionPermutation& p);
 //    restoring exchange, the shorter cycles spread over each phase, beta
 //    sigma_max cycles of about K / (beta sigma_max) words a link (Table 3's
 //    K t_c); rows ending with equal offsets realign together.
-SdpPlan plan_a1_prime(const DimensionPermutation& p, bool all_port = false);
+SdpPlan plan_a1_prime(const DimensionPermutation& p, bool all_port = false, SdpEffort effort = SdpEffort::estimate);
 
 // A4 built on A1' (sec. 4.6, "A4 based on A1' increases the data volume by a
 // factor of two, since there is an unfinished GSH": 2K t_c + sigma_p tau): row
@@ -87,7 +96,7 @@ SdpPlan plan_a4_prime(const DimensionPermutation& p);
 // S = {sigma_i}, each cycle run as A1' n-port's rotations through the empty
 // dimension (2K words a node), one alignment at the end; f({sigma_i})
 // cycles. Separable permutations only; name "A6'".
-SdpPlan plan_a6_prime(const DimensionPermutation& p);
+SdpPlan plan_a6_prime(const DimensionPermutation& p, SdpEffort effort = SdpEffort::estimate);
 
 // The extended cube (sec. 4, "extended-cube permutations"): the data of p
 // occupies the subcube of its p.n processor dimensions on a machine of n > p.n;
@@ -132,7 +141,7 @@ SdpPlan plan_a3(const DimensionPermutation& p, bool all_port = false);
 //    (round-robin over them, two rotations each), 3K/4 words a link a step.
 // Storage-processor pairs are single exchanges, storage pairs relabellings.
 // Algorithm name "A3-A1". Throws when a processor pair needs the pivot and m = 0.
-SdpPlan plan_a3_via_a1(const DimensionPermutation& p, bool all_port = false);
+SdpPlan plan_a3_via_a1(const DimensionPermutation& p, bool all_port = false, SdpEffort effort = SdpEffort::estimate);
 
 // A3 n-port with the pipelined transpose of its refs [2], [8], [14] (Table 3's
 // ceil(log2 sigma_max) (K/2B + 1)(tau + B t_c)): in each step the data is cut
@@ -170,7 +179,7 @@ SdpPlan plan_a3_pipelined(const DimensionPermutation& p, std::uint64_t packet = 
 // cycle's and each block) as commuting chains, part k from chain k on, so
 // parts use different dimensions in a cycle (the paper's m'_s sequences at
 // once without extra storage). sigma_p + beta' cycles.
-SdpPlan plan_a1_all_port(const DimensionPermutation& p);
+SdpPlan plan_a1_all_port(const DimensionPermutation& p, SdpEffort effort = SdpEffort::estimate);
 
 // A4 (sec. 4.3, Table 1): P = sigma_p + beta + sigma_min - 1 sequences, Seq_0 =
 // J_0, alpha_00, J_1, alpha_10, ..., and Seq_(k+1) = Seq_k without its first
@@ -179,7 +188,7 @@ SdpPlan plan_a1_all_port(const DimensionPermutation& p);
 // real sequences, part k running them from block k on (sec. 4.4):
 // sigma_p + beta' cycles in all. Throws hcube::Error naming the condition when
 // K < 2P (the stated complexity needs K/P words per part).
-SdpPlan plan_a4(const DimensionPermutation& p);
+SdpPlan plan_a4(const DimensionPermutation& p, SdpEffort effort = SdpEffort::estimate);
 // A4's sequences alone, rows = parts, in the permutation's own bit numbering.
 std::vector<std::vector<unsigned>> a4_sequences(const DimensionPermutationAnalysis& a,
                                                 const DimensionPermutation& p);
@@ -194,7 +203,7 @@ std::vector<std::vector<unsigned>> a4_sequences(const DimensionPermutationAnalys
 // every window of its length), so each round costs the slowest subgroup's
 // transfers, as Theorem 2 counts. Throws for more than 10 cycles and blocks
 // (the search is over set partitions).
-SdpPlan plan_a6(const DimensionPermutation& p);
+SdpPlan plan_a6(const DimensionPermutation& p, SdpEffort effort = SdpEffort::estimate);
 // f(S) of Lemma 11 for a multiset of positive integers (at most 10 of them).
 std::uint64_t a6_startups(const std::vector<std::uint64_t>& s);
 
@@ -233,7 +242,7 @@ std::vector<std::vector<unsigned>> a5_sequences(const DimensionPermutationAnalys
 // (0: K). Throws naming the condition: gamma out of 1..sigma_max, fewer than
 // mu storage bits outside the blocks.
 SdpPlan plan_a5(const DimensionPermutation& p, unsigned gamma = 0, double t_c = 1.0, double tau = 0.0,
-                std::uint64_t packet = 0);
+                std::uint64_t packet = 0, SdpEffort effort = SdpEffort::estimate);
 
 // The bit reversal of a 2^(2d) vector (n = m = d) by Edelman's schedule
 // (edelman.hpp): all-port, 2^(d-1) cycles of one word on every link, unaligned.
