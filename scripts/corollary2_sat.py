@@ -98,6 +98,15 @@ class Cnf:
         return "\n".join(lines) + "\n"
 
 
+def solver_model(stdout):
+    """The true variables of a DIMACS solver's "v" lines."""
+    model = set()
+    for line in stdout.splitlines():
+        if line.startswith("v "):
+            model.update(int(x) for x in line[2:].split() if int(x) > 0)
+    return model
+
+
 def routing_target(n, m, widths):
     """Aligned slot -> aligned slot of the word that is there before the cycles (Lemma 1 around the shuffle)."""
     offsets = [sum(widths[:u]) for u in range(len(widths))]
@@ -327,11 +336,7 @@ def main():
         print(f"dims {label} m {m}: T = {T} ({model_name}): {status} ({cnf.nvars} vars, {len(cnf.clauses)} clauses, "
               f"{took:.1f} s)", flush=True)
         if status == "SAT":
-            model = set()
-            for line in proc.stdout.splitlines():
-                if line.startswith("v "):
-                    model.update(int(x) for x in line[2:].split() if int(x) > 0)
-            cycles = decode(model, params, n, m)
+            cycles = decode(solver_model(proc.stdout), params, n, m)
             if not simulate(n, m, widths, cycles):
                 sys.exit("internal error: the solver's schedule does not route every word home")
             run["schedule"] = schedule_json(n, m, widths[0], widths, cycles)

@@ -45,7 +45,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from corollary2_sat import Cnf, bit, routing_target, simulate  # noqa: E402
+from corollary2_sat import Cnf, bit, routing_target, simulate, solver_model  # noqa: E402
 
 
 def parity_is(cnf, lits, value, cond):
@@ -254,11 +254,7 @@ def main():
     status = {10: "SAT", 20: "UNSAT"}.get(proc.returncode, "UNKNOWN")
     print(f"{status} in {time.time() - t0:.1f} s", flush=True)
     if status == "SAT":
-        model = set()
-        for line in proc.stdout.splitlines():
-            if line.startswith("v "):
-                model.update(int(x) for x in line[2:].split() if int(x) > 0)
-        cycles = decode(model, ex, n, m)
+        cycles = decode(solver_model(proc.stdout), ex, n, m)
         ok = simulate(n, m, widths, cycles)
         print("the exchanges found route every word home (simulated)" if ok else
               "the exchanges found do not route every word home (expected of a relaxation)")
