@@ -663,7 +663,7 @@ std::vector<std::pair<std::size_t, std::size_t>> micro_layers(std::uint64_t t) {
 // goes straight, and a micro-permutation splits, first fit, into parts no two
 // of whose transfers share a directed link; then z pieces x -> x. Every
 // ordered pair of coordinates, equal ones included, is in exactly one piece.
-std::vector<SidePiece> side_pieces(std::uint64_t z, bool wraps, const std::string& where) {
+std::vector<SidePiece> side_pieces(std::uint64_t z, bool wraps, bool split_directions, const std::string& where) {
   std::vector<SidePiece> pieces;
   const std::vector<std::vector<RingCycle>> perms = ring_micro_permutations(z);
   const std::vector<std::pair<std::size_t, std::size_t>> layers = micro_layers(z / 4);
@@ -676,6 +676,7 @@ std::vector<SidePiece> side_pieces(std::uint64_t z, bool wraps, const std::strin
       if (!wraps) m.dir = 0;
       const std::vector<std::uint64_t> links = side_links(z, m);
       auto part = std::find_if(parts.begin(), parts.end(), [&](const SidePiece& p) {
+        if (split_directions && p.moves.front().dir != m.dir) return false;
         return std::none_of(links.begin(), links.end(), [&](std::uint64_t l) {
           return std::find(p.links.begin(), p.links.end(), l) != p.links.end();
         });
@@ -706,51 +707,57 @@ void build_interleaved_dex(GridSchedule& s) {
   const GridTopology& t = s.topology;
   const std::uint64_t z = t.z1, N = t.nodes(), out = N;
   s.node_blocks = 2 * N + 4;
-  const std::vector<SidePiece> pieces = side_pieces(z, t.wraps(), to_string(t));
   struct Block {
     std::size_t h = 0, v = 0;
     std::vector<std::uint64_t> sends, receives, links;  // links: row y's 2z y + l, column x's 2z^2 + 2z x + l
   };
+  // The rounds of one set of pieces (below): whole micro-permutations, and on a torus with t odd,
+  // where no layer of them covers all t orbits, also their one-direction parts (two parts of one
+  // row can then share a round); the fewer rounds kept.
   std::vector<Block> blocks;
-  for (std::size_t h = 0; h < pieces.size(); ++h)
-    for (std::size_t v = 0; v < pieces.size(); ++v) {
-      const SidePiece &row = pieces[h], &column = pieces[v];
-      if (row.links.empty() && column.links.empty()) continue;  // the node itself
-      Block b{h, v, {}, {}, {}};
-      for (const Transfer& mx : row.moves)
-        for (const Transfer& my : column.moves) {
-          b.sends.push_back(t.node(mx.from, my.from));
-          b.receives.push_back(t.node(mx.to, my.to));
-        }
-      for (const Transfer& my : column.moves)
-        for (const std::uint64_t l : row.links) b.links.push_back(2 * z * my.from + l);
-      for (const Transfer& mx : row.moves)
-        for (const std::uint64_t l : column.links) b.links.push_back(2 * z * z + 2 * z * mx.to + l);
-      blocks.push_back(std::move(b));
-    }
-  // First fit in a given order: each round takes every block, in order, that
-  // shares nothing with those it already holds.
-  const auto pack = [&](const std::vector<std::size_t>& order) {
-    std::vector<std::vector<std::size_t>> rounds;
-    std::vector<bool> placed(blocks.size(), false);
-    for (std::size_t left = blocks.size(); left > 0;) {
-      std::vector<bool> sending(N, false), receiving(N, false), busy(4 * z * z, false);
-      const auto free = [](const std::vector<bool>& used, const std::vector<std::uint64_t>& ids) {
-        return std::none_of(ids.begin(), ids.end(), [&](std::uint64_t i) { return used[i]; });
-      };
-      rounds.emplace_back();
-      for (const std::size_t k : order) {
-        const Block& b = blocks[k];
-        if (placed[k] || !free(sending, b.sends) || !free(receiving, b.receives) || !free(busy, b.links)) continue;
-        for (const std::uint64_t i : b.sends) sending[i] = true;
-        for (const std::uint64_t i : b.receives) receiving[i] = true;
-        for (const std::uint64_t i : b.links) busy[i] = true;
-        placed[k] = true;
-        --left;
-        rounds.back().push_back(k);
+  std::vector<SidePiece> pieces;
+  const auto plan_rounds = [&](bool split) {
+    pieces = side_pieces(z, t.wraps(), split, to_string(t));
+    blocks.clear();
+    for (std::size_t h = 0; h < pieces.size(); ++h)
+      for (std::size_t v = 0; v < pieces.size(); ++v) {
+        const SidePiece &row = pieces[h], &column = pieces[v];
+        if (row.links.empty() && column.links.empty()) continue;  // the node itself
+        Block b{h, v, {}, {}, {}};
+        for (const Transfer& mx : row.moves)
+          for (const Transfer& my : column.moves) {
+            b.sends.push_back(t.node(mx.from, my.from));
+            b.receives.push_back(t.node(mx.to, my.to));
+          }
+        for (const Transfer& my : column.moves)
+          for (const std::uint64_t l : row.links) b.links.push_back(2 * z * my.from + l);
+        for (const Transfer& mx : row.moves)
+          for (const std::uint64_t l : column.links) b.links.push_back(2 * z * z + 2 * z * mx.to + l);
+        blocks.push_back(std::move(b));
       }
-    }
-    return rounds;
+    // First fit in a given order: each round takes every block, in order, that
+    // shares nothing with those it already holds.
+    const auto pack = [&](const std::vector<std::size_t>& order) {
+      std::vector<std::vector<std::size_t>> rounds;
+      std::vector<bool> placed(blocks.size(), false);
+      for (std::size_t left = blocks.size(); left > 0;) {
+        std::vector<bool> sending(N, false), receiving(N, false), busy(4 * z * z, false);
+        const auto free = [](const std::vector<bool>& used, const std::vector<std::uint64_t>& ids) {
+          return std::none_of(ids.begin(), ids.end(), [&](std::uint64_t i) { return used[i]; });
+        };
+        rounds.emplace_back();
+        for (const std::size_t k : order) {
+          const Block& b = blocks[k];
+          if (placed[k] || !free(sending, b.sends) || !free(receiving, b.receives) || !free(busy, b.links)) continue;
+          for (const std::uint64_t i : b.sends) sending[i] = true;
+          for (const std::uint64_t i : b.receives) receiving[i] = true;
+          for (const std::uint64_t i : b.links) busy[i] = true;
+          placed[k] = true;
+          --left;
+          rounds.back().push_back(k);
+        }
+      }
+      return rounds;
   };
   // Two orders, the fewer rounds kept. Latin: the blocks of two micro-permutations
   // layer by layer, layer pair (A, B) in diagonals (A's slot s with B's s + d),
@@ -770,6 +777,20 @@ void build_interleaved_dex(GridSchedule& s) {
                    [&](std::size_t a, std::size_t b) { return blocks[a].links.size() > blocks[b].links.size(); });
   std::vector<std::vector<std::size_t>> rounds = pack(latin), other = pack(by_links);
   if (other.size() < rounds.size()) rounds = std::move(other);
+  return rounds;
+  };
+  std::vector<std::vector<std::size_t>> rounds = plan_rounds(false);
+  if (t.wraps() && (z / 4) % 2 == 1) {
+    const std::vector<SidePiece> whole = pieces;
+    const std::vector<Block> whole_blocks = blocks;
+    std::vector<std::vector<std::size_t>> split = plan_rounds(true);
+    if (split.size() < rounds.size()) {
+      rounds = std::move(split);
+    } else {
+      pieces = whole;
+      blocks = whole_blocks;
+    }
+  }
   bool first_round = true;
   for (const std::vector<std::size_t>& round : rounds) {
     std::vector<Worm> worms;
