@@ -25,7 +25,9 @@ Restrictions, for a quicker search (a schedule they allow is one of the machine'
 their UNSAT does not): --keep-address (delta = 0: every word keeps its address, as in Lemma 1's frame) and
 --shortest (a word crosses only dimensions toward its destination node). --find-first tries both at each T and
 decides T on the full model only where they find nothing: d = 3, s = 2 at T = 6 in seconds, where the full
-model ran for hours without an answer.
+model ran for hours without an answer. --symmetric (equal axes, m >= d) keeps only schedules the translations
+(c, ..., c) map onto themselves, encoding one node in 2^d: with the other two it found d = 3, s = 3 in 9 cycles
+(the farthest word's distance) in 260 s, where they alone ran two hours without an answer.
 
 Encoding: each slot holds the destination of its word in n + m bits; a swap copies the partner's bits; the
 last state must have every word at home.  T feasible implies T + 1 feasible (an idle cycle), so the
@@ -35,7 +37,8 @@ fewest cycles is the first satisfiable T.  A satisfying assignment is written as
 Needs CaDiCaL (Debian: apt-get install cadical; scripts/install-solver.sh).  Not used by the build or
 the tests: tests/host/test_aapc_sequence_sat.cpp pins the results this script printed.
 
-Usage: scripts/corollary2_sat.py --d 3 --axes 2 --m 3 [--from 1] [--to 8] [--find-first] [--out DIR] [--timeout S]
+Usage: scripts/corollary2_sat.py --d 3 --axes 2 --m 3 [--from 1] [--to 8] [--find-first] [--symmetric] [--out DIR]
+       [--timeout S]
 """
 import argparse
 import hashlib
@@ -135,11 +138,35 @@ def routing_target(n, m, widths):
     return target
 
 
-def encode(n, m, widths, T, keep_address=False, shortest=False):
+def translation(n, m, widths, c):
+    """The symmetry (c, ..., c) of equal axes: node xor c on every axis; the aligned address xor c when the
+    shuffle has an even number of axes (Lemma 1's fold then counts c an odd number of times), else unchanged.
+    Returned as the xor it applies to a destination code (node << m | address)."""
+    offsets = [sum(widths[:u]) for u in range(len(widths))]
+    node = 0
+    for o in offsets:
+        node |= c << o
+    return (node << m) | (c if len(widths) % 2 == 0 else 0)
+
+
+def encode(n, m, widths, T, keep_address=False, shortest=False, symmetric=False):
     cnf = Cnf()
     N, K = 1 << n, 1 << m
     B = n + m  # bits of a destination
     target = routing_target(n, m, widths)
+    d = widths[0]
+    mask = (1 << d) - 1
+    if symmetric:
+        # A restriction: schedules invariant under the translations (c, ..., c), whose states are then too, so
+        # only nodes with axis 1 = 0 are encoded; a word from a node elsewhere is the translate of a tracked one.
+        if len(set(widths)) != 1 or m < d:
+            sys.exit("--symmetric needs equal axes with m >= d")
+        for c in range(1 << d):
+            tc = translation(n, m, widths, c)
+            for (j, u), (dn, dl) in target.items():
+                moved = target[(j ^ (tc >> m), u ^ (tc & (K - 1)))]
+                assert moved == (dn ^ (tc >> m), dl ^ (tc & (K - 1))), "the shuffle is not translation-invariant"
+    nodes = [j for j in range(N) if not symmetric or j & mask == 0]
     # dest[t][(j, u)]: list of B literals (t = 0 and t = T are constants, given as +/- of a fixed true var).
     true = cnf.var()
     cnf.add([true])
@@ -151,7 +178,7 @@ def encode(n, m, widths, T, keep_address=False, shortest=False):
         j, u = slot
         return (j << m) | u
 
-    dest = [{(j, u): const_bits(code(target[(j, u)])) for j in range(N) for u in range(K)}]
+    dest = [{(j, u): const_bits(code(target[(j, u)])) for j in nodes for u in range(K)}]
     params = []
     for t in range(T):
         cyc = []
@@ -166,13 +193,28 @@ def encode(n, m, widths, T, keep_address=False, shortest=False):
                 for v in delta:
                     cnf.add([-v])
             cyc.append({"act": act, "a": a, "cols": cols, "delta": delta})
+            if symmetric:
+                # u(j xor (c,..,c)) = u(j) xor (the translation's address part), for c = each bit b.
+                parity = translation(n, m, widths, 1) & 1
+                for b in range(d):
+                    members = [k for k in range(b, n, d) if k != r]
+                    for bb in range(m):
+                        lits = [cols[k][bb] for k in members] + ([delta[bb]] if r % d == b else [])
+                        cnf.add([-cnf.xor(lits, 1 if (parity and bb == b) else 0)])
+            pairs = []
             for j in range(N):
                 if bit(j, r):
                     continue
+                if symmetric and j & mask != 0 and (j | (1 << r)) & mask != 0:
+                    continue
+                pairs.append(j)
+            for j in pairs:
                 # Address bits touched by the low node j and the high node j ^ 2^r.
                 lo_bits = [cnf.xor([a[b]] + [cols[k][b] for k in cols if bit(j, k)]) for b in range(m)]
                 hi_bits = [cnf.xor([lo_bits[b], delta[b]]) for b in range(m)]
                 for node, bits in ((j, lo_bits), (j | (1 << r), hi_bits)):
+                    if symmetric and node & mask != 0:
+                        continue
                     sent = cnf.vars(B)
                     out[(r, node)] = sent
                     for u in range(K):
@@ -188,7 +230,7 @@ def encode(n, m, widths, T, keep_address=False, shortest=False):
         params.append(cyc)
         last = t == T - 1
         nxt = {}
-        for j in range(N):
+        for j in nodes:
             for u in range(K):
                 slot = (j, u)
                 new = const_bits(code(slot)) if last else cnf.vars(B)
@@ -211,7 +253,12 @@ def encode(n, m, widths, T, keep_address=False, shortest=False):
                     cnf.add(lits + [-old[b], new[b]])
                     cnf.add(lits + [old[b], -new[b]])
                 for r in range(n):  # touched: the partner's word arrives
-                    src = out[(r, j ^ (1 << r))]
+                    peer = j ^ (1 << r)
+                    if symmetric and peer & mask:  # the tracked node's word, translated
+                        flip = translation(n, m, widths, peer & mask)
+                        src = [-v if bit(flip, b) else v for b, v in enumerate(out[(r, peer ^ (flip >> m))])]
+                    else:
+                        src = out[(r, peer)]
                     for b in range(B):
                         cnf.add([-lits[r], -src[b], new[b]])
                         cnf.add([-lits[r], src[b], -new[b]])
@@ -302,14 +349,17 @@ def main():
     ap.add_argument("--find-first", action="store_true",
                     help="at each T, first search the restricted model (--keep-address --shortest), whose schedules "
                          "are few and quick to find; only where it has none, decide T on the full model")
+    ap.add_argument("--symmetric", action="store_true",
+                    help="restrict the search to schedules invariant under the translations (c, ..., c) of equal "
+                         "axes, encoding one node in 2^d: its UNSAT decides nothing about the full model, its SAT does")
     args = ap.parse_args()
     widths = [int(w) for w in args.dims.split(",")] if args.dims else [args.d] * args.axes
     n, m = sum(widths), args.m or widths[0]
     if shutil.which(args.solver) is None:
         sys.exit(f"{args.solver} not found: run scripts/install-solver.sh")
-    restricted = args.keep_address or args.shortest
+    restricted = args.keep_address or args.shortest or args.symmetric
     results = {"widths": widths, "n": n, "m": m, "solver": args.solver,
-               "keep_address": args.keep_address, "shortest": args.shortest,
+               "keep_address": args.keep_address, "shortest": args.shortest, "symmetric": args.symmetric,
                "solver_version": subprocess.run([args.solver, "--version"], capture_output=True, text=True).stdout.strip(),
                "runs": []}
     label = ",".join(map(str, widths))
@@ -317,7 +367,7 @@ def main():
     def solve(T, keep, shortest):
         """One solver call: the run's record (with the schedule found, simulated, when satisfiable)."""
         t0 = time.time()
-        cnf, params = encode(n, m, widths, T, keep, shortest)
+        cnf, params = encode(n, m, widths, T, keep, shortest, args.symmetric)
         text = cnf.dimacs()
         digest = hashlib.sha256(text.encode()).hexdigest()
         with tempfile.TemporaryDirectory() as tmp:
@@ -330,7 +380,8 @@ def main():
             proc = subprocess.run(cmd, capture_output=True, text=True)
         took = time.time() - t0
         status = {10: "SAT", 20: "UNSAT"}.get(proc.returncode, "UNKNOWN")
-        model_name = "+".join(name for name, on in (("keep-address", keep), ("shortest", shortest)) if on) or "full"
+        model_name = "+".join(name for name, on in (("keep-address", keep), ("shortest", shortest),
+                                                    ("symmetric", args.symmetric)) if on) or "full"
         run = {"T": T, "model": model_name, "status": status, "vars": cnf.nvars, "clauses": len(cnf.clauses),
                "cnf_sha256": digest, "seconds": round(took, 1)}
         print(f"dims {label} m {m}: T = {T} ({model_name}): {status} ({cnf.nvars} vars, {len(cnf.clauses)} clauses, "

@@ -33,10 +33,11 @@ struct SynthesisRequest {
 
 // One solver call: T cycles, on the full machine model or the restricted one
 // searched first (words keep their addresses and take shortest paths; for an
-// AAPC also no offset maps), and what it answered.
+// AAPC also no offset maps), before it, for AAPCs on equal axes with m >= d, the
+// restricted schedules the translations (c, ..., c) keep, and what it answered.
 struct SynthesisRun {
   std::uint64_t cycles = 0;
-  std::string model;   // "restricted" or "full"
+  std::string model;   // "symmetric", "restricted" or "full"
   std::string status;  // "SAT", "UNSAT", "UNKNOWN" (out of time)
   double seconds = 0;
 };
