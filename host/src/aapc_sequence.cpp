@@ -108,16 +108,40 @@ Schedule unequal_header(const AapcSequenceOptions& o, unsigned m) {
   return seq;
 }
 
-// The SAT solver's schedule pipelined Algorithm 4 runs for `o`, or null: for
-// equal orders two axes at a time (d = 3 on K = 8), else the orders it was
-// found for (3,2, 3,1, 3,2,2, 3,3,2 on K = 8; 2,1 on K = 4).
-const found::Sequence* found_for(const AapcSequenceOptions& o) {
-  if (!o.pipelined || o.algorithm != AapcAlgorithm::alg4) return nullptr;
+// The SAT solver's schedules pipelined Algorithm 4 runs for `o`. Equal orders (d = 3 on K = 8):
+// blocks of two axes, and for an odd number of axes one block of three where that is fewer cycles
+// than Algorithm 4 alone on the last axis; unequal orders: the schedule found for them (3,2, 3,1,
+// 3,2,2, 3,3,2 on K = 8; 2,1 on K = 4).
+struct FoundBlocks {
+  const found::Sequence* two = nullptr;    // equal orders: two axes; unequal: the whole sequence
+  const found::Sequence* three = nullptr;  // equal orders, odd s: the first three axes, the rest in twos
+  std::uint64_t cycles = 0;                // 0: none applies
+};
+
+FoundBlocks found_for(const AapcSequenceOptions& o) {
+  FoundBlocks f;
+  if (!o.pipelined || o.algorithm != AapcAlgorithm::alg4) return f;
   const std::vector<unsigned> widths = o.dims.empty() ? std::vector<unsigned>(o.axes, o.d) : o.dims;
-  if (widths.size() < 2) return nullptr;
+  const std::size_t s = widths.size();
+  if (s < 2) return f;
   const unsigned m = o.m == 0 ? widths[0] : o.m;
   const bool equal = std::adjacent_find(widths.begin(), widths.end(), std::not_equal_to<>()) == widths.end();
-  return found::sequence(equal ? std::vector<unsigned>{widths[0], widths[0]} : widths, m);
+  if (!equal) {
+    f.two = found::sequence(widths, m);
+    f.cycles = f.two ? found::cycles(*f.two) : 0;
+    return f;
+  }
+  f.two = found::sequence({widths[0], widths[0]}, m);
+  if (f.two) f.cycles = s / 2 * found::cycles(*f.two) + (s % 2) * bit(m - 1);
+  const found::Sequence* three = s % 2 == 1 ? found::sequence({widths[0], widths[0], widths[0]}, m) : nullptr;
+  if (three && (s == 3 || f.two)) {
+    const std::uint64_t with_three = found::cycles(*three) + (s == 3 ? 0 : (s - 3) / 2 * found::cycles(*f.two));
+    if (f.cycles == 0 || with_three < f.cycles) {
+      f.three = three;
+      f.cycles = with_three;
+    }
+  }
+  return f;
 }
 
 // Sec. 4.1 on axes of orders d_1 >= d_2 >= ...: every AAPC moves complement
@@ -266,15 +290,9 @@ Choice choose(const AapcSequenceOptions& o, unsigned m, std::uint64_t pairs_cycl
   Choice c{Construction::pairs, pairs_cycles, std::nullopt};
   const std::vector<unsigned> widths = step_widths(o);
   if (!o.pipelined || o.algorithm != AapcAlgorithm::alg4 || widths.size() < 2) return c;
-  if (const found::Sequence* f = found_for(o)) {
-    // Equal orders: the found pair of AAPCs again and again, Algorithm 4 alone on an odd last axis.
-    const std::uint64_t cycles = o.dims.empty()
-                                     ? widths.size() / 2 * found::cycles(*f) + (widths.size() % 2) * bit(m - 1)
-                                     : found::cycles(*f);
-    if (cycles < c.cycles) {
-      c.how = Construction::found;
-      c.cycles = cycles;
-    }
+  if (const std::uint64_t cycles = found_for(o).cycles; cycles != 0 && cycles < c.cycles) {
+    c.how = Construction::found;
+    c.cycles = cycles;
   }
   c.layout.emplace(widths, m);
   if (c.layout->cycles() < c.cycles) {
@@ -322,7 +340,7 @@ Schedule make_unequal_sequence(const AapcSequenceOptions& o, unsigned m) {
   switch (c.how) {
     case Construction::found:  // orders 3,2, 3,1, 3,2,2 and 3,3,2 on K = 8, 2,1 on K = 4
       seq = unequal_header(o, m);
-      found::append(seq, *found_for(o), axes, o.dims);
+      found::append(seq, *found_for(o).two, axes, o.dims);
       break;
     case Construction::skewed:
       seq = skewed_sequence(unequal_header(o, m), *c.layout, axes, o.dims, m);
@@ -387,13 +405,18 @@ Schedule make_aapc_sequence(const AapcSequenceOptions& o) {
   const std::vector<unsigned> widths(s_axes, d);
   const Choice choice = choose(o, m, pairs_pipeline_cycles(d, m, s_axes));
   if (choice.how == Construction::skewed) return skewed_sequence(seq, *choice.layout, order, widths, m);
-  // d = 3 on K = 8: two AAPCs at a time by the solver's 6-cycle schedule (Corollary 2 counts 7),
-  // pair after pair, and Algorithm 4 alone for an odd last axis: 3s cycles, 3s + 1 for odd s,
+  // d = 3 on K = 8: for odd s the solver's 9-cycle schedule of three AAPCs first, then two at a
+  // time by its 6-cycle one (Corollary 2 counts 7): 3s cycles, the farthest word's distance,
   // against Corollary 2's 3s + 1 and the pair pipeline's 4s.
   if (choice.how == Construction::found) {
-    const found::Sequence* two = found_for(o);
-    for (unsigned t = 0; t + 1 < s_axes; t += 2) found::append(seq, *two, {order[t], order[t + 1]}, widths);
-    if (s_axes % 2 == 1) {
+    const FoundBlocks f = found_for(o);
+    unsigned first = 0;
+    if (f.three) {
+      found::append(seq, *f.three, {order[0], order[1], order[2]}, widths);
+      first = 3;
+    }
+    for (unsigned t = first; t + 1 < s_axes; t += 2) found::append(seq, *f.two, {order[t], order[t + 1]}, widths);
+    if ((s_axes - first) % 2 == 1) {
       const Schedule last = make_aapc_schedule(AapcOptions{AapcAlgorithm::alg4, d, d, m, o.lines});
       seq.offset_maps.push_back(other_axes(widths, order.back()));
       const auto map = static_cast<std::uint32_t>(seq.offset_maps.size());

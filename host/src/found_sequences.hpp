@@ -12,8 +12,8 @@ namespace hcube::found {
 
 // The schedule the synthesizer found for the axes' orders `widths` with m memory bits, in the
 // frame of Lemma 1's single alignment: at K = 8, orders 3,3 in 6
-// cycles (Corollary 2: 7), 3,2 and 3,1 in 5, 3,2,2 in 7 and 3,3,2 in 8; at K = 4, orders 2,1
-// in 3. Null where none was searched for.
+// cycles (Corollary 2: 7), 3,3,3 in 9 (10), 3,2 and 3,1 in 5, 3,2,2 in 7 and 3,3,2 in 8; at
+// K = 4, orders 2,1 in 3. Null where none was searched for.
 struct Sequence;
 const Sequence* sequence(const std::vector<unsigned>& widths, unsigned m);
 std::size_t cycles(const Sequence& s);

@@ -201,13 +201,16 @@ std::string multi_aapc_note(const MultiAapcDesign& p, std::uint64_t cycles) {
   // The SAT solver's schedules (d = 3 on K = 8, a few unequal orders).
   if (how == SequenceConstruction::found && cycles < p.bound)
     return fmt::format(
-        "{} cycles, {} fewer than {}: {} by the schedule a SAT solver found on this machine; no schedule takes "
+        "{} cycles, {} fewer than {}: {} a SAT solver found on this machine; no schedule takes "
         "fewer, a word being that many dimensions from its destination or the solver finding none "
         "(scripts/corollary2_sat.py, docs/multi-aapc.md)",
         cycles, p.bound - cycles,
         p.kind == MultiAapcKind::unequal ? fmt::format("the derived {} ({})", p.bound, p.bound_source)
                                          : fmt::format("{}'s {}", p.bound_source, p.bound),
-        p.kind == MultiAapcKind::unequal ? "the AAPCs together" : "two AAPCs at a time");
+        p.kind == MultiAapcKind::unequal ? "the AAPCs together by the schedule"
+        : p.options.axes == 3            ? "the three AAPCs together by the schedule"
+        : p.options.axes % 2 == 1        ? "three AAPCs together, then two at a time, by the schedules"
+                                         : "two AAPCs at a time by the schedule");
   const std::string versus =
       cycles == p.bound ? fmt::format("as many as {}", p.bound_source)
                         : fmt::format("{} {} than {}'s {}", cycles < p.bound ? p.bound - cycles : cycles - p.bound,

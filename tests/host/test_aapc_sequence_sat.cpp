@@ -113,12 +113,14 @@ TEST_P(Corollary2Sat, FewestCyclesOfTheSmallCases) {
   // the pipelined pair schedules and their derived K/2 + d_1 = 4. d = 3, s = 2 (K = 8, d does not
   // divide K/2): 6, one fewer than Corollary 2's 7 (T <= 5: a word is 6 dimensions away), where
   // the pairs took 8. Orders 3,2 and 3,1 (K = 8): 5 (3,1: T = 4 UNSAT), derived 7, pairs 8 and 7.
-  // Orders 3,2,2 and 3,3,2 (K = 8): the farthest word's 7 and 8, searched there only.
+  // Orders 3,2,2 and 3,3,2 (K = 8): the farthest word's 7 and 8, searched there only. d = 3, s = 3
+  // (K = 8): the farthest word's 9 (Corollary 2: 10), found by the translation-symmetric search.
   for (const Case& c : {Case{"corollary2_1-1_m1.json", 2, 2}, Case{"corollary2_1-1-1_m1.json", 3, 3},
                         Case{"corollary2_2-2_m2.json", 4, 4}, Case{"corollary2_2-1_m2.json", 3, 4},
                         Case{"corollary2_3-3_m3.json", 6, 8}, Case{"corollary2_3-2_m3.json", 5, 8},
                         Case{"corollary2_3-1_m3.json", 5, 7}, Case{"corollary2_3-2-2_m3_restricted.json", 7, 10},
-                        Case{"corollary2_3-3-2_m3_restricted.json", 8, 11}}) {
+                        Case{"corollary2_3-3-2_m3_restricted.json", 8, 11},
+                        Case{"corollary2_3-3-3_m3_restricted.json", 9, 12}}) {
     SCOPED_TRACE(c.file);
     const Answer a = answer(c.file);
     EXPECT_EQ(a.fewest, c.fewest);
