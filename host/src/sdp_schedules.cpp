@@ -18,7 +18,7 @@ namespace hcube {
 SdpEffort parse_sdp_effort(const std::string& s) {
   if (s == "estimate") return SdpEffort::estimate;
   if (s == "patient") return SdpEffort::patient;
-  throw Error(fmt::format("planning effort '{}' unknown: allowed estimate, patient", printable_input(s)));
+  throw Error(fmt::format("SdpCost::effort '{}' unknown: allowed estimate, patient", printable_input(s)));
 }
 
 std::string to_string(SdpEffort e) { return e == SdpEffort::patient ? "patient" : "estimate"; }

@@ -80,7 +80,8 @@ def _plan_key(a: Any, n: Optional[int], m: Optional[int], flat_n: bool) -> Tuple
 @_python_names
 def permute(a: ArrayInput, perm: Optional[Union[str, Sequence[int]]] = None, algorithm: str = "auto",
             fused: bool = False, *, axes: Optional[Sequence[int]] = None, ports: str = "one",
-            n: Optional[int] = None, m: Optional[int] = None, backend: str = "auto", out: Any = None) -> Any:
+            effort: str = "estimate", n: Optional[int] = None, m: Optional[int] = None, backend: str = "auto",
+            out: Any = None) -> Any:
     """A dimension permutation of ``a``'s 2^q elements, as NumPy's transpose of its (2,)*q view.
 
     Parameters
@@ -102,6 +103,10 @@ def permute(a: ArrayInput, perm: Optional[Union[str, Sequence[int]]] = None, alg
         ``a.reshape((2,)*q).transpose(axes).reshape(a.shape)``, for any shape of 2^q elements.
     ports : str
         "one" or "all" (the n-port algorithms).
+    effort : str
+        The n-port algorithms' planning effort (``hcube permute --effort``): "estimate" (greedy,
+        milliseconds) or "patient" (an annealing search for the lowest element counts, up to seconds
+        a plan at 2^m >= 1024 words). The result is the same either way.
     n, m : int, optional
         2^n nodes of 2^m words, for a flat array.
     backend : str
@@ -125,7 +130,7 @@ def permute(a: ArrayInput, perm: Optional[Union[str, Sequence[int]]] = None, alg
     shape, dtype, n, m = _plan_key(a, n, m, axes is not None)
     plan = _plans.permute_plan(shape, dtype, None if perm is None else _plans.perm_text(perm),
                                None if axes is None else tuple(int(x) for x in axes), str(algorithm), bool(fused),
-                               str(ports), n, m, _backend_of(a, backend))
+                               str(ports), str(effort), n, m, _backend_of(a, backend))
     return plan.execute(a, out)
 
 
@@ -350,9 +355,13 @@ class Machine:
 
     @_python_names
     def permute(self, perm: Union[str, Sequence[int]], algorithm: str = "auto", fused: bool = False,
-                ports: str = "one") -> "Machine":
-        """A stable dimension permutation of the address bits, as ``hcube permute --perm``."""
-        self._m.permute(_plans.perm_text(perm), str(algorithm), bool(fused), str(ports))
+                ports: str = "one", *, effort: str = "estimate") -> "Machine":
+        """A stable dimension permutation of the address bits, as ``hcube permute --perm``.
+
+        ``effort`` is ``hcube permute --effort``: the n-port algorithms' planning, "estimate" (greedy)
+        or "patient" (an annealing search for the lowest element counts); the result is the same.
+        """
+        self._m.permute(_plans.perm_text(perm), str(algorithm), bool(fused), str(ports), str(effort))
         return self
 
     @_python_names

@@ -168,6 +168,11 @@ class PermutePlan(_InPlacePlan):
         Move every word straight to its place in one tiled pass.
     ports : str
         "one" or "all" (the n-port algorithms).
+    effort : str
+        The n-port algorithms' planning effort (``hcube permute --effort``, docs/sdp.md): "estimate"
+        (greedy, milliseconds) or "patient" (an annealing search for the lowest element counts, up
+        to seconds a plan at 2^m >= 1024 words). The result is the same either way; the other
+        algorithms ignore it. Kept as the plan's ``effort``.
     n, m : int, optional
         2^n nodes of 2^m words: from a 2-D shape; a flat shape needs one of them with ``perm=``
         (with ``axes=`` the split only changes the cost, not the result).
@@ -178,9 +183,10 @@ class PermutePlan(_InPlacePlan):
     @python_names
     def __init__(self, shape: Union[int, Sequence[int]], dtype: npt.DTypeLike, perm: Optional[Perm] = None, *,
                  axes: Optional[Sequence[int]] = None, algorithm: str = "auto", fused: bool = False,
-                 ports: str = "one", n: Optional[int] = None, m: Optional[int] = None,
-                 backend: str = "auto") -> None:
+                 ports: str = "one", effort: str = "estimate", n: Optional[int] = None,
+                 m: Optional[int] = None, backend: str = "auto") -> None:
         self.shape, self.dtype = _plan_shape(shape, dtype)
+        self.effort = str(effort)
         if (perm is None) == (axes is None):
             raise ValueError("give axes= (NumPy's transpose of the (2,)*q view) or perm= (address bits), "
                              + ("not both" if perm is not None else "one of them"))
@@ -208,8 +214,8 @@ class PermutePlan(_InPlacePlan):
             n, m = _hcube.machine_dims(self.shape, None if n is None else int(n), None if m is None else int(m))
         self.n, self.m = int(n), int(m)
         self.perm = perm_text(perm)
-        args = (self.perm, self.n, self.m, str(algorithm), bool(fused), str(ports), ar.word_dtype(self.dtype).str,
-                str(backend))
+        args = (self.perm, self.n, self.m, str(algorithm), bool(fused), str(ports), self.effort,
+                ar.word_dtype(self.dtype).str, str(backend))
         self._plan = _hcube.permute_plan(*args)
         self._maker = ("permute_plan", args)
 
@@ -349,16 +355,16 @@ class FftPlan:
 # thread: a plan runs one call at a time, so threads calling the functions at once get plans of their own.
 @functools.lru_cache(maxsize=16)
 def cached_permute_plan(thread: int, shape: Tuple[int, ...], dtype: np.dtype[Any], perm: Optional[str],
-                        axes: Optional[Tuple[int, ...]], algorithm: str, fused: bool, ports: str, n: Optional[int],
-                        m: Optional[int], backend: str) -> PermutePlan:
-    return PermutePlan(shape, dtype, perm, axes=axes, algorithm=algorithm, fused=fused, ports=ports, n=n, m=m,
-                       backend=backend)
+                        axes: Optional[Tuple[int, ...]], algorithm: str, fused: bool, ports: str, effort: str,
+                        n: Optional[int], m: Optional[int], backend: str) -> PermutePlan:
+    return PermutePlan(shape, dtype, perm, axes=axes, algorithm=algorithm, fused=fused, ports=ports, effort=effort,
+                       n=n, m=m, backend=backend)
 
 
 def permute_plan(shape: Tuple[int, ...], dtype: np.dtype[Any], perm: Optional[str], axes: Optional[Tuple[int, ...]],
-                 algorithm: str, fused: bool, ports: str, n: Optional[int], m: Optional[int],
+                 algorithm: str, fused: bool, ports: str, effort: str, n: Optional[int], m: Optional[int],
                  backend: str) -> PermutePlan:
-    return cached_permute_plan(threading.get_ident(), shape, dtype, perm, axes, algorithm, fused, ports, n, m,
+    return cached_permute_plan(threading.get_ident(), shape, dtype, perm, axes, algorithm, fused, ports, effort, n, m,
                                backend)
 
 

@@ -68,10 +68,12 @@ PYBIND11_MODULE(_hcube_mpi, mod) {
   mod.def(
       "permute_plan",
       [](const std::string& perm, long long n, long long m, const std::string& algorithm, bool fused,
-         const std::string& ports, const std::string& dtype, const std::string& backend) {
-        return AcrossPlan(hcube_python::make_permute_plan(perm, n, m, algorithm, fused, ports, dtype, backend));
+         const std::string& ports, const std::string& effort, const std::string& dtype, const std::string& backend) {
+        return AcrossPlan(
+            hcube_python::make_permute_plan(perm, n, m, algorithm, fused, ports, effort, dtype, backend));
       },
-      arg("perm"), arg("n"), arg("m"), arg("algorithm"), arg("fused"), arg("ports"), arg("dtype"), arg("backend"));
+      arg("perm"), arg("n"), arg("m"), arg("algorithm"), arg("fused"), arg("ports"), arg("effort"), arg("dtype"),
+      arg("backend"));
   mod.def("library_version", [] {
     char text[MPI_MAX_LIBRARY_VERSION_STRING];
     int length = 0;

@@ -255,8 +255,9 @@ PyPlan aapc_plan(const std::string& algorithm, long long d, long long n, long lo
 }
 
 PyPlan permute_plan(const std::string& perm, long long n, long long m, const std::string& algorithm, bool fused,
-                    const std::string& ports, const std::string& descr, const std::string& backend) {
-  return PyPlan(hcube_python::make_permute_plan(perm, n, m, algorithm, fused, ports, descr, backend));
+                    const std::string& ports, const std::string& effort, const std::string& descr,
+                    const std::string& backend) {
+  return PyPlan(hcube_python::make_permute_plan(perm, n, m, algorithm, fused, ports, effort, descr, backend));
 }
 
 // The machine of hcube.Machine: its own storage, loaded and read by copies.
@@ -315,8 +316,9 @@ class PyMachine {
     run(p);
   }
 
-  void permute(const std::string& perm, const std::string& algorithm, bool fused, const std::string& ports) {
-    PyPlan p = permute_plan(perm, n(), m(), algorithm, fused, ports, dtype(), backend());
+  void permute(const std::string& perm, const std::string& algorithm, bool fused, const std::string& ports,
+               const std::string& effort) {
+    PyPlan p = permute_plan(perm, n(), m(), algorithm, fused, ports, effort, dtype(), backend());
     run(p);
   }
 
@@ -513,7 +515,7 @@ PYBIND11_MODULE(_hcube, mod) {
   mod.def("aapc_plan", &aapc_plan, arg("algorithm"), arg("d"), arg("n"), arg("m"), arg("permutation"),
           arg("dtype"), arg("backend"));
   mod.def("permute_plan", &permute_plan, arg("perm"), arg("n"), arg("m"), arg("algorithm"), arg("fused"),
-          arg("ports"), arg("dtype"), arg("backend"));
+          arg("ports"), arg("effort"), arg("dtype"), arg("backend"));
 
   py::class_<PyMachine>(mod, "Machine")
       .def(py::init<long long, long long, const std::string&, const std::string&>(), arg("n"), arg("m"),
@@ -527,7 +529,7 @@ PYBIND11_MODULE(_hcube, mod) {
       .def("load", &PyMachine::load, arg("a"))
       .def("read", &PyMachine::read)
       .def("aapc", &PyMachine::aapc, arg("algorithm"), arg("d"), arg("permutation"))
-      .def("permute", &PyMachine::permute, arg("perm"), arg("algorithm"), arg("fused"), arg("ports"))
+      .def("permute", &PyMachine::permute, arg("perm"), arg("algorithm"), arg("fused"), arg("ports"), arg("effort"))
       .def("cycle", &PyMachine::cycle, arg("exchanges"), arg("port_model"), arg("channel_width"))
       .def("align", &PyMachine::align, arg("xor_proc"), arg("xor_mem"), arg("mem_perm"), arg("gray"));
 

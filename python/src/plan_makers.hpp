@@ -61,8 +61,8 @@ inline std::unique_ptr<hcube::Plan> make_aapc_plan(const std::string& algorithm,
 
 inline std::unique_ptr<hcube::Plan> make_permute_plan(const std::string& perm, long long n, long long m,
                                                       const std::string& algorithm, bool fused,
-                                                      const std::string& ports, const std::string& descr,
-                                                      const std::string& backend) {
+                                                      const std::string& ports, const std::string& effort,
+                                                      const std::string& descr, const std::string& backend) {
   hcube::PermutePlan::Options o;
   o.perm = perm;
   o.n = n;
@@ -70,6 +70,7 @@ inline std::unique_ptr<hcube::Plan> make_permute_plan(const std::string& perm, l
   o.algorithm = hcube::parse_sdp_algorithm(algorithm);
   o.fused = fused;
   o.cost.ports = hcube::parse_ports(ports);
+  o.cost.effort = hcube::parse_sdp_effort(effort);  // the n-port algorithms' dealing search, as hcube permute --effort
   o.target = {word_of_typestr(descr, "dtype"), backend_choice(backend)};
   return std::make_unique<hcube::PermutePlan>(o);
 }

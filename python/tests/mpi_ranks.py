@@ -46,6 +46,15 @@ def reversal(q: int) -> Callable[[npt.NDArray[np.int64]], npt.NDArray[np.int64]]
     return dest
 
 
+def bits(perm: List[int]) -> Callable[[npt.NDArray[np.int64]], npt.NDArray[np.int64]]:
+    def dest(g: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+        r = np.zeros_like(g)
+        for b, p in enumerate(perm):  # source bit b to bit p (hcube permute --perm)
+            r |= ((g >> b) & 1) << p
+        return r
+    return dest
+
+
 def data(shape: Tuple[int, ...], dtype: Any, seed: int) -> npt.NDArray[Any]:
     """The same random bits on every rank (NaNs included: the comparison is of bytes)."""
     t = np.dtype(dtype)
@@ -71,6 +80,11 @@ def check() -> List[str]:
         for fused in (True, False):
             cases.append((f"PermutePlan(bit-reversal, fused={fused})",
                           hcube.PermutePlan(b.shape, dtype, "bit-reversal", fused=fused), b, reversal(7)))
+        cycle = [0, 1, 2, 3, 5, 6, 4, 7]  # a real cycle of order 3 on processor bits 0..2: the n-port algorithms'
+        for effort in ("estimate", "patient"):
+            cases.append((f"PermutePlan(A1, ports=all, effort={effort})",
+                          hcube.PermutePlan(a.shape, dtype, cycle, algorithm="A1", ports="all", effort=effort), a,
+                          bits(cycle)))
         c = data((4, 8, 2, 4), dtype, 20 + k)
         axes = (1, 0, 3, 2, 4, 7, 5, 6)
         cases.append((f"PermutePlan(axes={axes})", hcube.PermutePlan(c.shape, dtype, axes=axes), c,

@@ -49,7 +49,7 @@ def _mpirun(ranks: int, *args: str) -> "subprocess.CompletedProcess[str]":
 @pytest.mark.parametrize("ranks", [2, 4])
 def test_plans_across_ranks_match_the_address_formula(ranks: int) -> None:
     run = _mpirun(ranks, str(HERE / "mpi_ranks.py"))
-    assert run.returncode == 0 and run.stdout.strip() == "ok: 45 runs", run.stdout + run.stderr
+    assert run.returncode == 0 and run.stdout.strip() == "ok: 55 runs", run.stdout + run.stderr
 
 
 def test_a_bad_call_raises_one_line_on_every_rank() -> None:

@@ -1,6 +1,7 @@
 """Reusable plans: made once, executed on many arrays, each answer NumPy's, bit for bit (the FFT to 1e-12)."""
 from __future__ import annotations
 
+import inspect
 import threading
 from typing import Any, List
 
@@ -39,6 +40,70 @@ def test_permute_plan_with_perm_and_flat_shape() -> None:
     for seed in range(3):
         a = np.random.default_rng(seed).integers(-2 ** 62, 2 ** 62, size=64)
         np.testing.assert_array_equal(plan.execute(a), numpy_permute(a, list(range(6))[::-1]))
+
+
+# Real cycles of orders 3 and 6 on the processor bits (Table 3's {3, 6}): bits m..m+2 and m+3..m+8 each move up one.
+def cycles_3_6(m: int) -> List[int]:
+    return list(range(m)) + [m + 1, m + 2, m] + [m + 4, m + 5, m + 6, m + 7, m + 8, m + 3]
+
+
+def address_permute(a: npt.NDArray[Any], perm: List[int]) -> npt.NDArray[Any]:
+    """The word at flat address g goes to the address whose bit perm[i] is g's bit i (hcube permute --perm)."""
+    g = np.arange(a.size, dtype=np.int64)
+    dest = np.zeros_like(g)
+    for i, p in enumerate(perm):
+        dest |= ((g >> i) & 1) << p
+    out = np.empty_like(a).reshape(-1)
+    out[dest] = a.reshape(-1)
+    return out.reshape(a.shape)
+
+
+@pytest.mark.parametrize("algorithm", ["A1", "A5", "A6"])
+@pytest.mark.parametrize("effort", ["estimate", "patient"])
+def test_permute_effort_gives_the_same_words(algorithm: str, effort: str) -> None:
+    # The n-port algorithms' dealing of words to rows differs with the effort; the result may not.
+    m = 3  # K = 8: patient planning takes milliseconds here (seconds at K >= 1024)
+    perm = cycles_3_6(m)
+    a = np.random.default_rng(7).integers(-2 ** 62, 2 ** 62, size=(2 ** 9, 2 ** m))
+    want = address_permute(a, perm)
+    q = 9 + m
+    np.testing.assert_array_equal(want, a.reshape((2,) * q).transpose(
+        [q - 1 - perm.index(q - 1 - k) for k in range(q)]).reshape(a.shape))  # the formula is NumPy's transpose
+    plan = hcube.PermutePlan(a.shape, a.dtype, perm, algorithm=algorithm, ports="all", effort=effort)
+    assert plan.effort == effort
+    np.testing.assert_array_equal(plan.execute(a), want)
+    np.testing.assert_array_equal(hcube.permute(a, perm, algorithm, ports="all", effort=effort), want)
+    mach = hcube.Machine(9, m, a.dtype)
+    np.testing.assert_array_equal(mach.load(a).permute(perm, algorithm, ports="all", effort=effort).read(), want)
+
+
+def test_permute_effort_is_part_of_the_cached_plan() -> None:
+    _plans.cached_permute_plan.cache_clear()
+    a = np.arange(2 ** 11, dtype=np.uint32).reshape(2 ** 9, 4)
+    for effort in ("estimate", "patient", "estimate"):
+        hcube.permute(a, cycles_3_6(2), "A1", ports="all", effort=effort)
+    info = _plans.cached_permute_plan.cache_info()
+    assert (info.hits, info.misses) == (1, 2)
+
+
+def test_effort_is_a_keyword_estimate_by_default() -> None:
+    for f in (hcube.permute, hcube.PermutePlan.__init__, hcube.Machine.permute):
+        p = inspect.signature(f).parameters["effort"]
+        assert (p.kind, p.default) == (inspect.Parameter.KEYWORD_ONLY, "estimate"), f
+    assert hcube.PermutePlan((4, 4), np.int8, axes=[1, 0, 3, 2]).effort == "estimate"
+
+
+def test_a_bad_effort_is_refused() -> None:
+    a = np.zeros((2 ** 9, 4), np.uint32)
+    message = "effort='slow' unknown: allowed estimate, patient"
+    with pytest.raises(ValueError, match=message):
+        hcube.permute(a, cycles_3_6(2), ports="all", effort="slow")
+    with pytest.raises(ValueError, match=message):
+        hcube.PermutePlan(a.shape, a.dtype, cycles_3_6(2), ports="all", effort="slow")
+    with pytest.raises(ValueError, match=message):
+        hcube.Machine(9, 2).permute(cycles_3_6(2), ports="all", effort="slow")
+    with pytest.raises(ValueError, match="effort='Patient' unknown"):  # the names are exact, as the CLI's
+        hcube.permute(a, cycles_3_6(2), effort="Patient")
 
 
 def test_aapc_plan_reused() -> None:
@@ -98,8 +163,8 @@ def test_threads_calling_the_functions_get_plans_of_their_own() -> None:
     def work() -> None:
         together.wait()
         hcube.permute(a, axes=list(range(8))[::-1])
-        seen.append(_plans.permute_plan(a.shape, a.dtype, None, tuple(range(8))[::-1], "auto", False, "one", None,
-                                        None, "auto"))
+        seen.append(_plans.permute_plan(a.shape, a.dtype, None, tuple(range(8))[::-1], "auto", False, "one",
+                                        "estimate", None, None, "auto"))
 
     threads = [threading.Thread(target=work) for _ in range(3)]
     for t in threads:

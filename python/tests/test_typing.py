@@ -2,11 +2,14 @@
 the tests, and the extension's functions show their parameters' names (not arg0, arg1, ...)."""
 from __future__ import annotations
 
+import ast
 import importlib.util
 import inspect
+import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any, List, Optional, Tuple
 
 import pytest
 
@@ -44,9 +47,44 @@ def test_the_mpi_stub_declares_everything_the_mpi_extension_has() -> None:
         assert "arg0" not in (f.__doc__ or ""), f.__doc__
 
 
+def _runtime_names(f: Any) -> Optional[List[str]]:
+    """The parameter names of a pybind11 function, from the signature on its docstring's first line."""
+    first = (f.__doc__ or "").strip().splitlines()[0] if (f.__doc__ or "").strip() else ""
+    if "(" not in first:
+        return None
+    return [n for n in re.findall(r"(?:\(|, )(\w+)(?=: )", first.split(") ->")[0]) if n != "self"]
+
+
+def _stub_vs_runtime(stub: str, module: Any) -> List[str]:
+    """Each function of the stub whose parameter names differ from the extension's, as a line."""
+    differ: List[str] = []
+    tree = ast.parse(stub)
+    scopes: List[Tuple[Any, List[ast.stmt]]] = [(module, tree.body)]
+    scopes += [(getattr(module, c.name), c.body) for c in tree.body if isinstance(c, ast.ClassDef)]
+    for owner, body in scopes:
+        for f in body:
+            if not isinstance(f, ast.FunctionDef) or not hasattr(owner, f.name):
+                continue
+            runtime = _runtime_names(getattr(owner, f.name))
+            stubbed = [a.arg for a in f.args.args if a.arg != "self"]
+            if runtime is not None and runtime != stubbed:
+                differ.append(f"{f.name}: the stub has {stubbed}, the extension {runtime}")
+    return differ
+
+
+def test_the_stubs_parameters_are_the_extensions() -> None:
+    assert _stub_vs_runtime((ROOT / "python" / "hcube" / "_hcube.pyi").read_text(), hcube._hcube) == []
+    try:
+        _hcube_mpi = importlib.import_module("hcube._hcube_mpi")
+    except ImportError as e:  # built without MPI, or its MPI library absent here
+        pytest.skip(f"no hcube._hcube_mpi here: {e}")
+    assert _stub_vs_runtime((ROOT / "python" / "hcube" / "_hcube_mpi.pyi").read_text(), _hcube_mpi) == []
+
+
 def test_extension_arguments_have_names() -> None:
     for f in (hcube._hcube.permute_plan, hcube._hcube.aapc_plan, hcube._hcube.fft, hcube._hcube.redistribute,
-              hcube._hcube.Machine.__init__, hcube._hcube.Machine.cycle, hcube._hcube.Plan.execute):
+              hcube._hcube.Machine.__init__, hcube._hcube.Machine.cycle, hcube._hcube.Machine.permute,
+              hcube._hcube.Plan.execute):
         doc = f.__doc__ or ""
         assert "arg0" not in doc and "arg1" not in doc, doc
 

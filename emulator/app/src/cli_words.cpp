@@ -51,6 +51,7 @@ constexpr std::pair<const char*, const char*> kFlagOf[] = {
     {"RedistributePlan::Options::schedule", "--schedule"},
     {"RunOptions::trace", "--trace"},
     {"SchedulePlan::Options::d", "--dims"},
+    {"SdpCost::effort", "--effort"},
     {"SdpCost::gamma", "--gamma"},
     {"SdpCost::packet", "--packet"},
     {"SdpCost::ports", "--ports"},
