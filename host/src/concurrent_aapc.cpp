@@ -329,7 +329,7 @@ Exchange crossing(std::uint64_t low, unsigned d, unsigned axis, unsigned r, bool
 // circle of K/2 >= s d, so it crosses at most one dimension a cycle.
 Schedule make_skewed_schedule(const ConcurrentOptions& o, const ConcurrentDesign& design) {
   const unsigned d = o.d, s = o.axes;
-  const std::uint64_t pairs = bit(o.m - 1), rotated = (design.rotated_rows / d) << d, standard = pairs - rotated;
+  const std::uint64_t pairs = bit(o.m - 1), rotated = design.rotated_pairs / d, standard = pairs - rotated;
   Schedule sch = concurrent_header(o, design);
   std::vector<std::vector<Exchange>> cycles(design.cycles);
   // Pair j's place: bit b's rotated block is rows [b, b + 1) x rotated / 2^d; the others follow.

@@ -219,7 +219,7 @@ std::string multi_aapc_note(const MultiAapcDesign& p, std::uint64_t cycles) {
     return fmt::format(
         "{} cycles, {}: complement pairs skewed bit by bit, and in each bit {} pairs start on later axes through the "
         "spare memory axis, filling the pipeline's idle corners (docs/multi-aapc.md, \"Rows rotated bit by bit\")",
-        cycles, versus, (p.design.rotated_rows / d) << d);
+        cycles, versus, p.design.rotated_pairs / d);
   if (how == SequenceConstruction::skewed) {
     return fmt::format(
         "{} cycles, {}: every complement pair crosses bit b of the axes one after another, one axis a cycle, and "

@@ -80,7 +80,7 @@ struct ConcurrentOptions {
 struct ConcurrentDesign {
   RotationLayout layout = RotationLayout::compact;  // the one built
   std::uint64_t rotated_rows = 0;
-  std::uint64_t rotated_pairs = 0;   // in some bit
+  std::uint64_t rotated_pairs = 0;   // in some bit (skewed: each in one, rotated_pairs / d a bit)
   std::uint64_t standard_pairs = 0;  // in every bit
   ConcurrentPlan plan;               // empty for the skewed layout
   std::uint64_t cycles = 0;          // plan.columns * d; for the skewed layout its own count
