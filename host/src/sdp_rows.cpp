@@ -247,6 +247,44 @@ std::vector<Row> round_robin(const std::vector<std::vector<Row>>& groups) {
   return out;
 }
 
+std::vector<Row> block_rows(const std::vector<std::vector<unsigned>>& real, unsigned pivot) {
+  std::vector<std::size_t> order(real.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return real[x].size() > real[y].size(); });
+  std::vector<std::uint64_t> width(real.size()), offset(real.size());
+  std::uint64_t total = 0;
+  for (std::size_t i : order) {  // decreasing powers of two: each offset a multiple of its width
+    width[i] = bit(ceil_log2(real[i].size()));
+    offset[i] = total;
+    total += width[i];
+  }
+  const std::uint64_t C = total == 0 ? 0 : bit(ceil_log2(total));
+  std::vector<Row> rows(C, Row{std::vector<Step>(C), 1.0 / static_cast<double>(C)});
+  for (std::uint64_t r = 0; r < C; ++r)
+    for (std::uint64_t t = 0; t < C; ++t)
+      for (std::size_t i = 0; i < real.size(); ++i) {
+        const std::uint64_t v = t ^ r;
+        if (v < offset[i] || v >= offset[i] + width[i]) continue;
+        const std::uint64_t pos = (t - r) & (width[i] - 1);
+        if (pos < real[i].size()) rows[r].steps[t] = Step{pivot, real[i][pos]};
+      }
+  return rows;
+}
+
+std::uint64_t row_transfers(const std::vector<Row>& rows, const std::vector<std::uint64_t>& words, unsigned n,
+                            unsigned m) {
+  std::size_t cycles = 0;
+  for (const Row& r : rows) cycles = std::max(cycles, r.steps.size());
+  std::uint64_t sum = 0;
+  for (std::size_t c = 0; c < cycles; ++c) {
+    std::vector<std::uint64_t> load(n, 0);
+    for (std::size_t r = 0; r < rows.size(); ++r)
+      if (c < rows[r].steps.size() && rows[r].steps[c].bit != kIdle) load[rows[r].steps[c].bit - m] += words[r];
+    sum += *std::max_element(load.begin(), load.end());
+  }
+  return sum;
+}
+
 std::vector<unsigned> local_after(const DimensionPermutation& p, const std::vector<Step>& steps, const char* algorithm) {
   // at[x]: the bit whose content x holds.
   std::vector<unsigned> at(p.q());

@@ -96,6 +96,26 @@ std::vector<std::vector<Row>> rotation_leaves(const std::vector<std::vector<unsi
 // identical rows merged.
 std::vector<Row> round_robin(const std::vector<std::vector<Row>>& groups);
 
+// A1' n-port without phases: C rows of K/C words each over C routing cycles,
+// in every cycle every processor dimension of the real cycles used by exactly
+// one row, so the busiest link carries K/C words a cycle and K in all (the
+// per-dimension bound). Cycle i gets w_i = the power of two >= its order, the
+// widths packed in decreasing order at aligned offsets o_i, C the power of two
+// >= their sum; row r in cycle t is at virtual slot v = t xor r: in cycle i's
+// block when o_i <= v < o_i + w_i, where it does position (t - r) mod w_i of
+// [alpha_0 .. alpha_(s-1), idle ...] with `pivot`. A row's blocks are disjoint
+// intervals (xor is a bijection) and in each it runs one rotation of its
+// cycle (idles between), so every chain completes before the next starts, as
+// the shared empty pivot needs; the w_i rows in a block take every position.
+// Weights 1/C each.
+std::vector<Row> block_rows(const std::vector<std::vector<unsigned>>& real, unsigned pivot);
+
+// The modelled element transfers of rows with words[r] words each, one word a
+// step (the sum over cycles of the busiest link's words); bits >= m name the
+// processor dimensions.
+std::uint64_t row_transfers(const std::vector<Row>& rows, const std::vector<std::uint64_t>& words, unsigned n,
+                            unsigned m);
+
 // A6's recursive grouping (sec. 4.3, Lemma 11): leaf i (rows of s[i] steps)
 // grouped to minimise f(S), each group's subgroups run round-robin; all rows of
 // f(S) steps, weights summing to 1. A6 and A6' (on A1', sec. 4.6) share it.

@@ -286,15 +286,37 @@ SdpPlan plan_a1_prime(const DimensionPermutation& p, bool all_port, SdpEffort ef
     e.finish(sdp::local_after(rest, chains, "A1'"));
     return plan;
   }
-  // n-port, as A1 n-port (sec. 3.1, 4.2.1): part i of beta runs cycle (i + t)
-  // mod beta in phase t, split over its rotations L^k(J) without the restoring
-  // exchange; a cycle shorter than sigma_max is spread over the phase, so every
-  // cycle moves about K / (beta sigma_max) words a link: Table 3's K t_c.
+  // n-port, two candidates, the one with fewer modelled element transfers
+  // kept (ties: the phases, fewer cycles). Blocks (sdp::block_rows): C rows
+  // of K/C words, every dimension used by one row a cycle, K words in all
+  // (the per-dimension bound, which nothing beats) when C divides K. Phases,
+  // as A1 n-port (sec. 3.1, 4.2.1): part i of beta runs cycle (i + t) mod
+  // beta in phase t, split over its rotations L^k(J) without the restoring
+  // exchange, a cycle shorter than sigma_max spread over the phase: beta
+  // sigma_max cycles, about K / (beta sigma_max) words a link each, Table 3's
+  // K t_c; the longest cycle's lock-step rotations cannot always split K
+  // evenly (1030 on {3, 6} at K = 1024, against the blocks' 1024).
   std::vector<std::vector<unsigned>> bits;
   for (const ShuffleCycle* c : real) bits.push_back(c->bits);
-  const std::vector<sdp::Row> rows = bits.empty() ? std::vector<sdp::Row>{}
-                                                  : sdp::round_robin(sdp::rotation_leaves(bits, 0, false));
-  e.parts(rows, a.sigma_max, sdp::deal_words(rows, p, bit(p.m), effort));
+  if (bits.empty()) {
+    e.parts({}, a.sigma_max, {});
+  } else {
+    const std::uint64_t K = bit(p.m);
+    const std::vector<sdp::Row> blocks = sdp::block_rows(bits, 0);
+    const std::vector<std::uint64_t> block_words = sdp::deal_words(blocks, p, K, effort);
+    const std::uint64_t block_cost = sdp::row_transfers(blocks, block_words, p.n, p.m);
+    std::vector<sdp::Row> phases;
+    std::vector<std::uint64_t> phase_words;
+    if (block_cost > K) {
+      phases = sdp::round_robin(sdp::rotation_leaves(bits, 0, false));
+      phase_words = sdp::deal_words(phases, p, K, effort);
+    }
+    if (phases.empty() || block_cost < sdp::row_transfers(phases, phase_words, p.n, p.m)) {
+      e.parts(blocks, 0, block_words);
+    } else {
+      e.parts(phases, a.sigma_max, phase_words);
+    }
+  }
   e.finish(virtual_moves(p, a));
   return plan;
 }

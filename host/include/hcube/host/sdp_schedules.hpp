@@ -74,10 +74,13 @@ SdpPlan plan_a1_one_port(const DimensionPermutation& p);
 // move), and an alignment at the end puts every word back at u = 0.
 //  - one-port: the real cycles in sequence, mixed and virtual ones as in A1;
 //    sigma_p cycles of K words, sigma_p K t_c + sigma_p tau, one alignment;
-//  - n-port (separable only): A1 n-port's parts and rotations without the
-//    restoring exchange, the shorter cycles spread over each phase, beta
-//    sigma_max cycles of about K / (beta sigma_max) words a link (Table 3's
-//    K t_c); rows ending with equal offsets realign together.
+//  - n-port (separable only): the fewer element transfers of two candidates:
+//    A1 n-port's parts and rotations without the restoring exchange, the
+//    shorter cycles spread over each phase, beta sigma_max cycles of about
+//    K / (beta sigma_max) words a link (Table 3's K t_c); or blocks of
+//    power-of-two widths, C cycles of K/C words on every dimension, exactly
+//    K when C divides K (docs/sdp.md); rows ending with equal offsets
+//    realign together.
 SdpPlan plan_a1_prime(const DimensionPermutation& p, bool all_port = false, SdpEffort effort = SdpEffort::estimate);
 
 // A4 built on A1' (sec. 4.6, "A4 based on A1' increases the data volume by a
