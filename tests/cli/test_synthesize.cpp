@@ -182,6 +182,17 @@ TEST_F(CliSynthesize, AapcOfThreeDimensionsTakesFourCyclesByTheChannelBound) {
   EXPECT_EQ(j["m"], 3);
 }
 
+// Algorithm 4's K/2 re-derived at d = 4 (K = 16): 8 cycles, optimal by the channel bound (a
+// schedule found at the bound needs no UNSAT), in well under a second.
+TEST_F(CliSynthesize, AapcOfFourDimensionsTakesEightCyclesByTheChannelBound) {
+  const json j = synthesized({"aapc", "--dims", "4"}, {4});
+  EXPECT_EQ(j["cycles"], 8);
+  EXPECT_EQ(j["optimal"], true);
+  EXPECT_EQ(j["lower_bound_proof"], "channels");
+  EXPECT_EQ(j["channel_bound"], 8);
+  EXPECT_EQ(j["distance_bound"], 4);
+}
+
 // Two AAPCs of d = 3 (K = 8): 6 cycles, one fewer than Corollary 2's K/2 + d = 7; T = 5 is
 // impossible (a word is 6 dimensions away) and the solver's UNSAT at T = 5 agrees. About 20 s of
 // CPU: ctest's label slow.
