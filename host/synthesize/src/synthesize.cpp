@@ -375,11 +375,13 @@ class Encoding {
       mask_ = (std::uint64_t{1} << sh.widths[0]) - 1;
       for (std::uint64_t c = 0; c <= mask_; ++c) flips_.push_back(translation(sh, c));
     }
+    for (std::uint64_t j = 0; j < N_; ++j)
+      if (tracked(j)) nodes_.push_back(j);
     true_ = var();
     add({true_});
     std::vector<std::vector<int>> start(N_ * K_);
-    for (std::uint64_t p = 0; p < N_ * K_; ++p)
-      if (tracked(p / K_)) start[p] = constant(target[p]);
+    for (std::uint64_t j : nodes_)
+      for (std::uint64_t u = 0; u < K_; ++u) start[j * K_ + u] = constant(target[j * K_ + u]);
     states_.push_back(std::move(start));
   }
 
@@ -505,8 +507,8 @@ class Encoding {
       add(any);
     }
     std::vector<std::vector<int>> next(N_ * K_);
-    for (std::uint64_t j = 0; j < N_; ++j)
-      for (std::uint64_t u = 0; u < K_ && tracked(j); ++u) {
+    for (std::uint64_t j : nodes_)
+      for (std::uint64_t u = 0; u < K_; ++u) {
         std::vector<int>& now = next[j * K_ + u];
         now = last ? constant(j * K_ + u) : vars(B_);
         std::vector<int> lits(n);
@@ -548,14 +550,14 @@ class Encoding {
     if (goals_[T] != 0) return goals_[T];
     const int g = goals_[T] = var();
     const unsigned n = sh_.n, m = sh_.m;
-    for (std::uint64_t p = 0; p < N_ * K_; ++p)
-      for (unsigned b = 0; b < B_ && tracked(p / K_); ++b)
-        add({-g, ((p >> b) & 1) ? states_[T][p][b] : -states_[T][p][b]});
+    for (std::uint64_t j : nodes_)
+      for (std::uint64_t p = j * K_; p < (j + 1) * K_; ++p)
+        for (unsigned b = 0; b < B_; ++b) add({-g, ((p >> b) & 1) ? states_[T][p][b] : -states_[T][p][b]});
     for (std::size_t t = 1; t < T; ++t) {
       const std::size_t left = T - t;
       if (left >= n) continue;
-      for (std::uint64_t j = 0; j < N_; ++j)
-        for (std::uint64_t u = 0; u < K_ && tracked(j); ++u) {
+      for (std::uint64_t j : nodes_)
+        for (std::uint64_t u = 0; u < K_; ++u) {
           const std::vector<int>& w = states_[t][j * K_ + u];
           std::vector<int> far(n);  // true: the destination differs from j in node bit k
           for (unsigned k = 0; k < n; ++k) far[k] = ((j >> k) & 1) ? -w[m + k] : w[m + k];
@@ -658,6 +660,7 @@ class Encoding {
   bool symmetric_;
   std::uint64_t mask_ = 0;             // symmetric: axis 1's bits
   std::vector<std::uint64_t> flips_;   // symmetric: per c, translation(c)
+  std::vector<std::uint64_t> nodes_;   // the nodes encoded: all, or (symmetric) those with axis 1 = 0
   bool detours_ = false;  // some word only changes its address
   int vars_ = 0, true_ = 0;
   std::uint64_t clauses_ = 0;
