@@ -519,6 +519,18 @@ bool uses_found_schedule(const AapcSequenceOptions& options) {
   return sequence_construction(options) == SequenceConstruction::found;
 }
 
+FoundCover found_cover(const AapcSequenceOptions& options) {
+  FoundCover c;
+  const FoundBlocks f = found_for(options);
+  const unsigned s = options.dims.empty() ? options.axes : static_cast<unsigned>(options.dims.size());
+  if (f.cycles == 0) return c;
+  c.three_first = f.three != nullptr;
+  const unsigned rest = s - (c.three_first ? 3 : 0);
+  c.pairs = rest / 2;
+  c.last_alone = rest % 2 == 1;
+  return c;
+}
+
 std::uint64_t skewed_pipeline_cycles(const std::vector<unsigned>& widths, unsigned m) {
   return skewed::Layout(widths, m).cycles();
 }

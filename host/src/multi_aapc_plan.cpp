@@ -199,7 +199,15 @@ std::string multi_aapc_note(const MultiAapcDesign& p, std::uint64_t cycles) {
   const SequenceConstruction how =
       p.kind == MultiAapcKind::concurrent ? SequenceConstruction::pairs : sequence_construction(p.options);
   // The SAT solver's schedules (d = 3 on K = 8, a few unequal orders).
-  if (how == SequenceConstruction::found && cycles < p.bound)
+  if (how == SequenceConstruction::found && cycles < p.bound) {
+    const FoundCover cover = found_cover(p.options);
+    const std::string blocks =
+        p.kind == MultiAapcKind::unequal ? "the AAPCs together by the schedule"
+        : cover.three_first && cover.pairs == 0 && !cover.last_alone ? "the three AAPCs together by the schedule"
+        : cover.three_first ? fmt::format("three AAPCs together, then two at a time, by the schedules{}",
+                                          cover.last_alone ? ", the last alone by Algorithm 4" : "")
+                            : fmt::format("two AAPCs at a time by the schedule{}",
+                                          cover.last_alone ? ", the last alone by Algorithm 4" : "");
     return fmt::format(
         "{} cycles, {} fewer than {}: {} a SAT solver found on this machine; no schedule takes "
         "fewer, a word being that many dimensions from its destination or the solver finding none "
@@ -207,10 +215,8 @@ std::string multi_aapc_note(const MultiAapcDesign& p, std::uint64_t cycles) {
         cycles, p.bound - cycles,
         p.kind == MultiAapcKind::unequal ? fmt::format("the derived {} ({})", p.bound, p.bound_source)
                                          : fmt::format("{}'s {}", p.bound_source, p.bound),
-        p.kind == MultiAapcKind::unequal ? "the AAPCs together by the schedule"
-        : p.options.axes == 3            ? "the three AAPCs together by the schedule"
-        : p.options.axes % 2 == 1        ? "three AAPCs together, then two at a time, by the schedules"
-                                         : "two AAPCs at a time by the schedule");
+        blocks);
+  }
   const std::string versus =
       cycles == p.bound ? fmt::format("as many as {}", p.bound_source)
                         : fmt::format("{} {} than {}'s {}", cycles < p.bound ? p.bound - cycles : cycles - p.bound,

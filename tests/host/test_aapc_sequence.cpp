@@ -142,6 +142,29 @@ TEST(Corollary2, PipelinedCycleCounts) {
       }
 }
 
+// What the multi-aapc note says comes from the planner's own choice of blocks: d = 3 on K = 8
+// runs the three-AAPC block first for every odd s (9 + 6 (s - 3)/2 < 6 (s - 1)/2 + 4), twos
+// for even s; where no solver schedule applies, no blocks.
+TEST(Corollary2, FoundCoverFollowsThePlanner) {
+  for (unsigned s = 2; s <= 7; ++s) {
+    SCOPED_TRACE(testing::Message() << "s = " << s);
+    const FoundCover c =
+        found_cover(AapcSequenceOptions{AapcAlgorithm::alg4, 3, s, 3, true, LineDrawing::diagonal, {}, {}});
+    EXPECT_EQ(c.three_first, s % 2 == 1);
+    EXPECT_EQ(c.pairs, (s % 2 == 1 ? s - 3 : s) / 2);
+    EXPECT_FALSE(c.last_alone);
+  }
+  for (const AapcSequenceOptions& o :
+       {AapcSequenceOptions{AapcAlgorithm::alg4, 4, 3, 4, true, LineDrawing::diagonal, {}, {}},
+        AapcSequenceOptions{AapcAlgorithm::alg4, 3, 3, 3, false, LineDrawing::diagonal, {}, {}},
+        AapcSequenceOptions{AapcAlgorithm::alg3, 3, 3, 3, true, LineDrawing::diagonal, {}, {}}}) {
+    const FoundCover c = found_cover(o);
+    EXPECT_FALSE(c.three_first);
+    EXPECT_EQ(c.pairs, 0u);
+    EXPECT_FALSE(c.last_alone);
+  }
+}
+
 TEST_P(AapcSequence, AnyAxisOrder) {
   for (bool pipelined : {false, true}) {
     const std::vector<unsigned> order = {2, 0, 1};

@@ -50,6 +50,14 @@ Schedule make_aapc_sequence(const AapcSequenceOptions& options);
 enum class SequenceConstruction { pairs, found, skewed };
 SequenceConstruction sequence_construction(const AapcSequenceOptions& options);
 bool uses_found_schedule(const AapcSequenceOptions& options);
+// How the solver's schedules cover equal axes where SequenceConstruction::found runs: a block of
+// three axes first or not, then blocks of two, then Algorithm 4 alone on a last odd axis.
+struct FoundCover {
+  bool three_first = false;
+  unsigned pairs = 0;
+  bool last_alone = false;
+};
+FoundCover found_cover(const AapcSequenceOptions& options);
 // The cycles pipelined Algorithm 4 runs on axes of orders `widths` with m memory bits: the
 // fewest of those constructions, counted without building the schedule.
 std::uint64_t pipelined_alg4_cycles(const std::vector<unsigned>& widths, unsigned m);
