@@ -17,6 +17,7 @@
 
 #include "backend_test.hpp"
 #include "hcube/core/error.hpp"
+#include "hcube/emulator/measure.hpp"
 #include "hcube/emulator/verified_run.hpp"
 #include "hcube/plans.hpp"
 #include "hcube/host/aapc.hpp"
@@ -288,6 +289,58 @@ TEST_P(Labels, WindowsCatchWordsWrongInAnyBits) {
   fails_in(low, "0..1");
   // One window as wide as the machine catches both.
   EXPECT_THROW(verify_in_windows(mach, destination, [&](std::size_t) { mach.permute_address_bits(high); }, "x"), Error);
+}
+
+// hcube sweep checks every d on the backend: here in windows of 3 bits, so
+// d = 2..4 (4 to 8 address bits) take two and three windows.
+TEST_P(Labels, SweepRowsVerifiedInWindowsAtEveryD) {
+  SweepRequest r;
+  r.from = 2;
+  r.to = 4;
+  r.algorithms = {"1", "4", "edelman-unaligned"};
+  r.repeat = 1;
+  r.backend = choice();
+  r.label_window_bits = 3;
+  const SweepResult s = run_sweep(r);
+  ASSERT_EQ(s.rows.size(), 9u);
+  for (const SweepRow& row : s.rows) {
+    EXPECT_TRUE(row.verified) << row.d << " " << row.algorithm;
+    EXPECT_GT(row.element_hops, 0u) << row.d << " " << row.algorithm;
+    EXPECT_EQ(row.memcpy_bytes, row.data_bytes);
+  }
+}
+
+// The memory a sweep point needs, and the range refused before anything is allocated.
+TEST(Sweep, RangeFitsBeforeAnyAllocation) {
+  SweepRequest r;
+  r.algorithms = {"4"};
+  // d = 17 u32: 64 GiB of words and two copy buffers of 4 GiB, not two of 64 GiB.
+  EXPECT_EQ(sweep_bytes_needed(r, 17), (std::uint64_t{64} << 30) + (std::uint64_t{8} << 30));
+  EXPECT_EQ(sweep_bytes_needed(r, 5), 3u * 4096u);
+  const std::uint64_t available = sweep_bytes_needed(r, 8);
+  EXPECT_EQ(sweep_largest_fitting(r, available), 8u);
+  EXPECT_EQ(sweep_largest_fitting(r, available - 1), 7u);
+  r.from = 2;
+  r.to = kSweepLargestFitting;
+  EXPECT_EQ(fit_sweep(r, available).to, 8);
+  r.to = 9;
+  try {
+    fit_sweep(r, available);
+    ADD_FAILURE() << "d = 9 fitted";
+  } catch (const OutOfMemory& e) {
+    const std::string text = e.what();
+    EXPECT_NE(text.find("d = 9 needs 3.0 MiB"), std::string::npos) << text;
+    EXPECT_NE(text.find("the largest d that fits is 8"), std::string::npos) << text;
+  }
+  r.from = 9;
+  r.to = kSweepLargestFitting;
+  EXPECT_THROW(fit_sweep(r, available), OutOfMemory);
+  r.from = 1;
+  r.to = kSweepMaxDims + 1;
+  EXPECT_THROW(check_sweep(r), Error);
+  EXPECT_EQ(parse_sweep_to("max"), kSweepLargestFitting);
+  EXPECT_EQ(parse_sweep_to("17"), 17);
+  EXPECT_THROW(parse_sweep_to("17x"), Error);
 }
 
 HCUBE_ON_EVERY_BACKEND(Labels);
