@@ -24,6 +24,7 @@
 #include "hcube/app/distributed.hpp"
 #include "hcube/app/plot.hpp"
 #include "hcube/app/ranks.hpp"
+#include "hcube/app/sweep_file.hpp"
 #include "hcube/emulator/machine.hpp"
 #include "hcube/emulator/measure.hpp"
 #include "hcube/emulator/wisdom.hpp"
@@ -122,9 +123,11 @@ void print_bench(const BenchFlags& f) {
 }
 
 struct SweepFlags {
-  long long from = 4, to = 10;
+  long long from = 4;
+  std::string to = "10";
   std::string algorithms = "1,2,3,4,edelman";
   std::string csv, plot;
+  std::vector<std::string> from_files;
   long long repeat = 3;
   MachineFlags machine;
   bool json = false;
@@ -140,78 +143,71 @@ std::vector<std::string> sweep_algorithms(const SweepFlags& f) {
   return algorithms;
 }
 
+// The sweeps to report: run now, or (--from) read from earlier --json files, which runs nothing.
+std::vector<SweepResult> sweeps_of(const SweepFlags& f) {
+  std::vector<SweepResult> sweeps;
+  for (const std::string& file : f.from_files) sweeps.push_back(load_sweep_json(file));
+  if (!sweeps.empty()) return sweeps;
+  const SweepRequest request{f.from, parse_sweep_to(f.to), sweep_algorithms(f), f.repeat, bench_type(f.machine),
+                             parse_backend_choice(f.machine.backend), tile_dims(f.machine.tile_dims),
+                             parse_launch_mode(f.machine.launch)};
+  check_sweep(request);
+  if (!f.plot.empty()) check_plot_target(f.plot);  // before anything runs
+  ProgressBar bar(!f.json && f.csv != "-" && ::isatty(2) == 1, "sweep", "runs");
+  sweeps.push_back(run_sweep(request, [&](std::size_t done, std::size_t total, const std::string& note) {
+    bar.draw(done, total, note);
+  }));
+  return sweeps;
+}
+
 void add_sweep_command(CLI::App& app) {
   auto f = std::make_shared<SweepFlags>();
   auto* cmd = app.add_subcommand(
       "sweep", "AAPC throughput and cycles over a range of cube dimensions (n = m = d), with memcpy as the roofline; CSV, "
                "JSON and a plot");
   cmd->add_option("--dims-from", f->from, "the smallest d")->capture_default_str();
-  cmd->add_option("--dims-to", f->to, "the largest d (2^(2d) words)")->capture_default_str();
+  cmd->add_option("--dims-to", f->to, "the largest d (2^(2d) words), or max: the largest that fits the backend")
+      ->capture_default_str();
   cmd->add_option("--algorithms", f->algorithms, "comma-separated: 1, 2, 3, 4, edelman, edelman-unaligned")
       ->capture_default_str();
   cmd->add_option("-r,--repeat", f->repeat, "timed runs per point, each followed by a roofline copy; the medians")
       ->capture_default_str();
   output_flag(cmd->add_option("--csv", f->csv, "write the rows as CSV to this file (- for standard output)"), true);
-  output_flag(
-      cmd->add_option("--plot", f->plot, "draw the ratio to memcpy and the cycles vs d into this .svg or .png (needs gnuplot)"));
+  output_flag(cmd->add_option("--plot", f->plot,
+                              "draw the ratio to memcpy, the cycles and the time per cycle vs d into this .svg or .png "
+                              "(needs gnuplot)"));
+  cmd->add_option("--from", f->from_files,
+                  "run nothing: report the rows of this earlier --json output (repeatable: one series per file)");
   add_backend_flags(*cmd, f->machine);
   add_launch_flag(*cmd, f->machine.launch);
   cmd->add_flag("--json", f->json, "print one JSON object instead of the table");
   cmd->callback([f] {
-    const SweepRequest request{f->from,
-                               f->to,
-                               sweep_algorithms(*f),
-                               f->repeat,
-                               bench_type(f->machine),
-                               parse_backend_choice(f->machine.backend),
-                               tile_dims(f->machine.tile_dims),
-                               parse_launch_mode(f->machine.launch)};
-    check_sweep(request);
-    if (!f->plot.empty()) check_plot_target(f->plot);  // before anything runs
-    SweepResult sweep;
-    {
-      ProgressBar bar(!f->json && f->csv != "-" && ::isatty(2) == 1, "sweep", "runs");
-      sweep = run_sweep(request, [&](std::size_t done, std::size_t total, const std::string& note) {
-        bar.draw(done, total, note);
-      });
-    }
-    const std::vector<SweepRow>& rows = sweep.rows;
-    const std::string csv = sweep_csv(sweep);
+    if (!f->from_files.empty() && !f->plot.empty()) check_plot_target(f->plot);
+    const std::vector<SweepResult> sweeps = sweeps_of(*f);
+    const std::string csv = sweep_csv(sweeps);
     if (f->csv == "-") {
       std::cout << csv;
     } else if (!f->csv.empty()) {
       write_text_atomically(f->csv, csv, f->csv);
     }
-    if (!f->plot.empty()) plot_sweep(f->plot, sweep);
+    if (!f->plot.empty()) plot_sweep(f->plot, sweeps);
     if (f->json) {
-      nlohmann::json j = {{"command", "sweep"},       {"backend", sweep.backend},
-                          {"launch", to_string(request.launch)},
-                          {"device", sweep.device},   {"version", version()},
-                          {"type", info(request.type).name}, {"repeat", request.repeat},
-                          {"rows", nlohmann::json::array()}};
-      for (const SweepRow& r : rows)
-        j["rows"].push_back({{"d", r.d},
-                             {"algorithm", r.algorithm},
-                             {"words", r.words},
-                             {"cycles", r.cycles},
-                             {"seconds", r.seconds},
-                             {"bytes_moved", r.bytes_moved},
-                             {"throughput_bytes_per_second", r.throughput()},
-                             {"memcpy_seconds", r.memcpy_seconds},
-                             {"ratio_to_memcpy", r.ratio()},
-                             {"verified", r.verified() ? nlohmann::json(true) : nlohmann::json()}});
-      if (!f->csv.empty() && f->csv != "-") j["csv"] = f->csv;
-      if (!f->plot.empty()) j["plot"] = f->plot;
+      // One file in, or a run: its object; several files: a list of them.
+      nlohmann::json j = sweeps.size() == 1 ? sweep_json(sweeps[0]) : nlohmann::json::array();
+      for (std::size_t k = 0; sweeps.size() > 1 && k < sweeps.size(); ++k) j.push_back(sweep_json(sweeps[k]));
+      if (!f->csv.empty() && f->csv != "-" && j.is_object()) j["csv"] = f->csv;
+      if (!f->plot.empty() && j.is_object()) j["plot"] = f->plot;
       std::cout << j.dump(2) << "\n";
       return;
     }
     if (f->csv == "-") return;
-    fmt::print("{:>3} {:<18} {:>14} {:>8} {:>12} {:>10} {:>8}  {}\n", "d", "algorithm", "words", "cycles", "seconds",
-               "GB/s", "memcpy", "verified");
-    for (const SweepRow& r : rows)
-      fmt::print("{:>3} {:<18} {:>14} {:>8} {:>12.6f} {:>10.3f} {:>7.0f}%  {}\n", r.d, r.algorithm, r.words, r.cycles,
-                 r.seconds, r.throughput() / 1e9, 100 * r.ratio(),
-                 r.verified() ? "yes" : "not checked (d > 11)");
+    fmt::print("{:>3} {:<18} {:<10} {:>14} {:>8} {:>12} {:>12} {:>10} {:>8}  {}\n", "d", "algorithm", "launch", "words",
+               "cycles", "seconds", "s/cycle", "GB/s", "memcpy", "verified");
+    for (const SweepResult& s : sweeps)
+      for (const SweepRow& r : s.rows)
+        fmt::print("{:>3} {:<18} {:<10} {:>14} {:>8} {:>12.6f} {:>12.3e} {:>10.3f} {:>7.0f}%  {}\n", r.d, r.algorithm,
+                   to_string(s.request.launch), r.words, r.cycles, r.seconds, r.seconds_per_cycle(),
+                   r.throughput() / 1e9, 100 * r.ratio(), r.verified ? "yes" : "no");
     if (!f->csv.empty()) fmt::print("CSV: {}\n", f->csv);
     if (!f->plot.empty()) fmt::print("plot: {}\n", f->plot);
   });

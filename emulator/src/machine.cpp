@@ -341,10 +341,39 @@ AffineAddressMap storage_labels(const Layout& layout, const AffineAddressMap& la
 
 void Machine::load_labels() {
   check_labels_fit(geometry(), type_);
+  load_labels(AffineAddressMap::identity(geometry().address_bits()));
+}
+
+void Machine::load_labels(const AffineAddressMap& label_at) {
+  // Every value is an xor of the columns and the constant: their highest bit bounds them all.
+  std::uint64_t any = label_at.constant;
+  for (const std::uint64_t c : label_at.columns) any |= c;
+  const ElementInfo& ti = info(type_);
+  if (ti.label_bits < 64 && (any >> ti.label_bits) != 0)
+    throw Error(fmt::format("labels reach bit {} but {} holds distinct integers up to 2^{}: a window of at most {} "
+                            "address bits (label_windows)",
+                            63 - __builtin_clzll(any), ti.name, ti.label_bits, ti.label_bits));
   const auto start = Clock::now();
-  const AffineAddressMap own = AffineAddressMap::identity(geometry().address_bits());
-  backend_->fill_labels(storage_, geometry().total_words(), type_, storage_labels(layout_, own, 0));
+  backend_->fill_labels(storage_, geometry().total_words(), type_, storage_labels(layout_, label_at, 0));
   counters_.add_phase("copy-in", finish(start));
+}
+
+AffineAddressMap LabelWindow::map(unsigned address_bits) const {
+  AffineAddressMap r;
+  r.columns.assign(address_bits, 0);
+  for (unsigned i = 0; i < width && lo + i < address_bits; ++i) r.columns[lo + i] = bit(i);
+  return r;
+}
+
+std::vector<LabelWindow> label_windows(const Geometry& geo, ElementType type, unsigned width) {
+  const ElementInfo& ti = info(type);
+  if (width > ti.label_bits)
+    throw Error(fmt::format("label windows of {} bits but {} holds distinct integers up to 2^{}: allowed width <= {}",
+                            width, ti.name, ti.label_bits, ti.label_bits));
+  const unsigned w = width == 0 ? ti.label_bits : width, q = geo.address_bits();
+  std::vector<LabelWindow> windows;
+  for (unsigned lo = 0; lo < q; lo += w) windows.push_back(LabelWindow{lo, std::min(w, q - lo)});
+  return windows;
 }
 
 Machine::LabelCheck Machine::count_label_mismatches(const AffineAddressMap& label_at, std::uint64_t base) const {

@@ -25,6 +25,8 @@
 #include "hcube/host/fft_plan.hpp"
 #include "hcube/emulator/redistribute.hpp"
 #include "hcube/emulator/schedule_run.hpp"
+#include "hcube/emulator/units.hpp"
+#include "hcube/emulator/verified_run.hpp"
 #include "hcube/host/aapc.hpp"
 #include "hcube/host/aapc_permutation.hpp"
 #include "hcube/host/dimension_permutation.hpp"
@@ -461,26 +463,94 @@ BenchResult run_bench(const BenchRequest& req) {
 
 // --- hcube sweep -------------------------------------------------------------
 
+long long parse_sweep_to(const std::string& text) {
+  if (text == "max") return kSweepLargestFitting;
+  if (text.empty() || text.size() > 3 || text.find_first_not_of("0123456789") != std::string::npos)
+    throw Error(fmt::format("SweepRequest::to '{}' out of range: allowed an integer 1..{} or max (the largest d that "
+                            "fits)",
+                            printable_input(text), kSweepMaxDims));
+  return std::stoll(text);
+}
+
+namespace {
+
+std::uint64_t sweep_data_bytes(const SweepRequest& r, unsigned d) {
+  return (std::uint64_t{1} << (2 * d)) * info(r.type).bytes;
+}
+// The machine and the roofline's copies, without any scratch.
+std::uint64_t sweep_base_bytes(const SweepRequest& r, unsigned d) {
+  const std::uint64_t data = sweep_data_bytes(r, d);
+  return data + 2 * std::min(data, kSweepCopyCapBytes);
+}
+bool sweep_needs_scratch(const SweepRequest& r, unsigned d) {
+  // The alignments follow from each schedule and the transpose's f and g at d.
+  const PermutationPlan plan = plan_aapc_permutation(AapcPermutation::transpose, make_geometry(d, d), d);
+  for (const std::string& alg : r.algorithms)
+    if (schedule_needs_scratch(aapc_schedule(alg, d), plan.f, plan.g)) return true;
+  return false;
+}
+// The schedules are built only where the machine and the copies fit: far beyond memory they take seconds to build.
+bool sweep_fits(const SweepRequest& r, unsigned d, std::uint64_t available) {
+  return sweep_base_bytes(r, d) <= available && sweep_bytes_needed(r, d) <= available;
+}
+
+}  // namespace
+
+std::uint64_t sweep_bytes_needed(const SweepRequest& r, unsigned d) {
+  return sweep_base_bytes(r, d) + (sweep_needs_scratch(r, d) ? sweep_data_bytes(r, d) : 0);
+}
+
+unsigned sweep_largest_fitting(const SweepRequest& r, std::uint64_t available) {
+  unsigned d = 0;
+  while (d < kSweepMaxDims && sweep_fits(r, d + 1, available)) ++d;
+  return d;
+}
+
 void check_sweep(const SweepRequest& r) {
   for (const std::string& a : r.algorithms) check_aapc_algorithm("SweepRequest::algorithms entry", a);
-  if (r.from < 1 || r.to > 16 || r.from > r.to)
-    throw Error(fmt::format("SweepRequest::from {} SweepRequest::to {} out of range: allowed 1 <= from <= to <= 16",
-                            r.from, r.to));
+  const bool largest = r.to == kSweepLargestFitting;
+  if (r.from < 1 || r.from > kSweepMaxDims || (!largest && (r.to > kSweepMaxDims || r.from > r.to)))
+    throw Error(fmt::format("SweepRequest::from {} SweepRequest::to {} out of range: allowed 1 <= from <= to <= {}",
+                            r.from, largest ? std::string("max") : std::to_string(r.to), kSweepMaxDims));
   if (r.repeat < 1 || r.repeat > 100)
     throw Error(fmt::format("SweepRequest::repeat {} out of range: allowed 1..100", r.repeat));
 }
 
-SweepResult run_sweep(const SweepRequest& req, const SweepProgress& progress) {
-  check_sweep(req);
-  const std::size_t wb = info(req.type).bytes;
+SweepRequest fit_sweep(const SweepRequest& r, std::uint64_t available) {
+  check_sweep(r);
+  const unsigned largest = sweep_largest_fitting(r, available);
+  SweepRequest fitted = r;
+  if (r.to == kSweepLargestFitting) {
+    if (r.from > largest)
+      throw OutOfMemory(fmt::format("SweepRequest::from {} is above the largest d that fits, {} ({} available; d = {} "
+                                    "needs at least {})",
+                                    r.from, largest, format_bytes(available), r.from,
+                                    format_bytes(sweep_base_bytes(r, static_cast<unsigned>(r.from)))));
+    fitted.to = largest;
+    return fitted;
+  }
+  // Every d before the first allocation: the range fails now, not after hours of the smaller ones.
+  for (auto d = static_cast<unsigned>(r.from); d <= static_cast<unsigned>(r.to); ++d) {
+    if (sweep_fits(r, d, available)) continue;
+    throw OutOfMemory(fmt::format("sweep at d = {} needs {} (2^{} words of {}, the roofline's copies and any scratch): "
+                                  "{} available, the largest d that fits is {}",
+                                  d, format_bytes(sweep_bytes_needed(r, d)), 2 * d, info(r.type).name,
+                                  format_bytes(available), largest));
+  }
+  return fitted;
+}
+
+SweepResult run_sweep(const SweepRequest& request, const SweepProgress& progress) {
   SweepResult out;
-  out.request = req;
+  out.request = fit_sweep(request, make_backend(request.backend)->available_bytes());
+  const SweepRequest& req = out.request;
   const std::size_t total = static_cast<std::size_t>(req.to - req.from + 1) * req.algorithms.size();
   for (auto d = static_cast<unsigned>(req.from); d <= static_cast<unsigned>(req.to); ++d) {
     Machine mach(MachineOptions{d, d, req.type, req.backend, req.tile_dims, req.launch});
     out.backend = to_string(mach.backend().kind());
     out.device = mach.backend().device_name();
-    const std::function<double()> copy = mach.backend().copy_timer(mach.bytes());
+    const std::uint64_t copy_bytes = std::min(mach.bytes(), kSweepCopyCapBytes);
+    const std::function<double()> copy = mach.backend().copy_timer(copy_bytes);
     const PermutationPlan plan = plan_aapc_permutation(AapcPermutation::transpose, mach.geometry(), d);
     for (const std::string& alg : req.algorithms) {
       if (progress) progress(out.rows.size(), total, fmt::format("d = {}, {}", d, alg));
@@ -491,25 +561,30 @@ SweepResult run_sweep(const SweepRequest& req, const SweepProgress& progress) {
       r.words = mach.geometry().total_words();
       r.cycles = s.cycles();
       r.data_bytes = mach.bytes();
-      // The first run is counted, verified (up to 2^22 words) and warms up; the median of `repeat` more is timed.
-      std::vector<unsigned char> expected;
-      if (r.verified()) {
-        mach.load_labels();
-        expected = reference_permute(mach.read(), wb, r.words, plan.destination);
-      }
-      mach.reset_counters();
-      run_schedule(mach, s, plan.f, plan.g);
-      r.bytes_moved = mach.counters().bytes_read + mach.counters().bytes_written;
-      if (r.verified() && mach.read() != expected)
-        throw Error(fmt::format("sweep: the AAPC of {} at d = {} does not match the transpose", alg, d));
-      const Alternated t = alternate(
-          req.repeat, [&] { return mach.backend().timed([&] { run_schedule(mach, s, plan.f, plan.g); }); }, copy,
-          false);
+      r.memcpy_bytes = copy_bytes;
+      const CheckedSchedule run = check_schedule_run(mach, s, plan.f, plan.g);
+      // One run per label window, each checked on the backend against the
+      // transpose's closed form; the first is counted, and warms up.
+      verify_in_windows(
+          mach, plan.destination_form,
+          [&](std::size_t window) {
+            if (window == 0) mach.reset_counters();
+            run_checked_schedule(mach, run);
+            if (window != 0) return;
+            r.bytes_moved = mach.counters().bytes_read + mach.counters().bytes_written;
+            r.element_hops = mach.counters().element_hops;
+          },
+          fmt::format("the AAPC of {} at d = {} (the transpose)", alg, d), req.label_window_bits);
+      r.verified = true;
+      const Alternated t =
+          alternate(req.repeat, [&] { return mach.backend().timed([&] { run_checked_schedule(mach, run); }); }, copy,
+                    false);
       r.seconds = t.seconds;
       r.memcpy_seconds = t.roofline_seconds;
       out.rows.push_back(r);
     }
   }
+  out.version = version();
   if (progress) progress(total, total, "");
   return out;
 }
@@ -526,17 +601,25 @@ std::string csv_field(const std::string& s) {
 
 }  // namespace
 
-std::string sweep_csv(const SweepResult& s) {
+std::string sweep_csv(const std::vector<SweepResult>& sweeps) {
+  // New columns go at the end: the first fifteen are a contract with scripts that read them.
   std::string out =
       "d,algorithm,words,cycles,seconds,bytes_moved,throughput_gb_per_s,memcpy_seconds,ratio_to_memcpy,verified,"
-      "backend,device,version,type,repeat\n";
-  const std::string run = fmt::format("{},{},{},{},{}", csv_field(s.backend), csv_field(s.device), version(),
-                                      info(s.request.type).name, s.request.repeat);
-  for (const SweepRow& r : s.rows)
-    out += fmt::format("{},{},{},{},{:.9f},{},{:.6f},{:.9f},{:.6f},{},{}\n", r.d, r.algorithm, r.words, r.cycles,
-                       r.seconds, r.bytes_moved, r.throughput() / 1e9, r.memcpy_seconds, r.ratio(),
-                       r.verified() ? "yes" : "not checked", run);
+      "backend,device,version,type,repeat,element_hops,seconds_per_cycle,cycles_per_second,element_hops_per_second,"
+      "memcpy_bytes,launch\n";
+  for (const SweepResult& s : sweeps) {
+    const std::string run = fmt::format("{},{},{},{},{}", csv_field(s.backend), csv_field(s.device),
+                                        csv_field(s.version), info(s.request.type).name, s.request.repeat);
+    for (const SweepRow& r : s.rows)
+      out += fmt::format("{},{},{},{},{:.9f},{},{:.6f},{:.9f},{:.6f},{},{},{},{:.9e},{:.6f},{:.6e},{},{}\n", r.d,
+                         r.algorithm, r.words, r.cycles, r.seconds, r.bytes_moved, r.throughput() / 1e9,
+                         r.memcpy_seconds, r.ratio(), r.verified ? "yes" : "no", run, r.element_hops,
+                         r.seconds_per_cycle(), r.cycles_per_second(), r.element_hops_per_second(), r.memcpy_bytes,
+                         to_string(s.request.launch));
+  }
   return out;
 }
+
+std::string sweep_csv(const SweepResult& s) { return sweep_csv(std::vector<SweepResult>{s}); }
 
 }  // namespace hcube

@@ -233,20 +233,47 @@ void verify_share(const Machine& machine, const Geometry& geo, std::uint64_t bas
   });
 }
 
-void verify_labels(const Machine& machine, const Geometry& geo, std::uint64_t base, const AffineAddressMap& placed,
-                   const std::string& what) {
-  // Label x belongs at placed(x): the word at g must be the label placed^-1(g).
-  const Machine::LabelCheck check = machine.count_label_mismatches(placed.inverse(), base);
+namespace {
+
+// The word at g must hold label_at(g), counted on the backend; `what` names the check in the error.
+void check_label_values(const Machine& machine, const Geometry& geo, std::uint64_t base,
+                        const AffineAddressMap& label_at, const std::string& what) {
+  const Machine::LabelCheck check = machine.count_label_mismatches(label_at, base);
   if (check.mismatches == 0) return;
   std::vector<unsigned char> got(machine.word_bytes()), want(machine.word_bytes());
   machine.gather(&check.first, 1, got.data(), "verify");
   const std::uint64_t g = base + check.first;
-  write_label(machine.type(), placed.inverse()(g), want.data());
+  write_label(machine.type(), label_at(g), want.data());
   throw Error(fmt::format("verification of {} failed: word {} of node {} holds {}, the reference has {} ({} of {} words "
                           "differ)",
                           what, geo.local_of(g), geo.node_of(g), format_element(machine.type(), got.data()),
                           format_element(machine.type(), want.data()), check.mismatches,
                           machine.geometry().total_words()));
+}
+
+}  // namespace
+
+void verify_labels(const Machine& machine, const Geometry& geo, std::uint64_t base, const AffineAddressMap& placed,
+                   const std::string& what) {
+  // Label x belongs at placed(x): the word at g must be the label placed^-1(g).
+  check_label_values(machine, geo, base, placed.inverse(), what);
+}
+
+void verify_in_windows(Machine& machine, const AffineAddressMap& destination,
+                       const std::function<void(std::size_t window)>& run, const std::string& what, unsigned width) {
+  const Geometry& geo = machine.geometry();
+  const std::vector<LabelWindow> windows = label_windows(geo, machine.type(), width);
+  // The word now at g came from destination^-1(g): it must hold that address's window.
+  const AffineAddressMap source = destination.inverse();
+  for (std::size_t k = 0; k < windows.size(); ++k) {
+    const AffineAddressMap window = windows[k].map(geo.address_bits());
+    machine.load_labels(window);
+    run(k);
+    const std::string named = windows.size() == 1 ? what
+                                                  : fmt::format("{} (labels: address bits {}..{})", what, windows[k].lo,
+                                                                windows[k].lo + windows[k].width - 1);
+    check_label_values(machine, geo, 0, source.then(window), named);
+  }
 }
 
 void verify(Session& s, const std::string& what) {

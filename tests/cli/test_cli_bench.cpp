@@ -334,6 +334,7 @@ TEST_F(CliSweep, RowsCsvAndJsonAgree) {
   const json j = ok_json({"sweep", "--dims-from", "2", "--dims-to", "4", "--algorithms", "1,4,edelman-unaligned",
                           "--csv", path("s.csv").string()});
   ASSERT_EQ(j["rows"].size(), 9u);
+  EXPECT_EQ(j["launch"], "per-cycle");
   for (const json& row : j["rows"]) {
     EXPECT_EQ(row["verified"], true) << row;
     EXPECT_GT(row["seconds"].get<double>(), 0.0);
@@ -341,11 +342,21 @@ TEST_F(CliSweep, RowsCsvAndJsonAgree) {
     if (row["algorithm"] == "4") {
       EXPECT_EQ(row["cycles"], 1u << (row["d"].get<unsigned>() - 1));
     }
+    const double seconds = row["seconds"].get<double>(), cycles = row["cycles"].get<double>();
+    EXPECT_GT(row["element_hops"].get<double>(), 0.0) << row;
+    EXPECT_DOUBLE_EQ(row["seconds_per_cycle"].get<double>(), seconds / cycles) << row;
+    EXPECT_DOUBLE_EQ(row["cycles_per_second"].get<double>(), cycles / seconds) << row;
+    EXPECT_DOUBLE_EQ(row["element_hops_per_second"].get<double>(), row["element_hops"].get<double>() / seconds) << row;
+    EXPECT_EQ(row["memcpy_bytes"], 4 * row["words"].get<std::uint64_t>()) << row;  // u32, far below the cap
   }
   std::ifstream csv(path("s.csv"));
   std::string header;
   std::getline(csv, header);
-  EXPECT_EQ(header.rfind("d,algorithm,words,cycles,seconds,bytes_moved", 0), 0u) << header;
+  // The first fifteen columns are a contract; the new ones follow them.
+  EXPECT_EQ(header,
+            "d,algorithm,words,cycles,seconds,bytes_moved,throughput_gb_per_s,memcpy_seconds,ratio_to_memcpy,verified,"
+            "backend,device,version,type,repeat,element_hops,seconds_per_cycle,cycles_per_second,"
+            "element_hops_per_second,memcpy_bytes,launch");
   int lines = 0;
   for (std::string line; std::getline(csv, line);) ++lines;
   EXPECT_EQ(lines, 9);
@@ -367,8 +378,66 @@ TEST_F(CliSweep, PlotWithGnuplot) {
   EXPECT_TRUE(contains(text, "Algorithm 4"));
 }
 
+// --dims-to max: the largest d whose machine and copies fit (HCUBE_MEMORY_LIMIT
+// stands in for a device's memory: 1 MiB holds d = 8 u32 with its two copies).
+TEST_F(CliSweep, DimsToMaxAndRangesThatDoNotFit) {
+  ::setenv("HCUBE_MEMORY_LIMIT", "1M", 1);
+  const json j = ok_json({"sweep", "--dims-from", "7", "--dims-to", "max", "--algorithms", "4", "--repeat", "1",
+                          "--backend", "cpu"});
+  expect_error({"sweep", "--dims-from", "2", "--dims-to", "12", "--algorithms", "4", "--backend", "cpu"},
+               {"d = 9 needs 3.0 MiB", "1.0 MiB available", "the largest d that fits is 8"});
+  expect_error({"sweep", "--dims-from", "9", "--dims-to", "max", "--backend", "cpu"},
+               {"--dims-from 9 is above the largest d that fits, 8"});
+  ::unsetenv("HCUBE_MEMORY_LIMIT");
+  ASSERT_EQ(j["rows"].size(), 2u);
+  EXPECT_EQ(j["rows"][1]["d"], 8);
+}
+
+// --from: earlier --json outputs (one per launch mode) re-reported and
+// re-plotted without running, one series per file.
+TEST_F(CliSweep, FromSavedJson) {
+  for (const char* launch : {"per-cycle", "persistent"}) {
+    const std::string out = ok({"sweep", "--dims-from", "2", "--dims-to", "3", "--algorithms", "1,4", "--repeat", "1",
+                                "--backend", "cpu", "--launch", launch, "--json"});
+    std::ofstream(path(std::string(launch) + ".json")) << out;
+  }
+  const json one = ok_json({"sweep", "--from", path("persistent.json").string()});
+  EXPECT_EQ(one["launch"], "persistent");
+  EXPECT_EQ(one["rows"].size(), 4u);
+  const json saved = json::parse(std::ifstream(path("persistent.json")));
+  EXPECT_EQ(one["rows"], saved["rows"]);
+  ok({"sweep", "--from", path("per-cycle.json").string(), "--from", path("persistent.json").string(), "--csv",
+      path("both.csv").string()});
+  std::ifstream csv(path("both.csv"));
+  int lines = 0, persistent = 0;
+  for (std::string line; std::getline(csv, line); ++lines) persistent += contains(line, ",persistent") ? 1 : 0;
+  EXPECT_EQ(lines, 9);
+  EXPECT_EQ(persistent, 4);
+  if (std::system("command -v gnuplot >/dev/null 2>&1") == 0) {
+    ok({"sweep", "--from", path("per-cycle.json").string(), "--from", path("persistent.json").string(), "--plot",
+        path("both.svg").string()});
+    std::ifstream svg(path("both.svg"));
+    const std::string text((std::istreambuf_iterator<char>(svg)), std::istreambuf_iterator<char>());
+    EXPECT_TRUE(contains(text, "Algorithm 4, persistent")) << text.substr(0, 200);
+    EXPECT_TRUE(contains(text, "Algorithm 1, per-cycle"));
+  }
+  std::ofstream(path("not.json")) << "{ nope";
+  std::ofstream(path("bench.json")) << R"({"command": "bench"})";
+  std::ofstream(path("norows.json")) << R"({"command": "sweep", "backend": "cpu", "device": "x", "type": "uint32",
+    "repeat": 1, "rows": []})";
+  std::ofstream(path("badrow.json")) << R"({"command": "sweep", "backend": "cpu", "device": "x", "type": "uint32",
+    "repeat": 1, "rows": [{"d": 2, "algorithm": "4"}]})";
+  expect_error({"sweep", "--from", path("missing.json").string()}, {"missing.json", "cannot be read"});
+  expect_error({"sweep", "--from", path("not.json").string()}, {"not.json", "not JSON"});
+  expect_error({"sweep", "--from", path("bench.json").string()}, {"bench.json", "not the JSON of hcube sweep"});
+  expect_error({"sweep", "--from", path("norows.json").string()}, {"norows.json", "\"rows\""});
+  expect_error({"sweep", "--from", path("badrow.json").string()}, {"badrow.json", "row 0", "words"});
+}
+
 TEST_F(CliSweep, BadInput) {
   expect_error({"sweep", "--dims-from", "5", "--dims-to", "3"}, {"--dims-from 5 --dims-to 3 out of range"});
+  expect_error({"sweep", "--dims-from", "5", "--dims-to", "21"}, {"allowed 1 <= from <= to <= 20"});
+  expect_error({"sweep", "--dims-to", "big"}, {"--dims-to 'big'", "or max"});
   expect_error({"sweep", "--dims-from", "2", "--dims-to", "3", "--algorithms", "1,7"}, {"'7' unknown"});
   expect_error({"sweep", "--dims-from", "2", "--dims-to", "3", "--plot", path("x.pdf").string()},
                {"must end in .svg or .png"});

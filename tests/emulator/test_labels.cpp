@@ -17,6 +17,7 @@
 
 #include "backend_test.hpp"
 #include "hcube/core/error.hpp"
+#include "hcube/emulator/measure.hpp"
 #include "hcube/emulator/verified_run.hpp"
 #include "hcube/plans.hpp"
 #include "hcube/host/aapc.hpp"
@@ -203,6 +204,143 @@ TEST_P(Labels, VerifiedRunsCheckOnTheBackend) {
       EXPECT_NE(text.find("(1 of 512 words differ)"), std::string::npos) << text;
     }
   }
+}
+
+// Label windows: a large machine's address has more bits than its type's
+// labels (d = 17 u32: 34 in 32), so a run is checked once per window of the
+// address bits. Here windows of 2 bits on an 8-bit machine stand in for them.
+TEST(LabelWindows, CoverEveryAddressBit) {
+  const auto covered = [](const std::vector<LabelWindow>& windows, unsigned q) {
+    std::uint64_t bits = 0;
+    unsigned next = 0;
+    for (const LabelWindow& w : windows) {
+      EXPECT_EQ(w.lo, next) << "windows in order, without gaps";
+      EXPECT_GT(w.width, 0u);
+      bits |= low_mask(w.width) << w.lo;
+      next = w.lo + w.width;
+    }
+    return next == q && bits == low_mask(q);
+  };
+  // d = 17: 34 address bits; u32 holds 32 label bits, f32 24, u64 all of them.
+  const std::vector<LabelWindow> u32 = label_windows(Geometry{17, 17}, ElementType::u32);
+  ASSERT_EQ(u32.size(), 2u);
+  EXPECT_EQ(u32[1].lo, 32u);
+  EXPECT_EQ(u32[1].width, 2u);
+  EXPECT_TRUE(covered(u32, 34));
+  EXPECT_TRUE(covered(label_windows(Geometry{17, 17}, ElementType::f32), 34));
+  EXPECT_EQ(label_windows(Geometry{17, 17}, ElementType::u64).size(), 1u);
+  EXPECT_EQ(label_windows(Geometry{8, 8}, ElementType::u32).size(), 1u);
+  for (unsigned w = 1; w <= 9; ++w) EXPECT_TRUE(covered(label_windows(Geometry{4, 5}, ElementType::u32, w), 9)) << w;
+  EXPECT_THROW(label_windows(Geometry{4, 4}, ElementType::f32, 25), Error);
+  // A window's map takes its bits down to bit 0.
+  const AffineAddressMap m = LabelWindow{3, 2}.map(8);
+  EXPECT_EQ(m(0b11111111), 0b11u);
+  EXPECT_EQ(m(0b00010000), 0b10u);
+  EXPECT_EQ(m(0b11100111), 0b00u);
+}
+
+TEST_P(Labels, WindowsLoadTheirBits) {
+  Machine mach(MachineOptions{4, 4, ElementType::f32, choice(), 2});
+  const AffineAddressMap high = LabelWindow{5, 3}.map(8);
+  mach.load_labels(high);
+  EXPECT_EQ(mach.count_label_mismatches(high).mismatches, 0u);
+  EXPECT_NE(mach.count_label_mismatches(AffineAddressMap::identity(8)).mismatches, 0u);
+  // f32 holds 24 label bits: a window reaching bit 24 is refused.
+  AffineAddressMap wide = AffineAddressMap::identity(8);
+  wide.columns[7] = bit(24);
+  EXPECT_THROW(mach.load_labels(wide), Error);
+}
+
+// A permutation that misplaces only the high bits of a word's address passes
+// the low windows and fails the high one, and the other way round; the right
+// one passes all.
+// The reference is the closed form of the intended map, never the run itself.
+TEST_P(Labels, WindowsCatchWordsWrongInAnyBits) {
+  const std::vector<unsigned> right{4, 5, 6, 7, 0, 1, 2, 3};  // the transpose of n = m = 4
+  const AffineAddressMap destination = AffineAddressMap::permute_bits(right);
+  std::vector<unsigned> high = right, low = right;
+  std::swap(high[4], high[5]);  // address bits 4, 5 land on 1, 0: the high bits misplaced, the low ones right
+  std::swap(low[0], low[1]);    // address bits 0, 1 land on 5, 4: the low bits misplaced, the high ones right
+  Machine mach(MachineOptions{4, 4, ElementType::u32, choice(), 2});
+  const auto run_with = [&](const std::vector<unsigned>& to) {
+    std::vector<std::size_t> windows;
+    verify_in_windows(
+        mach, destination,
+        [&](std::size_t k) {
+          windows.push_back(k);
+          mach.permute_address_bits(to);
+        },
+        "the test permutation", 2);
+    return windows.size();
+  };
+  EXPECT_EQ(run_with(right), 4u);
+  const auto fails_in = [&](const std::vector<unsigned>& to, const std::string& bits) {
+    try {
+      run_with(to);
+      ADD_FAILURE() << "a wrong permutation passed every window";
+    } catch (const Error& e) {
+      const std::string text = e.what();
+      EXPECT_NE(text.find("verification of the test permutation (labels: address bits " + bits + ") failed"),
+                std::string::npos)
+          << text;
+    }
+  };
+  fails_in(high, "4..5");
+  fails_in(low, "0..1");
+  // One window as wide as the machine catches both.
+  EXPECT_THROW(verify_in_windows(mach, destination, [&](std::size_t) { mach.permute_address_bits(high); }, "x"), Error);
+}
+
+// hcube sweep checks every d on the backend: here in windows of 3 bits, so
+// d = 2..4 (4 to 8 address bits) take two and three windows.
+TEST_P(Labels, SweepRowsVerifiedInWindowsAtEveryD) {
+  SweepRequest r;
+  r.from = 2;
+  r.to = 4;
+  r.algorithms = {"1", "4", "edelman-unaligned"};
+  r.repeat = 1;
+  r.backend = choice();
+  r.label_window_bits = 3;
+  const SweepResult s = run_sweep(r);
+  ASSERT_EQ(s.rows.size(), 9u);
+  for (const SweepRow& row : s.rows) {
+    EXPECT_TRUE(row.verified) << row.d << " " << row.algorithm;
+    EXPECT_GT(row.element_hops, 0u) << row.d << " " << row.algorithm;
+    EXPECT_EQ(row.memcpy_bytes, row.data_bytes);
+  }
+}
+
+// The memory a sweep point needs, and the range refused before anything is allocated.
+TEST(Sweep, RangeFitsBeforeAnyAllocation) {
+  SweepRequest r;
+  r.algorithms = {"4"};
+  // d = 17 u32: 64 GiB of words and two copy buffers of 4 GiB, not two of 64 GiB.
+  EXPECT_EQ(sweep_bytes_needed(r, 17), (std::uint64_t{64} << 30) + (std::uint64_t{8} << 30));
+  EXPECT_EQ(sweep_bytes_needed(r, 5), 3u * 4096u);
+  const std::uint64_t available = sweep_bytes_needed(r, 8);
+  EXPECT_EQ(sweep_largest_fitting(r, available), 8u);
+  EXPECT_EQ(sweep_largest_fitting(r, available - 1), 7u);
+  r.from = 2;
+  r.to = kSweepLargestFitting;
+  EXPECT_EQ(fit_sweep(r, available).to, 8);
+  r.to = 9;
+  try {
+    fit_sweep(r, available);
+    ADD_FAILURE() << "d = 9 fitted";
+  } catch (const OutOfMemory& e) {
+    const std::string text = e.what();
+    EXPECT_NE(text.find("d = 9 needs 3.0 MiB"), std::string::npos) << text;
+    EXPECT_NE(text.find("the largest d that fits is 8"), std::string::npos) << text;
+  }
+  r.from = 9;
+  r.to = kSweepLargestFitting;
+  EXPECT_THROW(fit_sweep(r, available), OutOfMemory);
+  r.from = 1;
+  r.to = kSweepMaxDims + 1;
+  EXPECT_THROW(check_sweep(r), Error);
+  EXPECT_EQ(parse_sweep_to("max"), kSweepLargestFitting);
+  EXPECT_EQ(parse_sweep_to("17"), 17);
+  EXPECT_THROW(parse_sweep_to("17x"), Error);
 }
 
 HCUBE_ON_EVERY_BACKEND(Labels);

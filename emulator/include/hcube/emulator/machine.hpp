@@ -60,6 +60,18 @@ void check_run_fits(const std::string& run, const Geometry& geo, ElementType typ
 
 // Throws hcube::Error unless `type` holds every address label of a machine of `geo`.
 void check_labels_fit(const Geometry& geo, ElementType type);
+
+// Address bits [lo, lo + width) of the global address, as label bits [0, width):
+// a type's labels hold fewer bits than a large machine's address (u32 32, f32
+// 24; n + m = 34 has 34), so a data-oblivious run is checked once per window.
+struct LabelWindow {
+  unsigned lo = 0, width = 0;
+  AffineAddressMap map(unsigned address_bits) const;  // linear: bit lo + i goes to bit i
+};
+// Windows of at most `width` bits (0: all the type's label bits hold), lowest
+// first, whose union is every address bit of `geo`: one window when the type
+// holds every label. Throws when `width` exceeds the type's label bits.
+std::vector<LabelWindow> label_windows(const Geometry& geo, ElementType type, unsigned width = 0);
 // Throws hcube::Error unless `to` permutes the n + m address bits of `geo`
 // (Machine::permute_address_bits and the distributed machine's check).
 void check_address_permutation(const Geometry& geo, const std::vector<unsigned>& to);
@@ -95,6 +107,9 @@ class Machine {
   // Word g holds the label g (its global address); throws if the type cannot hold every label.
   // Written on the backend (Backend::fill_labels): no host copy of the data.
   void load_labels();
+  // Word g holds the label label_at(g) (a LabelWindow's map: a window of the
+  // address bits); throws unless the type holds every value label_at takes.
+  void load_labels(const AffineAddressMap& label_at);
   // The words whose value is not the label `label_at(base + g)` at global
   // address g (base: where this machine's words start in a larger cube, a
   // rank's share), bit for bit, counted on the backend with no copy of the

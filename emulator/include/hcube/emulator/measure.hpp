@@ -141,44 +141,76 @@ BenchResult run_bench(const BenchRequest& r);
 
 // --- hcube sweep -------------------------------------------------------------
 
+// The largest d a sweep takes: 2^(2d) words, 2^40 at d = 20, well inside the
+// address arithmetic (kMaxAddressBits) and beyond any device's memory today.
+inline constexpr long long kSweepMaxDims = 20;
+// SweepRequest::to: the largest d whose run fits the backend's available memory.
+inline constexpr long long kSweepLargestFitting = -1;
+// The roofline copies at most this much: a copy's throughput plateaus long
+// before it, and two buffers of the data's size would triple the memory a
+// large d needs (d = 17 u32: 64 GiB + 8 GiB, not 192 GiB).
+inline constexpr std::uint64_t kSweepCopyCapBytes = std::uint64_t{4} << 30;
+
 struct SweepRequest {
-  long long from = 4, to = 10;  // 1 <= from <= to <= 16
+  long long from = 4, to = 10;  // 1 <= from <= to <= kSweepMaxDims, or to = kSweepLargestFitting
   std::vector<std::string> algorithms{"1", "2", "3", "4", "edelman"};  // and "edelman-unaligned"
   long long repeat = 3;          // 1..100
   ElementType type = ElementType::u32;
   BackendChoice backend = BackendChoice::automatic;
   long long tile_dims = -1;
   LaunchMode launch = LaunchMode::per_cycle;
+  // The label windows' width (0: as many bits as the type's labels hold): the
+  // tests narrow it to check small machines in several windows.
+  unsigned label_window_bits = 0;
 };
-
-// Words verified against the transpose at most: the reference is a host loop.
-inline constexpr unsigned kSweepVerifyBits = 22;
+// SweepRequest::to from text: an integer, or "max" (kSweepLargestFitting). Throws naming the text.
+long long parse_sweep_to(const std::string& text);
 
 // One (d, algorithm) point.
 struct SweepRow {
   unsigned d = 0;
   std::string algorithm;
   std::uint64_t words = 0, data_bytes = 0, cycles = 0, bytes_moved = 0;
+  std::uint64_t element_hops = 0;  // words moved across links by one run (the machine's counters)
+  std::uint64_t memcpy_bytes = 0;  // what one roofline copy read (and wrote): min(data_bytes, kSweepCopyCapBytes)
   double seconds = 0, memcpy_seconds = 0;
-  bool verified() const { return 2 * d <= kSweepVerifyBits; }
+  // Checked on the backend against the transpose's closed form, in label windows (verify_in_windows).
+  bool verified = false;
   double throughput() const { return static_cast<double>(bytes_moved) / seconds; }
-  double ratio() const { return ratio_to_memcpy(bytes_moved, seconds, data_bytes, memcpy_seconds); }
+  double ratio() const { return ratio_to_memcpy(bytes_moved, seconds, memcpy_bytes, memcpy_seconds); }
+  double seconds_per_cycle() const { return cycles == 0 ? 0 : seconds / static_cast<double>(cycles); }
+  double cycles_per_second() const { return static_cast<double>(cycles) / seconds; }
+  double element_hops_per_second() const { return static_cast<double>(element_hops) / seconds; }
 };
 
 struct SweepResult {
-  SweepRequest request;
+  SweepRequest request;  // to: the d reached (the largest that fits, for kSweepLargestFitting)
   std::vector<SweepRow> rows;
   std::string backend, device;  // what ran
+  std::string version;          // hcube's version that ran it
 };
 
-// Throws naming the entry unless every algorithm is known.
+// The backend memory one point at d needs: the machine, the roofline's two
+// copy buffers, and a scratch copy of the machine when an algorithm's
+// alignments are no involution (they go through one).
+std::uint64_t sweep_bytes_needed(const SweepRequest& r, unsigned d);
+// The largest d (<= kSweepMaxDims) whose point fits in `available` bytes; 0 when none does.
+unsigned sweep_largest_fitting(const SweepRequest& r, std::uint64_t available);
+// Throws naming the entry unless every algorithm is known and the range is allowed.
 void check_sweep(const SweepRequest& r);
-// AAPC throughput and cycles vs d (n = m = d), each point verified against the
-// transpose up to 2^kSweepVerifyBits words; a point that fails ends the sweep
-// with an error. progress(done, total, note) before each point.
+// The request with `to` resolved against `available` bytes (kSweepLargestFitting:
+// the largest d that fits); throws OutOfMemory, naming d, the bytes it needs,
+// those available and the largest d that fits, when a d of the range does not fit.
+SweepRequest fit_sweep(const SweepRequest& r, std::uint64_t available);
+// AAPC throughput and cycles vs d (n = m = d), every point verified on the
+// backend against the transpose (verify_in_windows); a point that fails ends
+// the sweep with an error. Every d's memory is checked before the first
+// allocation. progress(done, total, note) before each point.
 using SweepProgress = std::function<void(std::size_t done, std::size_t total, const std::string& note)>;
 SweepResult run_sweep(const SweepRequest& r, const SweepProgress& progress = {});
 // The rows as CSV, with the run's backend, device, version, type and repeat on every row.
 std::string sweep_csv(const SweepResult& s);
+// Several sweeps' rows under one header (hcube sweep --from: one file per launch mode).
+std::string sweep_csv(const std::vector<SweepResult>& sweeps);
 
 }  // namespace hcube

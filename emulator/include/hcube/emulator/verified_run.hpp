@@ -74,6 +74,17 @@ void verify(Session& s, const std::string& what);
 void verify_share(const Machine& machine, const Geometry& geo, std::uint64_t base, const AddressMap& placed,
                   const NpyFile* source, const std::string& what, const InputFingerprint* fingerprint = nullptr);
 
+// Checks a data-oblivious run (its words move the same way whatever they
+// hold: a schedule, a permutation) that sends the word at g to destination(g),
+// on the backend against the closed form: once per label window of the
+// machine (label_windows, `width` 0: as wide as the type allows), labels
+// loaded, run(window index), counted against the window of the source
+// address. The windows cover every address bit, so a word misplaced in any
+// bit fails one of them. Throws naming the window and the first wrong word.
+void verify_in_windows(Machine& machine, const AffineAddressMap& destination,
+                       const std::function<void(std::size_t window)>& run, const std::string& what,
+                       unsigned width = 0);
+
 using ReferenceStep = std::function<std::vector<unsigned char>(const std::vector<unsigned char>&)>;
 // Runs one step on the machine, advances the reference by the same step and
 // verifies the two bit for bit. A permutation step given by its destination
