@@ -13,7 +13,8 @@
 #   wheels/  hcube's Python package as a wheel built here for the device's Python, and the
 #            wheels of its test requirements (NumPy, pytest, the notebook's), for a venv there
 #   COMMIT; CUFFT, the cuFFT library the programs were linked with (found there by that name);
-#   WHEEL, the wheel's name; SYSTEM_LIBS, the libraries left to the device
+#   WHEEL, the wheel's name; REQUIREMENTS, its test requirements carried (all but mypy);
+#   SYSTEM_LIBS, the libraries left to the device
 # Then, in ONE device call:
 #
 #   run(command="scripts/gpu_check.sh --bundle gpu-bundle.tar.xz", carry=["gpu-bundle.tar.xz"])
@@ -94,6 +95,10 @@ with zipfile.ZipFile(sys.argv[1]) as z:
                 print(req)
 EOF
 )
+# Less mypy (15 MB, the type check: CI's, no GPU's concern), to keep the bundle well under the call's
+# 64 MiB; REQUIREMENTS lists what the device's venv installs besides the wheel.
+mapfile -t needs < <(printf '%s\n' "${needs[@]}" | grep -Ev '^mypy([^A-Za-z0-9_.-]|$)')
+printf '%s\n' "${needs[@]}" >"$root/REQUIREMENTS"
 "$py" -m pip download -q --only-binary=:all: -d "$root/wheels" "${needs[@]}"
 
 cp "$build/bin/hcube" "$build/bin/hcube_example_fft" "$root/bin/"
