@@ -34,8 +34,8 @@ done
 # bytes, the kernel's time and its SM throughput.
 metrics=dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_op_read.sum,lts__t_sectors_op_write.sum
 metrics+=,lts__t_bytes.sum,gpu__time_duration.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed
-# The bench's kernels: the alignment, and apply_body (the copy; its launches alternate with the alignment's:
-# warm-up, copy, then one of each a --repeat). Thrust's label kernels are left out.
+# The bench's kernels in launch order: apply_body (the copy that first writes the roofline's source), then the
+# alignment's warm-up, a copy, and one of each a --repeat: 5 launches. Thrust's label kernels are left out.
 kernels='regex:align_xor_cosets|apply_body'
 # Bytes, not scaled units, where this ncu can (--print-units came in later releases).
 units=()
@@ -48,7 +48,7 @@ profile() {  # name, extra ncu flags..., --, hcube bench flags...
   while [ "$1" != -- ]; do flags+=("$1"); shift; done
   shift
   csv=$(mktemp)
-  local cmd=("$ncu" --csv "${units[@]}" --metrics "$metrics" --kernel-name "$kernels" --launch-count 4
+  local cmd=("$ncu" --csv "${units[@]}" --metrics "$metrics" --kernel-name "$kernels" --launch-count 5
     --log-file "$csv" "${flags[@]}" "$hcube" bench -w "$w" --backend cuda --repeat 1 "$@")
   echo "# $name: ${cmd[*]}" | tee -a "$out"
   local t0=$SECONDS rc=0
