@@ -180,6 +180,8 @@ skip_unselected() {  # step[, what it records as]: true, with a SKIP line, where
   selected "$1" && return 1
   record SKIP "${2:-$1}" 0 "not in --steps"
 }
+# Each step's limit bounds it alone; run() cuts it to what is left of the budget, so that a slow step costs
+# the steps after it, worth less, and never the call.
 skip_unselected cuda-tests || run cuda-tests 150 "$tests/hcube_tests" --gtest_filter="$cuda_filter" --gtest_brief=0
 if [ $dry = 1 ]; then
   # No GPU: the same rows on the CPU at small sizes (the script, not the figures), the example on the CPU.
@@ -187,7 +189,7 @@ if [ $dry = 1 ]; then
     --log2-words 10 --small-log2-words 6 --dims 6 --repeat 1 --out "$logs/gpu-bench-cpu.json"
   skip_unselected example-fft || run example-fft 60 "$bin/hcube_example_fft" --backend cpu
 else
-  skip_unselected gpu-bench || run gpu-bench 150 bash bench/gpu_bench.sh --hcube "$bin/hcube" "${bench_args[@]}"
+  skip_unselected gpu-bench || run gpu-bench 200 bash bench/gpu_bench.sh --hcube "$bin/hcube" "${bench_args[@]}"
   skip_unselected example-fft example-fft-cuda || run example-fft-cuda 30 "$bin/hcube_example_fft" --backend cuda
 fi
 # The large-d sweep (issue 36, item 3): Algorithm 4 up to the largest d the device holds, verified at every d;
