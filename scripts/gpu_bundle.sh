@@ -110,7 +110,8 @@ unzip -q -o "$root/wheels/$(basename "$wheel")" 'hcube/*.so' -d "$stage/ext"
 # What the device has of its own; scripts/gpu_check.sh reads the same list to check what a program loads there.
 system='^(libc|libm|libmvec|libpthread|libdl|librt|libutil|libresolv|libstdc\+\+|libgcc_s|libgomp|libcuda|libcudart|libcufft|libnvidia-.*)\.so|^(ld-linux|linux-vdso)'
 echo "$system" >"$root/SYSTEM_LIBS"
-# hcube._hcube_mpi is left out: the device runs no mpirun, and its MPI libraries would only weigh.
+# hcube._hcube_mpi is left out: the Python tests run no mpirun on the device (the MPI step runs the hcube
+# program, below), so its needs are not checked for there.
 for f in "$root"/bin/* "$root"/tests/* "$stage"/ext/hcube/*.so; do
   case $f in */_hcube_mpi.*) continue ;; esac
   ldd "$f" | awk '$2 == "=>" && $3 ~ /^\// {print $3}'
