@@ -7,10 +7,14 @@
 #            but glibc's, the compiler runtime's (libstdc++, libgcc_s, libgomp), the GPU
 #            driver's and the CUDA toolkit's; the programs find them through their RPATH
 #            ($ORIGIN/../lib), so nothing else on the device sees them
+#   mpi/     the Open MPI runtime hcube's libmpi was built against (mpirun, orted, its MCA and PMIx
+#            components, help texts and config), where the build has MPI: the device has none, and
+#            scripts/gpu_mpi_aapc.sh runs it relocated there (OPAL_*/PMIX_* install dirs set to mpi/)
 #   wheels/  hcube's Python package as a wheel built here for the device's Python, and the
 #            wheels of its test requirements (NumPy, pytest, the notebook's), for a venv there
 #   COMMIT; CUFFT, the cuFFT library the programs were linked with (found there by that name);
-#   WHEEL, the wheel's name; SYSTEM_LIBS, the libraries left to the device
+#   WHEEL, the wheel's name; REQUIREMENTS, its test requirements carried (all but mypy);
+#   SYSTEM_LIBS, the libraries left to the device
 # Then, in ONE device call:
 #
 #   run(command="scripts/gpu_check.sh --bundle gpu-bundle.tar.xz", carry=["gpu-bundle.tar.xz"])
@@ -91,6 +95,10 @@ with zipfile.ZipFile(sys.argv[1]) as z:
                 print(req)
 EOF
 )
+# Less mypy (15 MB, the type check: CI's, no GPU's concern), to keep the bundle well under the call's
+# 64 MiB; REQUIREMENTS lists what the device's venv installs besides the wheel.
+mapfile -t needs < <(printf '%s\n' "${needs[@]}" | grep -Ev '^mypy([^A-Za-z0-9_.-]|$)')
+printf '%s\n' "${needs[@]}" >"$root/REQUIREMENTS"
 "$py" -m pip download -q --only-binary=:all: -d "$root/wheels" "${needs[@]}"
 
 cp "$build/bin/hcube" "$build/bin/hcube_example_fft" "$root/bin/"
@@ -102,13 +110,48 @@ unzip -q -o "$root/wheels/$(basename "$wheel")" 'hcube/*.so' -d "$stage/ext"
 # What the device has of its own; scripts/gpu_check.sh reads the same list to check what a program loads there.
 system='^(libc|libm|libmvec|libpthread|libdl|librt|libutil|libresolv|libstdc\+\+|libgcc_s|libgomp|libcuda|libcudart|libcufft|libnvidia-.*)\.so|^(ld-linux|linux-vdso)'
 echo "$system" >"$root/SYSTEM_LIBS"
-# hcube._hcube_mpi is left out: the device runs no mpirun, and its MPI libraries would only weigh.
+# hcube._hcube_mpi is left out: the Python tests run no mpirun on the device (the MPI step runs the hcube
+# program, below), so its needs are not checked for there.
 for f in "$root"/bin/* "$root"/tests/* "$stage"/ext/hcube/*.so; do
   case $f in */_hcube_mpi.*) continue ;; esac
   ldd "$f" | awk '$2 == "=>" && $3 ~ /^\// {print $3}'
 done | sort -u | while read -r lib; do
   if ! basename "$lib" | grep -Eq "$system"; then cp -L "$lib" "$root/lib/"; fi
 done
+# The Open MPI runtime for two ranks on the device (scripts/gpu_mpi_aapc.sh), from the installation whose
+# libmpi hcube loads: its launcher, its components but those of network stacks a single node does not
+# use (UCX, libfabric, verbs, PSM) and of OpenSHMEM, whose libraries would only weigh.
+libmpi=$(ldd "$root/bin/hcube" | awk '$1 ~ /^libmpi\.so/ && $3 ~ /^\// {print $3}')
+if [ -n "$libmpi" ]; then
+  ompi_info=$(command -v ompi_info) || { echo "gpu_bundle.sh: hcube links libmpi but ompi_info is missing" >&2; exit 1; }
+  ompi_dir() { "$ompi_info" --path "$1" --parsable | sed -n "s/^path:$1://p"; }
+  mpi=$root/mpi
+  mkdir -p "$mpi/bin" "$mpi/lib/openmpi" "$mpi/lib/pmix" "$mpi/share" "$mpi/etc/openmpi"
+  cp -L "$(ompi_dir bindir)/orterun" "$(ompi_dir bindir)/orted" "$mpi/bin/"
+  ln -s orterun "$mpi/bin/mpirun"
+  skip_deps='^lib(uc[mpst]|psm|infinipath|ibverbs|rdmacm|fabric|efa|nl-|oshmem|mca_common_(ucx|ofi|verbs))'
+  for c in "$(ompi_dir pkglibdir)"/mca_*.so; do
+    ldd "$c" | awk '$3 ~ /^\// {print $1}' | grep -Eq "$skip_deps" || cp "$c" "$mpi/lib/openmpi/"
+  done
+  cp -rL "$(ompi_dir pkgdatadir)" "$mpi/share/openmpi"
+  cp -L "$(ompi_dir sysconfdir)"/openmpi-mca-params.conf "$(ompi_dir sysconfdir)"/openmpi-default-hostfile "$mpi/etc/openmpi/"
+  # PMIx, external (Debian's): its own components and help texts, from the prefix of the libpmix Open MPI's
+  # PMIx component loads (not its parameters: Debian's only one names the system's component directory).
+  libpmix=$(ldd "$mpi"/lib/openmpi/mca_pmix_*.so | awk '$1 ~ /^libpmix\.so/ && $3 ~ /^\// {print $3}' | head -1)
+  if [ -n "$libpmix" ]; then
+    pmix=$(dirname "$(dirname "$(realpath "$libpmix")")")
+    cp "$pmix"/lib/pmix/*.so "$mpi/lib/pmix/" 2>/dev/null || true
+    [ -d "$pmix/share/pmix" ] && cp -rL "$pmix/share/pmix" "$mpi/share/pmix"
+  fi
+  for f in "$mpi"/bin/orterun "$mpi"/bin/orted "$mpi"/lib/*/*.so; do
+    ldd "$f" | awk '$2 == "=>" && $3 ~ /^\// {print $3}'
+  done | sort -u | while read -r lib; do
+    if ! basename "$lib" | grep -Eq "$system"; then cp -L "$lib" "$root/lib/"; fi
+  done
+  strip --strip-unneeded "$mpi"/bin/orte* "$mpi"/lib/*/*.so 2>/dev/null || true
+  for f in "$mpi"/bin/orterun "$mpi"/bin/orted; do patchelf --force-rpath --set-rpath '$ORIGIN/../../lib' "$f"; done
+  for f in "$mpi"/lib/*/*.so; do patchelf --force-rpath --set-rpath '$ORIGIN/../../../lib' "$f"; done
+fi
 # The programs and the carried libraries look in lib/ first (DT_RPATH also serves the libraries' own needs).
 for f in "$root"/bin/* "$root"/tests/*; do patchelf --force-rpath --set-rpath '$ORIGIN/../lib' "$f"; done
 for f in "$root"/lib/*; do patchelf --force-rpath --set-rpath '$ORIGIN' "$f"; done
