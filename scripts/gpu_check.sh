@@ -10,11 +10,11 @@
 #                 later, from them)
 #   mpi           two MPI ranks sharing the device give the one process's result (scripts/gpu_mpi_aapc.sh,
 #                 with the bundle's relocated Open MPI)
+#   cli-tests     the CLI tests (they take --backend cuda where a device is present)
+#   python-tests  the Python tests (DLPack, __cuda_array_interface__ and execute_device on a GPU)
 #   ncu           Nsight Compute's DRAM and L2 bytes of the alignment and copy kernels, with ncu's kernel
 #                 replay, without its cache flush and with application replay (scripts/gpu_ncu.sh):
 #                 ncu-alignment.csv
-#   cli-tests     the CLI tests (they take --backend cuda where a device is present)
-#   python-tests  the Python tests (DLPack, __cuda_array_interface__ and execute_device on a GPU)
 # then a short summary. Made to fit one device call of under 10 minutes with the machine's start: every
 # step's time limit is cut to what is left of HCUBE_GPU_CHECK_BUDGET seconds (default 510), and a step
 # with under 10 s left says SKIP.
@@ -32,15 +32,15 @@
 #                  any skip whose reason is not the want of CUDA (or of PyTorch) is a FAIL
 #                  (the sweep and the MPI step too; the MPI step with this machine's Open MPI hidden)
 #   --build DIR    a build directory of this checkout (default build), brought up to date first
-#   --steps LIST   only these steps, comma-separated, of: cuda-tests gpu-bench example-fft sweep mpi ncu
-#                  cli-tests python-tests (default all)
+#   --steps LIST   only these steps, comma-separated, of: cuda-tests gpu-bench example-fft sweep mpi
+#                  cli-tests python-tests ncu (default all)
 # Logs go to $LOGS (default <bundle dir>/logs or <build>/gpu-logs); where the device tool's $OUT is
 # set, the figures' JSON, the sweeps' JSON, ncu's CSV and the logs (one archive) are copied there too.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source=$PWD
 budget=${HCUBE_GPU_CHECK_BUDGET:-510}
-all_steps="cuda-tests gpu-bench example-fft sweep mpi ncu cli-tests python-tests"
+all_steps="cuda-tests gpu-bench example-fft sweep mpi cli-tests python-tests ncu"
 steps=$all_steps
 build=build
 bundle=""
@@ -213,17 +213,6 @@ if ! skip_unselected mpi; then
     run mpi 60 bash scripts/gpu_mpi_aapc.sh "${mpi_from[@]}" --out "$logs/mpi" "${mpi_args[@]}"
   fi
 fi
-# The alignment's extra DRAM writes (issue 36, item 6): Nsight Compute's counts, where it is installed.
-if ! skip_unselected ncu; then
-  ncu=$(command -v ncu || ls -d /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu /usr/local/cuda-*/bin/ncu 2>/dev/null | tail -1)
-  if [ $dry = 1 ]; then
-    record SKIP ncu 0 "a rehearsal: no GPU to profile${ncu:+ (ncu: $ncu)}"
-  elif [ -z "$ncu" ]; then
-    record SKIP ncu 0 "no ncu on the PATH, under /opt/nvidia/nsight-compute or in /usr/local/cuda*/bin"
-  else
-    run ncu 150 bash scripts/gpu_ncu.sh --ncu "$ncu" --hcube "$bin/hcube" --out "$logs/ncu-alignment.csv"
-  fi
-fi
 if ! skip_unselected cli-tests; then
   for t in "$tests"/hcube_cli_*tests; do [ -x "$t" ] && run "$(basename "$t")" 240 "$t"; done
 fi
@@ -238,6 +227,17 @@ else
   record SKIP python-tests 0 "no hcube package and pytest (pip install . into a venv, or set HCUBE_PYTHON)"
 fi
 
+# The alignment's extra DRAM writes (issue 36, item 6): Nsight Compute's counts, where it is installed.
+if ! skip_unselected ncu; then
+  ncu=$(command -v ncu || ls -d /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu /usr/local/cuda-*/bin/ncu 2>/dev/null | tail -1)
+  if [ $dry = 1 ]; then
+    record SKIP ncu 0 "a rehearsal: no GPU to profile${ncu:+ (ncu: $ncu)}"
+  elif [ -z "$ncu" ]; then
+    record SKIP ncu 0 "no ncu on the PATH, under /opt/nvidia/nsight-compute or in /usr/local/cuda*/bin"
+  else
+    run ncu 150 bash scripts/gpu_ncu.sh --ncu "$ncu" --hcube "$bin/hcube" --out "$logs/ncu-alignment.csv"
+  fi
+fi
 [ -f "$logs/gpu-bench.log" ] && sed -n '/^Device:/,$p' "$logs/gpu-bench.log"
 if [ -n "${OUT:-}" ] && [ -d "${OUT:-}" ]; then
   # At most 8 files come back: the figures, the two sweeps, ncu's CSV and the logs' archive.
