@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 import functools
+import json
 import threading
-from typing import Any, Callable, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -85,6 +86,21 @@ class _InPlacePlan:
     # The extension's plan maker and its arguments (None: the identity), which hcube.mpi makes its own plan with.
     _maker: Optional[Tuple[str, Tuple[Any, ...]]]
     _across: Any = None  # hcube.mpi's plan, made on the plan's first run across ranks
+    _counters: str = "{}"  # the extension's JSON of the last execution's counts
+
+    @property
+    def last_counters(self) -> Dict[str, Any]:
+        """What the plan's last execution counted, as ``hcube ... --json`` prints it under "counters".
+
+        ``routing_cycles``, ``alignments``, ``kernel_launches``, ``element_hops`` (words moved across
+        a link), ``bytes_read`` and ``bytes_written`` (by the data-motion kernels), ``channel_use``
+        and ``phases`` (seconds a phase); an empty dict before the first execution and for a plan
+        that moves nothing. The plan's own counts, in this process: not those of a run across MPI ranks.
+        """
+        return dict(json.loads(self._counters))
+
+    def _run(self, words: Any) -> None:
+        self._counters = self._plan.execute(words)
 
     def _check_host(self, a: npt.NDArray[Any], what: str) -> None:
         if a.shape != self.shape:
@@ -101,7 +117,7 @@ class _InPlacePlan:
             self._check_host(out, "out")
             if not out.flags.writeable:
                 raise ValueError("out: the array is read-only")
-        return run_on_words(a, out, self.dtype, self._plan.execute)
+        return run_on_words(a, out, self.dtype, self._run)
 
     def _execute_device(self, a: Any, out: Any) -> Any:
         # In device memory, in place on a copy (or on out): the library's plan on the caller's stream.
@@ -112,7 +128,7 @@ class _InPlacePlan:
             self._plan.check(out)
             ar.assign(out, a)
             result = out
-        self._plan.execute(result)
+        self._run(result)
         return result
 
     @python_names
