@@ -246,7 +246,7 @@ void run_plan(const std::string& what, MachineFlags mf, const IoFlags& io, const
     return;
   }
   check_plan_fits(what, mf, input.get(), plan, io.trace, scratch_why);
-  RunSession s = open_run_session(mf, io, input, io.trace);
+  RunSession s = open_run_session(mf, io, input, io.trace, LabelMode::windows);
   const double seconds = execute_plan(s, io, plan);
   const Counters counters = s.machine->counters();
   finish_run(s, io, fields_of(counters, seconds), summary_of(counters, seconds), static_cast<bool>(job.destination),

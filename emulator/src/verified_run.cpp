@@ -91,21 +91,53 @@ Session open_session(const MachineOptions& options, NpyInput& stream) {
   return s;
 }
 
-Session open_session(const MachineOptions& options, std::vector<unsigned char> data) {
+namespace {
+
+// The labels of the session's current window (all of the address where it has none) loaded, and
+// the reference back to "label g at g".
+void start_labels(Session& s) {
+  const unsigned q = s.machine->geometry().address_bits();
+  if (s.windows.empty())
+    s.machine->load_labels();
+  else
+    s.machine->load_labels(s.windows[s.window].map(q));
+  s.placed = [](std::uint64_t g) { return g; };
+  s.placed_form = AffineAddressMap::identity(q);
+}
+
+std::string windows_need_a_form(const Session& s) {
+  const Geometry& geo = s.machine->geometry();
+  return fmt::format("labels of n + m = {} address bits do not fit {} ({} bits): they are checked a window of bits "
+                     "at a time, which needs each step's closed form, and this step has none: load data of your "
+                     "own rather than labels, or use a type whose labels hold {} bits",
+                     geo.address_bits(), info(s.machine->type()).name, info(s.machine->type()).label_bits,
+                     geo.address_bits());
+}
+
+}  // namespace
+
+Session open_session(const MachineOptions& options, std::vector<unsigned char> data, LabelMode labels,
+                     unsigned window_bits) {
+  // Labels the type cannot hold are refused before the machine is allocated.
+  // (A bad n or m is left to the machine's own check, which names it.)
+  if (data.empty() && labels == LabelMode::whole && options.n >= 0 && options.m >= 0 && options.n + options.m <= 64)
+    check_labels_fit(Geometry{static_cast<unsigned>(options.n), static_cast<unsigned>(options.m)}, options.type);
   Session s = new_session(options);
   if (!data.empty()) {
     s.machine->load(data.data(), data.size());
     s.expected = std::move(data);
   } else {
-    s.machine->load_labels();
-    s.placed = [](std::uint64_t g) { return g; };
-    s.placed_form = AffineAddressMap::identity(s.machine->geometry().address_bits());
+    const Geometry& geo = s.machine->geometry();
+    const unsigned width = window_bits != 0 ? window_bits : info(options.type).label_bits;
+    if (labels == LabelMode::windows && width < geo.address_bits()) s.windows = label_windows(geo, options.type, width);
+    start_labels(s);
   }
   return s;
 }
 
 const std::vector<unsigned char>& expected_words(Session& s) {
   if (!s.expected.empty() || !s.placed) return s.expected;
+  if (!s.windows.empty()) throw Error(windows_need_a_form(s));
   if (s.fingerprint)
     throw Error("the input was a stream, read once and known by its fingerprint: its words are not held "
                 "(a command that shows or computes the words reads a stream whole)");
@@ -251,6 +283,12 @@ void check_label_values(const Machine& machine, const Geometry& geo, std::uint64
                           machine.geometry().total_words()));
 }
 
+// A check's name with the window it checked, where there are several.
+std::string in_window(const std::string& what, const std::vector<LabelWindow>& windows, std::size_t k) {
+  if (windows.size() <= 1) return what;
+  return fmt::format("{} (labels: address bits {}..{})", what, windows[k].lo, windows[k].lo + windows[k].width - 1);
+}
+
 }  // namespace
 
 void verify_labels(const Machine& machine, const Geometry& geo, std::uint64_t base, const AffineAddressMap& placed,
@@ -269,10 +307,7 @@ void verify_in_windows(Machine& machine, const AffineAddressMap& destination,
     const AffineAddressMap window = windows[k].map(geo.address_bits());
     machine.load_labels(window);
     run(k);
-    const std::string named = windows.size() == 1 ? what
-                                                  : fmt::format("{} (labels: address bits {}..{})", what, windows[k].lo,
-                                                                windows[k].lo + windows[k].width - 1);
-    check_label_values(machine, geo, 0, source.then(window), named);
+    check_label_values(machine, geo, 0, source.then(window), in_window(what, windows, k));
   }
 }
 
@@ -282,9 +317,16 @@ void verify(Session& s, const std::string& what) {
   const Layout& layout = machine.layout();
   const std::size_t wb = machine.word_bytes();
   if (s.expected.empty() && s.placed && s.source == nullptr && s.placed_form) {
-    verify_labels(machine, geo, 0, *s.placed_form, what);
+    if (s.windows.empty()) {
+      verify_labels(machine, geo, 0, *s.placed_form, what);
+      return;
+    }
+    // The word at g must hold the current window of the address placed^-1(g).
+    check_label_values(machine, geo, 0, s.placed_form->inverse().then(s.windows[s.window].map(geo.address_bits())),
+                       in_window(what, s.windows, s.window));
     return;
   }
+  if (!s.windows.empty()) throw Error(windows_need_a_form(s));
   if (s.expected.empty() && s.placed) {
     verify_share(machine, geo, 0, s.placed, s.source.get(), what, s.fingerprint.get());
     return;
@@ -414,20 +456,52 @@ double run_verified(Session& s, const Job& job, const std::function<double(const
   return seconds;
 }
 
+namespace {
+
+// Labels in windows (Session::windows): the run once for each window but the first, each
+// checked against the whole run's closed form; then window 0 reloaded for the counted run, so
+// the counts and phases are one run's, and the other windows' runs and checks are time spent
+// verifying ("verify"). Window 0 last leaves the labels' low bits in the result (--output).
+void check_other_windows(Session& s, const Job& job, const std::function<void()>& execute) {
+  if (s.windows.size() < 2) return;
+  if (!job.destination_form) throw Error(windows_need_a_form(s));
+  Machine& mach = *s.machine;
+  const Counters counted = mach.counters();
+  const auto start = std::chrono::steady_clock::now();
+  for (s.window = 1; s.window < s.windows.size(); ++s.window) {
+    start_labels(s);
+    execute();
+    check_result(s, job);
+  }
+  s.window = 0;
+  start_labels(s);
+  Counters verifying;
+  verifying.add_phase("verify", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  mach.reset_counters();
+  mach.add_counters(counted);
+  mach.add_counters(verifying);
+}
+
+}  // namespace
+
 double execute_verified(Session& s, Plan& plan, const RunOptions& options) {
   const Job* job = plan.job();
   if (job == nullptr) throw Error("this plan checks its own result: it has no job for an observer to follow");
   if (!job->one_step.empty()) {
+    check_other_windows(s, *job, [&] { plan.execute(*s.machine); });
     // One step, verified against the whole run's destination as it is taken
     // (its words compared, traced or not).
     const auto start = std::chrono::steady_clock::now();
-    run_step(s, job->one_step, job->destination, [&](Machine& m) { plan.execute(m); });
+    plan.execute(*s.machine);
+    advance_reference(s, job->destination, job->destination_form);  // labels then checked where they are
+    verify(s, job->one_step);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (options.trace && options.observer)
       options.observer(s, TraceStep{job->one_step, "after the " + job->one_step, job->destination, nullptr, 0});
     return seconds;
   }
-  if (!options.trace)
+  if (!options.trace) {
+    check_other_windows(s, *job, [&] { plan.execute(*s.machine); });
     return run_verified(
         s, *job,
         [&](const Machine::Progress& progress) {
@@ -436,6 +510,7 @@ double execute_verified(Session& s, Plan& plan, const RunOptions& options) {
           return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         },
         options.progress);
+  }
   if (!job->untraceable.empty()) throw Error(job->untraceable);
   // A traced run advances the reference step by step: the whole result is
   // then checked against the formula from a copy of the start (traces are small).

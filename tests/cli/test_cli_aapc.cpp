@@ -281,6 +281,22 @@ TEST_F(CliAapc, PermutationsMatchTheirFormulas) {
     EXPECT_EQ(ok_json({"aapc", "-d", "2", "-p", alias})["permutation"], "transpose");
 }
 
+// Labels of more address bits than the type holds (float's 24 of 25 here; d = 17 uint32 on a
+// GPU): the run is repeated per window of address bits, each checked on the backend, and the
+// counts are one run's.
+TEST_F(CliAapc, LabelsWiderThanTheTypeAreCheckedInWindows) {
+  const json j = ok_json({"aapc", "-d", "12", "-n", "13", "-m", "12", "-t", "float", "--backend", "cpu"});
+  EXPECT_EQ(j["verified"], true);
+  EXPECT_EQ(j["label_windows"], 2);
+  EXPECT_EQ(j["cycles"], 2048);
+  EXPECT_EQ(j["launches"], 2048 + 2);
+  EXPECT_EQ(j["counters"]["routing_cycles"], 2048);
+  const std::string prose = ok({"aapc", "-d", "12", "-n", "13", "-m", "12", "-t", "float", "--backend", "cpu"});
+  EXPECT_NE(prose.find("the run repeated for each of 2 windows of address bits"), std::string::npos) << prose;
+  // Labels that fit need no windows, and say none.
+  EXPECT_FALSE(ok_json({"aapc", "-d", "3", "-t", "float"}).contains("label_windows"));
+}
+
 TEST_F(CliAapc, TransposeOutputFile) {
   const Cube c{3, 4};
   const Words in = random_words(c.total());

@@ -131,13 +131,13 @@ ElementType element_type(const MachineFlags& mf, std::optional<ElementType> inpu
 }
 
 RunSession open_run_session(const MachineFlags& mf, const IoFlags& io, std::shared_ptr<NpyInput> input,
-                            bool needs_words) {
+                            bool needs_words, LabelMode labels) {
   if (!input) input = open_input(io.input);
   const BackendChoice backend = parse_backend_choice(mf.backend);
   RunSession s;
   if (!input) {
     static_cast<hcube::Session&>(s) =
-        hcube::open_session(machine_options(mf, element_type(mf, std::nullopt, io.input)));
+        hcube::open_session(machine_options(mf, element_type(mf, std::nullopt, io.input)), {}, labels);
     return s;
   }
   const ElementType type = element_type(mf, input->type(), io.input);
@@ -284,6 +284,8 @@ void finish_run(RunSession& s, const IoFlags& io, nlohmann::json j, const std::s
   j["verified"] = verified;
   // A stream is read once: its result is checked against its fingerprint, not its words read again.
   if (verified) j["verified_by"] = s.fingerprint ? "fingerprint" : "words";
+  // Labels wider than the type: the run was repeated and checked once per window of address bits.
+  if (verified && s.windows.size() > 1) j["label_windows"] = s.windows.size();
   if (io.trace) j["trace"] = s.trace;
   report_run(io, j, summary, verified,
              fmt::format("{} backend ({}), {}", to_string(mach.backend().kind()), mach.backend().device_name(),
@@ -298,9 +300,13 @@ void report_run(const IoFlags& io, const nlohmann::json& j, const std::string& s
   emit(io, j, [&] {
     fmt::print("{} on {}\n", summary, machine_text);
     const bool by_fingerprint = j.value("verified_by", "") == "fingerprint";
+    const std::uint64_t windows = j.value("label_windows", std::uint64_t{0});
     fmt::print("verified against the reference: {}\n{}",
                !verified        ? "no (the schedule names no permutation to check it against)"
                : by_fingerprint ? "yes (the input, a stream read once, by the fingerprint of its words)"
+               : windows > 1    ? fmt::format("yes (labels wider than the type: the run repeated for each of {} "
+                                              "windows of address bits, each checked)",
+                                              windows)
                                 : "yes",
                counters.to_text());
     if (!io.output.empty()) fmt::print("wrote {}\n", printable_text(io.output));

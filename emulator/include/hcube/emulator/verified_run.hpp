@@ -39,13 +39,26 @@ struct Session {
   std::shared_ptr<const NpyFile> source;
   std::shared_ptr<const InputFingerprint> fingerprint;
   std::string backend_note;             // how BackendChoice::automatic chose
+  // Labels of more address bits than the type holds (n + m = 34 for uint32), opened with
+  // LabelMode::windows: a window of the address bits at a time (label_windows), the current one
+  // loaded. execute_verified runs the plan once more for each other window and checks it.
+  std::vector<LabelWindow> windows;
+  std::size_t window = 0;
 };
+
+// Address labels whose values the type cannot all hold: an error (whole), or windows of the
+// address bits (windows), which only a caller that repeats its run per window may ask for
+// (execute_verified does; a step by step command would check the low bits alone).
+enum class LabelMode { whole, windows };
 
 // How BackendChoice::automatic chose `backend`, in words (empty for an explicit choice).
 std::string backend_note(BackendChoice choice, const Backend& backend);
 
 // `data` in the user's order (2^n x K words; empty: the address labels).
-Session open_session(const MachineOptions& options, std::vector<unsigned char> data = {});
+// `window_bits` (LabelMode::windows): windows of at most that many bits, even where the type
+// holds every label (0: the type's label bits; a test's narrow windows on a small machine).
+Session open_session(const MachineOptions& options, std::vector<unsigned char> data = {},
+                     LabelMode labels = LabelMode::whole, unsigned window_bits = 0);
 // The machine loaded from a .npy file in pieces; the file stays the reference,
 // read again to verify, so no host copy of the data is made.
 Session open_session(const MachineOptions& options, std::shared_ptr<const NpyFile> source);

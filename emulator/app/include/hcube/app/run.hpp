@@ -124,8 +124,10 @@ struct RunSession : hcube::Session {
 // read again to verify; a stream is read into the machine a chunk at a time
 // and verified by its fingerprint, unless `needs_words` (a trace, a router
 // step's reference computed from the words): then it is read whole first.
+// `labels`: LabelMode::windows for a run that execute_plan takes (it repeats the
+// run per window of labels where the type cannot hold every address).
 RunSession open_run_session(const MachineFlags& mf, const IoFlags& io, std::shared_ptr<NpyInput> input = nullptr,
-                            bool needs_words = false);
+                            bool needs_words = false, LabelMode labels = LabelMode::whole);
 // Says which backend auto chose and, with --trace, shows the initial state.
 void begin_trace(RunSession& s, const IoFlags& io);
 // With --trace: the state `words` after step `name` ("initial": before any),
