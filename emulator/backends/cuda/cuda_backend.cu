@@ -569,7 +569,8 @@ class CudaPolicy {
       launch_all();
     } catch (...) {
       stream_ = user_stream_;
-      cudaStreamEndCapture(capture_, &graph);
+      cudaStreamEndCapture(capture_, &graph);  // an invalidated capture's error: not the next launch's
+      cudaGetLastError();
       if (graph != nullptr) cudaGraphDestroy(graph);
       throw;
     }

@@ -14,6 +14,9 @@
 namespace hcube::kernels::cuda {
 
 inline void check(cudaError_t err, const char* what) {
+  // A failed call also leaves its error as the thread's last error: consume it, or the next launch's
+  // check(cudaGetLastError()) reports this failure again as its own (a sticky fault stays regardless).
+  if (err != cudaSuccess) cudaGetLastError();
   if (err == cudaErrorMemoryAllocation)
     throw OutOfMemory(std::string("CUDA out of memory during ") + what);
   if (err != cudaSuccess) throw Error(std::string("CUDA error during ") + what + ": " + cudaGetErrorString(err));
