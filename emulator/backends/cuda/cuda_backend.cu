@@ -327,7 +327,11 @@ class CudaPolicy {
 
   void check_device_buffer(const void* p, std::uint64_t bytes, const std::string& what) const {
     cudaPointerAttributes a{};
-    const cudaError_t err = cudaPointerGetAttributes(&a, p);
+    cudaError_t err = cudaSuccess;
+    {
+      const RelaxedCapture relaxed;  // a caller's buffer checked while its stream captures (global mode)
+      err = cudaPointerGetAttributes(&a, p);
+    }
     if (err != cudaSuccess) {
       cudaGetLastError();
       throw Error(fmt::format("{} at {} is not CUDA memory ({})", what, p, cudaGetErrorString(err)));
@@ -344,7 +348,12 @@ class CudaPolicy {
 
   std::uint64_t available_bytes() const {
     std::size_t free_bytes = 0, total = 0;
-    check(cudaMemGetInfo(&free_bytes, &total), "cudaMemGetInfo");
+    cudaError_t err = cudaSuccess;
+    {
+      const RelaxedCapture relaxed;  // asked before a plan's first allocation, which may come inside a capture
+      err = cudaMemGetInfo(&free_bytes, &total);
+    }
+    check(err, "cudaMemGetInfo");
     return free_bytes;
   }
 
