@@ -7,6 +7,7 @@
 // instead under HCUBE_REQUIRE_CUDA=1, require.hpp).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -350,6 +351,77 @@ TEST_F(CudaStream, PlansCapturedIntoTheCallersGraphGiveThePlainResult) {
     b->read_storage(dev, 0, got.data(), plan.data_bytes());
     EXPECT_EQ(got, wants[i]) << "a plain execution after the capture";
   }
+}
+
+// The distributed FFT (its local blocks by cuFFT) whose first execution, cuFFT's plans made
+// inside it, is captured on a blocking stream (cudaStreamCreate's default: a capture there
+// forbids touching the legacy default stream). Either the graph, replayed, gives the CPU
+// backend's (FFTW's) result to rounding, or the plan refuses the capture with hcube::Error and
+// then still runs plainly: never a CUDA error or a wrong result.
+TEST_F(CudaStream, FftPlanCapturedOnABlockingStream) {
+  const unsigned q = 12, n = 5, m = q - n;
+  const std::uint64_t N = bit(q);
+  DistributedFftPlan::Options o;
+  o.points_log2 = q;
+  o.nodes_log2 = n;
+  o.target = {ElementType::c128, BackendChoice::cuda};
+  DistributedFftPlan plan(o);
+  o.target.backend = BackendChoice::cpu;
+  DistributedFftPlan on_cpu(o);
+  std::vector<std::complex<double>> in(N), want(N);
+  for (std::uint64_t t = 0; t < N; ++t) {
+    const double v = static_cast<double>(t);
+    in[(t & (bit(n) - 1)) * bit(m) + (t >> n)] = {std::cos(0.3 * v) + 0.01 * v, std::sin(1.7 * v)};
+  }
+  want = in;
+  on_cpu.execute(want.data(), N * sizeof(std::complex<double>));
+  const auto close = [&](const std::vector<std::complex<double>>& got, const char* what) {
+    double worst = 0, scale = 0;
+    for (std::uint64_t k = 0; k < N; ++k) {
+      ASSERT_TRUE(std::isfinite(got[k].real()) && std::isfinite(got[k].imag())) << what << " word " << k;
+      worst = std::max(worst, std::abs(got[k] - want[k]));
+      scale = std::max(scale, std::abs(want[k]));
+    }
+    EXPECT_LT(worst, 1e-12 * scale * q) << what;
+  };
+  cudaStream_t stream = nullptr;
+  cuda_ok(cudaStreamCreate(&stream), "cudaStreamCreate");
+  auto b = make_cuda_backend();
+  Buffer dev = b->allocate(plan.data_bytes());
+  std::vector<std::complex<double>> got(N);
+  cudaGraph_t graph = nullptr;
+  cuda_ok(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), "cudaStreamBeginCapture");
+  bool captured = true;
+  try {
+    plan.execute_device(dev.data(), plan.data_bytes(), stream);
+  } catch (const Error& e) {
+    captured = false;
+    EXPECT_NE(std::string(e.what()).find("captur"), std::string::npos) << "a refusal says it is the capture: " << e.what();
+  }
+  const cudaError_t ended = cudaStreamEndCapture(stream, &graph);
+  if (captured) {
+    cuda_ok(ended, "cudaStreamEndCapture");
+    cudaGraphExec_t exec = nullptr;
+    cuda_ok(cudaGraphInstantiate(&exec, graph, 0), "cudaGraphInstantiate");
+    for (int replay = 0; replay < 2; ++replay) {
+      b->write_storage(in.data(), dev, 0, plan.data_bytes());
+      cuda_ok(cudaGraphLaunch(exec, stream), "cudaGraphLaunch");
+      cuda_ok(cudaStreamSynchronize(stream), "the graph's run");
+      b->read_storage(dev, 0, got.data(), plan.data_bytes());
+      close(got, replay == 0 ? "the graph's first replay" : "the graph's second replay");
+    }
+    cudaGraphExecDestroy(exec);
+  } else {
+    cudaGetLastError();  // the invalidated capture's error is the test's, not the next run's
+  }
+  if (graph != nullptr) cudaGraphDestroy(graph);
+  b->write_storage(in.data(), dev, 0, plan.data_bytes());
+  plan.execute_device(dev.data(), plan.data_bytes(), stream);
+  plan.last_counters();
+  b->read_storage(dev, 0, got.data(), plan.data_bytes());
+  close(got, "a plain execution after the capture");
+  cudaStreamSynchronize(stream);
+  cudaStreamDestroy(stream);
 }
 
 #else
