@@ -6,6 +6,7 @@
 # artefact of ncu's kernel replay, which saves and restores the memory an in-place kernel writes and
 # flushes the caches between passes.
 #   align-u32, align-u64, memcpy-u32   kernel replay, caches flushed before each pass (ncu's default)
+#   cycle-u32                          a routing cycle, in place too (is in-place writing the cause?)
 #   align-u32-no-flush                 --cache-control none
 #   align-u32-app-replay               --replay-mode application (the process re-run for each pass: no
 #                                      save and restore of memory)
@@ -66,6 +67,9 @@ profile() {  # name, extra ncu flags..., --, hcube bench flags...
 profile align-u32 -- --op alignment -t uint32
 profile align-u64 -- --op alignment -t uint64
 profile memcpy-u32 -- --op memcpy -t uint32
+# Another in-place kernel (a routing cycle swaps words between nodes, apply_body too): if it also writes
+# well over its data to DRAM, in-place writing is the cause, not the alignment's coset pattern.
+profile cycle-u32 -- --op cycle -t uint32
 profile align-u32-no-flush --cache-control none -- --op alignment -t uint32
 profile align-u32-app-replay --replay-mode application -- --op alignment -t uint32
 exit $failed
