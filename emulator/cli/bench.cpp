@@ -176,10 +176,15 @@ void add_sweep_command(CLI::App& app) {
   output_flag(cmd->add_option("--plot", f->plot,
                               "draw the ratio to memcpy, the cycles and the time per cycle vs d into this .svg or .png "
                               "(needs gnuplot)"));
-  cmd->add_option("--from", f->from_files,
-                  "run nothing: report the rows of this earlier --json output (repeatable: one series per file)");
+  auto* from = cmd->add_option("--from", f->from_files,
+                               "run nothing: report the rows of this earlier --json output (repeatable: one series per "
+                               "file)");
   add_backend_flags(*cmd, f->machine);
   add_launch_flag(*cmd, f->machine.launch);
+  // A flag that shapes a run is refused beside --from, which runs nothing, rather than ignored.
+  for (const char* run_flag : {"--dims-from", "--dims-to", "--algorithms", "--repeat", "--type", "--backend",
+                               "--tile-dims", "--launch"})
+    from->excludes(cmd->get_option(run_flag));
   cmd->add_flag("--json", f->json, "print one JSON object instead of the table");
   cmd->callback([f] {
     if (!f->from_files.empty() && !f->plot.empty()) check_plot_target(f->plot);

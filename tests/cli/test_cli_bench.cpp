@@ -432,6 +432,9 @@ TEST_F(CliSweep, FromSavedJson) {
   expect_error({"sweep", "--from", path("bench.json").string()}, {"bench.json", "not the JSON of hcube sweep"});
   expect_error({"sweep", "--from", path("norows.json").string()}, {"norows.json", "\"rows\""});
   expect_error({"sweep", "--from", path("badrow.json").string()}, {"badrow.json", "row 0", "words"});
+  // --from runs nothing: a flag that shapes a run is refused beside it, not ignored.
+  expect_error({"sweep", "--from", path("missing.json").string(), "--dims-to", "5"}, {"--from", "--dims-to"});
+  expect_error({"sweep", "--from", path("missing.json").string(), "--backend", "cpu"}, {"--from", "--backend"});
 }
 
 TEST_F(CliSweep, BadInput) {
