@@ -283,10 +283,15 @@ void check_label_values(const Machine& machine, const Geometry& geo, std::uint64
                           machine.geometry().total_words()));
 }
 
-// A check's name with the window it checked, where there are several.
-std::string in_window(const std::string& what, const std::vector<LabelWindow>& windows, std::size_t k) {
-  if (windows.size() <= 1) return what;
-  return fmt::format("{} (labels: address bits {}..{})", what, windows[k].lo, windows[k].lo + windows[k].width - 1);
+// Labels in windows: the word at g must hold window k of the address it came from, source(g).
+// The error names the window where there are several.
+void check_window(const Machine& machine, const AffineAddressMap& source, const std::vector<LabelWindow>& windows,
+                  std::size_t k, const std::string& what) {
+  const Geometry& geo = machine.geometry();
+  const LabelWindow& w = windows[k];
+  check_label_values(machine, geo, 0, source.then(w.map(geo.address_bits())),
+                     windows.size() <= 1 ? what
+                                         : fmt::format("{} (labels: address bits {}..{})", what, w.lo, w.lo + w.width - 1));
 }
 
 }  // namespace
@@ -304,10 +309,9 @@ void verify_in_windows(Machine& machine, const AffineAddressMap& destination,
   // The word now at g came from destination^-1(g): it must hold that address's window.
   const AffineAddressMap source = destination.inverse();
   for (std::size_t k = 0; k < windows.size(); ++k) {
-    const AffineAddressMap window = windows[k].map(geo.address_bits());
-    machine.load_labels(window);
+    machine.load_labels(windows[k].map(geo.address_bits()));
     run(k);
-    check_label_values(machine, geo, 0, source.then(window), in_window(what, windows, k));
+    check_window(machine, source, windows, k, what);
   }
 }
 
@@ -321,9 +325,7 @@ void verify(Session& s, const std::string& what) {
       verify_labels(machine, geo, 0, *s.placed_form, what);
       return;
     }
-    // The word at g must hold the current window of the address placed^-1(g).
-    check_label_values(machine, geo, 0, s.placed_form->inverse().then(s.windows[s.window].map(geo.address_bits())),
-                       in_window(what, s.windows, s.window));
+    check_window(machine, s.placed_form->inverse(), s.windows, s.window, what);
     return;
   }
   if (!s.windows.empty()) throw Error(windows_need_a_form(s));
@@ -487,8 +489,9 @@ void check_other_windows(Session& s, const Job& job, const std::function<void()>
 double execute_verified(Session& s, Plan& plan, const RunOptions& options) {
   const Job* job = plan.job();
   if (job == nullptr) throw Error("this plan checks its own result: it has no job for an observer to follow");
+  // The runs that check the whole result at once take the other label windows first.
+  if (!job->one_step.empty() || !options.trace) check_other_windows(s, *job, [&] { plan.execute(*s.machine); });
   if (!job->one_step.empty()) {
-    check_other_windows(s, *job, [&] { plan.execute(*s.machine); });
     // One step, verified against the whole run's destination as it is taken
     // (its words compared, traced or not).
     const auto start = std::chrono::steady_clock::now();
@@ -500,8 +503,7 @@ double execute_verified(Session& s, Plan& plan, const RunOptions& options) {
       options.observer(s, TraceStep{job->one_step, "after the " + job->one_step, job->destination, nullptr, 0});
     return seconds;
   }
-  if (!options.trace) {
-    check_other_windows(s, *job, [&] { plan.execute(*s.machine); });
+  if (!options.trace)
     return run_verified(
         s, *job,
         [&](const Machine::Progress& progress) {
@@ -510,7 +512,6 @@ double execute_verified(Session& s, Plan& plan, const RunOptions& options) {
           return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         },
         options.progress);
-  }
   if (!job->untraceable.empty()) throw Error(job->untraceable);
   // A traced run advances the reference step by step: the whole result is
   // then checked against the formula from a copy of the start (traces are small).

@@ -144,6 +144,17 @@ FoundBlocks found_for(const AapcSequenceOptions& o) {
   return f;
 }
 
+// How those blocks cover s equal axes: the planner runs this, and the multi-aapc note names it.
+FoundCover cover_of(const FoundBlocks& f, unsigned s) {
+  FoundCover c;
+  if (f.cycles == 0) return c;
+  c.three_first = f.three != nullptr;
+  const unsigned rest = s - (c.three_first ? 3 : 0);
+  c.pairs = rest / 2;
+  c.last_alone = rest % 2 == 1;
+  return c;
+}
+
 // Sec. 4.1 on axes of orders d_1 >= d_2 >= ...: every AAPC moves complement
 // pairs of the low d_1 bits (a d_1-complement pair is a d_i-complement pair in
 // its low d_i bits, so any pair schedule of order d_i serves), and pair p may
@@ -410,13 +421,12 @@ Schedule make_aapc_sequence(const AapcSequenceOptions& o) {
   // against Corollary 2's 3s + 1 and the pair pipeline's 4s.
   if (choice.how == Construction::found) {
     const FoundBlocks f = found_for(o);
-    unsigned first = 0;
-    if (f.three) {
-      found::append(seq, *f.three, {order[0], order[1], order[2]}, widths);
-      first = 3;
-    }
-    for (unsigned t = first; t + 1 < s_axes; t += 2) found::append(seq, *f.two, {order[t], order[t + 1]}, widths);
-    if ((s_axes - first) % 2 == 1) {
+    const FoundCover cover = cover_of(f, s_axes);
+    const unsigned first = cover.three_first ? 3 : 0;
+    if (cover.three_first) found::append(seq, *f.three, {order[0], order[1], order[2]}, widths);
+    for (unsigned k = 0, t = first; k < cover.pairs; ++k, t += 2)
+      found::append(seq, *f.two, {order[t], order[t + 1]}, widths);
+    if (cover.last_alone) {
       const Schedule last = make_aapc_schedule(AapcOptions{AapcAlgorithm::alg4, d, d, m, o.lines});
       seq.offset_maps.push_back(other_axes(widths, order.back()));
       const auto map = static_cast<std::uint32_t>(seq.offset_maps.size());
@@ -520,15 +530,8 @@ bool uses_found_schedule(const AapcSequenceOptions& options) {
 }
 
 FoundCover found_cover(const AapcSequenceOptions& options) {
-  FoundCover c;
-  const FoundBlocks f = found_for(options);
-  const unsigned s = options.dims.empty() ? options.axes : static_cast<unsigned>(options.dims.size());
-  if (f.cycles == 0) return c;
-  c.three_first = f.three != nullptr;
-  const unsigned rest = s - (c.three_first ? 3 : 0);
-  c.pairs = rest / 2;
-  c.last_alone = rest % 2 == 1;
-  return c;
+  return cover_of(found_for(options),
+                  options.dims.empty() ? options.axes : static_cast<unsigned>(options.dims.size()));
 }
 
 std::uint64_t skewed_pipeline_cycles(const std::vector<unsigned>& widths, unsigned m) {
